@@ -1,0 +1,26 @@
+# FilterGraph — the two commands a fresh Debian 12 machine needs (see README.md):
+#   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
+#   make test   install what is missing and run the whole test suite
+.PHONY: demo test deps build release bench clean
+
+DEMO_RECIPE ?= recipes/thumbnail.txt
+DEMO_INPUT  ?= samples/flower.jpg
+DEMO_OUTPUT ?= out/flower-thumbnail.png
+
+deps:
+	@bash scripts/install-deps.sh
+
+release: deps
+	swift build -c release --product fgrun
+
+demo: release
+	@mkdir -p out
+	.build/release/fgrun --stats $(DEMO_RECIPE) $(DEMO_INPUT) $(DEMO_OUTPUT)
+	@echo "demo: wrote $(DEMO_OUTPUT) from $(DEMO_INPUT) with $(DEMO_RECIPE)"
+
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+clean:
+	rm -rf .build out

@@ -1,0 +1,86 @@
+// swift-tools-version:6.0
+//
+// FilterGraph — a GPU-free, lazy, tile-parallel image pipeline for Linux.
+//
+// Targets, each with one job:
+//   PixelBufferModule  the one pixel-buffer type every stage shares (no codec or system dependencies)
+//   ImageCodecs        JPEG (libjpeg-turbo) and PNG (libpng) decoders and encoders, safe file output
+//   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
+//   fgrun              the command-line tool
+//   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
+//   CBLAS              the system CBLAS (Debian's libblas-dev; OpenBLAS serial at run time)
+import PackageDescription
+
+let optimize: [SwiftSetting] = [
+  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Performance.md).
+  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
+let package = Package(
+  name: "FilterGraph",
+  platforms: [.macOS(.v13)],
+  products: [
+    .library(name: "PixelBufferModule", targets: ["PixelBufferModule"]),
+    .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+    .library(name: "FilterGraph", targets: ["FilterGraph"]),
+    .executable(name: "fgrun", targets: ["fgrun"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    // MARK: - Public API
+    .target(
+      name: "PixelBufferModule",
+      path: "Sources/PixelBuffer",
+      swiftSettings: optimize),
+    .target(
+      name: "ImageCodecs",
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG"],
+      swiftSettings: optimize),
+    .target(
+      name: "FilterGraph",
+      dependencies: ["PixelBufferModule", "ImageCodecs", "CBLAS"],
+      swiftSettings: optimize),
+    .executableTarget(
+      name: "fgrun",
+      dependencies: [
+        "FilterGraph",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: optimize),
+
+    // MARK: - Implementation details: C shims over the system libraries
+    .target(
+      name: "CJPEG",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("jpeg")]),
+    .target(
+      name: "CPNG",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+    .systemLibrary(
+      name: "CBLAS",
+      pkgConfig: "blas",
+      providers: [.apt(["libblas-dev"])]),
+
+    // MARK: - Unit test bundles (mirroring Sources/)
+    .target(
+      name: "TestSupport",
+      dependencies: ["PixelBufferModule"],
+      path: "Tests/TestSupport",
+      resources: [.copy("Fixtures")]),
+    .testTarget(
+      name: "PixelBufferTests",
+      dependencies: ["PixelBufferModule", "TestSupport"]),
+    .testTarget(
+      name: "ImageCodecsTests",
+      dependencies: ["ImageCodecs", "TestSupport"]),
+    .testTarget(
+      name: "FilterGraphTests",
+      dependencies: ["FilterGraph", "TestSupport"]),
+    .testTarget(
+      name: "fgrunTests",
+      dependencies: ["FilterGraph", "TestSupport"]),
+  ]
+)

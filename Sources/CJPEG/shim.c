@@ -1,0 +1,1 @@
+#include "cjpeg_shim.h"

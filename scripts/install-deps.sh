@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages FilterGraph needs on Debian 12, only those that are missing.
+# Idempotent; run as root (or with sudo available).
+set -euo pipefail
+packages=(libjpeg62-turbo-dev libpng-dev zlib1g-dev libblas-dev libopenblas0-serial pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all system packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
