@@ -1,0 +1,66 @@
+// CodecError.swift — every way reading or writing an image file can fail, in words a user understands.
+
+/// A decoding or encoding failure. `description` is a complete sentence fit to show a user.
+public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// What kind of failure this is: callers map kinds to exit codes and retry policies.
+  public enum Kind: String, Hashable, Sendable {
+    /// The bytes are not a valid file of the format (bad marker, bad CRC, bad header…).
+    case corrupt
+    /// The file ends before its image data does.
+    case truncated
+    /// A valid file using a feature this build cannot handle (12-bit or lossless JPEG…).
+    case unsupported
+    /// The header claims more pixels than the configured limit allows.
+    case tooLarge
+    /// Reading or writing the file itself failed (missing file, permission, full disk…).
+    case io
+    /// The caller asked for something impossible (bad option value, unsupported output layout…).
+    case invalidArgument
+  }
+
+  /// The kind of failure.
+  public var kind: Kind
+  /// The user-facing explanation.
+  public var message: String
+
+  /// Creates an error.
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  /// The message.
+  public var description: String { message }
+}
+
+/// Limits checked against a file's header before any pixel memory is allocated.
+public struct DecodeLimits: Hashable, Sendable {
+  /// The largest `width × height` accepted. The default, 268 402 689 (0x3FFF²), is the limit
+  /// sharp and libvips use: a 16383 × 16383 image, about 1 GiB as 8-bit RGBA.
+  public var maxPixels: Int
+
+  /// Creates limits.
+  public init(maxPixels: Int = DecodeLimits.defaultMaxPixels) {
+    self.maxPixels = maxPixels
+  }
+
+  /// 0x3FFF × 0x3FFF.
+  public static let defaultMaxPixels = 268_402_689
+
+  /// The default limits.
+  public static let `default` = DecodeLimits()
+
+  /// Throws `.tooLarge` (or `.corrupt` for a zero or negative side) unless the size is acceptable.
+  public func check(width: Int, height: Int, what: String = "image") throws {
+    guard width > 0, height > 0 else {
+      throw CodecError(.corrupt, "The \(what) header gives an empty size (\(width)×\(height)).")
+    }
+    let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+    if overflow || pixels > maxPixels {
+      throw CodecError(
+        .tooLarge,
+        "The \(what) is \(width)×\(height) pixels, more than the limit of \(maxPixels) pixels; "
+          + "raise the limit (--max-pixels) if you trust this file.")
+    }
+  }
+}
