@@ -1,0 +1,84 @@
+// DecodeCache.swift — decode once: decoded sources kept by identity, bounded in bytes (LRU).
+
+import Foundation
+import PixelBufferModule
+
+/// Counters a renderer's decode cache keeps; read them with `Renderer.statistics`.
+public struct DecodeStatistics: Hashable, Sendable {
+  /// Full decodes performed.
+  public var decodes = 0
+  /// Requests answered from the cache.
+  public var hits = 0
+  /// Bytes of decoded pixels held now.
+  public var bytesHeld = 0
+  /// Entries evicted to stay under the byte limit.
+  public var evictions = 0
+}
+
+/// Decoded source pixels keyed by the source's identity and decode parameters.
+///
+/// The same file in two branches, in two renders, or in every image of a batch (a watermark) is
+/// decoded once while it fits. Concurrent requests for one key wait for the single decode.
+final class DecodeCache: @unchecked Sendable {
+  let byteLimit: Int
+  private let lock = NSCondition()
+  private var entries: [String: (buffer: PixelBuffer, lastUse: Int)] = [:]
+  private var inFlight: Set<String> = []
+  private var clock = 0
+  private(set) var statistics = DecodeStatistics()
+
+  init(byteLimit: Int) { self.byteLimit = byteLimit }
+
+  /// The pixels for `key`, decoding them with `decode` only if no entry exists.
+  func pixels(for key: String, decode: () throws -> PixelBuffer) throws -> PixelBuffer {
+    lock.lock()
+    while inFlight.contains(key) { lock.wait() }
+    clock += 1
+    if let hit = entries[key] {
+      entries[key]!.lastUse = clock
+      statistics.hits += 1
+      lock.unlock()
+      return hit.buffer
+    }
+    inFlight.insert(key)
+    lock.unlock()
+    let result: Result<PixelBuffer, Error> = Result { try decode() }
+    lock.lock()
+    inFlight.remove(key)
+    defer {
+      lock.broadcast()
+      lock.unlock()
+    }
+    let buffer = try result.get()
+    statistics.decodes += 1
+    let bytes = buffer.rowBytes * buffer.height
+    if bytes <= byteLimit {
+      entries[key] = (buffer, clock)
+      statistics.bytesHeld += bytes
+      evict()
+    }
+    return buffer
+  }
+
+  private func evict() {
+    while statistics.bytesHeld > byteLimit, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+      entries.removeValue(forKey: oldest.key)
+      statistics.bytesHeld -= oldest.value.buffer.rowBytes * oldest.value.buffer.height
+      statistics.evictions += 1
+    }
+  }
+
+  /// Drops every entry.
+  func removeAll() {
+    lock.lock()
+    entries.removeAll()
+    statistics.bytesHeld = 0
+    lock.unlock()
+  }
+
+  func snapshot() -> DecodeStatistics {
+    lock.lock()
+    defer { lock.unlock() }
+    return statistics
+  }
+}

@@ -1,0 +1,63 @@
+// RenderPlan.swift — an optimized graph with its sources decoded, ready for tiles.
+
+import Foundation
+import PixelBufferModule
+
+/// What the renderer runs: the optimized graph, who reads what, and the decoded sources.
+final class RenderPlan: @unchecked Sendable {
+  let root: ImageNode
+  let consumerCount: [ObjectIdentifier: Int]
+  var decoded: [ObjectIdentifier: PixelBuffer] = [:]
+
+  init(root: ImageNode) {
+    self.root = root
+    self.consumerCount = Optimizer.consumerCounts(root)
+  }
+
+  /// Every node once, inputs before the nodes that read them.
+  var nodes: [ImageNode] {
+    var order: [ImageNode] = []
+    var seen: Set<ObjectIdentifier> = []
+    func visit(_ n: ImageNode) {
+      guard seen.insert(ObjectIdentifier(n)).inserted else { return }
+      n.inputs.forEach(visit)
+      order.append(n)
+    }
+    visit(root)
+    return order
+  }
+}
+
+/// Prints graphs the way `fgrun explain` shows them (like Core Image's CI_PRINT_TREE).
+public enum GraphPrinter {
+  /// An indented tree: the root first, each input below its reader; a node read twice is
+  /// printed once and referred to as `(same as #N)` afterwards.
+  public static func describe(_ root: ImageNode) -> String {
+    var lines: [String] = []
+    var numbers: [ObjectIdentifier: Int] = [:]
+    let counts = Optimizer.consumerCounts(root)
+    func visit(_ node: ImageNode, depth: Int) {
+      let indent = String(repeating: "  ", count: depth)
+      if let n = numbers[ObjectIdentifier(node)] {
+        lines.append("\(indent)(same as #\(n), computed once)")
+        return
+      }
+      let n = numbers.count + 1
+      numbers[ObjectIdentifier(node)] = n
+      let label = (node.operation as? FusedPointOperation).map { "fused pass [\($0.label)]" } ?? node.label
+      let info = node.info
+      var line = "\(indent)#\(n) \(label)  → \(info.size) \(info.layout.rawValue) \(info.component.bitDepth)-bit"
+      if let space = node.operation.workingSpace { line += " (\(space.rawValue))" }
+      if counts[ObjectIdentifier(node), default: 0] > 1 { line += "  [read by \(counts[ObjectIdentifier(node)]!)]" }
+      if let source = node.operation as? EncodedSourceOperation {
+        let h = source.source.header
+        line += "  [\(h.fileFormat.rawValue) \(h.size)"
+        line += source.scaleDenominator > 1 ? ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]" : ", full decode]"
+      }
+      lines.append(line)
+      for input in node.inputs { visit(input, depth: depth + 1) }
+    }
+    visit(root, depth: 0)
+    return lines.joined(separator: "\n")
+  }
+}

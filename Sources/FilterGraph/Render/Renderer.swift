@@ -1,0 +1,190 @@
+// Renderer.swift — turns Image recipes into pixels: the context of the Core Image analogy.
+//
+// Rendering is demand-driven and tile-parallel: the output is cut into bands of tiles; each tile
+// asks the graph for exactly its region, which asks its inputs for the regions they need
+// (TileEvaluator); tiles run on the renderer's one fixed WorkerPool; finished bands go, in order,
+// to the destination (a buffer, or an encoder) while workers compute ahead within a bound.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// Settings of a renderer.
+public struct RendererOptions: Hashable, Sendable {
+  /// Worker threads (default: one per core).
+  public var threads: Int
+  /// The tile size work is cut into (default 512 × 64).
+  public var tileSize: Size
+  /// The decode cache's byte limit (default 1 GiB).
+  public var cacheLimitBytes: Int
+  /// Rewrites applied before rendering.
+  public var optimizer: OptimizerOptions
+  /// How many bands of tiles may be in flight ahead of the one being written (default: 2 per thread).
+  public var bandsInFlight: Int?
+
+  /// Creates options.
+  public init(
+    threads: Int = ProcessInfo.processInfo.activeProcessorCount, tileSize: Size = Size(width: 512, height: 64),
+    cacheLimitBytes: Int = 1 << 30, optimizer: OptimizerOptions = OptimizerOptions(), bandsInFlight: Int? = nil
+  ) {
+    self.threads = max(1, threads)
+    self.tileSize = Size(width: max(tileSize.width, 8), height: max(tileSize.height, 1))
+    self.cacheLimitBytes = cacheLimitBytes
+    self.optimizer = optimizer
+    self.bandsInFlight = bandsInFlight
+  }
+}
+
+/// Renders images: one worker pool and one decode cache, thread-safe and reusable.
+///
+/// ```swift
+/// let renderer = Renderer()
+/// let buffer = try renderer.render(photo.scaled(toFit: Size(width: 800, height: 800)))
+/// try renderer.write(photo.blurred(sigma: 2), to: URL(fileURLWithPath: "out.png"))
+/// print(renderer.statistics.decodes)
+/// ```
+public final class Renderer: @unchecked Sendable {
+  /// The settings it was made with.
+  public let options: RendererOptions
+  let pool: WorkerPool
+  let cache: DecodeCache
+
+  /// Creates a renderer and starts its worker threads.
+  public init(options: RendererOptions = RendererOptions()) {
+    self.options = options
+    self.pool = WorkerPool(threadCount: options.threads)
+    self.cache = DecodeCache(byteLimit: options.cacheLimitBytes)
+  }
+
+  /// Decode counters: decodes, cache hits, bytes held.
+  public var statistics: DecodeStatistics { cache.snapshot() }
+
+  /// Empties the decode cache.
+  public func clearCache() { cache.removeAll() }
+
+  /// The graph `image` runs as, after optimization.
+  public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
+
+  /// The graph as written and as optimized, for `fgrun explain`.
+  public func explain(_ image: Image) -> String {
+    "as written:\n" + GraphPrinter.describe(image.node) + "\n\nas optimized:\n" + GraphPrinter.describe(optimized(image))
+  }
+
+  /// Renders `image` into a new buffer in its own format (or `format`, when given).
+  public func render(_ image: Image, format: PixelFormat? = nil) throws -> PixelBuffer {
+    let plan = try prepare(image)
+    let info = plan.root.info
+    let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
+    let output = PixelBuffer(
+      width: info.size.width, height: info.size.height, format: outFormat,
+      colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: info.metadata.iccProfile))
+    try run(plan, format: outFormat, band: { y, h in output.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) }, sink: { _, _ in })
+    return output
+  }
+
+  /// Optimizes the graph and decodes its sources (once, through the cache).
+  func prepare(_ image: Image) throws -> RenderPlan {
+    let plan = RenderPlan(root: optimized(image))
+    for node in plan.nodes {
+      guard let source = node.operation as? SourceOperation else { continue }
+      if source.isResident {
+        plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
+      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() ?? PixelBuffer(width: 0, height: 0, format: .rgb8) }) as PixelBuffer?, pixels.width > 0 {
+        plan.decoded[ObjectIdentifier(node)] = pixels
+      }
+    }
+    return plan
+  }
+
+  /// Runs the tiles of `plan`, writing each band into the buffer `band` gives and handing
+  /// finished bands to `sink` in top-to-bottom order on the calling thread.
+  func run(
+    _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) -> PixelBuffer,
+    sink: (PixelBuffer, Int) throws -> Void
+  ) throws {
+    let size = plan.root.info.size
+    if size.isEmpty { return }
+    let evaluator = TileEvaluator(plan: plan)
+    let tileW = options.tileSize.width, bandH = options.tileSize.height
+    let bandCount = (size.height + bandH - 1) / bandH
+    let tilesAcross = (size.width + tileW - 1) / tileW
+    let window = max(1, options.bandsInFlight ?? 2 * options.threads)
+
+    final class BandState: @unchecked Sendable {
+      let buffer: PixelBuffer
+      var remaining: Int
+      init(buffer: PixelBuffer, remaining: Int) {
+        self.buffer = buffer
+        self.remaining = remaining
+      }
+    }
+    let condition = NSCondition()
+    var states: [Int: BandState] = [:]
+    var failure: Error?
+    var cancelled = false
+    var inFlightJobs = 0
+
+    func launch(_ b: Int) {
+      let y0 = b * bandH, h = min(bandH, size.height - y0)
+      let state = BandState(buffer: band(y0, h), remaining: tilesAcross)
+      states[b] = state
+      let base = state.buffer.sharedStorage.baseAddress
+      let bandOffset = state.buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
+      let rowBytes = state.buffer.rowBytes
+      for t in 0..<tilesAcross {
+        let rect = Rect(x: t * tileW, y: y0, width: min(tileW, size.width - t * tileW), height: h)
+        condition.lock()
+        inFlightJobs += 1
+        condition.unlock()
+        pool.submit {
+          condition.lock()
+          let skip = cancelled
+          condition.unlock()
+          var error: Error?
+          if !skip {
+            do {
+              var memo: [TileEvaluator.MemoKey: Tile] = [:]
+              let tile = try evaluator.evaluate(plan.root, rect, space: .encoded, memo: &memo)
+              let dst = base + bandOffset + rect.x * format.bytesPerPixel
+              TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
+            } catch let e { error = e }
+          }
+          condition.lock()
+          if let error, failure == nil { failure = error; cancelled = true }
+          state.remaining -= 1
+          inFlightJobs -= 1
+          condition.broadcast()
+          condition.unlock()
+          withExtendedLifetime(state) {}
+        }
+      }
+    }
+
+    func drain() {
+      condition.lock()
+      cancelled = true
+      while inFlightJobs > 0 { condition.wait() }
+      condition.unlock()
+    }
+
+    for b in 0..<min(window, bandCount) { launch(b) }
+    for b in 0..<bandCount {
+      condition.lock()
+      while states[b]!.remaining > 0 && failure == nil { condition.wait() }
+      let error = failure
+      let state = states.removeValue(forKey: b)!
+      condition.unlock()
+      if let error {
+        drain()
+        throw error
+      }
+      do {
+        try sink(state.buffer, b * bandH)
+      } catch {
+        drain()
+        throw error
+      }
+      if b + window < bandCount { launch(b + window) }
+    }
+  }
+}

@@ -1,0 +1,181 @@
+// TileConversion.swift — between stored pixels (any PixelBuffer format) and working tiles.
+//
+// Sources stay in their compact decoded form (8- or 16-bit, 1–4 channels); each tile converts
+// just its region to float premultiplied RGBA when it is read, and back to the output format when
+// it is written. These two loops are the only places the renderer changes pixel formats.
+
+import PixelBufferModule
+
+enum TileConversion {
+  /// Linear value of each 16-bit code (256 KiB, built on first use).
+  static let decodeTable16: [Float] = (0..<65536).map { SRGBCurve.decode(Float($0) / 65535) }
+
+  /// Fills `tile` (same size as `source`) from `source`, in `space`.
+  static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace) {
+    let layout = source.format.layout
+    let channels = layout.channelCount
+    let straight = source.format.alphaMode == .straight
+    let sourceIsLinear = source.colorSpace.isLinear
+    let toLinear = space == .linear && !sourceIsLinear
+    let toEncoded = space == .encoded && sourceIsLinear
+    tile.withMutablePixels { dst in
+      switch source.format.component {
+      case .uint8:
+        let table: [Float] = toLinear ? SRGBCurve.decodeTable8 : (0..<256).map { Float($0) / 255 }
+        table.withUnsafeBufferPointer { lut in
+          source.withUnsafePixels(as: UInt8.self) { src in
+            for y in 0..<dst.height {
+              expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
+            }
+          }
+        }
+        if layout.hasAlpha {
+          // Alpha is never curved: undo the table on the alpha lane.
+          if toLinear {
+            source.withUnsafePixels(as: UInt8.self) { src in
+              for y in 0..<dst.height {
+                let s = src[row: y], d = dst[row: y]
+                for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
+              }
+            }
+          }
+        }
+      case .uint16:
+        let scale: Float = 1 / 65535
+        decodeTable16.withUnsafeBufferPointer { lut in
+          source.withUnsafePixels(as: UInt16.self) { src in
+            for y in 0..<dst.height {
+              if toLinear {
+                expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
+                if layout.hasAlpha {
+                  let s = src[row: y], d = dst[row: y]
+                  for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) * scale }
+                }
+              } else {
+                expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { Float($0) * scale }
+              }
+            }
+          }
+        }
+      case .float32:
+        source.withUnsafePixels(as: Float.self) { src in
+          for y in 0..<dst.height {
+            expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
+          }
+        }
+        if source.format.alphaMode == .premultiplied {
+          for y in 0..<dst.height {
+            if toLinear { SRGBCurve.decodeRow(dst[row: y], count: dst.width) }
+            if toEncoded { SRGBCurve.encodeRow(dst[row: y], count: dst.width) }
+          }
+          return
+        }
+        if toLinear || toEncoded {
+          for y in 0..<dst.height {
+            let d = dst[row: y]
+            for x in 0..<dst.width {
+              let v = d[x]
+              d[x] = toLinear
+                ? SIMD4(SRGBCurve.decode(v.x), SRGBCurve.decode(v.y), SRGBCurve.decode(v.z), v.w)
+                : SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
+            }
+          }
+        }
+      }
+      if straight {
+        for y in 0..<dst.height {
+          let d = dst[row: y]
+          for x in 0..<dst.width {
+            let v = d[x]
+            d[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+          }
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func expand<T>(
+    _ s: UnsafePointer<T>, count: Int, channels: Int, layout: ChannelLayout,
+    into d: UnsafeMutablePointer<SIMD4<Float>>, _ f: (T) -> Float
+  ) {
+    switch layout {
+    case .gray:
+      for x in 0..<count { let g = f(s[x]); d[x] = SIMD4(g, g, g, 1) }
+    case .grayAlpha:
+      for x in 0..<count { let g = f(s[2 * x]); d[x] = SIMD4(g, g, g, f(s[2 * x + 1])) }
+    case .rgb:
+      for x in 0..<count { d[x] = SIMD4(f(s[3 * x]), f(s[3 * x + 1]), f(s[3 * x + 2]), 1) }
+    case .rgba:
+      for x in 0..<count { d[x] = SIMD4(f(s[4 * x]), f(s[4 * x + 1]), f(s[4 * x + 2]), f(s[4 * x + 3])) }
+    }
+  }
+
+  /// Writes an encoded-space tile into `output` (same size): unpremultiplies, clamps to 0…1,
+  /// rounds to the output's component type and keeps the output layout's channels.
+  ///
+  /// `base` is the first byte of the destination rectangle: the renderer's bands are written by
+  /// several workers at once, each into its own columns, so this takes raw memory, not a buffer.
+  static func store(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
+    let layout = format.layout
+    let keepsPremultiplied = format.alphaMode == .premultiplied
+    tile.withPixels { src in
+      for y in 0..<src.height {
+        let row = base + y * rowBytes
+        switch format.component {
+        case .uint8:
+          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, into: row.assumingMemoryBound(to: UInt8.self)) {
+            UInt8(truncatingIfNeeded: Int32($0 * 255 + 0.5))
+          }
+        case .uint16:
+          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, into: row.assumingMemoryBound(to: UInt16.self)) {
+            UInt16(truncatingIfNeeded: Int32($0 * 65535 + 0.5))
+          }
+        case .float32:
+          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, clamp: false, into: row.assumingMemoryBound(to: Float.self)) { $0 }
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func pack<T>(
+    _ s: UnsafePointer<SIMD4<Float>>, count: Int, layout: ChannelLayout, premultiplied: Bool,
+    clamp: Bool = true, into d: UnsafeMutablePointer<T>, _ f: (Float) -> T
+  ) {
+    let lo = SIMD4<Float>(repeating: 0), hi = SIMD4<Float>(repeating: 1)
+    for x in 0..<count {
+      var v = s[x]
+      if !premultiplied && v.w != 1 {
+        let inv: Float = v.w > 0 ? 1 / v.w : 0
+        v = SIMD4(v.x * inv, v.y * inv, v.z * inv, v.w)
+      }
+      if clamp { v = v.clamped(lowerBound: lo, upperBound: hi) }
+      switch layout {
+      case .gray: d[x] = f(v.x)
+      case .grayAlpha: d[2 * x] = f(v.x); d[2 * x + 1] = f(v.w)
+      case .rgb: d[3 * x] = f(v.x); d[3 * x + 1] = f(v.y); d[3 * x + 2] = f(v.z)
+      case .rgba: d[4 * x] = f(v.x); d[4 * x + 1] = f(v.y); d[4 * x + 2] = f(v.z); d[4 * x + 3] = f(v.w)
+      }
+    }
+  }
+
+  /// Copies `tile` into `big` at the tile's position relative to `origin` (same working format).
+  static func extendEdges(_ inner: Tile, to rect: Rect) -> Tile {
+    var out = Tile(rect: rect)
+    let ir = inner.rect
+    inner.withPixels { src in
+      out.withMutablePixels { dst in
+        for y in 0..<rect.height {
+          let sy = min(max(rect.y + y, ir.y), ir.maxY - 1) - ir.y
+          let s = src[row: sy], d = dst[row: y]
+          for x in 0..<rect.width {
+            let sx = min(max(rect.x + x, ir.x), ir.maxX - 1) - ir.x
+            d[x] = s[sx]
+          }
+        }
+      }
+    }
+    return out
+  }
+}

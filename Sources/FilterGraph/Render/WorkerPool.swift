@@ -1,0 +1,82 @@
+// WorkerPool.swift — a fixed set of worker threads that run the renderer's tile jobs.
+//
+// One pool per Renderer, created once with a fixed number of threads (default: one per core);
+// never a thread per task and never a pool inside a pool. Filters never see it.
+
+import Foundation
+
+/// A fixed pool of worker threads fed from one FIFO queue.
+public final class WorkerPool: @unchecked Sendable {
+  /// How many threads run jobs.
+  public let threadCount: Int
+  private let condition = NSCondition()
+  private var queue: [() -> Void] = []
+  private var head = 0
+  private var stopping = false
+  private var threads: [Thread] = []
+
+  /// Starts `threadCount` threads (at least one).
+  public init(threadCount: Int) {
+    self.threadCount = max(1, threadCount)
+    for i in 0..<self.threadCount {
+      let thread = Thread { [unowned self] in self.run() }
+      thread.name = "FilterGraph worker \(i)"
+      thread.stackSize = 8 << 20
+      threads.append(thread)
+      thread.start()
+    }
+  }
+
+  deinit {
+    condition.lock()
+    stopping = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Queues a job; it runs on one of the pool's threads.
+  public func submit(_ job: @escaping () -> Void) {
+    condition.lock()
+    queue.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while head == queue.count && !stopping { condition.wait() }
+      if head == queue.count && stopping {
+        condition.unlock()
+        return
+      }
+      let job = queue[head]
+      head += 1
+      if head > 1024 && head * 2 > queue.count {
+        queue.removeFirst(head)
+        head = 0
+      }
+      condition.unlock()
+      job()
+    }
+  }
+
+  /// Runs `body(i)` for `i` in `0..<count` on the pool and waits for all of them.
+  public func parallelFor(_ count: Int, _ body: @escaping (Int) -> Void) {
+    if count == 0 { return }
+    let done = NSCondition()
+    var remaining = count
+    for i in 0..<count {
+      submit {
+        body(i)
+        done.lock()
+        remaining -= 1
+        if remaining == 0 { done.signal() }
+        done.unlock()
+      }
+    }
+    done.lock()
+    while remaining > 0 { done.wait() }
+    done.unlock()
+  }
+}

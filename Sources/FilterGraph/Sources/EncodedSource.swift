@@ -1,0 +1,88 @@
+// EncodedSource.swift — a JPEG or PNG file (or bytes) whose header is read and pixels are not yet.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// An encoded image: where its bytes are, what its header says, and how to decode it.
+///
+/// Instances are shared by every `Image` made from the same load, and identified for the decode
+/// cache by path, size and modification time (files) or by a digest of the bytes (memory).
+public final class EncodedSource: @unchecked Sendable {
+  /// The file, when the source is one.
+  public let url: URL?
+  /// The header read when the source was created.
+  public let header: ImageHeader
+  /// How it is to be decoded.
+  public let options: LoadOptions
+  /// The decode cache's identity for these bytes.
+  public let identity: String
+  private let bytes: Data
+
+  /// Reads the header of the file at `url` (the file is memory-mapped, not read in full).
+  public convenience init(contentsOf url: URL, options: LoadOptions) throws {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url, options: .alwaysMapped)
+    } catch {
+      let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
+      throw CodecError(.io, "The input file \(url.path) \(reason).")
+    }
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    try self.init(data: data, url: url, identity: "file:\(url.standardizedFileURL.path)@\(data.count)@\(mtime)", options: options)
+  }
+
+  /// Reads the header of encoded bytes held in memory.
+  public convenience init(data: Data, options: LoadOptions) throws {
+    try self.init(data: data, url: nil, identity: "data:\(EncodedSource.digest(data))", options: options)
+  }
+
+  private init(data: Data, url: URL?, identity: String, options: LoadOptions) throws {
+    self.bytes = data
+    self.url = url
+    self.identity = identity
+    self.options = options
+    let name = url?.lastPathComponent ?? "image data"
+    guard let format = ImageFileFormat.sniff(data.prefix(8)) else {
+      throw CodecError(.unsupported, "\(name) is neither a JPEG nor a PNG file (unrecognised first bytes).")
+    }
+    switch format {
+    case .jpeg: self.header = try JPEGDecoder.readHeader(data, limits: options.limits)
+    case .png: self.header = try PNGDecoder.readHeader(data, limits: options.limits)
+    }
+  }
+
+  /// True when the format can decode directly at 1/2, 1/4 or 1/8 size (JPEG's DCT scaling).
+  public var supportsReducedDecode: Bool { header.fileFormat == .jpeg }
+
+  /// The stored size a decode at `1/scaleDenominator` produces.
+  public func decodedSize(scaleDenominator: Int) -> Size {
+    let d = max(scaleDenominator, 1)
+    return Size(width: (header.size.width + d - 1) / d, height: (header.size.height + d - 1) / d)
+  }
+
+  /// Decodes the whole image (at reduced size for JPEGs when `scaleDenominator` > 1).
+  public func decode(scaleDenominator: Int = 1) throws -> PixelBuffer {
+    switch header.fileFormat {
+    case .jpeg:
+      var options = JPEGDecodeOptions()
+      options.scaleDenominator = scaleDenominator
+      options.strict = self.options.strict
+      return try JPEGDecoder.decode(bytes, options: options, limits: self.options.limits)
+    case .png:
+      return try PNGDecoder.decode(bytes, limits: self.options.limits)
+    }
+  }
+
+  /// A short digest of bytes (FNV-1a over the length and a sample), enough to key a cache.
+  static func digest(_ data: Data) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    data.withUnsafeBytes { raw in
+      for b in raw.bindMemory(to: UInt8.self) {
+        hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3
+      }
+    }
+    return String(hash, radix: 16) + "-\(data.count)"
+  }
+}

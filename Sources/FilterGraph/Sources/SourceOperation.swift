@@ -1,0 +1,175 @@
+// SourceOperation.swift — the leaves of the graph: encoded files, buffers, solid colours.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// An operation with no inputs that produces pixels: the graph's leaves.
+public protocol SourceOperation: ImageOperation {
+  /// Identifies the pixels for the decode cache and for spotting shared sources.
+  var identity: String { get }
+  /// The full decoded pixels, or nil for generated sources, which `fill` instead.
+  /// The renderer calls this at most once per render, through its decode cache.
+  func decodePixels() throws -> PixelBuffer?
+  /// True when `decodePixels` returns a buffer that already exists (nothing to decode or cache).
+  var isResident: Bool { get }
+  /// Fills a tile of a generated source.
+  func fill(_ tile: inout Tile, space: WorkingSpace)
+}
+
+extension SourceOperation {
+  /// Sources have no inputs, so they render through the renderer's source path, not this.
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    fill(&output, space: .encoded)
+  }
+  /// Sources only move pixels.
+  public var workingSpace: WorkingSpace? { nil }
+  /// Decoded sources need no fill.
+  public func fill(_ tile: inout Tile, space: WorkingSpace) {}
+  /// Most sources are decoded.
+  public var isResident: Bool { false }
+}
+
+/// A JPEG or PNG source, optionally decoded at 1/2, 1/4 or 1/8 size (JPEG DCT scaling).
+public struct EncodedSourceOperation: SourceOperation {
+  /// The encoded bytes and header.
+  public let source: EncodedSource
+  /// 1, 2, 4 or 8.
+  public let scaleDenominator: Int
+
+  /// Creates the operation.
+  public init(source: EncodedSource, scaleDenominator: Int = 1) {
+    self.source = source
+    self.scaleDenominator = scaleDenominator
+  }
+
+  public static let table = OperationDescriptor(
+    name: "load", category: .source, summary: "Reads a JPEG or PNG file (the recipe's input, or another file).",
+    inputCount: 0,
+    parameters: [ParameterSpec("path", .path, help: "The file to read, relative to the recipe.")],
+    example: "logo = load path=logo.png")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    var values: [(String, ParameterValue)] = [("path", .path(source.url?.lastPathComponent ?? "<data>"))]
+    if scaleDenominator > 1 { values.append(("shrink", .number(Double(scaleDenominator)))) }
+    return Arguments(values)
+  }
+  public var identity: String { source.identity + "/\(scaleDenominator)" }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    let h = source.header
+    let space: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    return ImageInfo(
+      size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
+      component: h.component, colorSpace: space, metadata: h.metadata)
+  }
+
+  public func decodePixels() throws -> PixelBuffer? { try source.decode(scaleDenominator: scaleDenominator) }
+}
+
+/// An existing `PixelBuffer`, used as it is: no copy, no decode.
+public struct BufferSourceOperation: SourceOperation {
+  /// The pixels.
+  public let buffer: PixelBuffer
+
+  /// Creates the operation.
+  public init(buffer: PixelBuffer) { self.buffer = buffer }
+
+  public static let table = OperationDescriptor(
+    name: "buffer", category: .source, summary: "Pixels already in memory (Swift API only).",
+    inputCount: 0, parameters: [], example: "")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments { Arguments([("size", .size(buffer.size))]) }
+  public var identity: String { "buffer:\(ObjectIdentifier(buffer.sharedStorage).hashValue)" }
+  public var isResident: Bool { true }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    ImageInfo(
+      size: buffer.size, layout: buffer.format.layout,
+      component: buffer.format.component == .float32 ? .uint16 : buffer.format.component,
+      colorSpace: buffer.colorSpace.encoded, metadata: buffer.metadata)
+  }
+
+  public func decodePixels() throws -> PixelBuffer? { buffer }
+}
+
+/// A solid colour of a given size.
+public struct ColorSourceOperation: SourceOperation {
+  /// The colour (straight alpha, sRGB-encoded).
+  public let color: Color
+  /// The size.
+  public let size: Size
+
+  /// Creates the operation.
+  public init(color: Color, size: Size) {
+    self.color = color
+    self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
+  }
+
+  public static let table = OperationDescriptor(
+    name: "solid", category: .source, summary: "A rectangle of one colour.", inputCount: 0,
+    parameters: [
+      ParameterSpec("color", .color, default: .color(.white), help: "The colour."),
+      ParameterSpec("size", .size(1...65535), help: "Width and height."),
+    ],
+    example: "paper = solid color=#F4ECD8 size=800x600")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments { Arguments([("color", .color(color)), ("size", .size(size))]) }
+  public var identity: String { "solid:\(color.hexString):\(size)" }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    ImageInfo(size: size, layout: color.alpha < 1 ? .rgba : .rgb, component: .uint8, colorSpace: .sRGB)
+  }
+
+  public func decodePixels() throws -> PixelBuffer? { nil }
+
+  public func fill(_ tile: inout Tile, space: WorkingSpace) {
+    var c = color.simd
+    if space == .linear {
+      c = SIMD4(SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w)
+    }
+    let premultiplied = SIMD4(c.x * c.w, c.y * c.w, c.z * c.w, c.w)
+    tile.withMutablePixels { px in
+      for y in 0..<px.height {
+        px[row: y].update(repeating: premultiplied, count: px.width)
+      }
+    }
+  }
+}
+
+extension Image {
+  /// An image of the file at `url`. Reads the header only; the pixels are decoded when a renderer
+  /// first needs them. The picture is turned upright from its EXIF orientation unless
+  /// `options.autoOrient` is false.
+  ///
+  /// - Throws: `CodecError` when the file is missing, not a JPEG or PNG, or its header is bad or
+  ///   over the pixel limit.
+  public init(contentsOf url: URL, options: LoadOptions = LoadOptions()) throws {
+    self.init(source: try EncodedSource(contentsOf: url, options: options))
+  }
+
+  /// An image of encoded JPEG or PNG bytes held in memory.
+  public init(data: Data, options: LoadOptions = LoadOptions()) throws {
+    self.init(source: try EncodedSource(data: data, options: options))
+  }
+
+  /// An image of an encoded source, auto-oriented when its options say so.
+  public init(source: EncodedSource) {
+    let raw = Image(node: ImageNode(operation: EncodedSourceOperation(source: source), inputs: []))
+    let orientation = source.header.metadata.orientation
+    self = source.options.autoOrient && orientation != .up ? raw.oriented(orientation) : raw
+  }
+
+  /// An image of pixels already in memory, used as they are (no copy, no decode).
+  public init(buffer: PixelBuffer) {
+    self.init(node: ImageNode(operation: BufferSourceOperation(buffer: buffer), inputs: []))
+  }
+
+  /// A solid colour of the given size.
+  public init(color: Color, size: Size) {
+    self.init(node: ImageNode(operation: ColorSourceOperation(color: color, size: size), inputs: []))
+  }
+}
