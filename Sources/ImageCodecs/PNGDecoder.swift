@@ -1,0 +1,253 @@
+// PNGDecoder.swift — PNG decoding through libpng, whole or strip by strip.
+import CPNG
+import Foundation
+import PixelBufferModule
+
+/// Decodes a PNG file held in memory, through libpng 1.6.
+///
+/// Output layouts: gray, gray + alpha, RGB or RGBA (palettes expand to RGB, or RGBA when the file has
+/// tRNS; a tRNS colour key becomes an alpha channel; 1/2/4-bit gray scales to 8 bits by bit
+/// replication, so 1-bit white is 255). 16-bit files decode to `.uint16` buffers in native byte
+/// order — never squashed to 8 bits; everything else to `.uint8`. Alpha is `.straight`.
+///
+/// Metadata: iCCP → `metadata.iccProfile` and `colorSpace == .icc(profile)`; an sRGB chunk makes
+/// `colorSpace == .sRGB` (it wins over iCCP for the colour space; the profile bytes are still
+/// kept). Without either, a gAMA of 1.0 means `.linearSRGB`, anything else `.sRGB`. gAMA →
+/// `metadata.gamma` (libpng also reports the sRGB chunk's implied 0.45455 there). eXIf →
+/// `metadata.orientation`.
+///
+/// Non-interlaced files can be read strip by strip (`readRows`), so a consumer never needs the
+/// whole image in memory; interlaced (Adam7) files are decoded whole on the first read and then
+/// handed out in strips.
+///
+/// ```swift
+/// let decoder = try PNGDecoder(data: bytes)
+/// while let strip = try decoder.readRows(count: 64) { consume(strip) }
+/// ```
+public final class PNGDecoder {
+  /// Size, decoded layout and component type, and metadata, known before any pixel is decoded.
+  public let header: ImageHeader
+  /// The colour space the pixels are in (see the type's documentation).
+  public let colorSpace: ColorSpace
+  /// True for Adam7-interlaced files.
+  public let isInterlaced: Bool
+  /// The bit depth stored in the file (1, 2, 4, 8 or 16), before expansion.
+  public let fileBitDepth: Int
+  /// The sRGB chunk's rendering intent (0…3), or nil without an sRGB chunk.
+  public let sRGBIntent: Int?
+  /// The cHRM chromaticities as white x, y, red x, y, green x, y, blue x, y, or nil without cHRM
+  /// (libpng also reports the sRGB primaries for a file with an sRGB chunk).
+  public let chromaticities: [Double]?
+  /// The number of rows handed out so far.
+  public private(set) var rowsRead = 0
+
+  private let reader: OpaquePointer
+  private let input: UnsafeMutableRawBufferPointer
+  private var wholeImage: PixelBuffer?
+  private var failure: CodecError?
+  private var extraWarnings: [String] = []
+
+  /// The pixel format of decoded buffers.
+  public var format: PixelFormat { PixelFormat(layout: header.layout, component: header.component) }
+
+  /// Problems libpng reported without failing (a CRC error in an ancillary chunk, a rejected ICC
+  /// profile, damage after the image data…), as libpng worded them.
+  public var warnings: [String] { PNGShimSupport.warnings(of: reader) + extraWarnings }
+
+  /// Reads the header and every chunk before the image data, and checks the size against `limits`
+  /// before any pixel memory is allocated.
+  ///
+  /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
+  ///   early, `.tooLarge` when the size exceeds `limits`.
+  public init(data: Data, limits: DecodeLimits = .default) throws {
+    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+    data.copyBytes(to: input)
+    let maxDimension = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
+    guard
+      let reader = cpng_reader_create(
+        input.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, maxDimension)
+    else {
+      input.deallocate()
+      throw CodecError(.tooLarge, "Out of memory while creating the PNG decoder.")
+    }
+    var info = cpng_info()
+    do {
+      let status = cpng_reader_read_info(reader, &info)
+      guard status == CPNG_OK else {
+        throw PNGShimSupport.readError(status, String(cString: cpng_reader_message(reader)))
+      }
+      try limits.check(width: Int(info.width), height: Int(info.height), what: "PNG image")
+    } catch {
+      cpng_reader_destroy(reader)
+      input.deallocate()
+      throw error
+    }
+    self.reader = reader
+    self.input = input
+
+    let layout: ChannelLayout
+    switch info.out_channels {
+    case 1: layout = .gray
+    case 2: layout = .grayAlpha
+    case 3: layout = .rgb
+    default: layout = .rgba
+    }
+    var metadata = ImageMetadata()
+    if info.has_gamma != 0 { metadata.gamma = info.gamma }
+    var profile: Data?
+    if let icc = info.icc, info.icc_length > 0 {
+      profile = Data(bytes: icc, count: Int(info.icc_length))
+      metadata.iccProfile = profile
+    }
+    if let exif = info.exif, info.exif_length > 0 {
+      let bytes = Array(UnsafeBufferPointer(start: exif, count: Int(info.exif_length)))
+      metadata.orientation = EXIF.orientation(tiff: bytes) ?? .up
+    }
+    if info.has_srgb != 0 {
+      colorSpace = .sRGB
+    } else if let profile {
+      colorSpace = .icc(profile)
+    } else if let gamma = metadata.gamma, abs(gamma - 1) < 0.01 {
+      colorSpace = .linearSRGB
+    } else {
+      colorSpace = .sRGB
+    }
+    header = ImageHeader(
+      fileFormat: .png, size: Size(width: Int(info.width), height: Int(info.height)),
+      layout: layout, component: info.out_bit_depth == 16 ? .uint16 : .uint8, metadata: metadata)
+    isInterlaced = info.interlaced != 0
+    fileBitDepth = Int(info.bit_depth)
+    sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil
+    chromaticities =
+      info.has_chrm != 0
+      ? withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) } : nil
+  }
+
+  deinit {
+    cpng_reader_destroy(reader)
+    input.deallocate()
+  }
+
+  /// The number of rows not yet handed out.
+  public var remainingRows: Int { header.size.height - rowsRead }
+
+  /// A new, uninitialised buffer of `rows` rows in this decoder's format, colour space and metadata.
+  public func makeBuffer(rows: Int) -> PixelBuffer {
+    PixelBuffer(
+      width: header.size.width, height: rows, format: format, colorSpace: colorSpace,
+      metadata: header.metadata)
+  }
+
+  /// Decodes the next rows into `buffer`'s rows `0 ..< n`, where `n` is the smaller of
+  /// `buffer.height` and `remainingRows`, and returns `n` (0 once every row has been read).
+  ///
+  /// - Precondition: `buffer` has this decoder's width and pixel format.
+  /// - Throws: `CodecError` for damaged or truncated image data; the decoder then stays failed.
+  @discardableResult
+  public func readRows(into buffer: inout PixelBuffer) throws -> Int {
+    precondition(buffer.width == header.size.width && buffer.format == format,
+                 "readRows needs a buffer of width \(header.size.width) in \(format)")
+    if let failure { throw failure }
+    let count = min(buffer.height, remainingRows)
+    guard count > 0 else { return 0 }
+    if isInterlaced {
+      let whole = try decodeWholeImage()
+      let strip = whole.cropped(to: Rect(x: 0, y: rowsRead, width: whole.width, height: count))
+      let rowLength = whole.width * format.bytesPerPixel
+      strip.withUnsafeBaseAddress { src, srcStride in
+        buffer.withUnsafeMutableBaseAddress { dst, dstStride in
+          for y in 0..<count {
+            (dst + y * dstStride).copyMemory(from: src + y * srcStride, byteCount: rowLength)
+          }
+        }
+      }
+      rowsRead += count
+      if remainingRows == 0 { wholeImage = nil }
+      return count
+    }
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride -> Int32 in
+      var rows = (0..<count).map { Optional((base + $0 * stride).assumingMemoryBound(to: UInt8.self)) }
+      return rows.withUnsafeMutableBufferPointer {
+        cpng_reader_read_rows(reader, $0.baseAddress, UInt32(count))
+      }
+    }
+    try check(status)
+    rowsRead += count
+    if remainingRows == 0 { finishReading() }
+    return count
+  }
+
+  /// Decodes up to `count` next rows into a new buffer, or returns nil once every row has been read.
+  public func readRows(count: Int) throws -> PixelBuffer? {
+    precondition(count > 0, "count must be positive")
+    if let failure { throw failure }
+    let n = min(count, remainingRows)
+    guard n > 0 else { return nil }
+    var strip = makeBuffer(rows: n)
+    try readRows(into: &strip)
+    return strip
+  }
+
+  /// Decodes every remaining row into one buffer (the whole image when nothing was read yet).
+  public func decodeRemaining() throws -> PixelBuffer {
+    if let failure { throw failure }
+    if isInterlaced && rowsRead == 0 {
+      let whole = try decodeWholeImage()
+      rowsRead = header.size.height
+      wholeImage = nil
+      return whole
+    }
+    var buffer = makeBuffer(rows: remainingRows)
+    try readRows(into: &buffer)
+    return buffer
+  }
+
+  /// Decodes a whole PNG file.
+  ///
+  /// - Throws: `CodecError` (`.corrupt`, `.truncated`, `.tooLarge`).
+  public static func decode(_ data: Data, limits: DecodeLimits = .default) throws -> PixelBuffer {
+    try PNGDecoder(data: data, limits: limits).decodeRemaining()
+  }
+
+  /// Reads a PNG file's header (size, decoded layout and depth, metadata) without decoding pixels.
+  ///
+  /// - Throws: `CodecError` when the header is damaged or exceeds `limits`.
+  public static func readHeader(_ data: Data, limits: DecodeLimits = .default) throws -> ImageHeader {
+    try PNGDecoder(data: data, limits: limits).header
+  }
+
+  // MARK: Private
+
+  private func check(_ status: Int32) throws {
+    guard status != CPNG_OK else { return }
+    let error = PNGShimSupport.readError(status, String(cString: cpng_reader_message(reader)))
+    failure = error
+    throw error
+  }
+
+  /// Reads the chunks after the image data; damage there only costs a warning.
+  private func finishReading() {
+    let status = cpng_reader_finish(reader)
+    if status != CPNG_OK {
+      let message = String(cString: cpng_reader_message(reader))
+      extraWarnings.append("After the image data: \(message)")
+    }
+  }
+
+  /// Decodes every pass of the image at once (used for interlaced files).
+  private func decodeWholeImage() throws -> PixelBuffer {
+    if let wholeImage { return wholeImage }
+    var whole = makeBuffer(rows: header.size.height)
+    let reader = self.reader
+    let status = whole.withUnsafeMutableBaseAddress { base, stride -> Int32 in
+      var rows = (0..<header.size.height).map {
+        Optional((base + $0 * stride).assumingMemoryBound(to: UInt8.self))
+      }
+      return rows.withUnsafeMutableBufferPointer { cpng_reader_read_image(reader, $0.baseAddress) }
+    }
+    try check(status)
+    finishReading()
+    wholeImage = whole
+    return whole
+  }
+}
