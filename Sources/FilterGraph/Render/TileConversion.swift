@@ -7,8 +7,8 @@
 import PixelBufferModule
 
 enum TileConversion {
-  /// Linear value of each 16-bit code (256 KiB, built on first use).
-  static let decodeTable16: [Float] = (0..<65536).map { SRGBCurve.decode(Float($0) / 65535) }
+  /// `x / 255` for each 8-bit code.
+  static let unitTable8: [Float] = (0..<256).map { Float($0) / 255 }
 
   /// Fills `tile` (same size as `source`) from `source`, in `space`.
   static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace) {
@@ -21,7 +21,7 @@ enum TileConversion {
     tile.withMutablePixels { dst in
       switch source.format.component {
       case .uint8:
-        let table: [Float] = toLinear ? SRGBCurve.decodeTable8 : (0..<256).map { Float($0) / 255 }
+        let table: [Float] = toLinear ? SRGBTransfer.decodeTable8 : unitTable8
         table.withUnsafeBufferPointer { lut in
           source.withUnsafePixels(as: UInt8.self) { src in
             for y in 0..<dst.height {
@@ -42,7 +42,7 @@ enum TileConversion {
         }
       case .uint16:
         let scale: Float = 1 / 65535
-        decodeTable16.withUnsafeBufferPointer { lut in
+        (toLinear ? SRGBTransfer.decodeTable16 : []).withUnsafeBufferPointer { lut in
           source.withUnsafePixels(as: UInt16.self) { src in
             for y in 0..<dst.height {
               if toLinear {
