@@ -89,7 +89,7 @@ public final class Renderer: @unchecked Sendable {
       guard let source = node.operation as? SourceOperation else { continue }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
-      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() ?? PixelBuffer(width: 0, height: 0, format: .rgb8) }) as PixelBuffer?, pixels.width > 0 {
+      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() }) {
         plan.decoded[ObjectIdentifier(node)] = pixels
       }
     }
