@@ -94,4 +94,21 @@ final class TransferFunctionTests: XCTestCase {
     SRGBTransfer.decodePixels(px, pixelCount: 1, layout: .rgba, into: &out)
     XCTAssertEqual(out, [SRGBTransfer.decodeTable8[128], SRGBTransfer.decodeTable8[64], 1, 128 / 255])
   }
+
+  func testEncodeRowToIntegersClampsOutOfRangeAndNaN() {
+    let v: [Float] = [-1, 0, 0.001, 0.0031308, 0.5, 1, 3, 9, .nan, .infinity]
+    var b8 = [UInt8](repeating: 7, count: v.count)
+    var b16 = [UInt16](repeating: 7, count: v.count)
+    SRGBTransfer.encodeRow(v, count: v.count, into: &b8)
+    SRGBTransfer.encodeRow(v, count: v.count, into: &b16)
+    let want8 = v.map { x -> UInt8 in
+      x.isNaN ? 0 : UInt8((min(max(SRGBTransfer.encode(Double(x)), 0), 1) * 255).rounded())
+    }
+    let want16 = v.map { x -> UInt16 in
+      x.isNaN ? 0 : UInt16((min(max(SRGBTransfer.encode(Double(x)), 0), 1) * 65535).rounded())
+    }
+    XCTAssertEqual(b8, want8)
+    XCTAssertEqual(b16, want16)
+    XCTAssertEqual(b8[4], 188)
+  }
 }
