@@ -38,6 +38,20 @@ final class DecodeCacheTests: XCTestCase {
     XCTAssertEqual(renderer.statistics.decodes, 2)
   }
 
+  func testJpegUsedInTwoBranchesTwiceIsDecodedOnce() throws {
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let img = photo.rotated(byDegrees: 180).composited(over: photo, mode: .screen, opacity: 0.5)
+    let renderer = makeRenderer()
+    let first = try renderer.render(img)
+    let second = try renderer.render(img)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+    XCTAssertGreaterThanOrEqual(renderer.statistics.hits, 1)
+    XCTAssertTrue(first.hasSamePixels(as: second))
+    let other = makeRenderer()
+    _ = try other.render(img)
+    XCTAssertEqual(other.statistics.decodes, 1)
+  }
+
   func testSameFileLoadedTwiceIsOneSource() throws {
     // Two separate loads of one file: same identity, so one decode (and one node after CSE).
     let a = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))

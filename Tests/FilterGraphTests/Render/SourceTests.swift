@@ -125,6 +125,23 @@ final class SourceTests: XCTestCase {
     }
   }
 
+  func testTruncatedJpegThrowsCodecErrorWhenStrict() throws {
+    let bytes = try Fixtures.data("jpeg/testorig.jpg")
+    for fraction in [0.02, 0.5, 0.9] {
+      let url = FileManager.default.temporaryDirectory.appendingPathComponent("fg-truncated-\(UUID().uuidString).jpg")
+      try bytes.prefix(Int(Double(bytes.count) * fraction)).write(to: url)
+      defer { try? FileManager.default.removeItem(at: url) }
+      do {
+        let img = try Image(contentsOf: url, options: LoadOptions(strict: true))
+        XCTAssertThrowsError(try renderer.render(img), "kept \(fraction)") { XCTAssertTrue($0 is CodecError, "\($0)") }
+        // Lenient decoding may fill the missing part, but must not crash either.
+        _ = try? renderer.render(try Image(contentsOf: url))
+      } catch let error as CodecError {
+        XCTAssertFalse(error.message.isEmpty)
+      }
+    }
+  }
+
   func testMissingAndNonImageFilesThrowCodecErrors() throws {
     let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).png")
     XCTAssertThrowsError(try Image(contentsOf: missing)) { XCTAssertEqual(($0 as? CodecError)?.kind, .io) }
