@@ -201,7 +201,7 @@ enum SeparableFilter {
     for (index, box) in boxes.enumerated() {
       n -= 2 * box.reach
       if lanes == 1 {
-        boxPass(from, to, count: n, lanes: 1, box: box, sums: sums, quantise: index < boxes.count - 1)
+        linePass(from, to, count: n, box: box, quantise: index < boxes.count - 1)
       } else {
         boxPass(from, to, count: n, lanes: lanes, box: box, sums: sums, quantise: index < boxes.count - 1)
       }
@@ -240,6 +240,37 @@ enum SeparableFilter {
       }
       if quantise {
         for l in 0..<lanes { out[l] = (out[l] + q) - q }
+      }
+    }
+  }
+
+  /// `boxPass` for one pixel per element, the running sum kept in a register. Same operations
+  /// per output, in the same order.
+  private static func linePass(
+    _ src: UnsafePointer<SIMD4<Double>>, _ dst: UnsafeMutablePointer<SIMD4<Double>>, count: Int,
+    box: ExtendedBox, quantise: Bool
+  ) {
+    let r = box.radius, e = box.reach
+    let norm = SIMD4<Double>(repeating: box.norm), alpha = box.alpha
+    let q = SIMD4<Double>(repeating: quantiser)
+    var s = SIMD4<Double>()
+    for j in (e - r)...(e + r) { s += src[j] }
+    if alpha > 0 {
+      // e = r + 1: the end taps are elements i and i + 2r + 2.
+      var out = (s + alpha * (src[0] + src[2 * r + 2])) * norm
+      dst[0] = quantise ? (out + q) - q : out
+      for i in 1..<max(count, 1) {
+        s += src[i + 2 * r + 1] - src[i]
+        out = (s + alpha * (src[i] + src[i + 2 * r + 2])) * norm
+        dst[i] = quantise ? (out + q) - q : out
+      }
+    } else {
+      var out = s * norm
+      dst[0] = quantise ? (out + q) - q : out
+      for i in 1..<max(count, 1) {
+        s += src[i + e + r] - src[i + e - r - 1]
+        out = s * norm
+        dst[i] = quantise ? (out + q) - q : out
       }
     }
   }
