@@ -115,11 +115,7 @@ public struct ColorConversionOperation: PointOperation {
     let (m0, m1, m2) = (self.m0, self.m1, self.m2)
     for i in 0..<count {
       let p = pixels[i]
-      var o = SIMD4<Float>(0, 0, 0, p.w)
-      o.addProduct(m0, p.x)
-      o.addProduct(m1, p.y)
-      o.addProduct(m2, p.z)
-      pixels[i] = o
+      pixels[i] = m0 * p.x + m1 * p.y + m2 * p.z + SIMD4(0, 0, 0, p.w)
     }
   }
 }

@@ -13,16 +13,22 @@
 //
 // How it runs: when the alpha row is (0, 0, 0, 1, 0) (every preset), the map on PREMULTIPLIED
 // pixels p = (a·c, a) is  p' = M₃·p_rgb + a·(bias + A₄·a)  with no division — four SIMD4 column
-// FMAs per pixel (plus one when the alpha column is used). Otherwise each pixel is unpremultiplied,
-// mapped and premultiplied again.
+// multiply-adds per pixel (plus one when the alpha column is used). Otherwise each pixel is
+// unpremultiplied, mapped and premultiplied again. (Written as `c0 * p.x + …`: SIMD4's
+// `addProduct` compiled to per-lane calls here and ran 30× slower.)
 //
-// Measured (release build, one thread, OpenBLAS serial 0.3.21 as libblas; saturation(1.2), rows
-// handed to `apply(to:count:)` one at a time as the renderer does):
-//   512×64 tile:       SIMD 0.040 ms (0.81 Gpx/s)   BLAS cblas_sgemm 0.143 ms (0.23 Gpx/s)
-//   6000×4000 image:   SIMD 38.9 ms  (0.62 Gpx/s)   BLAS cblas_sgemm 141 ms (0.17 Gpx/s)
-// A K = 4 product is far too thin for a GEMM to pay off (its packing and the out-of-place copy
-// cost more than the four FMAs), so SIMD is the default; the BLAS path stays selectable
-// (`ColorMatrixOperation.backend`, package access) as a cross-check for tests and future tuning.
+// Measured (release build, one thread, Debian's OpenBLAS 0.3.21 serial as libblas; best of
+// several runs; rows handed to `apply(to:count:)` one at a time, as the renderer does):
+//                         SIMD (default)             BLAS cblas_sgemm per row
+//   saturation(1.2), alpha kept (premultiplied 4×4):
+//     512×64 tile         0.032 ms  (1.0 Gpx/s)       0.098 ms  (0.33 Gpx/s)
+//     6000×4000 image     23.7 ms   (1.0 Gpx/s)       82.5 ms   (0.29 Gpx/s)
+//   alpha row changed (unpremultiply → 4×4 + bias → premultiply):
+//     512×64 tile         0.160 ms                    0.164 ms
+//     6000×4000 image     120 ms                      131 ms
+// A K = 4 product is far too thin for GEMM to pay off (call overhead, packing and the out-of-place
+// copy cost more than four multiply-adds), so SIMD is the default; the BLAS path stays selectable
+// (`ColorMatrixOperation.backend`, package access) as an independent cross-check in the tests.
 
 import CBLAS
 import Foundation
@@ -301,33 +307,19 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     if keepsAlpha && !usesAlphaColumn {
       for i in 0..<count {
         let p = pixels[i]
-        var o = c3 * p.w
-        o.addProduct(c0, p.x)
-        o.addProduct(c1, p.y)
-        o.addProduct(c2, p.z)
-        pixels[i] = o
+        pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
       }
     } else if keepsAlpha {
       for i in 0..<count {
         let p = pixels[i]
-        var k = c3
-        k.addProduct(cA, p.w)
-        var o = k * p.w
-        o.addProduct(c0, p.x)
-        o.addProduct(c1, p.y)
-        o.addProduct(c2, p.z)
-        pixels[i] = o
+        pixels[i] = (c3 + cA * p.w) * p.w + c0 * p.x + c1 * p.y + c2 * p.z
       }
     } else {
       let bias = matrix.bias
       for i in 0..<count {
         let p = pixels[i]
         let inv: Float = p.w > 0 ? 1 / p.w : 0
-        var o = bias
-        o.addProduct(c0, p.x * inv)
-        o.addProduct(c1, p.y * inv)
-        o.addProduct(c2, p.z * inv)
-        o.addProduct(c3, p.w)
+        let o = bias + c0 * (p.x * inv) + c1 * (p.y * inv) + c2 * (p.z * inv) + c3 * p.w
         let a = min(max(o.w, 0), 1)
         pixels[i] = SIMD4(o.x * a, o.y * a, o.z * a, a)
       }

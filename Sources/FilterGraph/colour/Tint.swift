@@ -103,11 +103,7 @@ public struct TintOperation: PointOperation {
     let (c0, c1, c2, c3) = (self.c0, self.c1, self.c2, self.c3)
     for i in 0..<count {
       let p = pixels[i]
-      var o = c3 * p.w
-      o.addProduct(c0, p.x)
-      o.addProduct(c1, p.y)
-      o.addProduct(c2, p.z)
-      pixels[i] = o
+      pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
     }
   }
 }
