@@ -3,6 +3,7 @@
 import FilterGraph
 import Foundation
 import PixelBufferModule
+import TestSupport
 import XCTest
 
 final class ScaleTests: XCTestCase {
@@ -197,6 +198,30 @@ final class ScaleTests: XCTestCase {
       let many = try T.fine.render(scaled, format: .rgba8)
       XCTAssertTrue(one.hasSamePixels(as: many), "\(kernel) → \(target)")
     }
+  }
+
+  func testShrinkOnLoadKeepsGeometryAndStaysClose() throws {
+    // 227×149 JPEG fitted into 50×50: the optimizer decodes it at 1/2 (114×75) and the same
+    // scale operation resamples from that; the result has the same size and nearly the same pixels.
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let small = photo.scaled(toFit: Size(width: 50, height: 50))
+    let shrinking = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+    let exact = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32), optimizer: OptimizerOptions(shrinkOnLoad: false)))
+    var node = shrinking.optimized(small)
+    while let input = node.inputs.first { node = input }
+    XCTAssertEqual((node.operation as? EncodedSourceOperation)?.scaleDenominator, 2)
+    let a = try shrinking.render(small, format: .rgb8), b = try exact.render(small, format: .rgb8)
+    XCTAssertEqual(a.size, Size(width: 50, height: 33))
+    XCTAssertEqual(b.size, a.size)
+    let (x, y) = (try T.bytes(small, format: .rgb8, renderer: shrinking), try T.bytes(small, format: .rgb8, renderer: exact))
+    var squared = 0.0
+    for (r, s) in zip(x.joined(), y.joined()) { squared += pow(Double(r) - Double(s), 2) }
+    let psnr = 10 * log10(255 * 255 / max(squared / Double(50 * 33 * 3), 1e-9))
+    XCTAssertGreaterThan(psnr, 30)
+    // Without shrink-on-load allowed on the operation, the source stays full size.
+    var full = shrinking.optimized(photo.scaled(toFit: Size(width: 50, height: 50), allowsShrinkOnLoad: false))
+    while let input = full.inputs.first { full = input }
+    XCTAssertEqual((full.operation as? EncodedSourceOperation)?.scaleDenominator, 1)
   }
 
   // MARK: Sizes of the modes
