@@ -7,6 +7,10 @@ import XCTest
 enum ResampleTestSupport {
   /// The renderer the tests use by default: two threads, small tiles (many tile seams).
   static let tiled = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+  /// Like `tiled`, without shrink-on-load. (Renderers here live as long as the process: a
+  /// renderer freed while its pool's threads wake can crash, see WorkerPool's `unowned self`.)
+  static let exactTiled = Renderer(
+    options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32), optimizer: OptimizerOptions(shrinkOnLoad: false)))
   /// One thread, one tile.
   static let single = Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 4096, height: 4096)))
   /// Two threads, tiles of 64×16.

@@ -205,8 +205,7 @@ final class ScaleTests: XCTestCase {
     // scale operation resamples from that; the result has the same size and nearly the same pixels.
     let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
     let small = photo.scaled(toFit: Size(width: 50, height: 50))
-    let shrinking = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
-    let exact = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32), optimizer: OptimizerOptions(shrinkOnLoad: false)))
+    let (shrinking, exact) = (T.tiled, T.exactTiled)
     var node = shrinking.optimized(small)
     while let input = node.inputs.first { node = input }
     XCTAssertEqual((node.operation as? EncodedSourceOperation)?.scaleDenominator, 2)
