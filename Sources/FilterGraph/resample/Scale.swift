@@ -141,14 +141,17 @@ public struct ScaleOperation: ResampleOperation {
               let s = src[row: r], d = scratch + r &* outW
               for x in 0..<outW {
                 let p = s + starts[x], w = weights.baseAddress! + x &* stride
-                var acc = p[0] * w[0]
+                // Two accumulators (even and odd taps) halve the dependency chain.
+                var acc = p[0] * w[0], odd = SIMD4<Float>.zero
                 var j = 1
                 let n = counts[x]
-                while j < n {
-                  acc += p[j] * w[j]
-                  j &+= 1
+                while j &+ 1 < n {
+                  odd += p[j] * w[j]
+                  acc += p[j &+ 1] * w[j &+ 1]
+                  j &+= 2
                 }
-                d[x] = acc
+                if j < n { odd += p[j] * w[j] }
+                d[x] = acc + odd
               }
             }
           }
