@@ -101,7 +101,8 @@ public struct OperationDescriptor: Sendable {
   public var summary: String
   /// The parameter table.
   public var parameters: [ParameterSpec]
-  /// How many images it takes as unnamed inputs besides `of=` (0 for sources, 1 for filters).
+  /// How many images it takes: 0 for sources, 1 for filters of the chain's image, 2 for the
+  /// chain's image plus one more (composite, blend).
   public var inputCount: Int
   /// A one-line recipe example.
   public var example: String

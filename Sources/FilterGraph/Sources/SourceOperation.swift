@@ -82,7 +82,12 @@ public struct BufferSourceOperation: SourceOperation {
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments { Arguments([("size", .size(buffer.size))]) }
-  public var identity: String { "buffer:\(ObjectIdentifier(buffer.sharedStorage).hashValue)" }
+  /// The storage object plus where in it the pixels start and how they are laid out: two crops of
+  /// one buffer are different sources.
+  public var identity: String {
+    let start = buffer.withUnsafeBaseAddress { base, _ in UInt(bitPattern: base) }
+    return "buffer:\(ObjectIdentifier(buffer.sharedStorage).hashValue)@\(start)/\(buffer.size)/\(buffer.rowBytes)/\(buffer.format)/\(buffer.colorSpace)"
+  }
   public var isResident: Bool { true }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

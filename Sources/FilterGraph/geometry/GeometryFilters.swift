@@ -2,7 +2,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `rotate`, `flip`, `orient`, `crop` (crop lives in Crop.swift).
+/// Recipe verbs: `crop` (CropFilter.swift), `rotate`, `flip`, `orient`.
 public enum GeometryFilters {
   /// `rotate degrees=90|180|270`.
   public static let rotate = FilterDefinition(
@@ -29,5 +29,5 @@ public enum GeometryFilters {
   }
 
   /// Every geometry verb.
-  public static var all: [FilterDefinition] { [rotate, flip, orient] }
+  public static var all: [FilterDefinition] { [crop, rotate, flip, orient] }
 }
