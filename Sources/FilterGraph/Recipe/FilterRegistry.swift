@@ -1,0 +1,17 @@
+// FilterRegistry.swift — every recipe verb, joined from the families' lists.
+
+/// The filters recipes, `fgrun filters` and the docs know, in family order.
+public enum FilterRegistry {
+  /// Every filter definition. Names are unique.
+  public static var all: [FilterDefinition] {
+    // MARK: - Families: the lead adds each family's list here when its branch is merged:
+    //   ResampleFilters.all, ConvolutionFilters.all, ColourFilters.all, CompositingFilters.all
+    SourceFilters.all
+      + GeometryFilters.all
+  }
+
+  /// The definition whose recipe name is `name`, or nil.
+  public static func definition(named name: String) -> FilterDefinition? {
+    all.first { $0.descriptor.name == name }
+  }
+}
