@@ -229,8 +229,9 @@ extension Recipe {
           return RecipeError.suggestion(for: token.text, among: known)
         }()
         guard !usedBareValue, let spec = firstValueParameter, given[spec.name] == nil else {
-          if let undefinedName {
-            throw error(token.location, "undefined image name '\(token.text)'; did you mean '\(undefinedName)'?")
+          if takesImages, !token.isQuoted, Recipe.isName(token.text) {
+            let hint = undefinedName.map { "; did you mean '\($0)'?" } ?? ""
+            throw error(token.location, "undefined image name '\(token.text)'\(hint)")
           }
           throw error(token.location, "unexpected '\(token.description)'; expected key=value (\(parameterList()))")
         }

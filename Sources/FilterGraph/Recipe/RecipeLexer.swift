@@ -39,9 +39,8 @@ enum RecipeLexer {
   static func lex(_ text: String, file: String?, lines: inout [String]) throws -> [LexedStatement] {
     var body = Substring(text)
     if body.hasPrefix("\u{FEFF}") { body = body.dropFirst() }
-    lines = body.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-      line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-    }
+    // "\r\n" is one Character in Swift: split on every newline character.
+    lines = body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
     var statements: [LexedStatement] = []
     for (index, line) in lines.enumerated() {
       try lexLine(Array(line), number: index + 1, file: file, source: line, into: &statements)

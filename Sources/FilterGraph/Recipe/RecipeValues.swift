@@ -58,7 +58,7 @@ enum RecipeValues {
         return .choice(match)
       }
       let hint = RecipeError.didYouMean(text, words)
-      throw ValueProblem(message: "'\(word.description)' is not a valid \(parameter) (expected one of \(words.joined(separator: ", ")))\(hint)")
+      throw ValueProblem(message: "'\(word.description)' is not a valid value for \(parameter) (expected one of \(words.joined(separator: ", ")))\(hint)")
 
     case .boolean:
       switch text.lowercased() {
