@@ -1,1 +1,208 @@
+// cjpeg_shim.h — a small C layer over libjpeg(-turbo) that keeps libjpeg's setjmp/longjmp error
+// handling entirely inside C.
+//
+// libjpeg reports a fatal error by calling error_exit(), which by default prints and calls exit().
+// Every function below installs its own setjmp before calling into libjpeg, and the shim's
+// error_exit longjmps back to it: no longjmp ever crosses a Swift frame. Each function returns a
+// cj_status; the library's own message (format_message) is copied into a buffer the handle owns.
+//
+// Decoding is incremental (header, start, rows, finish) so callers can decode in strips.
 #pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The outcome of a shim call.
+typedef enum {
+  CJ_OK = 0,
+  /// The data is not a valid JPEG stream (bad marker, bad table, garbage…).
+  CJ_ERR_CORRUPT = 1,
+  /// The data ends before the image does (or an error followed a premature-end warning).
+  CJ_ERR_TRUNCATED = 2,
+  /// A valid stream using a feature this libjpeg build cannot decode.
+  CJ_ERR_UNSUPPORTED = 3,
+  /// The sample precision is not 8 bits (for example a 12-bit JPEG); see cj_decoder_error_parameter.
+  CJ_ERR_UNSUPPORTED_PRECISION = 4,
+  /// The SOF process is not supported (lossless, hierarchical); the SOF marker is the parameter.
+  CJ_ERR_UNSUPPORTED_PROCESS = 5,
+  /// libjpeg could not allocate memory.
+  CJ_ERR_NO_MEMORY = 6,
+  /// The image exceeds libjpeg's dimension limits.
+  CJ_ERR_TOO_LARGE = 7,
+  /// The caller broke the call order or passed a bad argument.
+  CJ_ERR_USAGE = 8,
+} cj_status;
+
+/// The colour model of the coded data, as the header reports it.
+typedef enum {
+  CJ_MODEL_OTHER = 0,
+  CJ_MODEL_GRAY = 1,
+  CJ_MODEL_YCBCR = 2,
+  CJ_MODEL_RGB = 3,
+  CJ_MODEL_CMYK = 4,
+  CJ_MODEL_YCCK = 5,
+} cj_color_model;
+
+/// The inverse DCT used when decoding (libjpeg's JDCT_ISLOW, JDCT_IFAST, JDCT_FLOAT).
+typedef enum {
+  CJ_DCT_ISLOW = 0,
+  CJ_DCT_IFAST = 1,
+  CJ_DCT_FLOAT = 2,
+} cj_dct_method;
+
+/// Chroma subsampling for encoding.
+typedef enum {
+  CJ_SUBSAMPLE_444 = 0,
+  CJ_SUBSAMPLE_422 = 1,
+  CJ_SUBSAMPLE_420 = 2,
+} cj_subsampling;
+
+/// What jpeg_read_header found.
+typedef struct {
+  uint32_t width;
+  uint32_t height;
+  /// Components in the file (1, 3 or 4 usually).
+  int32_t components;
+  /// libjpeg's J_COLOR_SPACE of the coded data.
+  int32_t jpeg_color_space;
+  /// The same, simplified.
+  int32_t color_model;
+  /// 1 when an Adobe APP14 marker was seen (CMYK data is then stored inverted).
+  int32_t saw_adobe_marker;
+  /// The Adobe marker's transform flag (0 = none, 1 = YCbCr, 2 = YCCK).
+  int32_t adobe_transform;
+  /// 1 for progressive (SOF2/SOF10) files.
+  int32_t progressive;
+  /// 1 for arithmetic-coded files.
+  int32_t arithmetic;
+  /// Bits per sample (8; anything else fails earlier in this build).
+  int32_t data_precision;
+  /// Channels per output pixel the shim produces: 1 (gray) or 3 (RGB; CMYK is converted).
+  int32_t output_components;
+} cj_header;
+
+/// A saved APP marker.
+typedef struct {
+  /// The marker code (0xE1 for APP1, 0xE2 for APP2).
+  int32_t marker;
+  /// The payload (after the length field); owned by the decoder.
+  const uint8_t *data;
+  size_t length;
+} cj_marker;
+
+// MARK: - Decoder
+
+typedef struct cj_decoder cj_decoder;
+
+/// The libjpeg-turbo version the shim was compiled against, for example "2.1.5".
+const char *cj_library_version(void);
+
+/// Creates a decoder over a private copy of `len` bytes. Returns NULL only when out of memory; any
+/// other failure is reported by the next call (see cj_decoder_status).
+cj_decoder *cj_decoder_create(const uint8_t *data, size_t len);
+
+/// Frees everything the decoder owns. Safe at any stage, including after an error; NULL is fine.
+void cj_decoder_destroy(cj_decoder *decoder);
+
+/// Makes corrupt-data warnings (for example "Premature end of JPEG file") fatal when `strict` is 1.
+void cj_decoder_set_strict(cj_decoder *decoder, int strict);
+
+/// Reads the markers up to the first scan and fills `header`. APP1 and APP2 markers are saved.
+int cj_read_header(cj_decoder *decoder, cj_header *header);
+
+/// The number of saved APP1/APP2 markers (valid after cj_read_header).
+int cj_marker_count(const cj_decoder *decoder);
+
+/// The saved marker at `index` (0-based); returns CJ_ERR_USAGE when out of range.
+int cj_marker_at(const cj_decoder *decoder, int index, cj_marker *marker);
+
+/// Starts decompression scaled by 1/scale_denom (1, 2, 4 or 8) and reports the output size and
+/// channels (1 = gray, 3 = RGB). CMYK and YCCK files are decoded as CMYK and converted to RGB.
+int cj_start(cj_decoder *decoder, int scale_denom, int dct_method, int fancy_upsampling,
+             uint32_t *out_width, uint32_t *out_height, int32_t *out_components);
+
+/// Decodes up to `max_rows` rows into `rows` (each at least out_width × out_components bytes);
+/// `rows_read` receives the number decoded (fewer only at the end of the image).
+int cj_read_rows(cj_decoder *decoder, uint8_t *const *rows, uint32_t max_rows, uint32_t *rows_read);
+
+/// Skips up to `count` rows without producing them; `rows_skipped` receives the number skipped.
+int cj_skip_rows(cj_decoder *decoder, uint32_t count, uint32_t *rows_skipped);
+
+/// The next output row to be decoded.
+uint32_t cj_output_row(const cj_decoder *decoder);
+
+/// Reads the rest of the stream (to EOI) after all rows were read.
+int cj_finish(cj_decoder *decoder);
+
+/// The status of the first failure, or CJ_OK.
+int cj_decoder_status(const cj_decoder *decoder);
+
+/// The last error's message (empty when none); owned by the decoder.
+const char *cj_decoder_message(const cj_decoder *decoder);
+
+/// The last error's first numeric parameter (the precision, or the SOF marker code).
+int cj_decoder_error_parameter(const cj_decoder *decoder);
+
+/// The number of corrupt-data warnings (libjpeg message level -1) so far.
+int cj_warning_count(const cj_decoder *decoder);
+
+/// The number of warning messages kept (at most CJ_MAX_KEPT_WARNINGS).
+int cj_kept_warning_count(const cj_decoder *decoder);
+
+/// The `index`th kept warning message, or NULL.
+const char *cj_warning_message(const cj_decoder *decoder, int index);
+
+/// How many warning messages the decoder keeps.
+#define CJ_MAX_KEPT_WARNINGS 8
+
+/// The most scans a progressive file may have before decoding fails (guards against files
+/// crafted to take very long to decode).
+#define CJ_MAX_SCANS 1000
+
+// MARK: - Encoder
+
+typedef struct cj_encoder cj_encoder;
+
+/// Encoding parameters.
+typedef struct {
+  uint32_t width;
+  uint32_t height;
+  /// 1 (gray input) or 3 (RGB input).
+  int32_t components;
+  /// 1…100.
+  int32_t quality;
+  /// A cj_subsampling (ignored for gray).
+  int32_t subsampling;
+  int32_t progressive;
+  int32_t optimize_coding;
+  /// An ICC profile to embed (APP2 ICC_PROFILE segments), or NULL.
+  const uint8_t *icc;
+  size_t icc_length;
+} cj_encode_params;
+
+/// Creates an encoder writing to a growable memory buffer. Returns NULL only when out of memory.
+cj_encoder *cj_encoder_create(void);
+
+/// Frees everything the encoder owns, including its output buffer; NULL is fine.
+void cj_encoder_destroy(cj_encoder *encoder);
+
+/// Writes the headers (and the ICC profile) and gets ready for rows.
+int cj_encoder_start(cj_encoder *encoder, const cj_encode_params *params);
+
+/// Compresses `count` rows (each width × components bytes); `rows_written` receives the number taken.
+int cj_encoder_write_rows(cj_encoder *encoder, const uint8_t *const *rows, uint32_t count,
+                          uint32_t *rows_written);
+
+/// Finishes the stream; `data`/`length` then point at the encoded bytes, owned by the encoder.
+int cj_encoder_finish(cj_encoder *encoder, const uint8_t **data, size_t *length);
+
+/// The last error's message (empty when none); owned by the encoder.
+const char *cj_encoder_message(const cj_encoder *encoder);
+
+#ifdef __cplusplus
+}
+#endif

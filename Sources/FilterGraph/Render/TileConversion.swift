@@ -118,44 +118,87 @@ enum TileConversion {
   /// several workers at once, each into its own columns, so this takes raw memory, not a buffer.
   static func store(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
     let layout = format.layout
-    let keepsPremultiplied = format.alphaMode == .premultiplied
+    let straight = format.alphaMode != .premultiplied
     tile.withPixels { src in
       for y in 0..<src.height {
         let row = base + y * rowBytes
         switch format.component {
         case .uint8:
-          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, into: row.assumingMemoryBound(to: UInt8.self)) {
-            UInt8(truncatingIfNeeded: Int32($0 * 255 + 0.5))
-          }
+          pack(src[row: y], count: src.width, layout: layout, straight: straight, scale: 255, into: row.assumingMemoryBound(to: UInt8.self))
         case .uint16:
-          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, into: row.assumingMemoryBound(to: UInt16.self)) {
-            UInt16(truncatingIfNeeded: Int32($0 * 65535 + 0.5))
-          }
+          pack(src[row: y], count: src.width, layout: layout, straight: straight, scale: 65535, into: row.assumingMemoryBound(to: UInt16.self))
         case .float32:
-          pack(src[row: y], count: src.width, layout: layout, premultiplied: keepsPremultiplied, clamp: false, into: row.assumingMemoryBound(to: Float.self)) { $0 }
+          packFloat(src[row: y], count: src.width, layout: layout, straight: straight, into: row.assumingMemoryBound(to: Float.self))
         }
       }
     }
   }
 
+  /// Unpremultiplies one pixel (alpha 0 gives colour 0).
   @inline(__always)
-  private static func pack<T>(
-    _ s: UnsafePointer<SIMD4<Float>>, count: Int, layout: ChannelLayout, premultiplied: Bool,
-    clamp: Bool = true, into d: UnsafeMutablePointer<T>, _ f: (Float) -> T
+  static func straightened(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    if v.w == 1 { return v }
+    let inv: Float = v.w > 0 ? 1 / v.w : 0
+    return SIMD4(v.x * inv, v.y * inv, v.z * inv, v.w)
+  }
+
+  /// Clamped, rounded integer codes of one pixel for `scale` (255 or 65535).
+  @inline(__always)
+  static func quantized(_ v: SIMD4<Float>, scale: Float) -> SIMD4<UInt32> {
+    // Adding 1.5·2²³ leaves the value rounded to nearest in the low mantissa bits: branch-free and
+    // vectorised, where Swift's generic SIMD float→int conversion is neither.
+    var s = v * scale
+    s.replace(with: 0, where: .!(s .> 0))  // also NaN → 0
+    s.replace(with: scale, where: s .> scale)
+    return unsafeBitCast(s + 12_582_912, to: SIMD4<UInt32>.self) & 0xFFFF
+  }
+
+  @inline(__always)
+  private static func pack<T: FixedWidthInteger>(
+    _ s: UnsafePointer<SIMD4<Float>>, count: Int, layout: ChannelLayout, straight: Bool, scale: Float,
+    into d: UnsafeMutablePointer<T>
   ) {
-    let lo = SIMD4<Float>(repeating: 0), hi = SIMD4<Float>(repeating: 1)
-    for x in 0..<count {
-      var v = s[x]
-      if !premultiplied && v.w != 1 {
-        let inv: Float = v.w > 0 ? 1 / v.w : 0
-        v = SIMD4(v.x * inv, v.y * inv, v.z * inv, v.w)
+    @inline(__always) func px(_ x: Int) -> SIMD4<UInt32> {
+      quantized(straight ? straightened(s[x]) : s[x], scale: scale)
+    }
+    switch layout {
+    case .gray:
+      for x in 0..<count { d[x] = T(truncatingIfNeeded: px(x).x) }
+    case .grayAlpha:
+      for x in 0..<count {
+        let q = px(x)
+        d[2 * x] = T(truncatingIfNeeded: q.x)
+        d[2 * x + 1] = T(truncatingIfNeeded: q.w)
       }
-      if clamp { v = v.clamped(lowerBound: lo, upperBound: hi) }
+    case .rgb:
+      for x in 0..<count {
+        let q = px(x)
+        d[3 * x] = T(truncatingIfNeeded: q.x)
+        d[3 * x + 1] = T(truncatingIfNeeded: q.y)
+        d[3 * x + 2] = T(truncatingIfNeeded: q.z)
+      }
+    case .rgba:
+      for x in 0..<count {
+        let q = px(x)
+        d[4 * x] = T(truncatingIfNeeded: q.x)
+        d[4 * x + 1] = T(truncatingIfNeeded: q.y)
+        d[4 * x + 2] = T(truncatingIfNeeded: q.z)
+        d[4 * x + 3] = T(truncatingIfNeeded: q.w)
+      }
+    }
+  }
+
+  private static func packFloat(
+    _ s: UnsafePointer<SIMD4<Float>>, count: Int, layout: ChannelLayout, straight: Bool,
+    into d: UnsafeMutablePointer<Float>
+  ) {
+    let n = layout.channelCount
+    for x in 0..<count {
+      let v = straight ? straightened(s[x]) : s[x]
       switch layout {
-      case .gray: d[x] = f(v.x)
-      case .grayAlpha: d[2 * x] = f(v.x); d[2 * x + 1] = f(v.w)
-      case .rgb: d[3 * x] = f(v.x); d[3 * x + 1] = f(v.y); d[3 * x + 2] = f(v.z)
-      case .rgba: d[4 * x] = f(v.x); d[4 * x + 1] = f(v.y); d[4 * x + 2] = f(v.z); d[4 * x + 3] = f(v.w)
+      case .gray: d[x] = v.x
+      case .grayAlpha: d[2 * x] = v.x; d[2 * x + 1] = v.w
+      case .rgb, .rgba: for c in 0..<n { d[n * x + c] = v[c] }
       }
     }
   }

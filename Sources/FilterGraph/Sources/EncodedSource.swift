@@ -68,7 +68,7 @@ public final class EncodedSource: @unchecked Sendable {
     case .jpeg:
       var options = JPEGDecodeOptions()
       options.scaleDenominator = scaleDenominator
-      options.strict = self.options.strict
+      options.isStrict = self.options.strict
       return try JPEGDecoder.decode(bytes, options: options, limits: self.options.limits)
     case .png:
       return try PNGDecoder.decode(bytes, limits: self.options.limits)

@@ -1,0 +1,120 @@
+// Renderer+Write.swift — rendering straight into an encoder, band by band.
+//
+// Bands of tiles are encoded in order as they finish while workers compute the next ones, so
+// memory holds the decoded sources plus a few bands, never a full-size copy of the output.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// How a rendered image is encoded.
+public struct WriteOptions: Hashable, Sendable {
+  /// The file format; nil picks it from the file name's extension.
+  public var format: ImageFileFormat?
+  /// JPEG quality 1…100 (default 90).
+  public var jpegQuality: Int
+  /// JPEG chroma subsampling (default 4:2:0).
+  public var jpegChromaSubsampling: JPEGEncodeOptions.ChromaSubsampling
+  /// Write a progressive JPEG.
+  public var jpegProgressive: Bool
+  /// PNG zlib level 0…9 (default 6).
+  public var pngCompressionLevel: Int
+  /// PNG row filter (default: adaptive, libpng's choice per row).
+  public var pngFilter: PNGEncodeOptions.Filter
+  /// 8 or 16 bits per channel; nil keeps the image's own depth (PNG only; JPEG is always 8).
+  public var bitDepth: Int?
+  /// Paths that must never be overwritten (the inputs).
+  public var protectedInputs: [URL]
+
+  /// Creates options.
+  public init(
+    format: ImageFileFormat? = nil, jpegQuality: Int = 90,
+    jpegChromaSubsampling: JPEGEncodeOptions.ChromaSubsampling = .s420, jpegProgressive: Bool = false,
+    pngCompressionLevel: Int = 6, pngFilter: PNGEncodeOptions.Filter = .adaptive, bitDepth: Int? = nil,
+    protectedInputs: [URL] = []
+  ) {
+    self.format = format
+    self.jpegQuality = jpegQuality
+    self.jpegChromaSubsampling = jpegChromaSubsampling
+    self.jpegProgressive = jpegProgressive
+    self.pngCompressionLevel = pngCompressionLevel
+    self.pngFilter = pngFilter
+    self.bitDepth = bitDepth
+    self.protectedInputs = protectedInputs
+  }
+}
+
+extension Renderer {
+  /// Renders `image` and writes it to `url` atomically: the file appears complete or not at all,
+  /// an existing file is replaced only once the new one is whole, and protected inputs are never
+  /// overwritten.
+  ///
+  /// - Throws: `CodecError` (`.io` for write failures such as a full disk), or the first error a
+  ///   source or filter raised.
+  public func write(_ image: Image, to url: URL, options: WriteOptions = WriteOptions()) throws {
+    guard let format = options.format ?? ImageFileFormat(pathExtension: url.pathExtension) else {
+      throw CodecError(
+        .invalidArgument,
+        "Cannot tell the output format from '\(url.lastPathComponent)': use a .png, .jpg or .jpeg name.")
+    }
+    let plan = try prepare(image)
+    try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
+      try encode(plan, format: format, options: options, handle: handle)
+    }
+  }
+
+  /// Renders `image` and returns the encoded file bytes (for standard output).
+  public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
+    try encode(prepare(image), format: format, options: options, handle: nil)!
+  }
+
+  /// The pixel format an image is written in.
+  static func outputFormat(for info: ImageInfo, format: ImageFileFormat, bitDepth: Int?) -> PixelFormat {
+    switch format {
+    case .jpeg:
+      return PixelFormat(layout: info.layout.withoutAlpha, component: .uint8)
+    case .png:
+      let component: ComponentType
+      switch bitDepth {
+      case 8?: component = .uint8
+      case 16?: component = .uint16
+      default: component = info.component == .uint16 ? .uint16 : .uint8
+      }
+      return PixelFormat(layout: info.layout, component: component)
+    }
+  }
+
+  @discardableResult
+  func encode(_ plan: RenderPlan, format: ImageFileFormat, options: WriteOptions, handle: OutputHandle?) throws -> Data? {
+    let info = plan.root.info
+    let pixelFormat = Renderer.outputFormat(for: info, format: format, bitDepth: options.bitDepth)
+    let width = info.size.width
+    let bandBuffer = { (_: Int, h: Int) in
+      PixelBuffer(width: width, height: h, format: pixelFormat, colorSpace: info.colorSpace)
+    }
+    switch format {
+    case .png:
+      var png = PNGEncodeOptions()
+      png.compressionLevel = options.pngCompressionLevel
+      png.filter = options.pngFilter
+      let encoder = try PNGStreamEncoder(
+        size: info.size, layout: pixelFormat.layout, component: pixelFormat.component, options: png,
+        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory)
+      try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
+      return try encoder.finish()
+    case .jpeg:
+      let jpeg = JPEGEncodeOptions(
+        quality: options.jpegQuality, chromaSubsampling: options.jpegChromaSubsampling,
+        isProgressive: options.jpegProgressive)
+      let encoder = try JPEGStreamEncoder(
+        size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile)
+      try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
+      let data = try encoder.finish()
+      if let handle {
+        try data.withUnsafeBytes { try handle.writeAll($0) }
+        return nil
+      }
+      return data
+    }
+  }
+}

@@ -1,0 +1,189 @@
+// JPEGStreamEncoder.swift — JPEG encoding fed a strip of rows at a time.
+import CJPEG
+import Foundation
+import PixelBufferModule
+
+/// Encodes a JPEG from rows delivered top to bottom in strips (for example tile rows from a
+/// renderer), so the whole image never has to exist at once. The compressed bytes accumulate in
+/// memory and are returned by `finish()`.
+///
+/// ```swift
+/// let encoder = try JPEGStreamEncoder(size: size, layout: .rgb, options: JPEGEncodeOptions(quality: 85))
+/// for strip in strips { try encoder.write(rows: strip) }
+/// let jpeg = try encoder.finish()
+/// ```
+///
+/// Accepted row formats: 8-bit gray or RGB matching `layout`; the same with alpha (alpha is
+/// discarded, which for premultiplied pixels equals compositing over black); 16-bit versions of
+/// those (the high byte is kept). Float rows throw `.invalidArgument` — convert them first.
+/// EXIF orientation is not written: orient the pixels before encoding.
+///
+/// An encoder is not thread-safe; use one per thread.
+public final class JPEGStreamEncoder {
+  /// The image size.
+  public let size: Size
+  /// The JPEG's channels: `.gray` or `.rgb`.
+  public let layout: ChannelLayout
+  /// The options in use.
+  public let options: JPEGEncodeOptions
+  /// Rows written so far.
+  public private(set) var rowsWritten = 0
+
+  private let handle: OpaquePointer
+  private var isFinished = false
+
+  /// Starts a JPEG of `size` pixels with `layout` channels (an alpha layout means the same
+  /// layout without alpha), embedding `iccProfile` when given and `options.embedsICCProfile`.
+  ///
+  /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
+  ///   side) or a quality outside 1…100.
+  public init(
+    size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
+    iccProfile: Data? = nil
+  ) throws {
+    guard (1...65500).contains(size.width), (1...65500).contains(size.height) else {
+      throw CodecError(
+        .invalidArgument, "A JPEG must be 1 to 65500 pixels on each side; \(size) was requested.")
+    }
+    guard (1...100).contains(options.quality) else {
+      throw CodecError(
+        .invalidArgument, "JPEG quality must be between 1 and 100, not \(options.quality).")
+    }
+    guard let created = cj_encoder_create() else {
+      throw CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
+    }
+    self.size = size
+    self.layout = layout.withoutAlpha
+    self.options = options
+    handle = created
+    let subsampling: cj_subsampling
+    switch options.chromaSubsampling {
+    case .s444: subsampling = CJ_SUBSAMPLE_444
+    case .s422: subsampling = CJ_SUBSAMPLE_422
+    case .s420: subsampling = CJ_SUBSAMPLE_420
+    }
+    let icc = options.embedsICCProfile ? iccProfile.flatMap { $0.isEmpty ? nil : [UInt8]($0) } : nil
+    let status = icc.withOptionalBytes { iccBytes in
+      var params = cj_encode_params(
+        width: UInt32(size.width), height: UInt32(size.height),
+        components: self.layout == .gray ? 1 : 3, quality: Int32(options.quality),
+        subsampling: Int32(bitPattern: subsampling.rawValue),
+        progressive: options.isProgressive ? 1 : 0,
+        optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
+        icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0)
+      return cj_encoder_start(handle, &params)
+    }
+    if let error = Self.error(handle, status) {
+      cj_encoder_destroy(handle)
+      throw error
+    }
+  }
+
+  deinit {
+    cj_encoder_destroy(handle)
+  }
+
+  /// Compresses the rows of `rows` (all of them, top to bottom) as the next rows of the image.
+  ///
+  /// - Throws: `.invalidArgument` when the width, channels or component type do not fit, when
+  ///   more rows arrive than the image has, or after `finish()`.
+  public func write(rows: PixelBuffer) throws {
+    guard !isFinished else {
+      throw CodecError(.invalidArgument, "Rows were written to a JPEG encoder after finish().")
+    }
+    guard rows.width == size.width else {
+      throw CodecError(
+        .invalidArgument,
+        "Rows for this JPEG must be \(size.width) pixels wide, not \(rows.width).")
+    }
+    guard rows.format.layout.withoutAlpha == layout, rows.format.component != .float32 else {
+      throw CodecError(
+        .invalidArgument,
+        "The JPEG encoder takes 8- or 16-bit \(layout == .gray ? "gray" : "RGB") rows "
+          + "(alpha is dropped), not \(rows.format); convert the image first.")
+    }
+    guard rows.height <= size.height - rowsWritten else {
+      throw CodecError(
+        .invalidArgument,
+        "Too many rows for this JPEG: \(rowsWritten) of \(size.height) are written and \(rows.height) more arrived.")
+    }
+    guard rows.height > 0 else { return }
+    let direct = rows.format.layout == layout && rows.format.component == .uint8
+    let status: Int32 = rows.withUnsafeBaseAddress { base, rowBytes in
+      if direct {
+        let pointers = (0..<rows.height).map {
+          Optional((base + $0 * rowBytes).assumingMemoryBound(to: UInt8.self))
+        }
+        return writeRows(pointers)
+      }
+      // Drop alpha and/or keep the high byte of 16-bit values, one row at a time.
+      let outChannels = layout.channelCount, inChannels = rows.format.channelCount
+      var row = [UInt8](repeating: 0, count: size.width * outChannels)
+      for y in 0..<rows.height {
+        let line = base + y * rowBytes
+        if rows.format.component == .uint8 {
+          let src = line.assumingMemoryBound(to: UInt8.self)
+          for x in 0..<size.width {
+            for c in 0..<outChannels { row[x * outChannels + c] = src[x * inChannels + c] }
+          }
+        } else {
+          let src = line.assumingMemoryBound(to: UInt16.self)
+          for x in 0..<size.width {
+            for c in 0..<outChannels { row[x * outChannels + c] = UInt8(src[x * inChannels + c] >> 8) }
+          }
+        }
+        let status = row.withUnsafeBufferPointer { writeRows([$0.baseAddress]) }
+        if status != 0 { return status }
+      }
+      return 0
+    }
+    if let error = Self.error(handle, status) { throw error }
+  }
+
+  /// Finishes the JPEG and returns its bytes.
+  ///
+  /// - Throws: `.invalidArgument` when not every row has been written, or when called twice.
+  public func finish() throws -> Data {
+    guard !isFinished else {
+      throw CodecError(.invalidArgument, "finish() was called twice on a JPEG encoder.")
+    }
+    guard rowsWritten == size.height else {
+      throw CodecError(
+        .invalidArgument,
+        "The JPEG encoder was finished after \(rowsWritten) of \(size.height) rows.")
+    }
+    isFinished = true
+    var bytes: UnsafePointer<UInt8>?
+    var length = 0
+    let status = cj_encoder_finish(handle, &bytes, &length)
+    if let error = Self.error(handle, status) { throw error }
+    guard let bytes else { return Data() }
+    return Data(bytes: bytes, count: length)
+  }
+
+  private func writeRows(_ pointers: [UnsafePointer<UInt8>?]) -> Int32 {
+    var written: UInt32 = 0
+    let status = pointers.withUnsafeBufferPointer { buffer in
+      cj_encoder_write_rows(handle, buffer.baseAddress, UInt32(buffer.count), &written)
+    }
+    rowsWritten += Int(written)
+    return status
+  }
+
+  private static func error(_ handle: OpaquePointer, _ status: Int32) -> CodecError? {
+    guard status != 0 else { return nil }
+    return LibJPEG.error(
+      status: status, message: String(cString: cj_encoder_message(handle)), parameter: 0,
+      decoding: false)
+  }
+}
+
+extension Optional where Wrapped == [UInt8] {
+  /// Calls `body` with the array's bytes, or nil.
+  fileprivate func withOptionalBytes<R>(_ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+    switch self {
+    case .some(let array): return array.withUnsafeBufferPointer { body($0) }
+    case .none: return body(nil)
+    }
+  }
+}

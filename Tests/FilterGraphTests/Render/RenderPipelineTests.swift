@@ -1,0 +1,83 @@
+// RenderPipelineTests.swift — sources through the engine and out through the encoders, exactly.
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class RenderPipelineTests: XCTestCase {
+  /// A JPEG rendered through the engine (uint8 → float tiles → uint8) equals the reference decode.
+  func testIdentityRenderOfJPEGMatchesReferenceDecode() throws {
+    let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    XCTAssertEqual(image.size, Size(width: 227, height: 149))
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 16)))
+    let out = try renderer.render(image)
+    let reference = try PNM.fixture("jpeg/testimg.ppm")
+    XCTAssertTrue(out.hasSamePixels(as: reference))
+  }
+
+  /// Nothing is decoded until a render: building an image reads the header only.
+  func testBuildingAnImageDecodesNothing() throws {
+    let renderer = Renderer()
+    let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    _ = image.rotated(byDegrees: 90)
+    XCTAssertEqual(renderer.statistics.decodes, 0)
+    _ = try renderer.render(image)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+    _ = try renderer.render(image.rotated(byDegrees: 180))
+    XCTAssertEqual(renderer.statistics.decodes, 1, "a second render reuses the decoded source")
+    XCTAssertEqual(renderer.statistics.hits, 1)
+  }
+
+  /// A 16-bit PNG written as PNG stays 16-bit and bit-exact.
+  func testSixteenBitPNGRoundTripsThroughTheEngine() throws {
+    let url = Fixtures.url("pngsuite/basn6a16.png")
+    let decoded = try PNGDecoder.decode(Data(contentsOf: url))
+    let image = try Image(contentsOf: url)
+    XCTAssertEqual(image.info.component, .uint16)
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fg-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out.png")
+    try Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 8, height: 8))).write(image, to: out)
+    let reread = try PNGDecoder.decode(Data(contentsOf: out))
+    XCTAssertEqual(reread.format.component, .uint16)
+    // Straight 16-bit alpha survives premultiply/unpremultiply in float within one step.
+    try assertClose(reread, decoded, tolerance: 1)
+  }
+
+  /// Writing never leaves a partial file and never overwrites a protected input.
+  func testWriteRefusesToOverwriteInputAndLeavesNothingBehind() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fg-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = dir.appendingPathComponent("in.jpg")
+    try FileManager.default.copyItem(at: Fixtures.url("jpeg/testorig.jpg"), to: input)
+    let before = try Data(contentsOf: input)
+    let image = try Image(contentsOf: input)
+    XCTAssertThrowsError(try Renderer().write(image, to: input, options: WriteOptions(protectedInputs: [input])))
+    XCTAssertEqual(try Data(contentsOf: input), before)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["in.jpg"])
+  }
+
+  private func assertClose(_ a: PixelBuffer, _ b: PixelBuffer, tolerance: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    XCTAssertEqual(a.size, b.size, file: file, line: line)
+    XCTAssertEqual(a.format, b.format, file: file, line: line)
+    var worst = 0
+    a.withUnsafePixels(as: UInt16.self) { pa in
+      b.withUnsafePixels(as: UInt16.self) { pb in
+        for y in 0..<a.height {
+          for x in 0..<(a.width * a.channelCount) {
+            // Fully transparent pixels carry no colour.
+            let alphaIndex = (x / a.channelCount) * a.channelCount + a.channelCount - 1
+            if pb[row: y][alphaIndex] == 0 { continue }
+            worst = max(worst, abs(Int(pa[row: y][x]) - Int(pb[row: y][x])))
+          }
+        }
+      }
+    }
+    XCTAssertLessThanOrEqual(worst, tolerance, file: file, line: line)
+  }
+}

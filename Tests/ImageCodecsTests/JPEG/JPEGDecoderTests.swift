@@ -1,0 +1,161 @@
+// JPEGDecoderTests.swift — decoded pixels against reference decodes, scaling and strip decoding.
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class JPEGDecoderTests: XCTestCase {
+  /// `djpeg -fast` (the "-dct int -fast" references): `-fast` overrides `-dct int` with the fast
+  /// integer IDCT and turns fancy upsampling off — checked with djpeg 2.1.5.
+  private let djpegFast = JPEGDecodeOptions(dctMethod: .fast, usesFancyUpsampling: false)
+
+  private func assertDecodes(
+    _ jpeg: String, options: JPEGDecodeOptions = JPEGDecodeOptions(), to reference: String,
+    file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let result = try JPEGDecoder.decodeReportingWarnings(JPEGTest.data(jpeg), options: options)
+    let expected = try JPEGTest.reference(reference)
+    XCTAssertEqual(result.buffer.size, expected.size, file: file, line: line)
+    XCTAssertEqual(result.buffer.format, expected.format, file: file, line: line)
+    XCTAssertTrue(
+      result.buffer.hasSamePixels(as: expected),
+      "\(jpeg) differs from \(reference): PSNR \(JPEGTest.psnr(result.buffer, expected)) dB",
+      file: file, line: line)
+    XCTAssertEqual(result.warnings, [], file: file, line: line)
+  }
+
+  func testDefaultDecodeMatchesReferenceExactly() throws {
+    try assertDecodes("testorig.jpg", to: "testimg.ppm")
+  }
+
+  func testFastDecodeWithoutFancyUpsamplingMatchesReference() throws {
+    try assertDecodes("testorig.jpg", options: djpegFast, to: "testimgint.ppm")
+  }
+
+  func testFastIDCTMatchesReference() throws {
+    try assertDecodes("testorig.jpg", options: JPEGDecodeOptions(dctMethod: .fast), to: "testimgfst.ppm")
+  }
+
+  func testProgressiveDecodesMatchReference() throws {
+    try assertDecodes("testprog.jpg", to: "testimg.ppm")
+    try assertDecodes("testimgp.jpg", options: djpegFast, to: "testimgari.ppm")
+    XCTAssertTrue(try JPEGDecoder(data: JPEGTest.data("testprog.jpg")).isProgressive)
+  }
+
+  func testArithmeticCodedDecodeMatchesReference() throws {
+    try assertDecodes("testimgari.jpg", options: djpegFast, to: "testimgari.ppm")
+    XCTAssertTrue(try JPEGDecoder(data: JPEGTest.data("testimgari.jpg")).isArithmeticCoded)
+  }
+
+  func testGrayscaleDecodesToGray8() throws {
+    try assertDecodes("testimggray.jpg", to: "testimggray.pgm")
+    XCTAssertEqual(try JPEGDecoder.readHeader(JPEGTest.data("testimggray.jpg")).layout, .gray)
+  }
+
+  func testAdobeCMYKIsConvertedNaivelyToRGB() throws {
+    try assertDecodes("cmyk-adobe.jpg", to: "cmyk-adobe.ppm")
+    let decoder = try JPEGDecoder(data: JPEGTest.data("cmyk-adobe.jpg"))
+    XCTAssertEqual(decoder.componentCount, 4)
+    XCTAssertEqual(decoder.header.layout, .rgb)
+    let buffer = try JPEGDecoder.decode(JPEGTest.data("cmyk-adobe.jpg"))
+    buffer.withUnsafePixels(as: UInt8.self) { p in
+      // CMYK 40,80,120,100 → R = (255−40)(255−100)/255 ≈ 131, G ≈ 106, B ≈ 82 (±1 for JPEG loss).
+      let pixel = Array(UnsafeBufferPointer(start: p[row: 24] + 24 * 3, count: 3))
+      XCTAssertEqual(Double(pixel[0]), 131, accuracy: 2)
+      XCTAssertEqual(Double(pixel[1]), 106, accuracy: 2)
+      XCTAssertEqual(Double(pixel[2]), 82, accuracy: 2)
+    }
+  }
+
+  func testHeaderOnlyRead() throws {
+    let header = try JPEGDecoder.readHeader(JPEGTest.data("testorig.jpg"))
+    XCTAssertEqual(header.fileFormat, .jpeg)
+    XCTAssertEqual(header.size, Size(width: 227, height: 149))
+    XCTAssertEqual(header.layout, .rgb)
+    XCTAssertEqual(header.component, .uint8)
+    XCTAssertEqual(header.metadata.orientation, .up)
+    XCTAssertNil(header.metadata.iccProfile)
+    let decoder = try JPEGDecoder(data: JPEGTest.data("testorig.jpg"))
+    XCTAssertNil(decoder.scaledSize)
+    XCTAssertEqual(decoder.nextRow, 0)
+    XCTAssertEqual(decoder.outputColorSpace, .sRGB)
+  }
+
+  func testDCTScaledSizes() throws {
+    let data = try JPEGTest.data("testorig.jpg")
+    let expected = [1: Size(width: 227, height: 149), 2: Size(width: 114, height: 75),
+                    4: Size(width: 57, height: 38), 8: Size(width: 29, height: 19)]
+    for (denominator, size) in expected {
+      let decoder = try JPEGDecoder(data: data)
+      XCTAssertEqual(decoder.outputSize(scaleDenominator: denominator), size)
+      XCTAssertEqual(try decoder.start(options: JPEGDecodeOptions(scaleDenominator: denominator)), size)
+      let buffer = try JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: denominator))
+      XCTAssertEqual(buffer.size, size)
+    }
+    assertCodecError(.invalidArgument) {
+      try JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: 3))
+    }
+  }
+
+  /// Measured: 1/2 DCT scaling vs a 2×2 box average of the full decode gives 44.4 dB on
+  /// testorig.jpg; the threshold leaves room.
+  func testHalfScaleDecodeIsCloseToBoxDownsampledFullDecode() throws {
+    let data = try JPEGTest.data("testorig.jpg")
+    let half = try JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: 2))
+    let boxed = JPEGTest.boxDownsample2x(try JPEGDecoder.decode(data))
+    let psnr = JPEGTest.psnr(half, boxed)
+    print("1/2 DCT-scaled decode vs box-downsampled full decode: PSNR \(psnr) dB")
+    XCTAssertGreaterThan(psnr, 40)
+  }
+
+  func testStripDecodingMatchesFullDecode() throws {
+    let data = try JPEGTest.data("testorig.jpg")
+    let full = try JPEGDecoder.decode(data)
+    let decoder = try JPEGDecoder(data: data)
+    try decoder.start()
+    var assembled = decoder.makeBuffer()
+    var strip = decoder.makeBuffer(rows: 16)
+    XCTAssertEqual(strip.colorSpace, .sRGB)
+    while !decoder.isComplete {
+      let first = decoder.nextRow
+      let n = try decoder.readRows(16, into: &strip)
+      XCTAssertTrue(n > 0 && n <= 16)
+      let src = strip.cropped(to: Rect(x: 0, y: 0, width: strip.width, height: n))
+      assembled.withUnsafeMutableBaseAddress { dst, dstStride in
+        src.withUnsafeBaseAddress { s, sStride in
+          for y in 0..<n {
+            (dst + (first + y) * dstStride).copyMemory(from: s + y * sStride, byteCount: src.width * 3)
+          }
+        }
+      }
+    }
+    XCTAssertEqual(decoder.nextRow, 149)
+    XCTAssertEqual(try decoder.readRows(16, into: &strip), 0)
+    XCTAssertTrue(assembled.hasSamePixels(as: full))
+  }
+
+  func testRowsCanBeWrittenAtAnOffsetAndSkipped() throws {
+    let data = try JPEGTest.data("testorig.jpg")
+    let full = try JPEGDecoder.decode(data)
+    let decoder = try JPEGDecoder(data: data)
+    try decoder.start()
+    XCTAssertEqual(try decoder.skipRows(50), 50)
+    XCTAssertEqual(decoder.nextRow, 50)
+    var buffer = decoder.makeBuffer()
+    XCTAssertEqual(try decoder.readRows(200, into: &buffer, at: 50), 99)
+    let rect = Rect(x: 0, y: 50, width: 227, height: 99)
+    XCTAssertTrue(buffer.cropped(to: rect).hasSamePixels(as: full.cropped(to: rect)))
+  }
+
+  func testMisuseIsReportedNotTrapped() throws {
+    let decoder = try JPEGDecoder(data: JPEGTest.data("testorig.jpg"))
+    var wrong = PixelBuffer(width: 10, height: 10, format: .rgb8)
+    assertCodecError(.invalidArgument) { try decoder.readRows(1, into: &wrong) }
+    try decoder.start()
+    assertCodecError(.invalidArgument) { try decoder.start() }
+    assertCodecError(.invalidArgument) { try decoder.readRows(1, into: &wrong) }
+    var short = decoder.makeBuffer(rows: 4)
+    assertCodecError(.invalidArgument) { try decoder.readRows(8, into: &short) }
+  }
+}
