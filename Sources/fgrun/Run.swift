@@ -148,7 +148,7 @@ struct Run: ParsableCommand {
     try stats.time(\.renderSeconds) {
       do {
         if toStdout {
-          let data = try renderer.encode(image, options: options)
+          let data = try renderer.encode(image, format: options.format ?? inputFormat, options: options)
           FileHandle.standardOutput.write(data)
         } else {
           try renderer.write(image, to: outputURL, options: options)

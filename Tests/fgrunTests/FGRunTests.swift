@@ -9,6 +9,10 @@ import PixelBufferModule
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 final class FGRunTests: XCTestCase {
   /// What one run of the binary did.
   struct Outcome {
@@ -62,6 +66,18 @@ final class FGRunTests: XCTestCase {
     XCTAssertEqual(try Image(contentsOf: file("keep.png")).info.component, .uint16)
     XCTAssertEqual(try fgrun(["-e", "rotate 180", "--depth", "8", "deep.png", "eight.png"]).status, 0)
     XCTAssertEqual(try Image(contentsOf: file("eight.png")).info.component, .uint8)
+  }
+
+  func testJPEGOutputFollowsTheExtensionAndQuality() throws {
+    XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "95", "in.png", "high.jpg"]).status, 0)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "20", "in.png", "low.jpeg"]).status, 0)
+    let high = try Data(contentsOf: file("high.jpg")), low = try Data(contentsOf: file("low.jpeg"))
+    XCTAssertEqual(Array(high.prefix(3)), [0xFF, 0xD8, 0xFF])
+    XCTAssertGreaterThan(high.count, low.count, "quality 95 keeps more than quality 20")
+    let batch = try fgrun(["-e", "rotate 90", "in.png", "deep.png", "-o", "jpegs", "--format", "jpg"])
+    XCTAssertEqual(batch.status, 0, batch.stderr)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("jpegs").path).sorted(), ["deep.jpg", "in.jpg"])
+    XCTAssertEqual(try Image(contentsOf: file("jpegs/deep.jpg")).info.component, .uint8)
   }
 
   func testAnExistingOutputIsReplaced() throws {
@@ -244,30 +260,45 @@ final class FGRunTests: XCTestCase {
     }
   }()
 
-  /// Runs fgrun in the test's folder and waits for it.
+  /// Runs fgrun in the test's folder and waits for it. Standard input, output and error are
+  /// files (posix_spawn + waitpid: no pipes to drain, no Foundation.Process child monitoring).
   private func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
     guard let binary = Self.binary else {
       XCTFail("fgrun was not found next to the tests; run `swift build --build-tests` first (or set FGRUN).")
       throw CocoaError(.fileNoSuchFile)
     }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
-    // Read both pipes while the process runs, so a full pipe cannot block it.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data(), errData = Data()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
-    group.wait()
-    return Outcome(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    let io = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-io-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: io) }
+    let inPath = io.appendingPathComponent("stdin").path
+    let outPath = io.appendingPathComponent("stdout").path
+    let errPath = io.appendingPathComponent("stderr").path
+    try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    // The child starts in the test's folder through coreutils' `env -C` (glibc's
+    // posix_spawn_file_actions_addchdir_np is not visible to Swift).
+    let launcher = "/usr/bin/env"
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      (["env", "-C", folder.path, binary.path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, launcher, &actions, nil, argv, environ)
+    guard spawned == 0 else {
+      XCTFail("cannot start \(binary.path): \(String(cString: strerror(spawned)))")
+      throw CocoaError(.executableLoad)
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells report it.
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return Outcome(
+      status: code, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+      stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
   }
 }
