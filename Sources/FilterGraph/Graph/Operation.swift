@@ -136,6 +136,11 @@ public protocol ImageOperation: Sendable {
   /// Computes `output.rect` of the result into `output.buffer` from tiles of the inputs that
   /// cover the regions `inputRegion` asked for.
   func render(into output: inout Tile, inputs: [Tile]) throws
+  /// The same, also given the inputs' infos (what `inputRegion` was given). The renderer calls
+  /// this one; the default ignores `inputInfos` and calls `render(into:inputs:)`. Operations whose
+  /// arithmetic depends on an input's size, which the optimizer may change under them (`scale`
+  /// fed by a reduced-size JPEG decode), implement it.
+  func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws
 }
 
 extension ImageOperation {
@@ -143,6 +148,10 @@ extension ImageOperation {
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[0] }
   /// Most filters need exactly the output region of their input.
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect { output }
+  /// Most filters do not need the inputs' infos to compute a region.
+  public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
+    try render(into: &output, inputs: inputs)
+  }
 }
 
 /// A filter whose output pixel depends only on the input pixel at the same place.

@@ -26,6 +26,8 @@ public enum ParameterKind: Hashable, Sendable {
   case image
   /// A point `X,Y`.
   case point
+  /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
+  case numbers(count: Int)
 
   /// A short human name for messages and `fgrun filters`.
   public var typeName: String {
@@ -39,6 +41,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .path: return "path"
     case .image: return "image"
     case .point: return "point X,Y"
+    case .numbers(let n): return "\(n) numbers N,N,…"
     }
   }
 }
@@ -61,6 +64,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   case image(String)
   /// A point.
   case point(Point)
+  /// A list of numbers.
+  case numbers([Double])
 
   /// The recipe spelling of the value.
   public var description: String {
@@ -73,6 +78,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case .path(let p): return p
     case .image(let name): return name
     case .point(let p): return "\(p.x),\(p.y)"
+    case .numbers(let v): return v.map(ParameterValue.format).joined(separator: ",")
     }
   }
 
@@ -133,6 +139,12 @@ public struct Arguments: Hashable, Sendable, CustomStringConvertible {
   /// The value of `name`, or nil.
   public subscript(name: String) -> ParameterValue? {
     values.first { $0.0 == name }?.1
+  }
+
+  /// The numbers named `name` (empty when absent).
+  public func numbers(_ name: String) -> [Double] {
+    if case .numbers(let v)? = self[name] { return v }
+    return []
   }
 
   /// `name=value …` in table order: the recipe spelling and the cache key.

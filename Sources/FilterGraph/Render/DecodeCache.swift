@@ -29,8 +29,9 @@ final class DecodeCache: @unchecked Sendable {
 
   init(byteLimit: Int) { self.byteLimit = byteLimit }
 
-  /// The pixels for `key`, decoding them with `decode` only if no entry exists.
-  func pixels(for key: String, decode: () throws -> PixelBuffer) throws -> PixelBuffer {
+  /// The pixels for `key`, decoding them with `decode` only if no entry exists. A `decode` that
+  /// returns nil (a generated source: nothing to decode) is neither counted nor cached.
+  func pixels(for key: String, decode: () throws -> PixelBuffer?) throws -> PixelBuffer? {
     lock.lock()
     while inFlight.contains(key) { lock.wait() }
     clock += 1
@@ -42,14 +43,14 @@ final class DecodeCache: @unchecked Sendable {
     }
     inFlight.insert(key)
     lock.unlock()
-    let result: Result<PixelBuffer, Error> = Result { try decode() }
+    let result: Result<PixelBuffer?, Error> = Result { try decode() }
     lock.lock()
     inFlight.remove(key)
     defer {
       lock.broadcast()
       lock.unlock()
     }
-    let buffer = try result.get()
+    guard let buffer = try result.get() else { return nil }
     statistics.decodes += 1
     let bytes = buffer.rowBytes * buffer.height
     if bytes <= byteLimit {

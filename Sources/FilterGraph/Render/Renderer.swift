@@ -89,7 +89,7 @@ public final class Renderer: @unchecked Sendable {
       guard let source = node.operation as? SourceOperation else { continue }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
-      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() ?? PixelBuffer(width: 0, height: 0, format: .rgb8) }) as PixelBuffer?, pixels.width > 0 {
+      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() }) {
         plan.decoded[ObjectIdentifier(node)] = pixels
       }
     }
@@ -105,6 +105,9 @@ public final class Renderer: @unchecked Sendable {
     let size = plan.root.info.size
     if size.isEmpty { return }
     let evaluator = TileEvaluator(plan: plan)
+    // Tiles are stored as they come: a linear-tagged image (`converted(to: .linearSRGB)`) is
+    // evaluated in linear light so its values are written without the sRGB curve.
+    let storeSpace: WorkingSpace = plan.root.info.colorSpace.isLinear ? .linear : .encoded
     let tileW = options.tileSize.width, bandH = options.tileSize.height
     let bandCount = (size.height + bandH - 1) / bandH
     let tilesAcross = (size.width + tileW - 1) / tileW
@@ -144,7 +147,7 @@ public final class Renderer: @unchecked Sendable {
           if !skip {
             do {
               var memo: [TileEvaluator.MemoKey: Tile] = [:]
-              let tile = try evaluator.evaluate(plan.root, rect, space: .encoded, memo: &memo)
+              let tile = try evaluator.evaluate(plan.root, rect, space: storeSpace, memo: &memo)
               let dst = base + bandOffset + rect.x * format.bytesPerPixel
               TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
             } catch let e { error = e }

@@ -63,7 +63,7 @@ final class TileEvaluator: @unchecked Sendable {
         inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
       }
       tile = Tile(rect: rect)
-      try op.render(into: &tile, inputs: inputs)
+      try op.render(into: &tile, inputs: inputs, inputInfos: infos)
       if opSpace != space { convert(&tile, from: opSpace, to: space) }
     }
     if shared { memo[key] = tile }

@@ -9,55 +9,65 @@ import Foundation
 public final class WorkerPool: @unchecked Sendable {
   /// How many threads run jobs.
   public let threadCount: Int
-  private let condition = NSCondition()
-  private var queue: [() -> Void] = []
-  private var head = 0
-  private var stopping = false
-  private var threads: [Thread] = []
+  /// The queue the threads serve. Threads hold it, not the pool, so dropping the last reference
+  /// to the pool (its Renderer) runs `deinit`, which tells the threads to finish and exit.
+  private let jobs = JobQueue()
 
   /// Starts `threadCount` threads (at least one).
   public init(threadCount: Int) {
     self.threadCount = max(1, threadCount)
     for i in 0..<self.threadCount {
-      let thread = Thread { [unowned self] in self.run() }
+      let thread = Thread { [jobs] in jobs.run() }
       thread.name = "FilterGraph worker \(i)"
       thread.stackSize = 8 << 20
-      threads.append(thread)
       thread.start()
     }
   }
 
-  deinit {
-    condition.lock()
-    stopping = true
-    condition.broadcast()
-    condition.unlock()
-  }
+  deinit { jobs.stop() }
 
   /// Queues a job; it runs on one of the pool's threads.
-  public func submit(_ job: @escaping () -> Void) {
-    condition.lock()
-    queue.append(job)
-    condition.signal()
-    condition.unlock()
-  }
+  public func submit(_ job: @escaping () -> Void) { jobs.submit(job) }
 
-  private func run() {
-    while true {
+  /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
+  private final class JobQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [() -> Void] = []
+    private var head = 0
+    private var stopping = false
+
+    func submit(_ job: @escaping () -> Void) {
       condition.lock()
-      while head == queue.count && !stopping { condition.wait() }
-      if head == queue.count && stopping {
-        condition.unlock()
-        return
-      }
-      let job = queue[head]
-      head += 1
-      if head > 1024 && head * 2 > queue.count {
-        queue.removeFirst(head)
-        head = 0
-      }
+      queue.append(job)
+      condition.signal()
       condition.unlock()
-      job()
+    }
+
+    /// Lets the threads drain the queue and exit.
+    func stop() {
+      condition.lock()
+      stopping = true
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    func run() {
+      while true {
+        condition.lock()
+        while head == queue.count && !stopping { condition.wait() }
+        if head == queue.count && stopping {
+          condition.unlock()
+          return
+        }
+        let job = queue[head]
+        head += 1
+        if head > 1024 && head * 2 > queue.count {
+          queue.removeFirst(head)
+          head = 0
+        }
+        condition.unlock()
+        job()
+      }
     }
   }
 

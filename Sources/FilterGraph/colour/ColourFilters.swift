@@ -1,0 +1,64 @@
+// ColourFilters.swift — the recipe verbs of the colour family.
+//
+// Each verb reuses its operation's table (declared once, in the operation's file) and calls the
+// same Swift methods users call.
+
+import PixelBufferModule
+
+/// Recipe verbs: `tint`, `convert`, `matrix`, `sepia`, `saturate`, `brightness`, `contrast`,
+/// `exposure`, `gamma`, `invert`. (`convert to=gray` is the grayscale verb.)
+public enum ColourFilters {
+  /// `tint color=#FF8000 amount=0.3 mode=mix|multiply|template|monochrome`.
+  public static let tint = FilterDefinition(TintOperation.table) { inputs, args, _ in
+    inputs[0].tinted(args.color("color"), amount: args.number("amount"), mode: TintMode(rawValue: args.choice("mode")) ?? .mix)
+  }
+
+  /// `convert to=gray|srgb|linear|p3`.
+  public static let convert = FilterDefinition(ColorConversionOperation.table) { inputs, args, _ in
+    guard let target = ColorTarget(recipeName: args.choice("to")) else { return inputs[0] }
+    return inputs[0].converted(to: target)
+  }
+
+  /// `matrix values=<20 numbers> space=encoded|linear`.
+  public static let matrix = FilterDefinition(ColorMatrixOperation.table) { inputs, args, _ in
+    let m = ColorMatrix(values: args.numbers("values")) ?? .identity
+    return inputs[0].applyingColorMatrix(m, in: space(args))
+  }
+
+  /// `sepia intensity=1`.
+  public static let sepia = preset(ColorMatrixOperation.sepiaTable, "intensity") { ColorMatrix.sepia(intensity: $0) }
+  /// `saturate amount=1.2`.
+  public static let saturate = preset(ColorMatrixOperation.saturationTable, "amount") { ColorMatrix.saturation($0) }
+  /// `brightness amount=0.1`.
+  public static let brightness = preset(ColorMatrixOperation.brightnessTable, "amount") { ColorMatrix.brightness($0) }
+  /// `contrast amount=1.2`.
+  public static let contrast = preset(ColorMatrixOperation.contrastTable, "amount") { ColorMatrix.contrast($0) }
+  /// `exposure ev=0.5 space=linear`.
+  public static let exposure = preset(ColorMatrixOperation.exposureTable, "ev") { ColorMatrix.exposure(ev: $0) }
+
+  /// `invert`.
+  public static let invert = FilterDefinition(ColorMatrixOperation.invertTable) { inputs, args, _ in
+    inputs[0].applying(preset: .invert, ColorMatrixOperation.invertTable, [], space(args))
+  }
+
+  /// `gamma value=2.2`.
+  public static let gamma = FilterDefinition(GammaOperation.table) { inputs, args, _ in
+    inputs[0].adjustingGamma(args.number("value"), in: space(args))
+  }
+
+  /// Every colour verb.
+  public static var all: [FilterDefinition] {
+    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert]
+  }
+
+  /// The `space=` argument.
+  private static func space(_ args: Arguments) -> WorkingSpace { WorkingSpace(rawValue: args.choice("space")) ?? .encoded }
+
+  /// A matrix preset verb with one number parameter `name`.
+  private static func preset(_ table: OperationDescriptor, _ name: String, _ make: @escaping @Sendable (Double) -> ColorMatrix) -> FilterDefinition {
+    FilterDefinition(table) { inputs, args, _ in
+      let v = ColorMatrixOperation.clamp(args.number(name), table, name)
+      return inputs[0].applying(preset: make(v), table, [(name, .number(v))], space(args))
+    }
+  }
+}

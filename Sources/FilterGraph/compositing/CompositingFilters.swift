@@ -1,0 +1,48 @@
+// CompositingFilters.swift — the recipe verbs of the compositing family.
+//
+// Both verbs take two images. The chain's current image is always the OVERLAY (the top layer,
+// the one `opacity` scales); the second image is always the BASE (the bottom layer, whose size
+// the output has):
+//
+//   composite  the second image is named by the `.image` parameter `over=`:
+//                output = composite logo over=photo gravity=southeast margin=24 opacity=0.5
+//              parameters (CompositeOperation.table): over (image, required), mode, opacity,
+//              gravity, margin, x, y, linear.
+//   blend      the second image is the second positional image (same size images, centred):
+//                glow = blend soft base mode=screen opacity=0.4
+//              parameters: mode, opacity, linear (the same rows of CompositeOperation.table).
+//
+// `apply` receives `inputs = [overlay, base]` in both cases (descriptor.inputCount = 2: the
+// chain's image plus one more; for `composite` the recipe compiler resolves `over=` into
+// inputs[1]). Swift: `overlay.composited(over: base, …)`.
+
+import PixelBufferModule
+
+/// Recipe verbs: `composite` and `blend`.
+public enum CompositingFilters {
+  /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
+  public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
+    inputs[0].composited(
+      over: inputs[1], gravity: Gravity(rawValue: args.choice("gravity")) ?? .center, margin: args.integer("margin"),
+      offset: Point(x: args.integer("x"), y: args.integer("y")),
+      mode: BlendMode(rawValue: args.choice("mode")) ?? .over, opacity: args.optionalNumber("opacity") ?? 1,
+      linearLight: args["linear"] == nil ? true : args.bool("linear"))
+  }
+
+  /// `blend OVERLAY BASE [mode=] [opacity=] [linear=]`: the overlay centred on the base.
+  public static let blend = FilterDefinition(
+    OperationDescriptor(
+      name: "blend", category: .compositing,
+      summary: "Blends the image onto a second image (the base, given positionally), centred.",
+      inputCount: 2,
+      parameters: CompositeOperation.table.parameters.filter { ["mode", "opacity", "linear"].contains($0.name) },
+      example: "glow = blend soft base mode=screen opacity=0.4")
+  ) { inputs, args, _ in
+    inputs[0].composited(
+      over: inputs[1], mode: BlendMode(rawValue: args.choice("mode")) ?? .over,
+      opacity: args.optionalNumber("opacity") ?? 1, linearLight: args["linear"] == nil ? true : args.bool("linear"))
+  }
+
+  /// Every compositing verb.
+  public static var all: [FilterDefinition] { [composite, blend] }
+}

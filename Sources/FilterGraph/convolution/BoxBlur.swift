@@ -1,0 +1,59 @@
+// BoxBlur.swift — mean over a square window.
+//
+// Definition: output(x, y) = (1 / (2r + 1)²) · Σ_{|i| ≤ r, |j| ≤ r} input(x + i, y + j) on
+// premultiplied RGBA, with coordinates outside the image repeating the nearest edge pixel.
+// Computed separably (rows, then columns) with running window sums, so the cost per pixel does
+// not depend on r; the sums are exact (see SeparableFilter.swift), so tiles agree bit for bit.
+// Working space: linear light by default, encoded values with `linearLight: false`.
+
+import PixelBufferModule
+
+/// Replaces each pixel by the mean of the (2r + 1) × (2r + 1) square around it.
+public struct BoxBlurOperation: ImageOperation {
+  /// The window radius r, clamped to the table's 0 … 1000.
+  public let radius: Int
+  /// True to average linear light, false to average encoded values.
+  public let linearLight: Bool
+
+  /// Creates the operation; `radius` is clamped to 0 … 1000.
+  public init(radius: Int, linearLight: Bool = true) {
+    self.radius = min(max(radius, 0), 1000)
+    self.linearLight = linearLight
+  }
+
+  /// The parameter table (`boxblur radius=3 linear=true`).
+  public static let table = OperationDescriptor(
+    name: "boxblur", category: .convolution,
+    summary: "Mean over the (2·radius+1)² square around each pixel (edges extended).",
+    parameters: [
+      ParameterSpec("radius", .integer(0...1000), help: "Window radius in pixels; 0 leaves the image as is."),
+      ParameterSpec(
+        "linear", .boolean, default: .boolean(true),
+        help: "Average linear light (true) or the stored sRGB values (false)."),
+    ],
+    example: "boxblur radius=3")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    Arguments([("radius", .number(Double(radius))), ("linear", .boolean(linearLight))])
+  }
+  public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
+
+  public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    SeparableFilter.inputRegion(for: output, reach: radius, extent: inputs[0].extent)
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    SeparableFilter.boxCascade(inputs[0], into: &output, boxes: [ExtendedBox(radius: radius, alpha: 0)])
+  }
+}
+
+extension Image {
+  /// The image with each pixel replaced by the mean of the (2·radius + 1)² square around it
+  /// (radius clamped to 0 … 1000; 0 returns the image unchanged), in linear light unless
+  /// `linearLight` is false.
+  public func boxBlurred(radius: Int, linearLight: Bool = true) -> Image {
+    let op = BoxBlurOperation(radius: radius, linearLight: linearLight)
+    return op.radius == 0 ? self : applying(op)
+  }
+}

@@ -1,0 +1,120 @@
+// GaussianBlur.swift — Gaussian blur with a standard deviation in pixels.
+//
+// Definition: output(x, y) = Σ_{i,j} w(i)·w(j)·input(x + i, y + j), with w the sampled,
+// normalised Gaussian of `GaussianKernel` (radius ⌈3σ⌉), applied to premultiplied RGBA (all four
+// channels, so transparent pixels do not bleed colour). Coordinates outside the image repeat the
+// nearest edge pixel, so borders do not darken: a flat image stays exactly flat.
+//
+// Working space: linear light by default (`linearLight: true`: the sRGB curve is removed first,
+// as a lens would blur, so bright detail does not darken when spread); `linearLight: false`
+// blurs the stored (encoded) values instead, as libvips' gaussblur, ImageMagick and most tools
+// do — pick it to match their output.
+//
+// Method: σ ≤ `GaussianBlurOperation.boxThreshold` (12) convolves with the exact sampled kernel
+// (rows, then columns: 2r + 1 multiply-adds per pixel per direction). Above it a cascade of three
+// extended boxes with exactly the Gaussian's variance runs in O(1) per pixel whatever σ
+// (see `GaussianKernel.boxCascade`). It is an approximation, as in SVG's feGaussianBlur: its 1-D
+// impulse response is a piecewise quadratic that differs from the sampled Gaussian by up to 6.3 %
+// of the Gaussian's peak (12.1 % of the 2-D peak), and blurred step edges differ from the exact
+// result by at most 1.05 % of the step height (≤ 3 levels of 8 bits on a black/white edge;
+// checked in GaussianBlurTests). The threshold 12 is where the two cost about the same on the
+// 2-core test machine. `method=exact` or `method=box` forces either.
+//
+// Cost note: a tile reads its output rectangle widened by the reach (≈ 3σ) on every side, so with
+// the renderer's 64-row tiles very large σ recomputes many input rows per tile.
+
+import PixelBufferModule
+
+/// Blurs with a Gaussian of standard deviation `sigma` pixels.
+public struct GaussianBlurOperation: ImageOperation {
+  /// How the blur is computed.
+  public enum Method: String, Hashable, Sendable, CaseIterable {
+    /// Exact sampled kernel up to `boxThreshold`, extended boxes above it.
+    case automatic = "auto"
+    /// Always the exact sampled kernel (O(σ) per pixel).
+    case exact
+    /// Always the three-box cascade (O(1) per pixel, approximate).
+    case box
+  }
+
+  /// Above this σ the automatic method uses the box cascade.
+  public static let boxThreshold: Double = 12
+
+  /// The standard deviation in pixels, clamped to the table's 0 … 500.
+  public let sigma: Double
+  /// True to blur in linear light, false to blur encoded values.
+  public let linearLight: Bool
+  /// The requested method.
+  public let method: Method
+
+  /// Creates the operation; `sigma` is clamped to 0 … 500 (NaN counts as 0).
+  public init(sigma: Double, linearLight: Bool = true, method: Method = .automatic) {
+    self.sigma = ConvolutionFilters.clamped(sigma, "sigma", in: Self.table)
+    self.linearLight = linearLight
+    self.method = method
+  }
+
+  /// True when the box cascade will run.
+  public var usesBoxes: Bool {
+    switch method {
+    case .automatic: return sigma > Self.boxThreshold
+    case .exact: return false
+    case .box: return sigma > 0
+    }
+  }
+
+  /// How far the blur reads on each side of a pixel.
+  public var reach: Int {
+    usesBoxes
+      ? GaussianKernel.boxCascade(sigma: sigma).reduce(0) { $0 + $1.reach }
+      : GaussianKernel.radius(for: sigma)
+  }
+
+  /// The parameter table (`blur sigma=2 linear=true method=auto`).
+  public static let table = OperationDescriptor(
+    name: "blur", category: .convolution,
+    summary: "Gaussian blur with standard deviation sigma pixels (edges extended).",
+    parameters: [
+      ParameterSpec("sigma", .number(0...500), help: "Standard deviation in pixels; 0 leaves the image as is."),
+      ParameterSpec(
+        "linear", .boolean, default: .boolean(true),
+        help: "Blur in linear light (true) or on the stored sRGB values, as most tools do (false)."),
+      ParameterSpec(
+        "method", .choice(Method.allCases.map(\.rawValue)), default: .choice("auto"),
+        help: "exact: sampled kernel; box: three extended boxes, O(1) per pixel; auto: box above sigma 12."),
+    ],
+    example: "blur sigma=2")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    Arguments([("sigma", .number(sigma)), ("linear", .boolean(linearLight)), ("method", .choice(method.rawValue))])
+  }
+  public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
+
+  public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    SeparableFilter.inputRegion(for: output, reach: reach, extent: inputs[0].extent)
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    Self.blur(inputs[0], into: &output, sigma: sigma, boxes: usesBoxes)
+  }
+
+  /// Blurs `input` (covering `output.rect` widened by the reach, clipped to the image) into
+  /// `output`; shared with sharpen.
+  static func blur(_ input: Tile, into output: inout Tile, sigma: Double, boxes: Bool) {
+    if boxes {
+      SeparableFilter.boxCascade(input, into: &output, boxes: GaussianKernel.boxCascade(sigma: sigma))
+    } else {
+      SeparableFilter.convolve(input, into: &output, weights: GaussianKernel(sigma: sigma).floatWeights)
+    }
+  }
+}
+
+extension Image {
+  /// The image blurred with a Gaussian of standard deviation `sigma` pixels (clamped to 0 … 500;
+  /// 0 returns the image unchanged), in linear light unless `linearLight` is false.
+  public func blurred(sigma: Double, linearLight: Bool = true) -> Image {
+    let op = GaussianBlurOperation(sigma: sigma, linearLight: linearLight)
+    return op.sigma == 0 ? self : applying(op)
+  }
+}

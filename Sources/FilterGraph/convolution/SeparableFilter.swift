@@ -1,0 +1,287 @@
+// SeparableFilter.swift — the two tile engines blur, box blur and sharpen run on.
+//
+// Both compute `output.rect` from one input tile that covers the output widened by the filter's
+// reach on every side and clipped to the image (`inputRegion(for:reach:extent:)`). Coordinates
+// outside that tile are clamped to its edges, which is the renderer's edge extension: the tile
+// only stops short of the widened region where the image itself ends. Rows are filtered first
+// (over every input row the vertical pass needs, into a scratch buffer of output width), then
+// columns, one output row (or strip) at a time so the inner loops run along whole rows.
+//
+// Determinism: every output pixel is computed by the same sequence of floating-point operations
+// wherever the tile it falls in starts, so a tile-parallel render equals a one-tile render bit
+// for bit.
+//  * `convolve` evaluates c₀·x₀ + Σᵢ cᵢ·(x₋ᵢ + x₊ᵢ) in a fixed order for every pixel.
+//  * `boxCascade` keeps running window sums, whose value would normally depend on where the run
+//    started. Here the values summed are first rounded to multiples of 2⁻³⁶ in Double, so every
+//    partial sum below 2¹⁷ in magnitude is exact: the running sum equals the window's exact sum
+//    whatever the starting point. (Values in the working range 0…1 stay far inside that bound
+//    for windows up to 2¹⁷ pixels; the rounding changes a value by at most 1.5 × 10⁻¹¹.)
+
+import PixelBufferModule
+
+/// One box of an extended-box cascade: weight 1 on offsets −radius … radius and `alpha` on
+/// ±(radius + 1), divided by their total 2·radius + 1 + 2·alpha.
+struct ExtendedBox: Hashable, Sendable {
+  /// The radius of the unit-weight part.
+  var radius: Int
+  /// The weight of the two end taps, 0 ≤ alpha < 1 (0 for a plain box).
+  var alpha: Double
+
+  /// How far the box reads on each side.
+  var reach: Int { alpha > 0 ? radius + 1 : radius }
+  /// 1 / (sum of weights).
+  var norm: Double { 1 / (Double(2 * radius + 1) + 2 * alpha) }
+  /// The variance of the box's weights.
+  var variance: Double {
+    let r = Double(radius)
+    return (r * (r + 1) * (2 * r + 1) / 3 + 2 * alpha * (r + 1) * (r + 1)) * norm
+  }
+}
+
+/// Separable filtering of one tile; see the file comment.
+enum SeparableFilter {
+  /// Adding and subtracting this rounds a Double of magnitude below 2¹⁵ to a multiple of 2⁻³⁶.
+  static let quantiser: Double = 98304  // 1.5 · 2¹⁶
+
+  /// The input region for `output` of a filter reading `reach` pixels on every side: the widened
+  /// rectangle clipped to the input's `extent`.
+  static func inputRegion(for output: Rect, reach: Int, extent: Rect) -> Rect {
+    let wide = Rect(x: output.x - reach, y: output.y - reach, width: output.width + 2 * reach, height: output.height + 2 * reach)
+    let clipped = wide.intersection(extent)
+    return clipped.isEmpty ? output : clipped
+  }
+
+  // MARK: Exact symmetric convolution
+
+  /// Convolves rows, then columns, with the symmetric kernel `weights` (`[0]` the centre,
+  /// `[i]` the weight at ±i).
+  static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) {
+    let r = weights.count - 1
+    let o = output.rect, src = input.rect
+    let w = o.width, h = o.height
+    guard w > 0, h > 0, !src.isEmpty else { return }
+    let rowLo = max(src.y, o.y - r), rowHi = min(src.maxY, o.maxY + r)
+    let rows = rowHi - rowLo
+    let mid = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows * w)
+    defer { mid.deallocate() }
+    let padLength = w + 2 * r
+    let pad = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: padLength)
+    defer { pad.deallocate() }
+    let coversRow = src.x <= o.x - r && src.maxX >= o.maxX + r
+
+    weights.withUnsafeBufferPointer { k in
+      // Rows: every input row the columns will read, at output width.
+      input.withPixels { pixels in
+        for j in 0..<rows {
+          let row = pixels[row: rowLo + j - src.y]
+          let line: UnsafePointer<SIMD4<Float>>  // line[t] is the pixel at x = o.x − r + t
+          if coversRow {
+            line = row + (o.x - r - src.x)
+          } else {
+            for t in 0..<padLength {
+              pad[t] = row[min(max(o.x - r + t, src.x), src.maxX - 1) - src.x]
+            }
+            line = UnsafePointer(pad)
+          }
+          let centre = line + r
+          symmetricTaps(into: mid + j * w, count: w, weights: k) { i in (centre - i, centre + i) }
+        }
+      }
+      // Columns: for each output row, the weighted sum of whole scratch rows.
+      output.withMutablePixels { dst in
+        for y in 0..<h {
+          let ay = o.y + y
+          symmetricTaps(into: dst[row: y], count: w, weights: k) { i in
+            let above = min(max(ay - i, src.y), src.maxY - 1) - rowLo
+            let below = min(max(ay + i, src.y), src.maxY - 1) - rowLo
+            return (UnsafePointer(mid + above * w), UnsafePointer(mid + below * w))
+          }
+        }
+      }
+    }
+  }
+
+  /// `d[x] = k₀·c[x] + Σᵢ kᵢ·(aᵢ[x] + bᵢ[x])`, summed in order of increasing i, where
+  /// `(aᵢ, bᵢ) = pair(i)` and `c = pair(0).0`. Taps are applied two at a time (same order).
+  @inline(__always)
+  static func symmetricTaps(
+    into d: UnsafeMutablePointer<SIMD4<Float>>, count: Int, weights k: UnsafeBufferPointer<Float>,
+    pair: (Int) -> (UnsafePointer<SIMD4<Float>>, UnsafePointer<SIMD4<Float>>)
+  ) {
+    let c = pair(0).0
+    let k0 = k[0]
+    var i = 1
+    if k.count > 1 {
+      let (a, b) = pair(1)
+      let k1 = k[1]
+      for x in 0..<count { d[x] = k0 * c[x] + k1 * (a[x] + b[x]) }
+      i = 2
+    } else {
+      for x in 0..<count { d[x] = k0 * c[x] }
+    }
+    while i + 1 < k.count {
+      let (a1, b1) = pair(i), (a2, b2) = pair(i + 1)
+      let ki = k[i], kj = k[i + 1]
+      for x in 0..<count { d[x] = (d[x] + ki * (a1[x] + b1[x])) + kj * (a2[x] + b2[x]) }
+      i += 2
+    }
+    if i < k.count {
+      let (a, b) = pair(i)
+      let ki = k[i]
+      for x in 0..<count { d[x] = d[x] + ki * (a[x] + b[x]) }
+    }
+  }
+
+  // MARK: Box cascade
+
+  /// Applies `boxes` in turn along rows, then along columns (each pass of each direction
+  /// reading the previous pass's result).
+  static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) {
+    let reach = boxes.reduce(0) { $0 + $1.reach }
+    let o = output.rect, src = input.rect
+    let w = o.width, h = o.height
+    guard w > 0, h > 0, !src.isEmpty else { return }
+    let rowLo = max(src.y, o.y - reach), rowHi = min(src.maxY, o.maxY + reach)
+    let rows = rowHi - rowLo
+    let mid = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows * w)
+    defer { mid.deallocate() }
+    let strip = 64
+    let span = max(w, h) + 2 * reach
+    let bufA = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: span * strip)
+    let bufB = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: span * strip)
+    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: strip)
+    defer {
+      bufA.deallocate()
+      bufB.deallocate()
+      sums.deallocate()
+    }
+    let q = quantiser
+
+    // Rows.
+    input.withPixels { pixels in
+      for j in 0..<rows {
+        let row = pixels[row: rowLo + j - src.y]
+        for t in 0..<(w + 2 * reach) {
+          let v = row[min(max(o.x - reach + t, src.x), src.maxX - 1) - src.x]
+          bufA[t] = (widen(v) + q) - q
+        }
+        let result = runCascade(boxes, length: w + 2 * reach, lanes: 1, a: bufA, b: bufB, sums: sums)
+        let m = mid + j * w
+        for x in 0..<w { m[x] = narrow(result[x]) }
+      }
+    }
+    // Columns, in strips of `strip` pixels laid out row by row.
+    output.withMutablePixels { dst in
+      var x0 = 0
+      while x0 < w {
+        let lanes = min(strip, w - x0)
+        for t in 0..<(h + 2 * reach) {
+          let m = mid + (min(max(o.y - reach + t, src.y), src.maxY - 1) - rowLo) * w + x0
+          let b = bufA + t * lanes
+          for l in 0..<lanes { b[l] = (widen(m[l]) + q) - q }
+        }
+        let result = runCascade(boxes, length: h + 2 * reach, lanes: lanes, a: bufA, b: bufB, sums: sums)
+        for y in 0..<h {
+          let d = dst[row: y] + x0, s = result + y * lanes
+          for l in 0..<lanes { d[l] = narrow(s[l]) }
+        }
+        x0 += lanes
+      }
+    }
+  }
+
+  /// Runs the boxes over `length` elements of `lanes` pixels in `a` (using `b` as the other
+  /// buffer); returns the buffer holding the `length − 2·Σreach` results.
+  @inline(__always)
+  private static func runCascade(
+    _ boxes: [ExtendedBox], length: Int, lanes: Int, a: UnsafeMutablePointer<SIMD4<Double>>,
+    b: UnsafeMutablePointer<SIMD4<Double>>, sums: UnsafeMutablePointer<SIMD4<Double>>
+  ) -> UnsafeMutablePointer<SIMD4<Double>> {
+    var from = a, to = b, n = length
+    for (index, box) in boxes.enumerated() {
+      n -= 2 * box.reach
+      if lanes == 1 {
+        linePass(from, to, count: n, box: box, quantise: index < boxes.count - 1)
+      } else {
+        boxPass(from, to, count: n, lanes: lanes, box: box, sums: sums, quantise: index < boxes.count - 1)
+      }
+      swap(&from, &to)
+    }
+    return from
+  }
+
+  /// One box along a line of elements of `lanes` pixels: element i of `dst` (0 ≤ i < count) is
+  /// the box centred on element i + reach of `src`, optionally rounded to a multiple of 2⁻³⁶.
+  @inline(__always)
+  private static func boxPass(
+    _ src: UnsafePointer<SIMD4<Double>>, _ dst: UnsafeMutablePointer<SIMD4<Double>>, count: Int,
+    lanes: Int, box: ExtendedBox, sums: UnsafeMutablePointer<SIMD4<Double>>, quantise: Bool
+  ) {
+    let r = box.radius, e = box.reach
+    let norm = SIMD4<Double>(repeating: box.norm), alpha = box.alpha
+    let q = SIMD4<Double>(repeating: quantiser)
+    for l in 0..<lanes {
+      var s = SIMD4<Double>()
+      for j in (e - r)...(e + r) { s += src[j * lanes + l] }
+      sums[l] = s
+    }
+    for i in 0..<count {
+      if i > 0 {
+        let add = src + (i + e + r) * lanes, sub = src + (i + e - r - 1) * lanes
+        for l in 0..<lanes { sums[l] += add[l] - sub[l] }
+      }
+      let out = dst + i * lanes
+      if alpha > 0 {
+        // e = r + 1: the end taps are elements i and i + 2r + 2.
+        let lo = src + i * lanes, hi = src + (i + 2 * r + 2) * lanes
+        for l in 0..<lanes { out[l] = (sums[l] + alpha * (lo[l] + hi[l])) * norm }
+      } else {
+        for l in 0..<lanes { out[l] = sums[l] * norm }
+      }
+      if quantise {
+        for l in 0..<lanes { out[l] = (out[l] + q) - q }
+      }
+    }
+  }
+
+  /// `boxPass` for one pixel per element, the running sum kept in a register. Same operations
+  /// per output, in the same order.
+  private static func linePass(
+    _ src: UnsafePointer<SIMD4<Double>>, _ dst: UnsafeMutablePointer<SIMD4<Double>>, count: Int,
+    box: ExtendedBox, quantise: Bool
+  ) {
+    let r = box.radius, e = box.reach
+    let norm = SIMD4<Double>(repeating: box.norm), alpha = box.alpha
+    let q = SIMD4<Double>(repeating: quantiser)
+    var s = SIMD4<Double>()
+    for j in (e - r)...(e + r) { s += src[j] }
+    if alpha > 0 {
+      // e = r + 1: the end taps are elements i and i + 2r + 2.
+      var out = (s + alpha * (src[0] + src[2 * r + 2])) * norm
+      dst[0] = quantise ? (out + q) - q : out
+      for i in 1..<max(count, 1) {
+        s += src[i + 2 * r + 1] - src[i]
+        out = (s + alpha * (src[i] + src[i + 2 * r + 2])) * norm
+        dst[i] = quantise ? (out + q) - q : out
+      }
+    } else {
+      var out = s * norm
+      dst[0] = quantise ? (out + q) - q : out
+      for i in 1..<max(count, 1) {
+        s += src[i + e + r] - src[i + e - r - 1]
+        out = s * norm
+        dst[i] = quantise ? (out + q) - q : out
+      }
+    }
+  }
+
+  @inline(__always)
+  static func widen(_ v: SIMD4<Float>) -> SIMD4<Double> {
+    SIMD4(Double(v.x), Double(v.y), Double(v.z), Double(v.w))
+  }
+
+  @inline(__always)
+  static func narrow(_ v: SIMD4<Double>) -> SIMD4<Float> {
+    SIMD4(Float(v.x), Float(v.y), Float(v.z), Float(v.w))
+  }
+}

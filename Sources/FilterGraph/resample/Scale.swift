@@ -1,0 +1,348 @@
+// Scale.swift — resize to a target size with an interpolation kernel (antialiased downscaling).
+//
+// Definition. Let the input be inW × inH and the target outW × outH, with ratios
+// rx = inW / outW and ry = inH / outH. The ratio is taken from the input the operation receives
+// when it runs, not when it was built: the optimizer may feed it a JPEG decoded at 1/2, 1/4 or
+// 1/8 size, and the output geometry stays the same. Each axis is resampled separately
+// (horizontal pass first, then vertical); along the x axis, with r = rx:
+//
+//   output pixel x (centre x + ½) maps to the input position  u = (x + ½)·r − ½,
+//   s = max(r, 1)                                    (the kernel is stretched when downscaling,
+//                                                     so it averages — antialiasing — and is
+//                                                     left as is when upscaling),
+//   out(x) = Σᵢ k((i − u)/s)·in(i) / Σᵢ k((i − u)/s)   over input pixels i with |i − u| < support·s,
+//
+// where k is the kernel (ResampleKernel.swift). Two kernels are special:
+//   • nearest copies exactly one pixel, i = ⌊(x + ½)·r⌋ (no arithmetic on the value);
+//   • box is an exact area average: input pixel i, covering [i, i + 1), weighs its overlap with
+//     the output pixel's footprint [x·r, (x + 1)·r) (for upscaling that is a copy, blended only
+//     where a footprint straddles two input pixels).
+// An axis whose size does not change is copied unchanged (whatever the kernel).
+// Input positions outside the image repeat its edge pixels (the renderer extends edges).
+//
+// Pixels are resampled premultiplied (so transparent pixels add no colour: no dark fringes around
+// cut-outs), in linear light by default (`linear=false` resamples the stored sRGB-encoded values,
+// as many tools do). Ringing of the negative-lobed kernels is clipped so each result is a valid
+// premultiplied pixel: 0 ≤ alpha ≤ 1 and 0 ≤ colour ≤ alpha.
+
+import PixelBufferModule
+
+/// Resamples its input to `targetSize` (see the definition at the top of Scale.swift).
+public struct ScaleOperation: ResampleOperation {
+  /// The output size.
+  public let targetSize: Size
+  /// The interpolation kernel.
+  public let kernel: ResampleKernel
+  /// True to resample in linear light (the default), false for sRGB-encoded values.
+  public let linearLight: Bool
+  /// False when the optimizer must not decode a JPEG input at reduced size under this scale.
+  public let allowsShrinkOnLoad: Bool
+
+  /// The largest output side (larger requests are clamped to it).
+  public static let maximumSide = 65535
+
+  /// Creates the operation. Each side of `targetSize` is clamped into 1…`maximumSide`.
+  public init(targetSize: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) {
+    self.targetSize = Size(
+      width: min(max(targetSize.width, 1), Self.maximumSide), height: min(max(targetSize.height, 1), Self.maximumSide))
+    self.kernel = kernel
+    self.linearLight = linearLight
+    self.allowsShrinkOnLoad = allowsShrinkOnLoad
+  }
+
+  /// The `scale` verb's table: one of the six size modes, then the kernel and options.
+  public static let table = OperationDescriptor(
+    name: "scale", category: .resample,
+    summary: "Resizes by a factor, to a width or height, to fit or fill a box, or to an exact size (give exactly one).",
+    parameters: [
+      ParameterSpec("factor", .number(0.0001...100), help: "Scale factor (0.5 halves each side); sides round to the nearest pixel."),
+      ParameterSpec("width", .integer(1...maximumSide), help: "Target width; the height keeps the aspect ratio."),
+      ParameterSpec("height", .integer(1...maximumSide), help: "Target height; the width keeps the aspect ratio."),
+      ParameterSpec("fit", .size(1...maximumSide), help: "Largest size inside the box that keeps the aspect ratio."),
+      ParameterSpec("fill", .size(1...maximumSide), help: "Covers the box keeping the aspect ratio, then crops the centre to it."),
+      ParameterSpec("size", .size(1...maximumSide), help: "Exact size (may change the aspect ratio)."),
+      ParameterSpec("kernel", .choice(ResampleKernel.names), default: .choice(ResampleKernel.lanczos3.rawValue), help: "Interpolation kernel."),
+      ParameterSpec("linear", .boolean, default: .boolean(true), help: "Resample in linear light (false: in sRGB-encoded values)."),
+      ParameterSpec("shrink", .boolean, default: .boolean(true), help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster)."),
+    ],
+    example: "scale fit=1200x1200 kernel=lanczos3")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  /// The resolved target as `size=`, then `kernel`, `linear`, `shrink`.
+  public var arguments: Arguments {
+    Arguments([
+      ("size", .size(targetSize)), ("kernel", .choice(kernel.rawValue)), ("linear", .boolean(linearLight)),
+      ("shrink", .boolean(allowsShrinkOnLoad)),
+    ])
+  }
+  public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    var info = inputs[0]
+    info.size = targetSize
+    return info
+  }
+
+  public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    let inSize = inputs[0].size
+    let xs = ResampleAxis.span(of: output.x, output.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel)
+    let ys = ResampleAxis.span(of: output.y, output.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel)
+    return Rect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
+  }
+
+  /// Not used: the ratio needs the input's size (`render(into:inputs:inputInfos:)`).
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    throw FilterError("scale needs its input's size to render: the renderer calls render(into:inputs:inputInfos:).")
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
+    let inSize = inputInfos[0].size
+    let input = inputs[0]
+    let xAxis = ResampleAxis(
+      outputs: output.rect.x..<output.rect.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel,
+      origin: input.rect.x)
+    let yAxis = ResampleAxis(
+      outputs: output.rect.y..<output.rect.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel,
+      origin: input.rect.y)
+    if kernel == .nearest {
+      Self.pick(input, into: &output, xAxis, yAxis)
+    } else {
+      Self.resample(input, into: &output, xAxis, yAxis)
+    }
+  }
+
+  /// Nearest: each output pixel is a copy of the one input pixel its axes' single taps name.
+  static func pick(_ input: Tile, into output: inout Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
+    input.withPixels { src in
+      output.withMutablePixels { dst in
+        xAxis.starts.withUnsafeBufferPointer { xs in
+          for y in 0..<dst.height {
+            let s = src[row: yAxis.starts[y]], d = dst[row: y]
+            for x in 0..<dst.width { d[x] = s[xs[x]] }
+          }
+        }
+      }
+    }
+  }
+
+  /// Two separable passes: input rows → scratch (output width), then scratch → output rows.
+  static func resample(_ input: Tile, into output: inout Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
+    let outW = output.rect.width
+    let rows = input.rect.height
+    let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: outW * rows)
+    defer { scratch.deallocate() }
+    // Horizontal pass over every input row the vertical taps read.
+    input.withPixels { src in
+      xAxis.starts.withUnsafeBufferPointer { starts in
+        xAxis.counts.withUnsafeBufferPointer { counts in
+          xAxis.weights.withUnsafeBufferPointer { weights in
+            let stride = xAxis.stride
+            for r in 0..<rows {
+              let s = src[row: r], d = scratch + r &* outW
+              for x in 0..<outW {
+                let p = s + starts[x], w = weights.baseAddress! + x &* stride
+                // Two accumulators (even and odd taps) halve the dependency chain.
+                var acc = p[0] * w[0], odd = SIMD4<Float>.zero
+                var j = 1
+                let n = counts[x]
+                while j &+ 1 < n {
+                  odd += p[j] * w[j]
+                  acc += p[j &+ 1] * w[j &+ 1]
+                  j &+= 2
+                }
+                if j < n { odd += p[j] * w[j] }
+                d[x] = acc + odd
+              }
+            }
+          }
+        }
+      }
+    }
+    // Vertical pass: each output row is a weighted sum of scratch rows, accumulated row-wise.
+    output.withMutablePixels { dst in
+      yAxis.weights.withUnsafeBufferPointer { weights in
+        let stride = yAxis.stride
+        for y in 0..<dst.height {
+          let d = dst[row: y]
+          let w = weights.baseAddress! + y &* stride
+          let first = scratch + yAxis.starts[y] &* outW
+          let w0 = w[0]
+          for x in 0..<outW { d[x] = first[x] * w0 }
+          for j in 1..<max(yAxis.counts[y], 1) {
+            let s = first + j &* outW
+            let wj = w[j]
+            for x in 0..<outW { d[x] += s[x] * wj }
+          }
+          // Clip ringing to valid premultiplied pixels.
+          for x in 0..<outW {
+            let v = d[x]
+            let a = min(max(v.w, 0), 1)
+            var c = v.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a))
+            c.w = a
+            d[x] = c
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The taps and weights that map a run of output positions on one axis to input positions.
+struct ResampleAxis {
+  /// For each output, its first tap's index relative to `origin`.
+  var starts: [Int]
+  /// For each output, how many taps it has (at least 1).
+  var counts: [Int]
+  /// Row length of `weights`: the largest tap count.
+  var stride: Int
+  /// `stride` weights per output (the first `counts[i]` used), normalised to sum 1.
+  var weights: [Float]
+
+  /// The weights for `outputs` (absolute output coordinates) on an axis of `inSize` input and
+  /// `outSize` output pixels; tap indices are made relative to `origin`.
+  init(outputs: Range<Int>, inSize: Int, outSize: Int, kernel: ResampleKernel, origin: Int) {
+    var taps: [(start: Int, weights: [Double])] = []
+    taps.reserveCapacity(outputs.count)
+    for x in outputs { taps.append(Self.taps(for: x, inSize: inSize, outSize: outSize, kernel: kernel)) }
+    stride = max(1, taps.map(\.weights.count).max() ?? 1)
+    starts = taps.map { $0.start - origin }
+    counts = taps.map(\.weights.count)
+    weights = [Float](repeating: 0, count: stride * taps.count)
+    for (i, t) in taps.enumerated() {
+      let sum = t.weights.reduce(0, +)
+      for (j, w) in t.weights.enumerated() { weights[i * stride + j] = Float(w / sum) }
+    }
+  }
+
+  /// The input positions (absolute, possibly beyond the input's edges) outputs `x0 ..< x1` read.
+  static func span(of x0: Int, _ x1: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> Range<Int> {
+    guard x1 > x0 else { return 0..<1 }
+    // Tap ranges grow monotonically with x, so the first and last outputs bound the span.
+    let first = taps(for: x0, inSize: inSize, outSize: outSize, kernel: kernel)
+    let last = taps(for: x1 - 1, inSize: inSize, outSize: outSize, kernel: kernel)
+    return first.start..<max(last.start + last.weights.count, first.start + 1)
+  }
+
+  /// Output `x`'s first input index and its (unnormalised, positive-sum) weights.
+  static func taps(for x: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> (start: Int, weights: [Double]) {
+    let m = max(inSize, 1), n = max(outSize, 1)
+    if m == n { return (x, [1]) }
+    switch kernel {
+    case .nearest:
+      // ⌊(x + ½)·m/n⌋ in integers.
+      return ((2 * x + 1) * m / (2 * n), [1])
+    case .box:
+      // Footprint [x·m/n, (x+1)·m/n) scaled by n: [x·m, (x+1)·m); pixel i covers [i·n, (i+1)·n).
+      let lo = x * m, hi = (x + 1) * m
+      let first = lo / n, end = (hi + n - 1) / n
+      var w: [Double] = []
+      for i in first..<end { w.append(Double(min(hi, (i + 1) * n) - max(lo, i * n))) }
+      return (first, w)
+    default:
+      let r = Double(m) / Double(n)
+      let s = max(r, 1)
+      let u = (Double(x) + 0.5) * r - 0.5
+      let radius = kernel.support * s
+      let first = Int((u - radius).rounded(.down)) + 1
+      let end = Int((u + radius).rounded(.up))
+      var w: [Double] = []
+      w.reserveCapacity(max(end - first, 1))
+      for i in first..<max(end, first + 1) { w.append(kernel.weight(at: (Double(i) - u) / s)) }
+      if w.reduce(0, +) <= 0 {
+        // Cannot happen for these kernels (a tap always lies near the centre); be safe anyway.
+        return (Int(u.rounded()), [1])
+      }
+      return (first, w)
+    }
+  }
+}
+
+extension Image {
+  /// The image scaled by `factor` on both axes (each side rounded to the nearest pixel, at
+  /// least 1). `factor` is clamped into 0.0001…100 (NaN counts as 1) and sides to at most
+  /// `ScaleOperation.maximumSide`.
+  ///
+  /// - Parameters:
+  ///   - kernel: the interpolation kernel (default Lanczos 3).
+  ///   - linearLight: resample in linear light (default) or in sRGB-encoded values.
+  ///   - allowsShrinkOnLoad: let the renderer decode a JPEG source at reduced size first.
+  public func scaled(by factor: Double, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    let f = factor.isNaN ? 1 : min(max(factor, 0.0001), 100)
+    let target = Size(
+      width: Self.roundedSide(Double(size.width) * f), height: Self.roundedSide(Double(size.height) * f))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
+  }
+
+  /// The image scaled to `width` (clamped to at least 1), the height keeping the aspect ratio.
+  public func scaled(toWidth width: Int, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    let w = Self.clampedSide(width)
+    let target = Size(width: w, height: Self.roundedRatio(size.height, times: w, over: size.width))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
+  }
+
+  /// The image scaled to `height` (clamped to at least 1), the width keeping the aspect ratio.
+  public func scaled(toHeight height: Int, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    let h = Self.clampedSide(height)
+    let target = Size(width: Self.roundedRatio(size.width, times: h, over: size.height), height: h)
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
+  }
+
+  /// The largest scaling of the image that fits inside `box`, keeping the aspect ratio: one side
+  /// equals the box's, the other is rounded to the nearest pixel (at least 1, at most the box's).
+  /// Box sides are clamped into 1…`ScaleOperation.maximumSide`.
+  public func scaled(toFit box: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    let b = Self.clampedBox(box)
+    let (w, h) = (max(size.width, 1), max(size.height, 1))
+    let target: Size
+    if b.width * h <= b.height * w {
+      target = Size(width: b.width, height: min(Self.roundedRatio(h, times: b.width, over: w), b.height))
+    } else {
+      target = Size(width: min(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
+    }
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
+  }
+
+  /// The image scaled to cover `box` keeping the aspect ratio (one side equals the box's, the
+  /// other is at least the box's), then cropped to exactly `box`, centred (an odd excess leaves
+  /// the extra pixel on the right or bottom). Box sides are clamped into 1…`ScaleOperation.maximumSide`.
+  public func scaled(toFill box: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    let b = Self.clampedBox(box)
+    let (w, h) = (max(size.width, 1), max(size.height, 1))
+    let cover: Size
+    if b.width * h >= b.height * w {
+      cover = Size(width: b.width, height: max(Self.roundedRatio(h, times: b.width, over: w), b.height))
+    } else {
+      cover = Size(width: max(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
+    }
+    let scaled = resampled(to: cover, kernel, linearLight, allowsShrinkOnLoad)
+    if cover == b { return scaled }
+    return scaled.cropped(to: Rect(x: (cover.width - b.width) / 2, y: (cover.height - b.height) / 2, width: b.width, height: b.height))
+  }
+
+  /// The image scaled to exactly `size` (the aspect ratio may change). Sides are clamped into
+  /// 1…`ScaleOperation.maximumSide`.
+  public func scaled(to size: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
+    resampled(to: Self.clampedBox(size), kernel, linearLight, allowsShrinkOnLoad)
+  }
+
+  /// The scale node, or the image itself when the size does not change.
+  private func resampled(to target: Size, _ kernel: ResampleKernel, _ linearLight: Bool, _ allowsShrinkOnLoad: Bool) -> Image {
+    if target == size { return self }
+    return applying(ScaleOperation(targetSize: target, kernel: kernel, linearLight: linearLight, allowsShrinkOnLoad: allowsShrinkOnLoad))
+  }
+
+  private static func clampedSide(_ side: Int) -> Int { min(max(side, 1), ScaleOperation.maximumSide) }
+
+  private static func clampedBox(_ box: Size) -> Size { Size(width: clampedSide(box.width), height: clampedSide(box.height)) }
+
+  /// `value` rounded to the nearest whole side, clamped into 1…maximumSide.
+  private static func roundedSide(_ value: Double) -> Int {
+    value.isFinite ? clampedSide(Int(min(value, Double(ScaleOperation.maximumSide)).rounded())) : 1
+  }
+
+  /// round(a·b / c) in exact integer arithmetic (halves round up), clamped into 1…maximumSide.
+  private static func roundedRatio(_ a: Int, times b: Int, over c: Int) -> Int {
+    let c = max(c, 1)
+    return clampedSide((2 * a * b + c) / (2 * c))
+  }
+}

@@ -1,0 +1,95 @@
+// DecodeCacheTests.swift — a source used in several branches or renders is decoded once per renderer.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class DecodeCacheTests: XCTestCase {
+  private func makeRenderer() -> Renderer {
+    Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 16, height: 8)))
+  }
+
+  func testPngUsedInTwoBranchesTwiceIsDecodedOnce() throws {
+    let photo = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    let img = photo.flippedHorizontally().composited(over: photo, opacity: 0.5)
+    let renderer = makeRenderer()
+    let first = try renderer.render(img)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+    let second = try renderer.render(img)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+    XCTAssertGreaterThanOrEqual(renderer.statistics.hits, 1)
+    XCTAssertTrue(first.hasSamePixels(as: second))
+    XCTAssertGreaterThan(renderer.statistics.bytesHeld, 0)
+
+    // Another renderer has its own cache and decodes again.
+    let other = makeRenderer()
+    XCTAssertTrue(try other.render(img).hasSamePixels(as: first))
+    XCTAssertEqual(other.statistics.decodes, 1)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+
+    // clearCache forgets the pixels.
+    renderer.clearCache()
+    XCTAssertEqual(renderer.statistics.bytesHeld, 0)
+    _ = try renderer.render(img)
+    XCTAssertEqual(renderer.statistics.decodes, 2)
+  }
+
+  func testJpegUsedInTwoBranchesTwiceIsDecodedOnce() throws {
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let img = photo.rotated(byDegrees: 180).composited(over: photo, mode: .screen, opacity: 0.5)
+    let renderer = makeRenderer()
+    let first = try renderer.render(img)
+    let second = try renderer.render(img)
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+    XCTAssertGreaterThanOrEqual(renderer.statistics.hits, 1)
+    XCTAssertTrue(first.hasSamePixels(as: second))
+    let other = makeRenderer()
+    _ = try other.render(img)
+    XCTAssertEqual(other.statistics.decodes, 1)
+  }
+
+  func testSameFileLoadedTwiceIsOneSource() throws {
+    // Two separate loads of one file: same identity, so one decode (and one node after CSE).
+    let a = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    let b = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    let renderer = makeRenderer()
+    _ = try renderer.render(a.rotated(byDegrees: 90).composited(over: b, mode: .multiply))
+    XCTAssertEqual(renderer.statistics.decodes, 1)
+  }
+
+  func testDifferentFilesAreDecodedSeparately() throws {
+    let a = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    let b = try Image(contentsOf: Fixtures.url("pngsuite/basn2c08.png"))
+    let renderer = makeRenderer()
+    _ = try renderer.render(a.composited(over: b))
+    XCTAssertEqual(renderer.statistics.decodes, 2)
+    _ = try renderer.render(b)
+    XCTAssertEqual(renderer.statistics.decodes, 2)
+    XCTAssertEqual(renderer.statistics.hits, 1)
+  }
+
+  func testGeneratedAndBufferSourcesAreNotCountedAsDecodes() throws {
+    let renderer = makeRenderer()
+    let solid = Image(color: .white, size: Size(width: 4, height: 4))
+    let buffer = Image(buffer: PixelBuffer(width: 4, height: 4, format: .rgb8, zeroed: true))
+    _ = try renderer.render(buffer.composited(over: solid, opacity: 0.5))
+    XCTAssertEqual(renderer.statistics.decodes, 0, "a solid colour or an in-memory buffer is not a decode")
+    XCTAssertEqual(renderer.statistics.bytesHeld, 0)
+  }
+
+  func testFailedDecodeIsNotCachedAndCanBeRetried() throws {
+    let url = try TruncatedPNG.write()
+    defer { try? FileManager.default.removeItem(at: url) }
+    let renderer = makeRenderer()
+    guard let img = try? Image(contentsOf: url) else { return XCTFail("the truncated file's header is intact") }
+    for _ in 0..<2 {
+      XCTAssertThrowsError(try renderer.render(img)) { XCTAssertTrue($0 is CodecError, "\($0)") }
+    }
+    XCTAssertEqual(renderer.statistics.decodes, 0)
+    XCTAssertEqual(renderer.statistics.bytesHeld, 0)
+  }
+}

@@ -1,0 +1,50 @@
+// TileScheduleTests.swift — the schedule (tile size, thread count) never changes a pixel.
+
+import Foundation
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class TileScheduleTests: XCTestCase {
+  /// A chain with a decoded PNG, orient, composite (overlay hanging off an edge), a solid colour
+  /// a shared subgraph and a JPEG, 227 × 149: odd sizes so no tile size divides them.
+  private func chain() throws -> Image {
+    let photo = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    let rgb = try Image(contentsOf: Fixtures.url("pngsuite/basn2c08.png"))
+    let jpeg = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let paper = Image(color: Color(red: 0.9, green: 0.85, blue: 0.7, alpha: 0.8), size: Size(width: 45, height: 38))
+    let turned = photo.rotated(byDegrees: 270)
+    return turned.composited(over: paper, gravity: .southEast, margin: 3, mode: .over)
+      .composited(over: rgb.flippedVertically().composited(over: paper, at: Point(x: 20, y: -7), mode: .multiply), mode: .screen, opacity: 0.6)
+      .composited(over: paper, at: Point(x: 0, y: 0), mode: .lighten)
+      .rotated(byDegrees: 90)
+      .composited(over: jpeg.flippedHorizontally(), at: Point(x: 150, y: 90), mode: .darken, opacity: 0.9)
+  }
+
+  func testTileParallelRenderEqualsOneTileOneThreadRender() throws {
+    let img = try chain()
+    let reference = try Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 4096, height: 4096)))
+      .render(img, format: .rgbaFloatPremultiplied)
+    XCTAssertEqual(reference.size, Size(width: 227, height: 149))
+    let bytes = try Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 4096, height: 4096))).render(img)
+    for tile in [Size(width: 16, height: 16), Size(width: 37, height: 5), Size(width: 512, height: 64), Size(width: 4096, height: 4096), Size(width: 8, height: 1)] {
+      for threads in [1, 2, 3] {
+        let r = Renderer(options: RendererOptions(threads: threads, tileSize: tile, bandsInFlight: threads == 3 ? 1 : nil))
+        XCTAssertTrue(try r.render(img, format: .rgbaFloatPremultiplied).hasSamePixels(as: reference), "tile \(tile), \(threads) threads")
+        XCTAssertTrue(try r.render(img).hasSamePixels(as: bytes), "tile \(tile), \(threads) threads, 8-bit")
+      }
+    }
+  }
+
+  func testTileRenderIsNotTriviallyConstant() throws {
+    // Guards the test above: the chain's output has real structure to get wrong.
+    let out = try Renderer(options: RendererOptions(threads: 1)).render(try chain(), format: .rgba8)
+    var distinct = Set<UInt32>()
+    out.withUnsafePixels(as: UInt32.self) { px in
+      for y in 0..<out.height { for x in 0..<out.width { distinct.insert(px[row: y][x]) } }
+    }
+    XCTAssertGreaterThan(distinct.count, 100)
+  }
+}

@@ -1,0 +1,40 @@
+// WorkerPoolTests.swift — pools run every job and release their threads when dropped.
+
+import Foundation
+import PixelBufferModule
+import XCTest
+
+@testable import FilterGraph
+
+final class WorkerPoolTests: XCTestCase {
+  private func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+  }
+
+  func testParallelForRunsEveryIndexOnce() {
+    let pool = WorkerPool(threadCount: 3)
+    let lock = NSLock()
+    var seen = [Int](repeating: 0, count: 500)
+    pool.parallelFor(500) { i in
+      lock.lock()
+      seen[i] += 1
+      lock.unlock()
+    }
+    XCTAssertEqual(seen, [Int](repeating: 1, count: 500))
+  }
+
+  func testShortLivedRenderersNeitherCrashNorLeakThreads() throws {
+    // A renderer dropped right after creation (its threads possibly not started yet) used to
+    // trap: the threads read the pool through an unowned reference after it was destroyed.
+    let before = threadCount()
+    for _ in 0..<20 {
+      let r = Renderer(options: RendererOptions(threads: 3, tileSize: Size(width: 8, height: 8)))
+      _ = try r.render(Image(color: .white, size: Size(width: 3, height: 3)))
+    }
+    for _ in 0..<20 { _ = Renderer(options: RendererOptions(threads: 2)) }
+    // Threads exit once their pool is gone; allow them a moment.
+    let deadline = Date().addingTimeInterval(5)
+    while threadCount() > before + 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    if before > 0 { XCTAssertLessThanOrEqual(threadCount(), before + 2, "worker threads outlive their renderers") }
+  }
+}

@@ -1,0 +1,41 @@
+// ColourFiltersTests.swift — the colour recipe verbs reuse the operations' tables and Swift API.
+import Foundation
+import PixelBufferModule
+import XCTest
+
+@testable import FilterGraph
+
+final class ColourFiltersTests: XCTestCase {
+  let context = FilterContext(baseDirectory: URL(fileURLWithPath: "/"))
+  let base = floatImage(samplePixels(24), width: 6)
+
+  func testVerbNamesAreUniqueAndComplete() {
+    let names = ColourFilters.all.map(\.descriptor.name)
+    XCTAssertEqual(Set(names).count, names.count)
+    XCTAssertEqual(Set(names), ["tint", "convert", "matrix", "sepia", "saturate", "brightness", "contrast", "exposure", "gamma", "invert"])
+    XCTAssertTrue(ColourFilters.all.allSatisfy { $0.descriptor.category == .colour })
+  }
+
+  func testVerbsBuildTheSameNodesAsTheSwiftAPI() throws {
+    func verb(_ d: FilterDefinition, _ overrides: [String: ParameterValue] = [:]) throws -> String {
+      try d.apply([base], arguments(d.descriptor, overrides), context).node.structuralKey
+    }
+    XCTAssertEqual(try verb(ColourFilters.saturate), base.adjustingSaturation(1.2).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.contrast, ["amount": .number(1.5)]), base.adjustingContrast(1.5).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.brightness), base.adjustingBrightness(0.1).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.exposure), base.adjustingExposure(ev: 0.5).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.sepia), base.sepiaToned().node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.invert), base.inverted().node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.gamma), base.adjustingGamma(2.2).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.convert, ["to": .choice("p3")]), base.converted(to: .displayP3).node.structuralKey)
+    XCTAssertEqual(try verb(ColourFilters.convert, ["to": .choice("linear")]), base.converted(to: .linearSRGB).node.structuralKey)
+    let m = ColorMatrix.sepia(intensity: 0.5)
+    XCTAssertEqual(try verb(ColourFilters.matrix, ["values": .numbers(m.values)]), base.applyingColorMatrix(m).node.structuralKey)
+  }
+
+  func testNumbersParameterSpelling() {
+    XCTAssertEqual(ParameterValue.numbers([1, 0.5, -2]).description, "1,0.5,-2")
+    XCTAssertEqual(ParameterKind.numbers(count: 20).typeName, "20 numbers N,N,…")
+    XCTAssertEqual(Arguments([("values", .numbers([1, 2]))]).numbers("values"), [1, 2])
+  }
+}

@@ -1,0 +1,88 @@
+// Tests of CropOperation against its definition (Crop.swift) and of the crop verb.
+
+import FilterGraph
+import Foundation
+import PixelBufferModule
+import XCTest
+
+final class CropTests: XCTestCase {
+  typealias T = ResampleTestSupport
+
+  /// 20×10, pixel (x, y) = (10x, 20y, 7): every pixel names its position.
+  let grid = ResampleTestSupport.image(width: 20, height: 10) { x, y in [UInt8(x * 10), UInt8(y * 20), 7] }
+
+  /// The top-left pixel's position in the input grid, and the size.
+  func origin(of image: Image) throws -> (Point, Size) {
+    let px = try T.bytes(image, format: .rgb8)
+    let p = Point(x: Int(px[0][0]) / 10, y: Int(px[0][1]) / 20)
+    // Every pixel is the input pixel at the same offset from that origin.
+    for y in 0..<image.size.height {
+      for x in 0..<image.size.width {
+        XCTAssertEqual(Array(px[y][3 * x..<3 * x + 3]), [UInt8((p.x + x) * 10), UInt8((p.y + y) * 20), 7], "(\(x), \(y))")
+      }
+    }
+    return (p, image.size)
+  }
+
+  func testCropKeepsTheRegionsPixels() throws {
+    let (p, s) = try origin(of: grid.cropped(to: Rect(x: 5, y: 2, width: 8, height: 4)))
+    XCTAssertEqual(p, Point(x: 5, y: 2))
+    XCTAssertEqual(s, Size(width: 8, height: 4))
+  }
+
+  func testRegionIsClippedToTheImage() throws {
+    var (p, s) = try origin(of: grid.cropped(to: Rect(x: 15, y: 5, width: 10, height: 10)))
+    XCTAssertEqual(p, Point(x: 15, y: 5))
+    XCTAssertEqual(s, Size(width: 5, height: 5))
+    (p, s) = try origin(of: grid.cropped(to: Rect(x: -3, y: -3, width: 5, height: 5)))
+    XCTAssertEqual(p, Point(x: 0, y: 0))
+    XCTAssertEqual(s, Size(width: 2, height: 2))
+    // Missing entirely: the one pixel nearest the region's corner.
+    (p, s) = try origin(of: grid.cropped(to: Rect(x: 30, y: 40, width: 5, height: 5)))
+    XCTAssertEqual(p, Point(x: 19, y: 9))
+    XCTAssertEqual(s, Size(width: 1, height: 1))
+    (p, s) = try origin(of: grid.cropped(to: Rect(x: 4, y: 3, width: -2, height: 5)))
+    XCTAssertEqual(s, Size(width: 1, height: 1))
+    XCTAssertTrue(grid.cropped(to: Rect(x: -1, y: -1, width: 100, height: 100)).node === grid.node)
+  }
+
+  func testCropVerbPlacesTheBoxByGravityAndOffset() throws {
+    let context = FilterContext(baseDirectory: URL(fileURLWithPath: "/"))
+    func crop(_ size: Size, _ gravity: String, _ x: Int = 0, _ y: Int = 0, on image: Image? = nil) throws -> (Point, Size) {
+      let args = Arguments([("size", .size(size)), ("x", .number(Double(x))), ("y", .number(Double(y))), ("gravity", .choice(gravity))])
+      return try origin(of: GeometryFilters.crop.apply([image ?? grid], args, context))
+    }
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "northwest", 3, 2).0, Point(x: 3, y: 2))
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "center").0, Point(x: 7, y: 3))
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "southeast").0, Point(x: 14, y: 6))
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "north", 1, 2).0, Point(x: 8, y: 2))
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "west").0, Point(x: 0, y: 3))
+    XCTAssertEqual(try crop(Size(width: 6, height: 4), "south", 0, -1).0, Point(x: 7, y: 5))
+    XCTAssertEqual(try crop(Size(width: 5, height: 3), "center").0, Point(x: 7, y: 3))  // 15/2, 7/2 round down
+    let clipped = try crop(Size(width: 6, height: 4), "east", 3, 0)
+    XCTAssertEqual(clipped.0, Point(x: 17, y: 3))
+    XCTAssertEqual(clipped.1, Size(width: 3, height: 4))
+    XCTAssertThrowsError(try GeometryFilters.crop.apply([grid], Arguments([("x", .number(0))]), context))
+  }
+
+  func testArgumentsRecordTheResolvedRegion() {
+    let op = CropOperation(region: Rect(x: 3, y: 4, width: 5, height: 6))
+    XCTAssertEqual(op.arguments.description, "size=5x6 x=3 y=4")
+    XCTAssertNil(op.workingSpace)
+  }
+
+  func testTiledRenderEqualsOneTileRender() throws {
+    let image = T.randomImage(width: 150, height: 100, alpha: true, seed: 13)
+      .cropped(to: Rect(x: 17, y: 9, width: 111, height: 83))
+      .scaled(to: Size(width: 70, height: 61), kernel: .lanczos3)
+      .cropped(to: Rect(x: 3, y: 5, width: 60, height: 50))
+    let one = try T.single.render(image, format: .rgba8)
+    let many = try T.fine.render(image, format: .rgba8)
+    XCTAssertTrue(one.hasSamePixels(as: many))
+    // And the crop of a render is the render of the crop.
+    let base = T.randomImage(width: 150, height: 100, alpha: true, seed: 13)
+    let whole = try T.single.render(base, format: .rgba8)
+    let part = try T.fine.render(base.cropped(to: Rect(x: 40, y: 30, width: 77, height: 41)), format: .rgba8)
+    XCTAssertTrue(part.hasSamePixels(as: whole.cropped(to: Rect(x: 40, y: 30, width: 77, height: 41))))
+  }
+}
