@@ -4,10 +4,13 @@
 public enum FilterRegistry {
   /// Every filter definition. Names are unique.
   public static var all: [FilterDefinition] {
-    // MARK: - Families: the lead adds each family's list here when its branch is merged:
-    //   ResampleFilters.all, ConvolutionFilters.all, ColourFilters.all, CompositingFilters.all
+    // MARK: - Families: one list per folder; a new family's `all` is added here.
     SourceFilters.all
+      + ResampleFilters.all
+      + ConvolutionFilters.all
+      + ColourFilters.all
       + GeometryFilters.all
+      + CompositingFilters.all
   }
 
   /// The definition whose recipe name is `name`, or nil.

@@ -23,8 +23,8 @@ extension Recipe {
   struct ResolvedStatement {
     /// The filter, or nil for an alias (`base = input`), whose result is `inputs[0]`.
     var definition: FilterDefinition?
-    /// Positional inputs (`descriptor.inputCount` of them), then one per `.image` parameter
-    /// given, in table order.
+    /// `descriptor.inputCount` images: the positional inputs, then one per `.image` parameter
+    /// in table order (image parameters are required).
     var inputs: [ImageReference]
     /// Every parameter with a default, and those without a default that were given.
     var arguments: Arguments
@@ -247,8 +247,10 @@ extension Recipe {
       }
     }
 
-    // Inputs: `of=` first, then bare names; missing the first one, the previous result.
-    let count = descriptor.inputCount
+    // `inputCount` counts every image `apply` receives; the `.image` parameters take the last
+    // ones, so the positional inputs are the rest. `of=` comes first, then bare names; when the
+    // first one is missing, the previous result takes its place.
+    let count = max(0, descriptor.inputCount - imageParameters.count)
     var inputs: [ImageReference] = ofInput.map { [$0] } ?? []
     var rest = positional[...]
     while inputs.count < count, let next = rest.first {
@@ -273,7 +275,10 @@ extension Recipe {
         "\(verb) takes \(count) input images, \(inputs.count) given; name them after the filter: \(verb) A B")
     }
     for spec in imageParameters {
-      if let r = imageArguments[spec.name] { inputs.append(r) }
+      guard let r = imageArguments[spec.name] else {
+        throw error(statement.verb.location, "\(verb) needs \(spec.name)=IMAGE (\(spec.help.lowercasingFirst))")
+      }
+      inputs.append(r)
     }
 
     var values: [(String, ParameterValue)] = []
@@ -310,5 +315,15 @@ extension Recipe {
       return nil
     }
     return search(start)
+  }
+}
+
+extension String {
+  /// The string with its first letter lowercased and a final period dropped (for help quoted mid-sentence).
+  fileprivate var lowercasingFirst: String {
+    var text = self
+    if text.hasSuffix(".") { text.removeLast() }
+    guard let first = text.first else { return text }
+    return first.lowercased() + text.dropFirst()
   }
 }

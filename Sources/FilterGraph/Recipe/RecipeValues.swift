@@ -4,6 +4,7 @@
 //   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
 //   path      logo.png  "my logo.png"             point     12,-4
+//   numbers   1,0,0,0,0 (exactly the table's count)
 
 import PixelBufferModule
 
@@ -78,6 +79,17 @@ enum RecipeValues {
         throw ValueProblem(message: "'\(word.description)' is not a point; \(parameter) expects X,Y in whole pixels like 24,-8")
       }
       return .point(Point(x: x, y: y))
+
+    case .numbers(let count):
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+      let values = parts.compactMap { number(String($0.trimmingBlanks), allowPercent: false) }
+      guard values.count == parts.count else {
+        throw ValueProblem(message: "'\(word.description)' is not a list of numbers; \(parameter) expects \(count) numbers separated by commas")
+      }
+      guard values.count == count else {
+        throw ValueProblem(message: "\(parameter) has \(values.count) numbers; expected exactly \(count), separated by commas")
+      }
+      return .numbers(values)
 
     case .image:
       return .image(text)

@@ -57,6 +57,7 @@ private let standIns: [FilterDefinition] = [
       ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."),
       ParameterSpec("dither", .boolean, default: .boolean(false), help: "Dither."),
       ParameterSpec("levels", .integer(2...256), default: .number(256), help: "Levels."),
+      ParameterSpec("weights", .numbers(count: 3), help: "Weights."),
     ], example: "convert to=gray")),
   standIn(OperationDescriptor(
     name: "blend", category: .compositing, summary: "Blends two images.", inputCount: 2,
@@ -65,7 +66,7 @@ private let standIns: [FilterDefinition] = [
       ParameterSpec("opacity", .number(0...1), default: .number(1), help: "Opacity."),
     ], example: "blend mode=screen a b")),
   standIn(OperationDescriptor(
-    name: "composite", category: .compositing, summary: "Places an image over another.",
+    name: "composite", category: .compositing, summary: "Places an image over another.", inputCount: 2,
     parameters: [
       ParameterSpec("over", .image, help: "The background."),
       ParameterSpec("gravity", .choice(["center", "southeast", "northwest"]), default: .choice("center"), help: "Where."),
@@ -197,6 +198,9 @@ final class RecipeParserTests: XCTestCase {
     XCTAssertEqual(try graph("convert gray dither=yes levels=16"), "convert(to=gray dither=true levels=16)[solid(color=#808080 size=40x30)]")
     XCTAssertEqual(try graph("convert GRAY dither=off"), "convert(to=gray dither=false levels=256)[solid(color=#808080 size=40x30)]")
     XCTAssertEqual(try graph("scale 2.5e-1"), "scale(factor=0.25 kernel=lanczos3)[solid(color=#808080 size=40x30)]")
+    XCTAssertEqual(try compile("convert gray weights=0.2,0.7,0.1").node.operation.arguments["weights"], .numbers([0.2, 0.7, 0.1]))
+    XCTAssertTrue(diagnostic("convert gray weights=1,2").contains("weights has 2 numbers; expected exactly 3"))
+    XCTAssertTrue(diagnostic("convert gray weights=1,x,2").contains("'1,x,2' is not a list of numbers"))
     let composite = try compile("b = input\ncomposite over=b offset=12,-4").node
     XCTAssertEqual(composite.operation.arguments["offset"], .point(Point(x: 12, y: -4)))
     XCTAssertEqual(try graph("solid size=3x2 color=\"#00FF00\""), "solid(color=#00FF00 size=3x2)")
@@ -352,10 +356,47 @@ final class RecipeParserTests: XCTestCase {
   func testTheRegistryListsSourceAndGeometryVerbsWithUniqueNames() {
     let names = FilterRegistry.all.map(\.descriptor.name)
     XCTAssertEqual(Set(names).count, names.count)
-    for verb in ["load", "solid", "rotate", "flip", "orient"] {
+    for verb in ["load", "solid", "scale", "blur", "boxblur", "sharpen", "tint", "convert", "rotate", "flip", "orient", "composite", "blend"] {
       XCTAssertNotNil(FilterRegistry.definition(named: verb), verb)
     }
     XCTAssertNil(FilterRegistry.definition(named: "blurr"))
+  }
+
+  func testImageParametersAreRequired() {
+    XCTAssertTrue(diagnostic("composite input").contains("1:1: error: composite needs over=IMAGE (the background)"))
+  }
+
+  func testTheTwoDocumentedRecipesCompileWithTheRegisteredFilters() throws {
+    let folder = try temporaryFolder()
+    try FileManager.default.copyItem(at: Fixtures.url("pngsuite/basn6a08.png"), to: folder.appendingPathComponent("logo.png"))
+    let photo = Image(color: Color(red: 0.2, green: 0.5, blue: 0.8), size: Size(width: 120, height: 90))
+    let context = FilterContext(baseDirectory: folder)
+    let chain = try Recipe.parse("""
+      # thumbnail.txt — fit in 800×800, warm it a little, soften
+      scale fit=80x80
+      tint color=#FF8000 amount=0.3
+      blur sigma=2
+      convert to=gray
+      """, file: "thumbnail.txt").compile(input: photo, context: context)
+    XCTAssertEqual(chain.size, Size(width: 80, height: 60))
+    XCTAssertEqual(chain.info.layout, .gray)
+    let graph = try Recipe.parse("""
+      base = input
+      soft = blur sigma=3 of=base
+      glow = blend mode=screen soft base opacity=0.4
+      logo = load path=logo.png
+      output = composite logo over=glow gravity=southeast margin=4
+      """, file: "glow.txt").compile(input: photo, context: context)
+    XCTAssertEqual(graph.size, photo.size, "composite keeps the base's size")
+    XCTAssertEqual(
+      try Recipe.parse("scale 0.5", file: nil).compile(input: photo, context: context).size, Size(width: 60, height: 45))
+    // Rendering the graph recipe equals rendering the same graph built in Swift.
+    let logo = try Image(contentsOf: folder.appendingPathComponent("logo.png"))
+    let swift = logo.composited(
+      over: photo.blurred(sigma: 3).composited(over: photo, mode: .screen, opacity: 0.4),
+      gravity: .southEast, margin: 4)
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+    XCTAssertTrue(try renderer.render(graph).hasSamePixels(as: try renderer.render(swift)))
   }
 
   func testSuggestionsUseEditDistance() {
