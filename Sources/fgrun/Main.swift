@@ -1,1 +1,45 @@
-@main struct Main { static func main() {} }
+// Main.swift — `fgrun`: run plain-text FilterGraph recipes on JPEG and PNG files.
+//
+// One file per subcommand: Run.swift (the default: one file, stdin/stdout, or a batch),
+// Explain.swift, Filters.swift. Shared pieces: Options.swift (engine and output options),
+// Failure.swift (exit codes and error reporting), Batch.swift (progress and summary).
+
+import ArgumentParser
+
+/// The `fgrun` command.
+@main
+struct FGRun: ParsableCommand {
+  /// The version `--version` prints.
+  static let version = "0.1.0"
+
+  static let configuration = CommandConfiguration(
+    commandName: "fgrun",
+    abstract: "Runs FilterGraph recipes on JPEG and PNG images.",
+    discussion: """
+      A recipe is a text file with one filter a line (see docs/Recipes.md), for example:
+
+        scale fit=800x800
+        tint color=#FF8000 amount=0.3
+        blur sigma=2
+
+      Examples:
+        fgrun thumbnail.txt photo.jpg thumb.png
+        fgrun -e 'scale 0.5; blur sigma=2' photo.jpg - > small.jpg
+        fgrun thumbnail.txt photos/*.jpg -o thumbs --format png
+        fgrun explain thumbnail.txt photo.jpg
+        fgrun filters blur
+
+      Exit status:
+        0   success
+        1   some files of a batch failed (the others were written)
+        64  usage or recipe error (bad option, unknown filter, bad value…)
+        65  input error (missing, corrupt, unsupported or too large input)
+        70  internal error (a bug: please report it)
+        73  output error (cannot write, disk full, refusing to overwrite an input)
+
+      An input file is never overwritten; an existing output is replaced only once the new file is complete, so a failed run leaves no half-written file.
+      """,
+    version: "fgrun \(FGRun.version) (FilterGraph)",
+    subcommands: [Run.self, Explain.self, Filters.self],
+    defaultSubcommand: Run.self)
+}

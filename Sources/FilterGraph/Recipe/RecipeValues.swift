@@ -1,0 +1,120 @@
+// RecipeValues.swift — reads a recipe word as a value of a parameter's kind, range-checked.
+//
+//   number    0.5  -3  1e3  30% (= 0.3)           integer   3  -2  4.0
+//   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
+//   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
+//   path      logo.png  "my logo.png"             point     12,-4
+//   numbers   1,0,0,0,0 (exactly the table's count)
+
+import PixelBufferModule
+
+/// Why a word is not a value of a kind: the message names the expected form.
+struct ValueProblem: Error {
+  var message: String
+}
+
+enum RecipeValues {
+  /// `word` read as a value of `kind` (not `.image`: the compiler resolves those).
+  static func parse(_ word: RecipeToken, as kind: ParameterKind, parameter: String) throws -> ParameterValue {
+    let text = word.text
+    switch kind {
+    case .number(let range):
+      guard let v = number(text) else {
+        throw ValueProblem(message: "'\(word.description)' is not a number; \(parameter) expects a \(kind.typeName) (like 0.5, 2 or 30%)")
+      }
+      guard range.contains(v) else {
+        throw ValueProblem(message: "\(parameter)=\(text) is out of range; expected a \(kind.typeName)")
+      }
+      return .number(v)
+
+    case .integer(let range):
+      guard let v = number(text, allowPercent: false), v.isFinite, v == v.rounded(), abs(v) < 1e15 else {
+        throw ValueProblem(message: "'\(word.description)' is not a whole number; \(parameter) expects an \(kind.typeName)")
+      }
+      guard range.contains(Int(v)) else {
+        throw ValueProblem(message: "\(parameter)=\(text) is out of range; expected an \(kind.typeName)")
+      }
+      return .number(v)
+
+    case .size(let range):
+      let parts = text.split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "X" || $0 == "×" }
+      guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+        throw ValueProblem(message: "'\(word.description)' is not a size; \(parameter) expects WIDTHxHEIGHT like 800x600")
+      }
+      guard range.contains(w), range.contains(h) else {
+        throw ValueProblem(message: "\(parameter)=\(text) is out of range; each side must be \(range.lowerBound)…\(range.upperBound)")
+      }
+      return .size(Size(width: w, height: h))
+
+    case .color:
+      guard !word.isQuoted || !text.isEmpty, let c = Color(hex: text) else {
+        let names = Color.named.keys.sorted()
+        let hint = RecipeError.suggestion(for: text.lowercased(), among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        throw ValueProblem(message: "'\(word.description)' is not a colour\(hint); \(parameter) expects #RGB, #RRGGBB, #RRGGBBAA or a name: \(names.joined(separator: ", "))")
+      }
+      return .color(c)
+
+    case .choice(let words):
+      if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == text.lowercased() }) {
+        return .choice(match)
+      }
+      let hint = RecipeError.didYouMean(text, words)
+      throw ValueProblem(message: "'\(word.description)' is not a valid value for \(parameter) (expected one of \(words.joined(separator: ", ")))\(hint)")
+
+    case .boolean:
+      switch text.lowercased() {
+      case "true", "yes", "on", "1": return .boolean(true)
+      case "false", "no", "off", "0": return .boolean(false)
+      default:
+        throw ValueProblem(message: "'\(word.description)' is not a boolean; \(parameter) expects true or false (also yes/no, on/off)")
+      }
+
+    case .path:
+      guard !text.isEmpty else { throw ValueProblem(message: "\(parameter) expects a file path, found an empty string") }
+      return .path(text)
+
+    case .point:
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+      guard parts.count == 2, let x = Int(parts[0].trimmingBlanks), let y = Int(parts[1].trimmingBlanks) else {
+        throw ValueProblem(message: "'\(word.description)' is not a point; \(parameter) expects X,Y in whole pixels like 24,-8")
+      }
+      return .point(Point(x: x, y: y))
+
+    case .numbers(let count):
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+      let values = parts.compactMap { number(String($0.trimmingBlanks), allowPercent: false) }
+      guard values.count == parts.count else {
+        throw ValueProblem(message: "'\(word.description)' is not a list of numbers; \(parameter) expects \(count) numbers separated by commas")
+      }
+      guard values.count == count else {
+        throw ValueProblem(message: "\(parameter) has \(values.count) numbers; expected exactly \(count), separated by commas")
+      }
+      return .numbers(values)
+
+    case .image:
+      return .image(text)
+    }
+  }
+
+  /// A decimal number, or a percentage (`30%` = 0.3) when allowed; nil otherwise.
+  static func number(_ text: String, allowPercent: Bool = true) -> Double? {
+    var body = Substring(text)
+    var scale = 1.0
+    if allowPercent, body.hasSuffix("%") {
+      body = body.dropLast()
+      scale = 0.01
+    }
+    guard let first = body.first, first.isNumber || first == "-" || first == "+" || first == "." else { return nil }
+    guard let v = Double(body), v.isFinite else { return nil }
+    return v * scale
+  }
+}
+
+extension Substring {
+  fileprivate var trimmingBlanks: Substring {
+    var s = self
+    while s.first == " " { s = s.dropFirst() }
+    while s.last == " " { s = s.dropLast() }
+    return s
+  }
+}

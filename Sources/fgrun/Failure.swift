@@ -1,0 +1,102 @@
+// Failure.swift — exit codes, and how each kind of error is reported and mapped to one.
+
+import ArgumentParser
+import FilterGraph
+import Foundation
+import ImageCodecs
+
+/// The exit codes `fgrun` documents (sysexits.h values where one fits).
+enum ExitStatus {
+  /// Everything was written.
+  static let ok: Int32 = 0
+  /// Some files of a batch failed; the others were written.
+  static let batchFailures: Int32 = 1
+  /// A usage or recipe error (EX_USAGE).
+  static let usage: Int32 = 64
+  /// An input could not be read: missing, corrupt, unsupported, too large (EX_DATAERR).
+  static let input: Int32 = 65
+  /// A bug (EX_SOFTWARE).
+  static let software: Int32 = 70
+  /// An output could not be written (EX_CANTCREAT).
+  static let output: Int32 = 73
+}
+
+/// An error already worded for the user, with its exit status.
+struct Failure: Error, CustomStringConvertible {
+  /// The exit status.
+  var status: Int32
+  /// The complete message (a recipe diagnostic, or one sentence).
+  var message: String
+  /// True when `message` already carries its `file:line:column: error:` prefix.
+  var isDiagnostic = false
+
+  var description: String { message }
+
+  /// Which stage an error happened in decides what a codec error means.
+  enum Stage {
+    case recipe, input, output
+  }
+
+  /// Maps any error thrown at `stage` to a failure.
+  init(_ error: Error, stage: Stage) {
+    switch error {
+    case let failure as Failure:
+      self = failure
+    case let recipe as RecipeError:
+      // A `load` of a missing or corrupt file is an input error; anything else in a recipe is a
+      // recipe error.
+      let status = recipe.underlying is CodecError ? ExitStatus.input : ExitStatus.usage
+      self.init(status: status, message: recipe.description, isDiagnostic: true)
+    case let codec as CodecError:
+      switch (stage, codec.kind) {
+      case (.output, .io), (.output, .invalidArgument): self.init(status: ExitStatus.output, message: codec.message)
+      case (.recipe, _): self.init(status: ExitStatus.usage, message: codec.message)
+      default: self.init(status: ExitStatus.input, message: codec.message)
+      }
+    case let filter as FilterError:
+      self.init(status: ExitStatus.usage, message: filter.message)
+    default:
+      let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+      self.init(status: stage == .output ? ExitStatus.output : ExitStatus.software, message: text)
+    }
+  }
+
+  init(status: Int32, message: String, isDiagnostic: Bool = false) {
+    self.status = status
+    self.message = message
+    self.isDiagnostic = isDiagnostic
+  }
+
+  /// Prints the message to standard error (prefixed unless it is a recipe diagnostic).
+  func report(prefix: String = "") {
+    Console.error(isDiagnostic ? message : "fgrun: error: \(prefix)\(message)")
+  }
+}
+
+/// Standard error and standard output, unbuffered where it matters.
+enum Console {
+  /// Writes a line to standard error.
+  static func error(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+
+  /// Writes a line to standard output.
+  static func out(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  }
+
+  /// True when standard error is a terminal (progress bars go there).
+  static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+}
+
+/// Runs `body`, printing a failure and turning it into the process's exit status.
+func runReportingFailures(_ body: () throws -> Int32) throws {
+  let status: Int32
+  do {
+    status = try body()
+  } catch let failure as Failure {
+    failure.report()
+    throw ExitCode(failure.status)
+  }
+  if status != 0 { throw ExitCode(status) }
+}

@@ -1,0 +1,143 @@
+// Options.swift — options shared by the subcommands, and loading the recipe they name.
+
+import ArgumentParser
+import FilterGraph
+import Foundation
+import ImageCodecs
+
+/// Threads and limits: how the engine runs.
+struct EngineOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Worker threads (default: one per core).", valueName: "n"))
+  var threads: Int?
+
+  @Option(
+    name: .customLong("max-pixels"),
+    help: ArgumentHelp(
+      "Refuse inputs with more pixels than this, checked from the header (default 268402689 = 16383²).",
+      valueName: "n"))
+  var maxPixels: Int?
+
+  func validate() throws {
+    if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
+    if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1.") }
+  }
+
+  /// The renderer these options describe. It lives until the process exits: a Renderer freed
+  /// before its worker threads have started makes them trap (WorkerPool's threads hold it
+  /// `unowned`), which a run that fails early (a missing input) would otherwise hit.
+  func makeRenderer() -> Renderer {
+    var options = RendererOptions()
+    if let threads { options.threads = threads }
+    let renderer = Renderer(options: options)
+    RendererLifetime.keep(renderer)
+    return renderer
+  }
+
+  /// How input files (and files a recipe loads) are read.
+  var loadOptions: LoadOptions {
+    var options = LoadOptions()
+    if let maxPixels { options.limits = DecodeLimits(maxPixels: maxPixels) }
+    return options
+  }
+}
+
+/// A recipe from a file or from `-e` text, with the folder its relative paths start from.
+struct RecipeSource {
+  /// The parsed recipe.
+  var recipe: Recipe
+  /// Where `load path=` looks for relative paths: the recipe file's folder, or the current
+  /// directory for `-e`.
+  var baseDirectory: URL
+
+  /// Reads and parses the recipe file at `path` (as the user typed it), or the `-e` text,
+  /// and checks it against the registered filters before any image is opened.
+  static func load(path: String?, text: String?) throws -> RecipeSource {
+    let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    let source: RecipeSource
+    do {
+      if let text {
+        source = RecipeSource(recipe: try Recipe.parse(text, file: "-e"), baseDirectory: cwd)
+      } else if let path {
+        let url = URL(fileURLWithPath: path, relativeTo: cwd)
+        let contents: String
+        do {
+          contents = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+          let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read as UTF-8 text" : "does not exist"
+          throw Failure(status: ExitStatus.usage, message: "The recipe file \(path) \(reason).")
+        }
+        source = RecipeSource(recipe: try Recipe.parse(contents, file: path), baseDirectory: url.deletingLastPathComponent())
+      } else {
+        throw ValidationError("Give a recipe file or -e 'RECIPE TEXT'.")
+      }
+      try source.recipe.check()
+    } catch let error as ValidationError {
+      throw error
+    } catch {
+      throw Failure(error, stage: .recipe)
+    }
+    return source
+  }
+
+  /// The context filters are applied in.
+  func context(loadOptions: LoadOptions) -> FilterContext {
+    FilterContext(baseDirectory: baseDirectory, loadOptions: loadOptions)
+  }
+}
+
+/// Encoder settings.
+struct OutputOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("JPEG quality, 1…100.", valueName: "n"))
+  var quality: Int = 90
+
+  @Option(help: ArgumentHelp("PNG compression level, 0 (fastest) … 9 (smallest).", valueName: "n"))
+  var compression: Int = 6
+
+  @Option(help: ArgumentHelp(
+    "Bits per channel of the output, 8 or 16 (default: keep the image's; JPEG is always 8).", valueName: "8|16"))
+  var depth: Int?
+
+  @Option(help: ArgumentHelp(
+    "Output format for batches and standard output (default: the input's format).", valueName: "png|jpg"))
+  var format: String?
+
+  func validate() throws {
+    guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100, not \(quality).") }
+    guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0…9, not \(compression).") }
+    if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth).") }
+    if let format, ImageFileFormat(pathExtension: format) == nil {
+      throw ValidationError("--format must be png or jpg, not '\(format)'.")
+    }
+  }
+
+  /// The format `--format` names, or nil.
+  var requestedFormat: ImageFileFormat? { format.flatMap { ImageFileFormat(pathExtension: $0) } }
+
+  /// Writer settings for `format`, never overwriting `inputs`.
+  func writeOptions(format: ImageFileFormat?, protecting inputs: [URL]) -> WriteOptions {
+    var options = WriteOptions()
+    options.format = format
+    options.jpegQuality = quality
+    options.pngCompressionLevel = compression
+    options.bitDepth = depth
+    options.protectedInputs = inputs
+    return options
+  }
+}
+
+extension ImageFileFormat {
+  /// The usual file extension.
+  var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+}
+
+/// Same file? (after resolving `.`/`..` and symbolic links).
+func sameFile(_ a: URL, _ b: URL) -> Bool {
+  a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
+}
+
+/// Keeps renderers alive for the life of the process.
+enum RendererLifetime {
+  nonisolated(unsafe) private static var renderers: [Renderer] = []
+  /// Keeps `renderer` until exit.
+  static func keep(_ renderer: Renderer) { renderers.append(renderer) }
+}

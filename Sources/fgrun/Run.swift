@@ -1,0 +1,220 @@
+// Run.swift — `fgrun [run] RECIPE INPUT OUTPUT`, `-e TEXT INPUT OUTPUT`, and batches with `-o DIR`.
+//
+// One file: read the recipe (and check it) → read the input's header → compile → render,
+// encode and write atomically. `-` reads standard input or writes standard output.
+//
+// A batch runs the files one after the other through one Renderer, so its decode cache is
+// shared (a watermark is decoded once for the whole batch) and each render already uses every
+// worker thread; inputs are not decoded ahead, so at most one image's pixels are in memory at a
+// time besides the cache.
+
+import ArgumentParser
+import FilterGraph
+import Foundation
+import ImageCodecs
+
+/// The default subcommand.
+struct Run: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Applies a recipe to an image, or to many (the default subcommand).",
+    discussion: """
+      fgrun RECIPE INPUT OUTPUT          one file; the format follows OUTPUT's extension
+      fgrun -e 'TEXT' INPUT OUTPUT       an inline recipe (';' separates lines)
+      fgrun RECIPE INPUT... -o DIR       a batch: DIR/<input name>.<--format or input's extension>
+      INPUT or OUTPUT '-'                standard input / standard output
+
+      A batch reports each file and goes on after a failure; it ends with a summary and exit
+      status 1 if any file failed. See 'fgrun --help' for all exit codes.
+      """)
+
+  @Option(
+    name: [.customShort("e"), .customLong("expression")],
+    help: ArgumentHelp("Recipe text given inline; the arguments are then INPUT OUTPUT (or INPUT... -o DIR).", valueName: "recipe"))
+  var expression: String?
+
+  @Option(
+    name: [.customShort("o"), .customLong("output-dir")],
+    help: ArgumentHelp("Batch mode: write every result into this folder (created if missing).", valueName: "dir"))
+  var outputDirectory: String?
+
+  @Flag(help: "Print time per stage, decodes, cache hits and peak memory to standard error.")
+  var stats = false
+
+  @OptionGroup var engine: EngineOptions
+  @OptionGroup var output: OutputOptions
+
+  @Argument(help: ArgumentHelp(
+    "RECIPE INPUT OUTPUT; RECIPE INPUT... with -o; no RECIPE with -e.", valueName: "files"))
+  var files: [String] = []
+
+  /// The recipe path (nil with -e), the inputs, and the output (nil for a batch).
+  private var layout: (recipe: String?, inputs: [String], output: String?) {
+    var rest = files[...]
+    let recipe = expression == nil ? rest.popFirst() : nil
+    if outputDirectory != nil { return (recipe, Array(rest), nil) }
+    let out = rest.popLast()
+    return (recipe, Array(rest), out)
+  }
+
+  func validate() throws {
+    let needed = expression == nil ? "RECIPE INPUT" : "INPUT"
+    if outputDirectory != nil {
+      let (_, inputs, _) = layout
+      guard !inputs.isEmpty else { throw ValidationError("Give \(needed)... -o DIR.") }
+      if inputs.contains("-") { throw ValidationError("A batch (-o) reads files; '-' (standard input) is for one file.") }
+    } else {
+      let count = expression == nil ? 3 : 2
+      guard files.count == count else {
+        throw ValidationError(
+          files.count < count
+            ? "Give \(needed) OUTPUT (or \(needed)... -o DIR for a batch)."
+            : "Too many arguments: give \(needed) OUTPUT, or use -o DIR for a batch.")
+      }
+    }
+  }
+
+  func run() throws {
+    try runReportingFailures {
+      var stats = Stats()
+      let (recipePath, inputs, outputPath) = layout
+      let source = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
+      let renderer = engine.makeRenderer()
+      let status: Int32
+      if let outputDirectory {
+        status = try runBatch(source, inputs: inputs, directory: outputDirectory, renderer: renderer, stats: &stats)
+      } else {
+        try runOne(source, input: inputs[0], output: outputPath!, renderer: renderer, stats: &stats)
+        status = ExitStatus.ok
+      }
+      if self.stats { stats.report(renderer: renderer) }
+      return status
+    }
+  }
+
+  // MARK: - One file
+
+  private func runOne(
+    _ source: RecipeSource, input inputPath: String, output outputPath: String, renderer: Renderer, stats: inout Stats
+  ) throws {
+    let toStdout = outputPath == "-"
+    let outputURL = URL(fileURLWithPath: outputPath)
+    var format: ImageFileFormat?
+    if !toStdout {
+      format = ImageFileFormat(pathExtension: outputURL.pathExtension)
+      if let requested = output.requestedFormat {
+        if let named = format, named != requested {
+          throw Failure(
+            status: ExitStatus.usage,
+            message: "--format \(output.format!) contradicts the output name \(outputPath); drop one of them.")
+        }
+        format = requested
+      }
+      guard format != nil else {
+        throw Failure(
+          status: ExitStatus.usage,
+          message: "Cannot tell the output format from '\(outputPath)': name it .png, .jpg or .jpeg, or give --format.")
+      }
+    }
+    let loadOptions = engine.loadOptions
+    let (image, inputURL, inputFormat) = try stats.time(\.headerSeconds) { () throws -> (Image, URL?, ImageFileFormat) in
+      let encoded: EncodedSource
+      let url: URL?
+      do {
+        if inputPath == "-" {
+          let data = FileHandle.standardInput.readDataToEndOfFile()
+          guard !data.isEmpty else { throw CodecError(.io, "Standard input is empty; expected a JPEG or PNG image.") }
+          encoded = try EncodedSource(data: data, options: loadOptions)
+          url = nil
+        } else {
+          url = URL(fileURLWithPath: inputPath)
+          encoded = try EncodedSource(contentsOf: url!, options: loadOptions)
+        }
+      } catch {
+        throw Failure(error, stage: .input)
+      }
+      if let url, !toStdout, sameFile(url, outputURL) {
+        throw Failure(status: ExitStatus.output, message: "Refusing to write over the input file \(inputPath); choose another output name.")
+      }
+      let input = Image(source: encoded)
+      do {
+        let compiled = try source.recipe.compile(input: input, context: source.context(loadOptions: loadOptions))
+        return (compiled, url, encoded.header.fileFormat)
+      } catch {
+        throw Failure(error, stage: .recipe)
+      }
+    }
+    let options = output.writeOptions(format: format ?? inputFormat, protecting: inputURL.map { [$0] } ?? [])
+    try stats.time(\.renderSeconds) {
+      do {
+        if toStdout {
+          let data = try renderer.encode(image, format: options.format ?? inputFormat, options: options)
+          FileHandle.standardOutput.write(data)
+        } else {
+          try renderer.write(image, to: outputURL, options: options)
+        }
+      } catch {
+        throw Failure(error, stage: .output)
+      }
+    }
+  }
+
+  // MARK: - Batch
+
+  private func runBatch(
+    _ source: RecipeSource, inputs: [String], directory: String, renderer: Renderer, stats: inout Stats
+  ) throws -> Int32 {
+    let folder = URL(fileURLWithPath: directory, isDirectory: true)
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(directory): \(error.localizedDescription)")
+    }
+    let inputURLs = inputs.map { URL(fileURLWithPath: $0) }
+    let progress = BatchProgress(total: inputs.count, terminal: Console.errorIsTerminal)
+    var written: [String: String] = [:]  // output path → input that wrote it
+    let loadOptions = engine.loadOptions
+    let context = source.context(loadOptions: loadOptions)
+
+    for (path, url) in zip(inputs, inputURLs) {
+      progress.begin(path)
+      let started = Stats.now()
+      do {
+        let (image, format) = try stats.time(\.headerSeconds) { () throws -> (Image, ImageFileFormat) in
+          let encoded: EncodedSource
+          do {
+            encoded = try EncodedSource(contentsOf: url, options: loadOptions)
+          } catch {
+            throw Failure(error, stage: .input)
+          }
+          do {
+            let image = try source.recipe.compile(input: Image(source: encoded), context: context)
+            return (image, output.requestedFormat ?? encoded.header.fileFormat)
+          } catch {
+            throw Failure(error, stage: .recipe)
+          }
+        }
+        let name = url.deletingPathExtension().lastPathComponent + "." + format.fileExtension
+        let target = folder.appendingPathComponent(name)
+        if let other = written[target.standardizedFileURL.path] {
+          throw Failure(
+            status: ExitStatus.output,
+            message: "\(other) already wrote \(target.relativePath) in this batch; rename one of the inputs.")
+        }
+        try stats.time(\.renderSeconds) {
+          do {
+            try renderer.write(image, to: target, options: output.writeOptions(format: format, protecting: inputURLs))
+          } catch {
+            throw Failure(error, stage: .output)
+          }
+        }
+        written[target.standardizedFileURL.path] = path
+        progress.succeeded(path, output: folder.appendingPathComponent(name).relativePath, seconds: Stats.now() - started)
+      } catch let failure as Failure {
+        progress.failed(path, failure)
+      }
+    }
+    progress.summary(seconds: Stats.now() - stats.start)
+    return progress.failures == 0 ? ExitStatus.ok : ExitStatus.batchFailures
+  }
+}

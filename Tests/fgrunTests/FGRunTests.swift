@@ -1,0 +1,304 @@
+// FGRunTests.swift — end-to-end: the built `fgrun` binary run as a subprocess on small PNGs.
+//
+// The binary is found next to the test bundle (the build products folder, which holds `fgrun`
+// after `swift build --build-tests`), or at $FGRUN. Each test works in its own temporary folder.
+
+import FilterGraph
+import Foundation
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+final class FGRunTests: XCTestCase {
+  /// What one run of the binary did.
+  struct Outcome {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    var text: String { String(decoding: stdout, as: UTF8.self) }
+  }
+
+  var folder: URL!
+
+  override func setUpWithError() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    // 32×32 RGB 8-bit and 16-bit pictures from PngSuite.
+    try copyFixture("pngsuite/basn2c08.png", as: "in.png")
+    try copyFixture("pngsuite/basn2c16.png", as: "deep.png")
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  // MARK: - One file
+
+  func testRunsARecipeFileAndWritesWhatTheSwiftAPIRenders() throws {
+    try write("rotate 90\n# mirror it\nflip vertical\n", to: "r.txt")
+    let run = try fgrun(["r.txt", "in.png", "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertEqual(run.stderr, "")
+    let written = try render(try Image(contentsOf: file("out.png")))
+    let expected = try render(try Image(contentsOf: file("in.png")).rotated(byDegrees: 90).flippedVertically())
+    XCTAssertTrue(written.hasSamePixels(as: expected))
+  }
+
+  func testInlineRecipeToStandardOutputAndFromStandardInput() throws {
+    let toStdout = try fgrun(["-e", "rotate 90; flip axis=vertical", "in.png", "-"])
+    XCTAssertEqual(toStdout.status, 0, toStdout.stderr)
+    XCTAssertEqual(Array(toStdout.stdout.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "a PNG, as the input is one")
+    let fromStdin = try fgrun(["-e", "rotate 90\nflip vertical", "-", "piped.png"], stdin: try Data(contentsOf: file("in.png")))
+    XCTAssertEqual(fromStdin.status, 0, fromStdin.stderr)
+    let a = try render(try Image(data: toStdout.stdout))
+    let b = try render(try Image(contentsOf: file("piped.png")))
+    XCTAssertTrue(a.hasSamePixels(as: b))
+    let expected = try render(try Image(contentsOf: file("in.png")).rotated(byDegrees: 90).flippedVertically())
+    XCTAssertTrue(a.hasSamePixels(as: expected))
+  }
+
+  func testSixteenBitInputsStaySixteenBitUnlessDepthSaysOtherwise() throws {
+    XCTAssertEqual(try fgrun(["-e", "rotate 180", "deep.png", "keep.png"]).status, 0)
+    XCTAssertEqual(try Image(contentsOf: file("keep.png")).info.component, .uint16)
+    XCTAssertEqual(try fgrun(["-e", "rotate 180", "--depth", "8", "deep.png", "eight.png"]).status, 0)
+    XCTAssertEqual(try Image(contentsOf: file("eight.png")).info.component, .uint8)
+  }
+
+  func testJPEGOutputFollowsTheExtensionAndQuality() throws {
+    XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "95", "in.png", "high.jpg"]).status, 0)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "20", "in.png", "low.jpeg"]).status, 0)
+    let high = try Data(contentsOf: file("high.jpg")), low = try Data(contentsOf: file("low.jpeg"))
+    XCTAssertEqual(Array(high.prefix(3)), [0xFF, 0xD8, 0xFF])
+    XCTAssertGreaterThan(high.count, low.count, "quality 95 keeps more than quality 20")
+    let batch = try fgrun(["-e", "rotate 90", "in.png", "deep.png", "-o", "jpegs", "--format", "jpg"])
+    XCTAssertEqual(batch.status, 0, batch.stderr)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("jpegs").path).sorted(), ["deep.jpg", "in.jpg"])
+    XCTAssertEqual(try Image(contentsOf: file("jpegs/deep.jpg")).info.component, .uint8)
+  }
+
+  func testAnExistingOutputIsReplaced() throws {
+    try write("not a picture", to: "out.png")
+    let run = try fgrun(["-e", "flip", "in.png", "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertEqual(try Image(contentsOf: file("out.png")).size, Size(width: 32, height: 32))
+  }
+
+  // MARK: - Errors and exit codes
+
+  func testRecipeErrorsExit64WithTheLineAndCaretAndWriteNothing() throws {
+    try write("rotate 90\nblurr sigma=2\n", to: "thumb.txt")
+    let run = try fgrun(["thumb.txt", "in.png", "out.png"])
+    XCTAssertEqual(run.status, 64)
+    XCTAssertTrue(run.stderr.contains("thumb.txt:2:1: error: unknown filter 'blurr'"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("    blurr sigma=2\n    ^~~~~"), run.stderr)
+    XCTAssertEqual(try listing(), ["deep.png", "in.png", "thumb.txt"], "no output, no temporary file")
+
+    let inline = try fgrun(["-e", "flip axs=vertical", "in.png", "out.png"])
+    XCTAssertEqual(inline.status, 64)
+    XCTAssertTrue(inline.stderr.hasPrefix("-e:1:6: error: unknown parameter 'axs' for flip; did you mean 'axis'?"), inline.stderr)
+  }
+
+  func testInputErrorsExit65() throws {
+    let missing = try fgrun(["-e", "flip", "nothere.png", "out.png"])
+    XCTAssertEqual(missing.status, 65)
+    XCTAssertTrue(missing.stderr.contains("nothere.png does not exist"), missing.stderr)
+
+    try write("this is text", to: "text.png")
+    let unsupported = try fgrun(["-e", "flip", "text.png", "out.png"])
+    XCTAssertEqual(unsupported.status, 65)
+    XCTAssertTrue(unsupported.stderr.contains("neither a JPEG nor a PNG"), unsupported.stderr)
+
+    // A PNG whose pixel data is cut off: the header reads, the decode fails during the render.
+    let whole = try Data(contentsOf: file("in.png"))
+    try whole.prefix(whole.count - 40).write(to: file("cut.png"))
+    let truncated = try fgrun(["-e", "flip", "cut.png", "out.png"])
+    XCTAssertEqual(truncated.status, 65, truncated.stderr)
+    XCTAssertFalse(exists("out.png"), "a failed run leaves no output")
+
+    let tooLarge = try fgrun(["-e", "flip", "--max-pixels", "100", "in.png", "out.png"])
+    XCTAssertEqual(tooLarge.status, 65)
+    XCTAssertTrue(tooLarge.stderr.contains("more than the limit of 100 pixels"), tooLarge.stderr)
+
+    try write("logo = load path=missing-logo.png\noutput = logo\n", to: "logo.txt")
+    let load = try fgrun(["logo.txt", "in.png", "out.png"])
+    XCTAssertEqual(load.status, 65)
+    XCTAssertTrue(load.stderr.hasPrefix("logo.txt:1:18: error: load: The input file"), load.stderr)
+    XCTAssertTrue(load.stderr.contains("                     ^~~~~~~~~~~~~~~~"), load.stderr)
+    XCTAssertFalse(exists("out.png"))
+  }
+
+  func testOutputErrorsExit73AndTheInputIsNeverOverwritten() throws {
+    let before = try Data(contentsOf: file("in.png"))
+    let overwrite = try fgrun(["-e", "flip", "in.png", "in.png"])
+    XCTAssertEqual(overwrite.status, 73)
+    XCTAssertTrue(overwrite.stderr.contains("Refusing to write over the input file"), overwrite.stderr)
+    XCTAssertEqual(try Data(contentsOf: file("in.png")), before)
+
+    let sneaky = try fgrun(["-e", "flip", "in.png", "./sub/../in.png"])
+    XCTAssertEqual(sneaky.status, 73)
+    XCTAssertEqual(try Data(contentsOf: file("in.png")), before)
+
+    let noFolder = try fgrun(["-e", "flip", "in.png", "no/such/folder/out.png"])
+    XCTAssertEqual(noFolder.status, 73, noFolder.stderr)
+  }
+
+  func testUsageErrorsExit64() throws {
+    XCTAssertEqual(try fgrun(["-e", "flip", "in.png"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "flip", "in.png", "out.gif"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "0", "in.png", "out.jpg"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--compression", "10", "in.png", "out.png"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--depth", "12", "in.png", "out.png"]).status, 64)
+    XCTAssertEqual(try fgrun(["nothere.txt", "in.png", "out.png"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "", "in.png", "out.png"]).status, 64)
+    XCTAssertFalse(exists("out.png"))
+  }
+
+  func testVersionAndHelp() throws {
+    let version = try fgrun(["--version"])
+    XCTAssertEqual(version.status, 0)
+    XCTAssertTrue(version.text.hasPrefix("fgrun "), version.text)
+    let help = try fgrun(["--help"])
+    XCTAssertEqual(help.status, 0)
+    for line in ["64  usage or recipe error", "65  input error", "73  output error", "explain", "filters"] {
+      XCTAssertTrue(help.text.contains(line), line)
+    }
+  }
+
+  // MARK: - Batch
+
+  func testBatchGoesOnAfterAFailureAndSummarises() throws {
+    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
+    try write("rotate 90\n", to: "r.txt")
+    let run = try fgrun(["r.txt", "in.png", "missing.png", "b.png", "-o", "out"])
+    XCTAssertEqual(run.status, 1)
+    XCTAssertTrue(run.text.contains("ok in.png -> out/in.png"), run.text)
+    XCTAssertTrue(run.text.contains("3 files: 2 ok, 1 failed in "), run.text)
+    XCTAssertTrue(run.stderr.contains("fgrun: error: missing.png: "), run.stderr)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted(), ["b.png", "in.png"])
+  }
+
+  func testBatchSharesOneDecodeCacheAndExitsZeroWhenAllSucceed() throws {
+    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
+    try copyFixture("pngsuite/basn0g08.png", as: "logo.png")
+    // Every output is the same loaded file: decoded once for the whole batch.
+    try write("logo = load path=logo.png\noutput = rotate 90 of=logo\n", to: "r.txt")
+    let run = try fgrun(["--stats", "r.txt", "in.png", "b.png", "-o", "out", "--format", "png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.text.contains("2 files: 2 ok, 0 failed"), run.text)
+    XCTAssertTrue(run.stderr.contains("decodes 1, cache hits 1"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("peak memory"), run.stderr)
+  }
+
+  func testBatchRejectsABadRecipeBeforeTouchingAnyFile() throws {
+    let run = try fgrun(["-e", "rotate 45", "in.png", "-o", "out"])
+    XCTAssertEqual(run.status, 64)
+    XCTAssertTrue(run.stderr.contains("-e:1:8: error: '45' is not a valid value for degrees"), run.stderr)
+    XCTAssertFalse(exists("out"))
+  }
+
+  // MARK: - explain, filters
+
+  func testExplainShowsBothGraphs() throws {
+    try write("rotate 90\nflip vertical\n", to: "r.txt")
+    let withInput = try fgrun(["explain", "r.txt", "in.png"])
+    XCTAssertEqual(withInput.status, 0, withInput.stderr)
+    XCTAssertTrue(withInput.text.contains("as written:"), withInput.text)
+    XCTAssertTrue(withInput.text.contains("as optimized:"), withInput.text)
+    XCTAssertTrue(withInput.text.contains("input: in.png, 32x32"), withInput.text)
+    let placeholder = try fgrun(["explain", "-e", "rotate 90"])
+    XCTAssertEqual(placeholder.status, 0, placeholder.stderr)
+    XCTAssertTrue(placeholder.text.contains("6000x4000 solid colour stands in"), placeholder.text)
+    XCTAssertTrue(placeholder.text.contains("output: 4000x6000"), placeholder.text)
+    XCTAssertEqual(try fgrun(["explain", "-e", "rotat 90"]).status, 64)
+  }
+
+  func testFiltersListsEveryFilterWithItsTable() throws {
+    let all = try fgrun(["filters"])
+    XCTAssertEqual(all.status, 0)
+    for definition in FilterRegistry.all {
+      XCTAssertTrue(all.text.contains("\(definition.descriptor.name) — \(definition.descriptor.summary)"), definition.descriptor.name)
+    }
+    XCTAssertTrue(all.text.contains("geometry:"))
+    XCTAssertTrue(all.text.contains("source:"))
+    let flip = try fgrun(["filters", "flip"])
+    XCTAssertEqual(flip.status, 0)
+    XCTAssertTrue(flip.text.contains("axis  horizontal|vertical  default horizontal  Which way to mirror."), flip.text)
+    XCTAssertTrue(flip.text.contains("example: flip axis=vertical"))
+    XCTAssertFalse(flip.text.contains("rotate"))
+    let typo = try fgrun(["filters", "flp"])
+    XCTAssertEqual(typo.status, 64)
+    XCTAssertTrue(typo.stderr.contains("unknown filter 'flp'; did you mean 'flip'?"), typo.stderr)
+  }
+
+  // MARK: - Helpers
+
+  private func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+  private func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name).path) }
+  private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+  private func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: file(name)) }
+  private func copyFixture(_ path: String, as name: String) throws {
+    try FileManager.default.copyItem(at: Fixtures.url(path), to: file(name))
+  }
+  private func render(_ image: Image) throws -> PixelBuffer {
+    try Renderer(options: RendererOptions(threads: 1)).render(image)
+  }
+
+  /// The built `fgrun`: $FGRUN, or beside the test bundle.
+  static let binary: URL? = {
+    if let path = ProcessInfo.processInfo.environment["FGRUN"] { return URL(fileURLWithPath: path) }
+    var folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+    folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+      folders.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    return folders.map { $0.appendingPathComponent("fgrun") }.first {
+      FileManager.default.isExecutableFile(atPath: $0.path)
+    }
+  }()
+
+  /// Runs fgrun in the test's folder and waits for it. Standard input, output and error are
+  /// files (posix_spawn + waitpid: no pipes to drain, no Foundation.Process child monitoring).
+  private func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
+    guard let binary = Self.binary else {
+      XCTFail("fgrun was not found next to the tests; run `swift build --build-tests` first (or set FGRUN).")
+      throw CocoaError(.fileNoSuchFile)
+    }
+    let io = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-io-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: io) }
+    let inPath = io.appendingPathComponent("stdin").path
+    let outPath = io.appendingPathComponent("stdout").path
+    let errPath = io.appendingPathComponent("stderr").path
+    try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    // The child starts in the test's folder through coreutils' `env -C` (glibc's
+    // posix_spawn_file_actions_addchdir_np is not visible to Swift).
+    let launcher = "/usr/bin/env"
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      (["env", "-C", folder.path, binary.path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, launcher, &actions, nil, argv, environ)
+    guard spawned == 0 else {
+      XCTFail("cannot start \(binary.path): \(String(cString: strerror(spawned)))")
+      throw CocoaError(.executableLoad)
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells report it.
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return Outcome(
+      status: code, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+      stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
+  }
+}
