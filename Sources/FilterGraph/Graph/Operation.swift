@@ -23,10 +23,14 @@ public struct Tile: @unchecked Sendable {
   /// The pixels: `rect.size`, `.rgbaFloatPremultiplied`.
   public var buffer: PixelBuffer
 
-  /// A tile with fresh, uninitialised pixels.
+  /// A tile with fresh, uninitialised pixels (memory recycled from earlier tiles when possible).
   public init(rect: Rect) {
     self.rect = rect
-    self.buffer = PixelBuffer(width: rect.width, height: rect.height, format: .rgbaFloatPremultiplied)
+    let format = PixelFormat.rgbaFloatPremultiplied
+    let rowBytes = PixelBuffer.alignedRowBytes(width: rect.width, format: format)
+    self.buffer = PixelBuffer(
+      storage: TileMemoryPool.storage(byteCount: rowBytes * rect.height), width: rect.width, height: rect.height,
+      rowBytes: rowBytes, format: format)
   }
 
   /// A tile over existing pixels.

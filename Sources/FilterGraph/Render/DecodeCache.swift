@@ -13,6 +13,9 @@ public struct DecodeStatistics: Hashable, Sendable {
   public var bytesHeld = 0
   /// Entries evicted to stay under the byte limit.
   public var evictions = 0
+  /// Sources decoded in order while rendering, a window of rows at a time, instead of fully
+  /// (not counted in `decodes`, never cached; see `RendererOptions.streamingMinimumBytes`).
+  public var streamedDecodes = 0
 }
 
 /// Decoded source pixels keyed by the source's identity and decode parameters.
@@ -67,6 +70,20 @@ final class DecodeCache: @unchecked Sendable {
       statistics.bytesHeld -= oldest.value.buffer.rowBytes * oldest.value.buffer.height
       statistics.evictions += 1
     }
+  }
+
+  /// True when `key` is decoded and held.
+  func contains(_ key: String) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return entries[key] != nil
+  }
+
+  /// Counts a streamed decode.
+  func recordStreamedDecode() {
+    lock.lock()
+    statistics.streamedDecodes += 1
+    lock.unlock()
   }
 
   /// Drops every entry.

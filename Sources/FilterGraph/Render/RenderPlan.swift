@@ -8,6 +8,8 @@ final class RenderPlan: @unchecked Sendable {
   let root: ImageNode
   let consumerCount: [ObjectIdentifier: Int]
   var decoded: [ObjectIdentifier: PixelBuffer] = [:]
+  /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
+  var streamed: [ObjectIdentifier: StreamingSource] = [:]
 
   init(root: ImageNode) {
     self.root = root

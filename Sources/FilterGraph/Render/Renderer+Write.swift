@@ -90,7 +90,7 @@ extension Renderer {
     let pixelFormat = Renderer.outputFormat(for: info, format: format, bitDepth: options.bitDepth)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
-      PixelBuffer(width: width, height: h, format: pixelFormat, colorSpace: info.colorSpace)
+      TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: info.colorSpace)
     }
     switch format {
     case .png:

@@ -21,12 +21,21 @@ public struct RendererOptions: Hashable, Sendable {
   public var optimizer: OptimizerOptions
   /// How many bands of tiles may be in flight ahead of the one being written (default: 2 per thread).
   public var bandsInFlight: Int?
+  /// JPEG sources at least this large once decoded (default 4 MiB) are streamed when the graph
+  /// reads them in order: decoded on demand into a window of rows, never held whole (see
+  /// `Renderer.streamingWindow`). Such a decode is counted in `DecodeStatistics.streamedDecodes`
+  /// and is not cached. Smaller sources, sources already in the cache, and sources the graph
+  /// reads out of order (rotations, flips, a source read by two branches) decode fully, once,
+  /// through the decode cache. `Int.max` turns streaming off.
+  public var streamingMinimumBytes: Int
 
   /// Creates options.
   public init(
     threads: Int = ProcessInfo.processInfo.activeProcessorCount, tileSize: Size = Size(width: 512, height: 64),
-    cacheLimitBytes: Int = 1 << 30, optimizer: OptimizerOptions = OptimizerOptions(), bandsInFlight: Int? = nil
+    cacheLimitBytes: Int = 1 << 30, optimizer: OptimizerOptions = OptimizerOptions(), bandsInFlight: Int? = nil,
+    streamingMinimumBytes: Int = 4 << 20
   ) {
+    self.streamingMinimumBytes = streamingMinimumBytes
     self.threads = max(1, threads)
     self.tileSize = Size(width: max(tileSize.width, 8), height: max(tileSize.height, 1))
     self.cacheLimitBytes = cacheLimitBytes
@@ -87,6 +96,11 @@ public final class Renderer: @unchecked Sendable {
     let plan = RenderPlan(root: optimized(image))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
+      if let encoded = source as? EncodedSourceOperation, let stream = try streamingSource(encoded, node: node, plan: plan) {
+        plan.streamed[ObjectIdentifier(node)] = stream
+        cache.recordStreamedDecode()
+        continue
+      }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
       } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() }) {
@@ -111,7 +125,7 @@ public final class Renderer: @unchecked Sendable {
     let tileW = options.tileSize.width, bandH = options.tileSize.height
     let bandCount = (size.height + bandH - 1) / bandH
     let tilesAcross = (size.width + tileW - 1) / tileW
-    let window = max(1, options.bandsInFlight ?? 2 * options.threads)
+    let window = bandWindow
 
     final class BandState: @unchecked Sendable {
       let buffer: PixelBuffer
@@ -189,5 +203,79 @@ public final class Renderer: @unchecked Sendable {
       }
       if b + window < bandCount { launch(b + window) }
     }
+  }
+}
+
+extension Renderer {
+  /// How many bands of tiles may be in flight at once.
+  var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
+
+  /// A streamed decoder for `source` when the rules allow it (see `streamingMinimumBytes`).
+  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) throws -> StreamingSource? {
+    let info = node.info
+    guard source.source.header.fileFormat == .jpeg,
+      info.size.width * info.size.height * info.layout.channelCount >= options.streamingMinimumBytes,
+      !cache.contains(source.identity),
+      let rows = streamingWindow(plan, source: node),
+      let decoder = try source.source.startedJPEGDecoder(scaleDenominator: source.scaleDenominator)
+    else { return nil }
+    return StreamingSource(decoder: decoder, capacity: rows)
+  }
+
+  /// The rows of `source` a render must hold at once when it decodes them in order, or nil when
+  /// the graph does not read it in order within a window of at most half its height.
+  ///
+  /// The rule: `source` is reached from the root by one path only (every node on it read once),
+  /// and, following the graph's own `inputRegion`s exactly as the tiles will, band `b` reads rows
+  /// `lo[b]..<hi[b]`. With `W` bands in flight (band `b + W` starts only once band `b` is done),
+  /// rows up to `max(hi[..<b+W])` may be decoded while band `b` still reads from
+  /// `min(lo[b..<b+W])`: the window is the largest such span.
+  func streamingWindow(_ plan: RenderPlan, source: ImageNode) -> Int? {
+    // The path from the root to the source, each node read once.
+    var path: [(node: ImageNode, input: Int)] = []
+    func find(_ node: ImageNode) -> Bool {
+      if node === source { return true }
+      for (i, input) in node.inputs.enumerated() {
+        path.append((node, i))
+        if find(input) { return true }
+        path.removeLast()
+      }
+      return false
+    }
+    guard find(plan.root) else { return nil }
+    for step in path.dropFirst() where plan.consumerCount[ObjectIdentifier(step.node), default: 0] != 1 { return nil }
+    guard plan.consumerCount[ObjectIdentifier(source), default: 0] == 1 else { return nil }
+
+    let size = plan.root.info.size, sourceHeight = source.info.size.height
+    if size.isEmpty || sourceHeight == 0 { return nil }
+    let tileW = options.tileSize.width, bandH = options.tileSize.height
+    let bandCount = (size.height + bandH - 1) / bandH
+    let tilesAcross = (size.width + tileW - 1) / tileW
+    var lo = [Int](repeating: .max, count: bandCount), hi = [Int](repeating: .min, count: bandCount)
+    for b in 0..<bandCount {
+      let y0 = b * bandH, h = min(bandH, size.height - y0)
+      for t in 0..<tilesAcross {
+        var rect = Rect(x: t * tileW, y: y0, width: min(tileW, size.width - t * tileW), height: h)
+        for step in path {
+          rect = TileEvaluator.computedRegion(rect, extent: step.node.info.extent)
+          let op = step.node.operation
+          if op is FusedPointOperation || op is any PointOperation { continue }
+          rect = op.inputRegion(for: rect, input: step.input, inputs: step.node.inputs.map(\.info))
+        }
+        rect = TileEvaluator.computedRegion(rect, extent: source.info.extent)
+        lo[b] = min(lo[b], rect.y)
+        hi[b] = max(hi[b], rect.maxY)
+      }
+    }
+    let w = bandWindow
+    var window = 0
+    var highest = Int.min
+    for b in 0..<min(w - 1, bandCount) { highest = max(highest, hi[b]) }
+    for b in 0..<bandCount {
+      if b + w - 1 < bandCount { highest = max(highest, hi[b + w - 1]) }
+      let lowest = lo[b..<min(b + w, bandCount)].min()!
+      window = max(window, highest - lowest)
+    }
+    return window <= sourceHeight / 2 ? max(window, 1) : nil
   }
 }

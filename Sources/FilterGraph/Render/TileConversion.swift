@@ -12,58 +12,58 @@ enum TileConversion {
 
   /// Fills `tile` (same size as `source`) from `source`, in `space`.
   static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace) {
-    let layout = source.format.layout
+    source.withUnsafeBaseAddress { base, rowBytes in
+      load(rows: { UnsafeRawPointer(base) + $0 * rowBytes }, format: source.format, colorSpace: source.colorSpace, into: &tile, space: space)
+    }
+  }
+
+  /// Fills `tile` from stored rows: `rows(y)` is the first byte of the tile's row `y` (its first
+  /// column), in `format` and `colorSpace`. Decoded sources and streamed strips both load here.
+  static func load(
+    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into tile: inout Tile, space: WorkingSpace
+  ) {
+    let layout = format.layout
     let channels = layout.channelCount
-    let straight = source.format.alphaMode == .straight
-    let sourceIsLinear = source.colorSpace.isLinear
+    let straight = format.alphaMode == .straight
+    let sourceIsLinear = colorSpace.isLinear
     let toLinear = space == .linear && !sourceIsLinear
     let toEncoded = space == .encoded && sourceIsLinear
     tile.withMutablePixels { dst in
-      switch source.format.component {
+      switch format.component {
       case .uint8:
         let table: [Float] = toLinear ? SRGBTransfer.decodeTable8 : unitTable8
         table.withUnsafeBufferPointer { lut in
-          source.withUnsafePixels(as: UInt8.self) { src in
-            for y in 0..<dst.height {
-              expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
-            }
-          }
-        }
-        if layout.hasAlpha {
-          // Alpha is never curved: undo the table on the alpha lane.
-          if toLinear {
-            source.withUnsafePixels(as: UInt8.self) { src in
-              for y in 0..<dst.height {
-                let s = src[row: y], d = dst[row: y]
-                for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
-              }
+          for y in 0..<dst.height {
+            let s = rows(y).assumingMemoryBound(to: UInt8.self)
+            expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
+            if layout.hasAlpha && toLinear {
+              // Alpha is never curved: undo the table on the alpha lane.
+              let d = dst[row: y]
+              for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
             }
           }
         }
       case .uint16:
         let scale: Float = 1 / 65535
         (toLinear ? SRGBTransfer.decodeTable16 : []).withUnsafeBufferPointer { lut in
-          source.withUnsafePixels(as: UInt16.self) { src in
-            for y in 0..<dst.height {
-              if toLinear {
-                expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
-                if layout.hasAlpha {
-                  let s = src[row: y], d = dst[row: y]
-                  for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) * scale }
-                }
-              } else {
-                expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { Float($0) * scale }
+          for y in 0..<dst.height {
+            let s = rows(y).assumingMemoryBound(to: UInt16.self)
+            if toLinear {
+              expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
+              if layout.hasAlpha {
+                let d = dst[row: y]
+                for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) * scale }
               }
+            } else {
+              expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { Float($0) * scale }
             }
           }
         }
       case .float32:
-        source.withUnsafePixels(as: Float.self) { src in
-          for y in 0..<dst.height {
-            expand(src[row: y], count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
-          }
+        for y in 0..<dst.height {
+          expand(rows(y).assumingMemoryBound(to: Float.self), count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
         }
-        if source.format.alphaMode == .premultiplied {
+        if format.alphaMode == .premultiplied {
           for y in 0..<dst.height {
             if toLinear { SRGBCurve.decodeRow(dst[row: y], count: dst.width) }
             if toEncoded { SRGBCurve.encodeRow(dst[row: y], count: dst.width) }
@@ -82,7 +82,7 @@ enum TileConversion {
           }
         }
       }
-      if straight {
+      if straight && layout.hasAlpha {
         for y in 0..<dst.height {
           let d = dst[row: y]
           for x in 0..<dst.width {
@@ -123,6 +123,8 @@ enum TileConversion {
       for y in 0..<src.height {
         let row = base + y * rowBytes
         switch format.component {
+        case .uint8 where layout == .rgb || layout == .rgba:
+          pack8(src[row: y], count: src.width, channels: layout.channelCount, straight: straight, into: row)
         case .uint8:
           pack(src[row: y], count: src.width, layout: layout, straight: straight, scale: 255, into: row.assumingMemoryBound(to: UInt8.self))
         case .uint16:
@@ -186,6 +188,29 @@ enum TileConversion {
         d[4 * x + 3] = T(truncatingIfNeeded: q.w)
       }
     }
+  }
+
+  /// 8-bit RGB(A): each pixel's four codes go out as one 4-byte store (for RGB the fourth byte
+  /// lands on the next pixel's first and is overwritten by it; the last pixel is written bytewise).
+  @inline(__always)
+  private static func pack8(
+    _ s: UnsafePointer<SIMD4<Float>>, count: Int, channels: Int, straight: Bool, into d: UnsafeMutableRawPointer
+  ) {
+    guard count > 0 else { return }
+    @inline(__always) func px(_ x: Int) -> SIMD4<UInt8> {
+      let v = s[x]
+      let q = quantized(straight && v.w != 1 ? straightened(v) : v, scale: 255)
+      return SIMD4<UInt8>(truncatingIfNeeded: q)
+    }
+    if channels == 4 {
+      for x in 0..<count { d.storeBytes(of: px(x), toByteOffset: 4 * x, as: SIMD4<UInt8>.self) }
+      return
+    }
+    for x in 0..<(count - 1) { d.storeBytes(of: px(x), toByteOffset: 3 * x, as: SIMD4<UInt8>.self) }
+    let last = px(count - 1), o = 3 * (count - 1)
+    d.storeBytes(of: last.x, toByteOffset: o, as: UInt8.self)
+    d.storeBytes(of: last.y, toByteOffset: o + 1, as: UInt8.self)
+    d.storeBytes(of: last.z, toByteOffset: o + 2, as: UInt8.self)
   }
 
   private static func packFloat(

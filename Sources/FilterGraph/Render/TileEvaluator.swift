@@ -17,16 +17,19 @@ final class TileEvaluator: @unchecked Sendable {
 
   /// Exactly `rect` of `node` in `space`; pixels outside the node's extent repeat its edges.
   func evaluate(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
-    let extent = node.info.extent
-    var inside = rect.intersection(extent)
-    if inside.isEmpty {
-      // Entirely outside: the nearest edge pixels stand for it.
-      let x = min(max(rect.x, 0), extent.width - 1), y = min(max(rect.y, 0), extent.height - 1)
-      let x1 = min(max(rect.maxX, 1), extent.width), y1 = min(max(rect.maxY, 1), extent.height)
-      inside = Rect(x: min(x, x1 - 1), y: min(y, y1 - 1), width: max(x1 - min(x, x1 - 1), 1), height: max(y1 - min(y, y1 - 1), 1))
-    }
+    let inside = Self.computedRegion(rect, extent: node.info.extent)
     let tile = try compute(node, inside, space: space, memo: &memo)
     return inside == rect ? tile : TileConversion.extendEdges(tile, to: rect)
+  }
+
+  /// The part of `rect` a node actually computes: `rect ∩ extent`, or the nearest edge pixels
+  /// when `rect` lies entirely outside.
+  static func computedRegion(_ rect: Rect, extent: Rect) -> Rect {
+    let inside = rect.intersection(extent)
+    if !inside.isEmpty { return inside }
+    let x = min(max(rect.x, 0), extent.width - 1), y = min(max(rect.y, 0), extent.height - 1)
+    let x1 = min(max(rect.maxX, 1), extent.width), y1 = min(max(rect.maxY, 1), extent.height)
+    return Rect(x: min(x, x1 - 1), y: min(y, y1 - 1), width: max(x1 - min(x, x1 - 1), 1), height: max(y1 - min(y, y1 - 1), 1))
   }
 
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
@@ -37,7 +40,12 @@ final class TileEvaluator: @unchecked Sendable {
     let op = node.operation
     if let source = op as? SourceOperation {
       tile = Tile(rect: rect)
-      if let pixels = plan.decoded[ObjectIdentifier(node)] {
+      if let stream = plan.streamed[ObjectIdentifier(node)] {
+        try stream.prepare(rect.y..<rect.maxY)
+        TileConversion.load(
+          rows: { stream.row(rect.y + $0, x: rect.x) }, format: stream.format, colorSpace: stream.colorSpace,
+          into: &tile, space: space)
+      } else if let pixels = plan.decoded[ObjectIdentifier(node)] {
         TileConversion.load(pixels.cropped(to: rect), into: &tile, space: space)
       } else {
         source.fill(&tile, space: space)

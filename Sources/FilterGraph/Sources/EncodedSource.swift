@@ -75,6 +75,18 @@ public final class EncodedSource: @unchecked Sendable {
     }
   }
 
+  /// A JPEG decoder started at `1/scaleDenominator`, ready for rows in order (streamed decoding);
+  /// nil for PNG files.
+  func startedJPEGDecoder(scaleDenominator: Int) throws -> JPEGDecoder? {
+    guard header.fileFormat == .jpeg else { return nil }
+    let decoder = try JPEGDecoder(data: bytes, limits: options.limits)
+    var decodeOptions = JPEGDecodeOptions()
+    decodeOptions.scaleDenominator = scaleDenominator
+    decodeOptions.isStrict = options.strict
+    try decoder.start(options: decodeOptions)
+    return decoder
+  }
+
   /// A short digest of bytes (FNV-1a over the length and a sample), enough to key a cache.
   static func digest(_ data: Data) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
