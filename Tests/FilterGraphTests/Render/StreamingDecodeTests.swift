@@ -1,0 +1,92 @@
+// StreamingDecodeTests.swift — JPEG sources read in order are decoded on demand into a ring of
+// rows: same pixels as a full decode, counted apart, bounded in rows; everything else still decodes
+// fully once through the cache.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class StreamingDecodeTests: XCTestCase {
+  private func renderer(streaming: Bool, threads: Int = 2) -> Renderer {
+    Renderer(
+      options: RendererOptions(
+        threads: threads, tileSize: Size(width: 64, height: 8), streamingMinimumBytes: streaming ? 0 : .max))
+  }
+
+  private func photo() throws -> Image { try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")) }
+
+  func testInOrderGraphsStreamWithIdenticalPixels() throws {
+    let p = try photo()
+    let graphs: [(String, Image)] = [
+      ("source", p),
+      ("blur", p.blurred(sigma: 2)),
+      ("scale", p.scaled(by: 0.6, allowsShrinkOnLoad: false)),
+      ("upscale", p.scaled(by: 1.7)),
+      ("crop+tint", p.cropped(to: Rect(x: 10, y: 30, width: 150, height: 90)).tinted(Color(red: 1, green: 0.5, blue: 0), amount: 0.3)),
+      ("gray", p.blurred(sigma: 1).converted(to: .gray)),
+    ]
+    for (name, image) in graphs {
+      for threads in [1, 2] {
+        let full = renderer(streaming: false, threads: threads)
+        let streamed = renderer(streaming: true, threads: threads)
+        let expected = try full.render(image)
+        let got = try streamed.render(image)
+        XCTAssertTrue(got.hasSamePixels(as: expected), "\(name), \(threads) threads: streamed pixels differ")
+        XCTAssertEqual(full.statistics.decodes, 1, name)
+        XCTAssertEqual(full.statistics.streamedDecodes, 0, name)
+        XCTAssertEqual(streamed.statistics.decodes, 0, name)
+        XCTAssertEqual(streamed.statistics.streamedDecodes, 1, name)
+        XCTAssertEqual(streamed.statistics.bytesHeld, 0, "\(name): a streamed source is not cached")
+      }
+    }
+  }
+
+  func testRowsHeldAreBoundedByTheBandWindow() throws {
+    let p = try photo()  // 227 × 149
+    let r = renderer(streaming: true)  // 8-row bands, 4 in flight
+    let plain = try r.prepare(p)
+    XCTAssertEqual(plain.streamed.count, 1)
+    XCTAssertEqual(plain.streamed.values.first!.capacity, 4 * 8, "in-order copy: the band window exactly")
+    let blurred = try r.prepare(p.blurred(sigma: 2))
+    let capacity = try XCTUnwrap(blurred.streamed.values.first).capacity
+    XCTAssertGreaterThan(capacity, 4 * 8, "a blur reads rows above and below its bands")
+    XCTAssertLessThanOrEqual(capacity, 4 * 8 + 2 * 8, "…but only its kernel's reach more")
+    XCTAssertTrue(plain.decoded.isEmpty && blurred.decoded.isEmpty, "nothing is decoded whole")
+  }
+
+  func testOutOfOrderOrSharedSourcesDecodeFullyOnce() throws {
+    let p = try photo()
+    for image in [p.rotated(byDegrees: 90), p.rotated(byDegrees: 180), p.rotated(byDegrees: 180).composited(over: p, opacity: 0.5)] {
+      let r = renderer(streaming: true)
+      let expected = try renderer(streaming: false).render(image)
+      XCTAssertTrue(try r.render(image).hasSamePixels(as: expected))
+      _ = try r.render(image)
+      XCTAssertEqual(r.statistics.streamedDecodes, 0)
+      XCTAssertEqual(r.statistics.decodes, 1, "decoded once, then from the cache")
+      XCTAssertGreaterThanOrEqual(r.statistics.hits, 1)
+    }
+  }
+
+  func testASourceAlreadyCachedIsNotStreamed() throws {
+    let p = try photo()
+    let r = renderer(streaming: true)
+    _ = try r.render(p.rotated(byDegrees: 90))
+    XCTAssertEqual(r.statistics.decodes, 1)
+    let got = try r.render(p)
+    XCTAssertEqual(r.statistics.decodes, 1)
+    XCTAssertEqual(r.statistics.streamedDecodes, 0)
+    XCTAssertEqual(r.statistics.hits, 1)
+    XCTAssertTrue(got.hasSamePixels(as: try renderer(streaming: false).render(p)))
+  }
+
+  func testStreamedJpegWritesTheSameFile() throws {
+    let p = try photo().blurred(sigma: 1.5)
+    let a = try renderer(streaming: true).encode(p, format: .jpeg)
+    let b = try renderer(streaming: false).encode(p, format: .jpeg)
+    XCTAssertEqual(a, b)
+  }
+}
