@@ -47,7 +47,8 @@ struct Stats {
       "fgrun: stats: recipe \(ms(recipeSeconds)), header+compile \(ms(headerSeconds)), "
         + "decode+render+encode+write \(ms(renderSeconds)), total \(ms(Stats.now() - start))")
     Console.error(
-      "fgrun: stats: decodes \(cache.decodes), streamed decodes \(cache.streamedDecodes), cache hits \(cache.hits), cache holds \(mb(cache.bytesHeld)), "
+      "fgrun: stats: decodes \(cache.decodes), cache hits \(cache.hits), cache holds \(mb(cache.bytesHeld)), "
+        + "streamed decodes \(cache.streamedDecodes), "
         + "threads \(renderer.options.threads), peak memory \(mb(Stats.peakMemoryBytes)) (ru_maxrss)")
   }
 }

@@ -32,7 +32,10 @@ public final class WorkerPool: @unchecked Sendable {
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
   private final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    private var queue: [() -> Void] = []
+    /// Jobs not yet taken from `head` on; taken slots are cleared at once, so a finished job's
+    /// captures (a band's buffer, its tiles) are released when it returns, not when the queue
+    /// is next compacted.
+    private var queue: [(() -> Void)?] = []
     private var head = 0
     private var stopping = false
 
@@ -59,7 +62,8 @@ public final class WorkerPool: @unchecked Sendable {
           condition.unlock()
           return
         }
-        let job = queue[head]
+        let job = queue[head]!
+        queue[head] = nil
         head += 1
         if head > 1024 && head * 2 > queue.count {
           queue.removeFirst(head)
