@@ -11,9 +11,12 @@ import PixelBufferModule
 
 enum TileMemoryPool {
   /// Bytes kept idle at most (enough for a few bands of tiles and their intermediates).
-  static let idleLimit = 96 << 20
+  static let idleLimit = 32 << 20
   /// Blocks smaller than this are left to malloc (it recycles them well already).
   static let minimumPooled = 32 << 10
+  /// Blocks larger than this are not pooled (none: left to malloc, a downscale's multi-MB input
+  /// tiles fragmented its arenas and raised the peak; measured on W1).
+  static let maximumPooled = Int.max
 
   private static let lock = NSLock()
   nonisolated(unsafe) private static var free: [Int: [UnsafeMutableRawPointer]] = [:]
@@ -29,7 +32,7 @@ enum TileMemoryPool {
 
   /// Storage of at least `byteCount` bytes whose block returns to the pool when released.
   static func storage(byteCount: Int) -> PixelStorage {
-    guard byteCount >= minimumPooled else { return PixelStorage(byteCount: byteCount) }
+    guard byteCount >= minimumPooled, byteCount <= maximumPooled else { return PixelStorage(byteCount: byteCount) }
     let size = sizeClass(byteCount)
     lock.lock()
     let reused = free[size]?.popLast()
