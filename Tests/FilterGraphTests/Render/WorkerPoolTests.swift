@@ -38,3 +38,21 @@ final class WorkerPoolTests: XCTestCase {
     if before > 0 { XCTAssertLessThanOrEqual(threadCount(), before + 2, "worker threads outlive their renderers") }
   }
 }
+
+final class WorkerPoolReleaseTests: XCTestCase {
+  /// A finished job's captures are released when it returns: the renderer's band buffers must
+  /// not stay alive in the queue until the end of a render.
+  func testFinishedJobsReleaseTheirCaptures() {
+    final class Payload: @unchecked Sendable {}
+    let pool = WorkerPool(threadCount: 2)
+    weak var watched: Payload?
+    do {
+      let payload = Payload()
+      watched = payload
+      pool.parallelFor(4) { _ in withExtendedLifetime(payload) {} }
+    }
+    // parallelFor returns once every body ran; the last job may still be unwinding.
+    for _ in 0..<200 where watched != nil { usleep(1000) }
+    XCTAssertNil(watched, "the queue still holds a finished job's closure")
+  }
+}
