@@ -33,13 +33,24 @@ enum TileMemoryPool {
   /// Storage of at least `byteCount` bytes whose block returns to the pool when released.
   static func storage(byteCount: Int) -> PixelStorage {
     guard byteCount >= minimumPooled, byteCount <= maximumPooled else { return PixelStorage(byteCount: byteCount) }
-    let size = sizeClass(byteCount)
+    var size = sizeClass(byteCount)
     lock.lock()
-    let reused = free[size]?.popLast()
-    if reused != nil { idleBytes -= size }
+    // The smallest idle block of this class or up to 1.5× larger: edge tiles and the last column
+    // come in many slightly different sizes, and one idle block should serve them all.
+    var best: Int?
+    for (candidate, blocks) in free where !blocks.isEmpty && candidate >= size && candidate <= size + size / 2 {
+      if best.map({ candidate < $0 }) ?? true { best = candidate }
+    }
+    var reused: UnsafeMutableRawPointer?
+    if let best {
+      size = best
+      reused = free[best]!.popLast()
+      idleBytes -= best
+    }
     lock.unlock()
     let block = reused ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: PixelStorage.alignment)
-    return PixelStorage(adopting: block, byteCount: size) { pointer in TileMemoryPool.give(pointer, size: size) }
+    let blockSize = size
+    return PixelStorage(adopting: block, byteCount: blockSize) { pointer in TileMemoryPool.give(pointer, size: blockSize) }
   }
 
   private static func give(_ pointer: UnsafeMutableRawPointer, size: Int) {
