@@ -107,8 +107,22 @@ public enum SRGBTransfer {
     floatEncodeTable.withUnsafeBufferPointer { fastEncode(l, table: $0.baseAddress!) }
   }
 
+  /// Calls `body` with the float-decode table for `fastDecode(_:table:)`: loops fetch it once,
+  /// not once per value.
+  @inlinable
+  public static func withDecodeTable<R>(_ body: (UnsafePointer<SIMD2<Float>>) throws -> R) rethrows -> R {
+    try floatDecodeTable.withUnsafeBufferPointer { try body($0.baseAddress!) }
+  }
+
+  /// Calls `body` with the float-encode table for `fastEncode(_:table:)`.
+  @inlinable
+  public static func withEncodeTable<R>(_ body: (UnsafePointer<SIMD2<Float>>) throws -> R) rethrows -> R {
+    try floatEncodeTable.withUnsafeBufferPointer { try body($0.baseAddress!) }
+  }
+
+  /// `fastDecode` with the table passed in (see `withDecodeTable`).
   @inlinable @inline(__always)
-  static func fastDecode(_ c: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
+  public static func fastDecode(_ c: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
     if c >= 0 && c <= 1 {
       let t = c * Float(decodeSegments)
       let i = Int(t)
@@ -118,8 +132,9 @@ public enum SRGBTransfer {
     return decode(c)
   }
 
+  /// `fastEncode` with the table passed in (see `withEncodeTable`).
   @inlinable @inline(__always)
-  static func fastEncode(_ l: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
+  public static func fastEncode(_ l: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
     let a = abs(l)
     var r: Float
     if a < encodeLow {

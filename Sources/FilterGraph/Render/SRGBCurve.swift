@@ -15,32 +15,40 @@ public enum SRGBCurve {
 
   /// Converts premultiplied pixels from encoded to linear in place (table-driven, error ≲ 3e-8).
   public static func decodeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    for i in 0..<count {
-      let v = p[i]
-      let a = v.w
-      if a == 1 {
-        p[i] = SIMD4(SRGBTransfer.fastDecode(v.x), SRGBTransfer.fastDecode(v.y), SRGBTransfer.fastDecode(v.z), 1)
-      } else if a > 0 {
-        let inv = 1 / a
-        p[i] = SIMD4(
-          SRGBTransfer.fastDecode(v.x * inv) * a, SRGBTransfer.fastDecode(v.y * inv) * a,
-          SRGBTransfer.fastDecode(v.z * inv) * a, a)
+    // The table is fetched once per row: through `SRGBTransfer.fastDecode(_:)` each value paid a
+    // global-initialiser check and an array access (a third of W5's time).
+    SRGBTransfer.withDecodeTable { t in
+      for i in 0..<count {
+        let v = p[i]
+        let a = v.w
+        if a == 1 {
+          p[i] = SIMD4(SRGBTransfer.fastDecode(v.x, table: t), SRGBTransfer.fastDecode(v.y, table: t), SRGBTransfer.fastDecode(v.z, table: t), 1)
+        } else if a > 0 {
+          let inv = 1 / a
+          p[i] = SIMD4(
+            SRGBTransfer.fastDecode(v.x * inv, table: t) * a, SRGBTransfer.fastDecode(v.y * inv, table: t) * a,
+            SRGBTransfer.fastDecode(v.z * inv, table: t) * a, a)
+        }
       }
     }
   }
 
   /// Converts premultiplied pixels from linear to encoded in place (table-driven, error < 3e-6).
   public static func encodeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    for i in 0..<count {
-      let v = p[i]
-      let a = v.w
-      if a == 1 {
-        p[i] = SIMD4(SRGBTransfer.fastEncode(v.x), SRGBTransfer.fastEncode(v.y), SRGBTransfer.fastEncode(v.z), 1)
-      } else if a > 0 {
-        let inv = 1 / a
-        p[i] = SIMD4(
-          SRGBTransfer.fastEncode(v.x * inv) * a, SRGBTransfer.fastEncode(v.y * inv) * a,
-          SRGBTransfer.fastEncode(v.z * inv) * a, a)
+    // The table is fetched once per row: through `SRGBTransfer.fastEncode(_:)` each value paid a
+    // global-initialiser check and an array access (a third of W5's time).
+    SRGBTransfer.withEncodeTable { t in
+      for i in 0..<count {
+        let v = p[i]
+        let a = v.w
+        if a == 1 {
+          p[i] = SIMD4(SRGBTransfer.fastEncode(v.x, table: t), SRGBTransfer.fastEncode(v.y, table: t), SRGBTransfer.fastEncode(v.z, table: t), 1)
+        } else if a > 0 {
+          let inv = 1 / a
+          p[i] = SIMD4(
+            SRGBTransfer.fastEncode(v.x * inv, table: t) * a, SRGBTransfer.fastEncode(v.y * inv, table: t) * a,
+            SRGBTransfer.fastEncode(v.z * inv, table: t) * a, a)
+        }
       }
     }
   }
