@@ -66,7 +66,7 @@ public enum SRGBTransfer {
   public static let decodeTable16: [Float] = (0..<65536).map { Float(decode(Double($0) / 65535)) }
 
   /// Segments of the uniform float-decode table over [0, 1].
-  @usableFromInline static let decodeSegments = 4096
+  @usableFromInline static let decodeSegments = 4096  // also written as a literal in fastDecode
 
   /// `(value, slope)` pairs: entry `k` holds `decode(k / 4096)` and the step to entry `k + 1`.
   @usableFromInline static let floatDecodeTable: [SIMD2<Float>] = {
@@ -124,7 +124,7 @@ public enum SRGBTransfer {
   @inlinable @inline(__always)
   public static func fastDecode(_ c: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
     if c >= 0 && c <= 1 {
-      let t = c * Float(decodeSegments)
+      let t = c * 4096  // decodeSegments, as a literal: no global accessor per value
       let i = Int(t)
       let e = table[i]
       return e.x + e.y * (t - Float(i))
@@ -137,10 +137,10 @@ public enum SRGBTransfer {
   public static func fastEncode(_ l: Float, table: UnsafePointer<SIMD2<Float>>) -> Float {
     let a = abs(l)
     var r: Float
-    if a < encodeLow {
+    if a < 0x1p-9 {  // encodeLow (literals: the statics cost an accessor call per value)
       r = 12.92 * a
-    } else if a < encodeHigh {
-      let bits = a.bitPattern &- encodeLowBits
+    } else if a < 4 {  // encodeHigh
+      let bits = a.bitPattern &- 0x3B00_0000  // encodeLowBits, 2⁻⁹
       let e = table[Int(bits >> 16)]
       r = e.x + e.y * (Float(bits & 0xFFFF) * 0x1p-16)
     } else {
