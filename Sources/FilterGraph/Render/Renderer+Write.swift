@@ -44,6 +44,9 @@ public struct WriteOptions: Hashable, Sendable {
   }
 }
 
+/// PNG compression segments run on the renderer's own worker pool (no other threads).
+extension WorkerPool: PNGSegmentExecutor {}
+
 extension Renderer {
   /// Renders `image` and writes it to `url` atomically: the file appears complete or not at all,
   /// an existing file is replaced only once the new one is whole, and protected inputs are never
@@ -99,7 +102,8 @@ extension Renderer {
       png.filter = options.pngFilter
       let encoder = try PNGStreamEncoder(
         size: info.size, layout: pixelFormat.layout, component: pixelFormat.component, options: png,
-        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory)
+        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory,
+        executor: pool, maxSegmentsInFlight: 2 * pool.threadCount + 2)
       try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     case .jpeg:
