@@ -239,8 +239,12 @@ public final class PNGStreamEncoder {
   // MARK: - Segments
 
   /// A segment's raw rows (with context) and, once compressed, its deflate bytes.
+  ///
+  /// Memory is released explicitly (compressed bytes once written, raw rows once written and
+  /// copied into the next segment's context), not when the object dies: an executor may keep
+  /// the finished job closure, and with it this object, alive for a while.
   private final class Segment: @unchecked Sendable {
-    let rows: UnsafeMutableRawPointer
+    private(set) var rows: UnsafeMutableRawPointer
     let start: Int  // image row of the first emitted row
     let contextCount: Int
     let capacityRows: Int
@@ -263,9 +267,26 @@ public final class PNGStreamEncoder {
       rows = .allocate(byteCount: max(1, (contextCount + capacityRows) * rowBytes), alignment: 16)
     }
 
+    /// True once the encoder has written the compressed bytes.
+    var written = false
+    private var rowsReleased = false
+
     deinit {
+      releaseRows()
+      releaseOutput()
+    }
+
+    /// Frees the raw rows (only after the job is done and no later segment needs them).
+    func releaseRows() {
+      guard !rowsReleased else { return }
+      rowsReleased = true
       rows.deallocate()
+    }
+
+    /// Frees the compressed bytes (only after the job is done).
+    func releaseOutput() {
       cpng_free(output)
+      output = nil
     }
 
     func compress(rowBytes: Int, bpp: Int32, swap16: Int32, filters: Int32, level: Int32) {
@@ -319,6 +340,7 @@ public final class PNGStreamEncoder {
       segment.rows.copyMemory(
         from: previous.rows + (previousTotal - contextCount) * rowBytes, byteCount: contextCount * rowBytes)
     }
+    if let previous = lastSubmitted, previous.written { previous.releaseRows() }
     nextSegmentStart += count
     current = segment
     return segment
@@ -364,7 +386,6 @@ public final class PNGStreamEncoder {
     idat.append(output, count: segment.outputLength)
     adler = cpng_adler32_combine(adler, segment.adler, UInt64(segment.filteredLength))
     if segment.isLast { idat.appendBigEndian(adler) }
-    // Release the compressed bytes early; the raw rows stay while a later segment may copy them.
     var chunks = Data()
     var offset = 0
     repeat {
@@ -372,6 +393,9 @@ public final class PNGStreamEncoder {
       Self.appendChunk("IDAT", idat.subdata(in: offset..<(offset + n)), to: &chunks)
       offset += n
     } while offset < idat.count
+    segment.written = true
+    segment.releaseOutput()
+    if segment !== lastSubmitted || segment.isLast { segment.releaseRows() }
     try emit(chunks)
   }
 
