@@ -20,7 +20,7 @@ demo: release
 
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --disable-swift-testing
 
 clean:
 	rm -rf .build out
