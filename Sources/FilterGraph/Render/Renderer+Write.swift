@@ -19,7 +19,7 @@ public struct WriteOptions: Hashable, Sendable {
   public var jpegProgressive: Bool
   /// PNG zlib level 0…9 (default 6).
   public var pngCompressionLevel: Int
-  /// PNG row filter (default: adaptive, libpng's choice per row).
+  /// PNG row filter (default: adaptive, the best filter per row).
   public var pngFilter: PNGEncodeOptions.Filter
   /// 8 or 16 bits per channel; nil keeps the image's own depth (PNG only; JPEG is always 8).
   public var bitDepth: Int?
