@@ -22,7 +22,7 @@ demo: release
 
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --disable-swift-testing
 
 # Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
 docs:
