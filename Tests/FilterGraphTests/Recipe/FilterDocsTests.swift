@@ -35,3 +35,18 @@ final class FilterDocsTests: XCTestCase {
     }
   }
 }
+
+final class ReadmeRecipeTests: XCTestCase {
+  /// The recipe shown in README.md's "Recipes" section parses and checks against the real filters.
+  func testREADMERecipeSnippetIsValid() throws {
+    let readme = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
+    guard let section = readme.range(of: "## Recipes"),
+      let open = readme.range(of: "```\n", range: section.upperBound..<readme.endIndex),
+      let close = readme.range(of: "```", range: open.upperBound..<readme.endIndex)
+    else { return XCTFail("README.md has no recipe example under '## Recipes'") }
+    let text = String(readme[open.upperBound..<close.lowerBound])
+    let recipe = try Recipe.parse(text, file: "README.md")
+    try recipe.check()
+    XCTAssertEqual(recipe.statements.map(\.verb.text), ["scale", "sharpen"])
+  }
+}
