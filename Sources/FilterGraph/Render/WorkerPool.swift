@@ -32,10 +32,7 @@ public final class WorkerPool: @unchecked Sendable {
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
   private final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    /// Jobs not yet taken from `head` on; taken slots are cleared at once, so a finished job's
-    /// captures (a band's buffer, its tiles) are released when it returns, not when the queue
-    /// is next compacted.
-    private var queue: [(() -> Void)?] = []
+    private var queue: [() -> Void] = []
     private var head = 0
     private var stopping = false
 
@@ -62,8 +59,10 @@ public final class WorkerPool: @unchecked Sendable {
           condition.unlock()
           return
         }
-        let job = queue[head]!
-        queue[head] = nil
+        let job = queue[head]
+        // Drop the queue's reference now: a finished job's captures (a band's buffer, a PNG
+        // segment) must not live on until the queue is next compacted.
+        queue[head] = {}
         head += 1
         if head > 1024 && head * 2 > queue.count {
           queue.removeFirst(head)
