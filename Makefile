@@ -1,11 +1,12 @@
 # FilterGraph — the two commands a fresh Debian 12 machine needs (see README.md):
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
-.PHONY: demo test deps build release bench clean
+.PHONY: demo test deps build release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
 DEMO_OUTPUT ?= out/flower-thumbnail.png
+FGRUN       := .build/release/fgrun
 
 deps:
 	@bash scripts/install-deps.sh
@@ -14,13 +15,18 @@ release: deps
 	swift build -c release --product fgrun
 
 demo: release
-	@mkdir -p out
-	.build/release/fgrun --stats $(DEMO_RECIPE) $(DEMO_INPUT) $(DEMO_OUTPUT)
-	@echo "demo: wrote $(DEMO_OUTPUT) from $(DEMO_INPUT) with $(DEMO_RECIPE)"
+	@mkdir -p $(dir $(DEMO_OUTPUT))
+	$(FGRUN) --stats $(DEMO_RECIPE) $(DEMO_INPUT) $(DEMO_OUTPUT)
+	@echo "demo: wrote $(abspath $(DEMO_OUTPUT)) from $(DEMO_INPUT) with $(DEMO_RECIPE)"
+	@echo "demo: try another recipe: $(FGRUN) recipes/sepia-vintage.txt $(DEMO_INPUT) out/flower-vintage.jpg"
 
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --disable-swift-testing
+
+# Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
+docs:
+	bash scripts/gen-filter-docs.sh
 
 clean:
 	rm -rf .build out

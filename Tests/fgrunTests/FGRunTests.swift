@@ -216,6 +216,17 @@ final class FGRunTests: XCTestCase {
     XCTAssertEqual(try fgrun(["explain", "-e", "rotat 90"]).status, 64)
   }
 
+  /// docs/Filters.md holds exactly what `fgrun filters` prints (scripts/gen-filter-docs.sh writes it).
+  func testFiltersPageIsTheCurrentFiltersOutput() throws {
+    let all = try fgrun(["filters"])
+    XCTAssertEqual(all.status, 0)
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let page = try String(contentsOf: root.appendingPathComponent("docs/Filters.md"), encoding: .utf8)
+    XCTAssertTrue(
+      page.contains("```\n" + all.text.trimmingCharacters(in: .newlines) + "\n```"),
+      "docs/Filters.md is stale: run scripts/gen-filter-docs.sh")
+  }
+
   func testFiltersListsEveryFilterWithItsTable() throws {
     let all = try fgrun(["filters"])
     XCTAssertEqual(all.status, 0)
