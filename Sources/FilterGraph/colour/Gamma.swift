@@ -54,17 +54,67 @@ public struct GammaOperation: ComposablePointOperation {
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     let e = Float(1 / gamma)
     if e == 1 { return }
-    @inline(__always) func curve(_ c: Float) -> Float { c >= 0 ? powf(c, e) : -powf(-c, e) }
-    for i in 0..<count {
-      let p = pixels[i]
-      let a = p.w
-      if a == 1 {
-        pixels[i] = SIMD4(curve(p.x), curve(p.y), curve(p.z), 1)
-      } else if a > 0 {
-        let inv = 1 / a
-        pixels[i] = SIMD4(curve(p.x * inv) * a, curve(p.y * inv) * a, curve(p.z * inv) * a, a)
+    let table = GammaTable.shared(for: e)
+    table.mantissa.withUnsafeBufferPointer { mt in
+      table.scale.withUnsafeBufferPointer { st in
+        let m = mt.baseAddress!, sc = st.baseAddress!
+        @inline(__always) func curve(_ c: Float) -> Float { GammaTable.power(c, e, m, sc) }
+        for i in 0..<count {
+          let p = pixels[i]
+          let a = p.w
+          if a == 1 {
+            pixels[i] = SIMD4(curve(p.x), curve(p.y), curve(p.z), 1)
+          } else if a > 0 {
+            let inv = 1 / a
+            pixels[i] = SIMD4(curve(p.x * inv) * a, curve(p.y * inv) * a, curve(p.z * inv) * a, a)
+          }
+        }
       }
     }
+  }
+}
+
+/// |x|^e by table: x = 2^(E − 127) · m with m in [1, 2) from the float's bits, so
+/// x^e = 2^(e·(E − 127)) · m^e, the first factor from a 256-entry table (exact in Double, rounded
+/// to Float), m^e interpolated linearly in a 4097-entry table over [1, 2] indexed by the top 12
+/// mantissa bits. Interpolation error ≤ h²/8 · |e(e − 1)| m^(e−2) with h = 2⁻¹², relative
+/// ≤ 6.7·10⁻⁷ at e = 10 (γ = 0.1), ≤ 2·10⁻⁹ at e = 1/2.2; with Float rounding the result is within
+/// 1.5·10⁻⁶ relative of the exact power (checked in GammaTests). No infinite slope near 0 — each
+/// binade has its own factor — and 0, subnormals, infinities and NaN fall back to `powf`.
+/// Negative values follow the odd extension.
+final class GammaTable: @unchecked Sendable {
+  let mantissa: [Float]
+  let scale: [Float]
+
+  init(exponent e: Float) {
+    let ed = Double(e)
+    mantissa = (0...4096).map { Float(Foundation.pow(1 + Double($0) / 4096, ed)) }
+    scale = (0..<256).map { Float(Foundation.pow(2, ed * Double($0 - 127))) }
+  }
+
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var tables: [Float: GammaTable] = [:]
+
+  static func shared(for e: Float) -> GammaTable {
+    lock.lock()
+    defer { lock.unlock() }
+    if let t = tables[e] { return t }
+    let t = GammaTable(exponent: e)
+    if tables.count >= 16 { tables.removeAll() }
+    tables[e] = t
+    return t
+  }
+
+  @inline(__always)
+  static func power(_ x: Float, _ e: Float, _ m: UnsafePointer<Float>, _ sc: UnsafePointer<Float>) -> Float {
+    let bits = x.bitPattern
+    let biased = Int((bits >> 23) & 0xFF)
+    if biased == 0 || biased == 255 { return x >= 0 ? powf(x, e) : -powf(-x, e) }
+    let index = Int((bits >> 11) & 0xFFF)
+    let frac = Float(bits & 0x7FF) * (1 / 2048 as Float)
+    let lo = m[index], hi = m[index &+ 1]
+    let r = (lo + (hi - lo) * frac) * sc[biased]
+    return Float(bitPattern: r.bitPattern | (bits & 0x8000_0000))
   }
 }
 

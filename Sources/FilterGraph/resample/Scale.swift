@@ -25,6 +25,7 @@
 // as many tools do). Ringing of the negative-lobed kernels is clipped so each result is a valid
 // premultiplied pixel: 0 ≤ alpha ≤ 1 and 0 ≤ colour ≤ alpha.
 
+import Foundation
 import PixelBufferModule
 
 /// Resamples its input to `targetSize` (see the definition at the top of Scale.swift).
@@ -201,6 +202,25 @@ struct ResampleAxis {
   /// The weights for `outputs` (absolute output coordinates) on an axis of `inSize` input and
   /// `outSize` output pixels; tap indices are made relative to `origin`.
   init(outputs: Range<Int>, inSize: Int, outSize: Int, kernel: ResampleKernel, origin: Int) {
+    // The whole axis's taps are computed once per (sizes, kernel) and shared by every tile: the
+    // per-output weights do not depend on the tile, so slicing them changes no value.
+    let full = ResampleAxisCache.shared.axis(inSize: inSize, outSize: outSize, kernel: kernel)
+    let lo = min(max(outputs.lowerBound, 0), full.counts.count), hi = min(max(outputs.upperBound, lo), full.counts.count)
+    if lo == outputs.lowerBound && hi == outputs.upperBound {
+      self.init(
+        stride: full.stride, starts: full.starts[lo..<hi].map { $0 - origin }, counts: Array(full.counts[lo..<hi]),
+        weights: Array(full.weights[(lo * full.stride)..<(hi * full.stride)]))
+    } else {
+      self.init(computing: outputs, inSize: inSize, outSize: outSize, kernel: kernel, origin: origin)
+    }
+  }
+
+  private init(stride: Int, starts: [Int], counts: [Int], weights: [Float]) {
+    (self.stride, self.starts, self.counts, self.weights) = (stride, starts, counts, weights)
+  }
+
+  /// The axis computed directly (every output of `outputs`).
+  init(computing outputs: Range<Int>, inSize: Int, outSize: Int, kernel: ResampleKernel, origin: Int) {
     var taps: [(start: Int, weights: [Double])] = []
     taps.reserveCapacity(outputs.count)
     for x in outputs { taps.append(Self.taps(for: x, inSize: inSize, outSize: outSize, kernel: kernel)) }
@@ -254,6 +274,33 @@ struct ResampleAxis {
       }
       return (first, w)
     }
+  }
+}
+
+/// Whole-axis taps shared by the tiles of a render (a handful of entries; cleared when it grows).
+final class ResampleAxisCache: @unchecked Sendable {
+  static let shared = ResampleAxisCache()
+  private struct Key: Hashable {
+    var inSize: Int, outSize: Int, kernel: ResampleKernel
+  }
+  private let lock = NSLock()
+  private var axes: [Key: ResampleAxis] = [:]
+
+  /// Every output 0 ..< outSize, tap starts absolute (origin 0).
+  func axis(inSize: Int, outSize: Int, kernel: ResampleKernel) -> ResampleAxis {
+    let key = Key(inSize: inSize, outSize: outSize, kernel: kernel)
+    lock.lock()
+    if let hit = axes[key] {
+      lock.unlock()
+      return hit
+    }
+    lock.unlock()
+    let made = ResampleAxis(computing: 0..<max(outSize, 0), inSize: inSize, outSize: outSize, kernel: kernel, origin: 0)
+    lock.lock()
+    if axes.count >= 32 { axes.removeAll() }
+    axes[key] = made
+    lock.unlock()
+    return made
   }
 }
 
