@@ -122,6 +122,10 @@ public final class Renderer: @unchecked Sendable {
     // Tiles are stored as they come: a linear-tagged image (`converted(to: .linearSRGB)`) is
     // evaluated in linear light so its values are written without the sRGB curve.
     let storeSpace: WorkingSpace = plan.root.info.colorSpace.isLinear ? .linear : .encoded
+    // A root that computes in linear light and an 8-bit encoded output: the tiles stay linear and
+    // go to codes through one table (TileConversion.storeLinear8), not encode-then-quantise.
+    let linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Self.outputSpace(of: plan.root) == .linear
+    let evaluationSpace: WorkingSpace = linearStore ? .linear : storeSpace
     let tileW = options.tileSize.width, bandH = options.tileSize.height
     let bandCount = (size.height + bandH - 1) / bandH
     let tilesAcross = (size.width + tileW - 1) / tileW
@@ -161,9 +165,13 @@ public final class Renderer: @unchecked Sendable {
           if !skip {
             do {
               var memo: [TileEvaluator.MemoKey: Tile] = [:]
-              let tile = try evaluator.evaluate(plan.root, rect, space: storeSpace, memo: &memo)
+              let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
               let dst = base + bandOffset + rect.x * format.bytesPerPixel
-              TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
+              if linearStore {
+                TileConversion.storeLinear8(tile, into: dst, rowBytes: rowBytes, format: format)
+              } else {
+                TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
+              }
             } catch let e { error = e }
           }
           condition.lock()
@@ -207,6 +215,20 @@ public final class Renderer: @unchecked Sendable {
 }
 
 extension Renderer {
+  /// The space `node` leaves its pixels in when asked for its own: its last stage's working
+  /// space, looking through operations that take whichever space they are asked for; nil for
+  /// sources and operations that have none.
+  static func outputSpace(of node: ImageNode) -> WorkingSpace? {
+    let op = node.operation
+    if op is SourceOperation { return nil }
+    if let fused = op as? FusedPointOperation {
+      if let last = fused.stages.last(where: { $0.workingSpace != nil }) { return last.workingSpace }
+    } else if let space = op.workingSpace {
+      return space
+    }
+    return node.inputs.count == 1 ? outputSpace(of: node.inputs[0]) : nil
+  }
+
   /// How many bands of tiles may be in flight at once.
   var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
 

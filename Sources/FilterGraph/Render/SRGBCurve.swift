@@ -22,7 +22,18 @@ public enum SRGBCurve {
         let v = p[i]
         let a = v.w
         if a == 1 {
-          p[i] = SIMD4(SRGBTransfer.fastDecode(v.x, table: t), SRGBTransfer.fastDecode(v.y, table: t), SRGBTransfer.fastDecode(v.z, table: t), 1)
+          // Opaque pixels in [0, 1]: the three lanes share one vector index/fraction computation
+          // (the same arithmetic as `fastDecode`, so the same values).
+          if all((v .>= 0) .& (v .<= 1)) {
+            let s = v * 4096
+            let i0 = Int(s.x), i1 = Int(s.y), i2 = Int(s.z)  // (`rounded(.towardZero)` calls libm)
+            let f = SIMD4(Float(i0), Float(i1), Float(i2), 0)
+            let e0 = t[i0], e1 = t[i1], e2 = t[i2]
+            let r = SIMD4(e0.x, e1.x, e2.x, 1) + SIMD4(e0.y, e1.y, e2.y, 0) * (s - f)
+            p[i] = SIMD4(r.x, r.y, r.z, 1)
+          } else {
+            p[i] = SIMD4(SRGBTransfer.fastDecode(v.x, table: t), SRGBTransfer.fastDecode(v.y, table: t), SRGBTransfer.fastDecode(v.z, table: t), 1)
+          }
         } else if a > 0 {
           let inv = 1 / a
           p[i] = SIMD4(
@@ -42,7 +53,20 @@ public enum SRGBCurve {
         let v = p[i]
         let a = v.w
         if a == 1 {
-          p[i] = SIMD4(SRGBTransfer.fastEncode(v.x, table: t), SRGBTransfer.fastEncode(v.y, table: t), SRGBTransfer.fastEncode(v.z, table: t), 1)
+          // Opaque pixels whose lanes all lie in the table's range [2⁻⁹, 4): one vector
+          // index/fraction computation for the three lanes (the same arithmetic as `fastEncode`).
+          // Positive floats order like their bit patterns; the unsigned difference wraps for
+          // smaller values, negatives and NaN, so one compare checks the range.
+          let bits = unsafeBitCast(v, to: SIMD4<UInt32>.self) &- 0x3B00_0000  // bits(2⁻⁹)
+          if all(bits .< 0x4080_0000 &- 0x3B00_0000) {  // bits(4)
+            // The low 16 bits as an exact float (2²³ + m − 2²³), then scaled to [0, 1).
+            let m = unsafeBitCast((bits & 0xFFFF) | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
+            let e0 = t[Int(bits.x >> 16)], e1 = t[Int(bits.y >> 16)], e2 = t[Int(bits.z >> 16)]
+            let r = SIMD4(e0.x, e1.x, e2.x, 1) + SIMD4(e0.y, e1.y, e2.y, 0) * (m * 0x1p-16)
+            p[i] = SIMD4(r.x, r.y, r.z, 1)
+          } else {
+            p[i] = SIMD4(SRGBTransfer.fastEncode(v.x, table: t), SRGBTransfer.fastEncode(v.y, table: t), SRGBTransfer.fastEncode(v.z, table: t), 1)
+          }
         } else if a > 0 {
           let inv = 1 / a
           p[i] = SIMD4(

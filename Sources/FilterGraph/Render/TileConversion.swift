@@ -247,3 +247,105 @@ enum TileConversion {
     return out
   }
 }
+
+// MARK: Linear tiles straight to 8-bit sRGB codes
+
+extension TileConversion {
+  /// Linear light → 8-bit sRGB codes without the float encode: `code(l)` is the number of the
+  /// rounding thresholds `decode((k − ½)/255)`, k = 1…255, at or below `l`, the exact rounding of
+  /// `255·encode(l)`. A 4096-segment table gives the code at each segment's start; the thresholds
+  /// are at least 1/(255·12.92) ≈ 3.0e-4 apart, wider than a segment (2.4e-4), so at most one lies
+  /// inside a segment and one compare finishes the lookup.
+  enum Linear8 {
+    /// `thresholds[k]` = the least linear value whose code is `k` (k = 1…255); [0] = 0, [256] = ∞.
+    static let thresholds: [Float] = {
+      var t: [Float] = [0]
+      for k in 1...255 {
+        // The float nearest the exact boundary, then nudged so `code(l)` agrees with rounding the
+        // exact encode of every float `l` (ties, at measure zero, go up as `quantized` does).
+        var b = Float(SRGBTransfer.decode((Double(k) - 0.5) / 255))
+        while b > 0 && SRGBTransfer.encode(Double(b.nextDown)) * 255 >= Double(k) - 0.5 { b = b.nextDown }
+        while SRGBTransfer.encode(Double(b)) * 255 < Double(k) - 0.5 { b = b.nextUp }
+        t.append(b)
+      }
+      t.append(.infinity)
+      return t
+    }()
+
+    /// `table[i]` = the code of `i / 4096` (i = 0…4096).
+    static let table: [UInt8] = {
+      let t = thresholds
+      var codes: [UInt8] = []
+      var k = 0
+      for i in 0...4096 {
+        let l = Float(i) / 4096
+        while t[k + 1] <= l { k += 1 }
+        codes.append(UInt8(k))
+      }
+      return codes
+    }()
+
+    /// The code of one linear value (clamped to 0…1; NaN → 0).
+    @inline(__always)
+    static func code(_ l: Float, _ table: UnsafePointer<UInt8>, _ thresholds: UnsafePointer<Float>) -> UInt8 {
+      var x = l > 0 ? l : 0
+      x = x < 1 ? x : 1
+      let c = table[Int(x * 4096)]
+      return x >= thresholds[Int(c) &+ 1] ? c &+ 1 : c
+    }
+  }
+
+  /// Whether `storeLinear8` can write `format`: 8-bit, straight (or no) alpha.
+  static func storesLinear8(_ format: PixelFormat) -> Bool {
+    format.component == .uint8 && format.alphaMode != .premultiplied
+  }
+
+  /// `store` for a LINEAR-light tile into an 8-bit sRGB-encoded output (see `storesLinear8`):
+  /// each value goes to its code in one table lookup, instead of `SRGBCurve.encodeRow` and then
+  /// quantising. The codes are the exact encode's, rounded (the two-step path's float encode is
+  /// within 3e-6 of it, so they differ at most by one, next to a rounding boundary).
+  static func storeLinear8(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
+    let layout = format.layout
+    Linear8.table.withUnsafeBufferPointer { tb in
+      Linear8.thresholds.withUnsafeBufferPointer { th in
+        let tab = tb.baseAddress!, thr = th.baseAddress!
+        tile.withPixels { src in
+          for y in 0..<src.height {
+            let s = src[row: y], d = (base + y * rowBytes).assumingMemoryBound(to: UInt8.self)
+            switch layout {
+            case .gray: linear8Row(s, src.width, d, 1, false, tab, thr)
+            case .grayAlpha: linear8Row(s, src.width, d, 2, true, tab, thr)
+            case .rgb: linear8Row(s, src.width, d, 3, false, tab, thr)
+            case .rgba: linear8Row(s, src.width, d, 4, true, tab, thr)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func linear8Row(
+    _ s: UnsafePointer<SIMD4<Float>>, _ count: Int, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ alpha: Bool,
+    _ tab: UnsafePointer<UInt8>, _ thr: UnsafePointer<Float>
+  ) {
+    for x in 0..<count {
+      var v = s[x]
+      let a = v.w
+      if a != 1 {
+        let inv: Float = a > 0 ? 1 / a : 0
+        v *= inv
+      }
+      let o = x &* n
+      d[o] = Linear8.code(v.x, tab, thr)
+      if n >= 3 {
+        d[o &+ 1] = Linear8.code(v.y, tab, thr)
+        d[o &+ 2] = Linear8.code(v.z, tab, thr)
+      }
+      if alpha {
+        let q = quantized(SIMD4(repeating: a), scale: 255)
+        d[o &+ n &- 1] = UInt8(truncatingIfNeeded: q.x)
+      }
+    }
+  }
+}
