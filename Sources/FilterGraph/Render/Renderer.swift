@@ -126,7 +126,8 @@ public final class Renderer: @unchecked Sendable {
     // go to codes through one table (TileConversion.storeLinear8), not encode-then-quantise.
     let linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Self.outputSpace(of: plan.root) == .linear
     let evaluationSpace: WorkingSpace = linearStore ? .linear : storeSpace
-    let tileW = options.tileSize.width, bandH = options.tileSize.height
+    let tiles = tileSize(for: plan.root)
+    let tileW = tiles.width, bandH = tiles.height
     let bandCount = (size.height + bandH - 1) / bandH
     let tilesAcross = (size.width + tileW - 1) / tileW
     let window = bandWindow
@@ -229,6 +230,48 @@ extension Renderer {
     return node.inputs.count == 1 ? outputSpace(of: node.inputs[0]) : nil
   }
 
+  /// Bytes of working pixels one tile may ask of any single input, above which tiles narrow.
+  static let inputTileByteLimit = 3 << 20
+
+  /// The tile size a render of `root` uses: `options.tileSize`, narrowed (never below 128
+  /// columns) while some input region of a tile exceeds `inputTileByteLimit` — a strong downscale
+  /// reads ratio² times its tile's pixels (W1 at 1/3.75: 8 MB per 512 × 64 tile; narrowing
+  /// costs little, the kernels' margins are a small part of such wide regions) — and then evened
+  /// out over the width so the last tile is not a sliver. Bands keep their height.
+  func tileSize(for root: ImageNode) -> Size {
+    let size = root.info.size
+    let h = options.tileSize.height
+    var w = options.tileSize.width
+    guard size.width > 128 else { return options.tileSize }
+    while w > 128 && Self.largestInputBytes(root, Rect(x: 0, y: 0, width: min(w, size.width), height: min(h, size.height))) > Self.inputTileByteLimit {
+      w = max(128, w / 2)
+    }
+    if w == options.tileSize.width { return options.tileSize }
+    let across = (size.width + w - 1) / w
+    return Size(width: (size.width + across - 1) / across, height: h)
+  }
+
+  /// The largest input region (in working bytes) any node reads for `rect` of `root`, following
+  /// the inputs' regions as the tiles will (the first few dozen nodes only).
+  static func largestInputBytes(_ root: ImageNode, _ rect: Rect) -> Int {
+    var largest = 0, visits = 0
+    func visit(_ node: ImageNode, _ rect: Rect) {
+      visits += 1
+      if visits > 64 { return }
+      let rect = TileEvaluator.computedRegion(rect, extent: node.info.extent)
+      let op = node.operation
+      let point = op is FusedPointOperation || op is any PointOperation
+      let infos = node.inputs.map(\.info)
+      for (i, input) in node.inputs.enumerated() {
+        let region = point ? rect : op.inputRegion(for: rect, input: i, inputs: infos)
+        largest = max(largest, region.width * region.height * MemoryLayout<SIMD4<Float>>.stride)
+        visit(input, region)
+      }
+    }
+    visit(root, rect)
+    return largest
+  }
+
   /// How many bands of tiles may be in flight at once.
   var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
 
@@ -270,7 +313,8 @@ extension Renderer {
 
     let size = plan.root.info.size, sourceHeight = source.info.size.height
     if size.isEmpty || sourceHeight == 0 { return nil }
-    let tileW = options.tileSize.width, bandH = options.tileSize.height
+    let tiles = tileSize(for: plan.root)
+    let tileW = tiles.width, bandH = tiles.height
     let bandCount = (size.height + bandH - 1) / bandH
     let tilesAcross = (size.width + tileW - 1) / tileW
     var lo = [Int](repeating: .max, count: bandCount), hi = [Int](repeating: .min, count: bandCount)
