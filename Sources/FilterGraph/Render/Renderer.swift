@@ -233,8 +233,8 @@ extension Renderer {
   /// Bytes of working pixels one tile may ask of any single input, above which tiles narrow.
   static let inputTileByteLimit = 3 << 20
 
-  /// The tile size a render of `root` uses: `options.tileSize`, narrowed (never below 128
-  /// columns) while some input region of a tile exceeds `inputTileByteLimit` — a strong downscale
+  /// The tile size a render of `root` uses: `options.tileSize`, halved in width (down to 128
+  /// columns at most) while some input region of a tile exceeds `inputTileByteLimit` — a strong downscale
   /// reads ratio² times its tile's pixels (W1 at 1/3.75: 8 MB per 512 × 64 tile; narrowing
   /// costs little, the kernels' margins are a small part of such wide regions) — and then evened
   /// out over the width so the last tile is not a sliver. Bands keep their height.
