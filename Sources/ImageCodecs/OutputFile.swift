@@ -32,7 +32,8 @@ public enum OutputFile {
     guard fd >= 0 else {
       throw CodecError(.io, "Cannot create a file in \(folder.path): \(String(cString: strerror(errno))).")
     }
-    let tempPath = String(cString: pathBytes)
+    let tempPath = String(
+      decoding: pathBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let handle = OutputHandle(fd: fd, path: url.path)
     do {
       try body(handle)
