@@ -1,6 +1,7 @@
 # FilterGraph — the two commands a fresh Debian 12 machine needs (see README.md):
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
+#   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
 .PHONY: demo test deps build release bench clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
@@ -21,6 +22,9 @@ demo: release
 test: deps
 	swift build --build-tests
 	swift test --skip-build
+
+bench: release
+	bash bench/compare.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf .build out
