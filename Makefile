@@ -21,7 +21,7 @@ demo: release
 
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --disable-swift-testing
 
 bench: release
 	bash bench/compare.sh $(BENCH_ARGS)

@@ -2,7 +2,7 @@
 
 /// How a PNG is compressed and which colour chunks it gets.
 public struct PNGEncodeOptions: Hashable, Sendable {
-  /// The PNG row filters libpng may choose from (PNG spec, section 9).
+  /// The PNG row filters (PNG spec, section 9).
   public enum Filter: String, Hashable, Sendable, CaseIterable {
     /// No filtering (type 0).
     case none
@@ -14,7 +14,8 @@ public struct PNGEncodeOptions: Hashable, Sendable {
     case average
     /// Paeth predictor (type 4).
     case paeth
-    /// libpng picks the best of all five for every row (the default: smallest files).
+    /// The best of all five for every row, by the smallest sum of absolute residuals (libpng's
+    /// heuristic; the default: smallest files).
     case adaptive
 
     /// The CPNG_FILTER_* mask.

@@ -1,7 +1,22 @@
-// PNGStreamEncoder.swift — PNG encoding row strip by row strip, to memory or to a file.
+// PNGStreamEncoder.swift — PNG encoding row strip by row strip, to memory or to a file, with the
+// compression optionally spread over a caller-supplied executor.
+//
+// The image data is filtered and deflated in independent segments of whole rows (about 1 MiB of
+// pixels each), joined into one zlib stream (see Sources/CPNG/include/cpng_fast.h). Segment
+// boundaries depend only on the image size, so the bytes are the same with or without an
+// executor and whatever the timing.
 import CPNG
 import Foundation
 import PixelBufferModule
+
+/// Runs PNG compression jobs for a `PNGStreamEncoder` (the renderer passes its worker pool).
+///
+/// The encoder never creates threads; it hands jobs to the executor and waits for their results
+/// in order. Jobs never wait for each other, so any FIFO executor with at least one thread works.
+public protocol PNGSegmentExecutor: AnyObject {
+  /// Runs `job` soon, on any thread.
+  func submit(_ job: @escaping () -> Void)
+}
 
 /// Writes a PNG incrementally: header first, then strips of rows in order, then `finish()`.
 ///
@@ -31,27 +46,63 @@ public final class PNGStreamEncoder {
   public let format: PixelFormat
   /// The number of rows written so far.
   public private(set) var rowsWritten = 0
+  /// Problems met without failing (for example an ICC profile that does not suit the image, such
+  /// as an RGB profile on a gray image, left out).
+  public private(set) var warnings: [String] = []
 
-  private let writer: OpaquePointer
-  private let toMemory: Bool
+  private let handle: OutputHandle?
+  private var memory = Data()
   private var failure: CodecError?
   private var finished = false
 
-  /// Problems libpng reported without failing (for example an ICC profile it rejected and left
-  /// out, such as an RGB profile on a gray image).
-  public var warnings: [String] { PNGShimSupport.warnings(ofWriter: writer) }
+  private let executor: PNGSegmentExecutor?
+  private let maxInFlight: Int
+  private let level: Int32
+  private let filterMask: Int32
+  private let rowBytes: Int
+  private let bytesPerPixel: Int32
+  private let swap16: Int32
+  /// Rows per segment, and the rows before a segment copied along as its context (the row above
+  /// plus the rows whose filtered bytes prime the 32 KiB deflate window).
+  private let rowsPerSegment: Int
+  private let contextRows: Int
+
+  /// The segment being filled: `contextCount` context rows then up to `rowsPerSegment` rows.
+  private var current: Segment?
+  /// Submitted segments not yet written, oldest first.
+  private var inFlight: [Segment] = []
+  private var nextSegmentStart = 0
+  private var zlibHeaderWritten = false
+  private var adler: UInt32 = 1
 
   /// Writes the PNG signature and header chunks.
   ///
   /// - Parameters:
   ///   - colorSpace: `.icc(profile)` writes an iCCP chunk; `.sRGB` writes an sRGB chunk when
   ///     `options.writeSRGBChunk` is true; other colour spaces write no colour chunk.
+  ///   - executor: runs the compression jobs (nil: compressed inline, on the calling thread).
+  ///     The output is byte-identical either way.
+  ///   - maxSegmentsInFlight: at most this many segments (about 1 MiB of pixels each) are queued
+  ///     or being compressed; `write(rows:)` waits for the oldest when the bound is reached.
   /// - Throws: `.invalidArgument` for an empty or oversized image, a float component, or a bad
   ///   option; `.io` when writing fails.
-  public init(
+  public convenience init(
     size: Size, layout: ChannelLayout, component: ComponentType,
     options: PNGEncodeOptions = .default, colorSpace: ColorSpace = .sRGB,
-    to destination: Destination = .memory
+    to destination: Destination = .memory, executor: PNGSegmentExecutor? = nil,
+    maxSegmentsInFlight: Int = 6
+  ) throws {
+    try self.init(
+      size: size, layout: layout, component: component, options: options, colorSpace: colorSpace,
+      to: destination, executor: executor, maxSegmentsInFlight: maxSegmentsInFlight,
+      segmentBytes: 1 << 20)
+  }
+
+  /// As the public initialiser, with the segment size (bytes of pixels) chosen (for tests).
+  init(
+    size: Size, layout: ChannelLayout, component: ComponentType,
+    options: PNGEncodeOptions, colorSpace: ColorSpace, to destination: Destination,
+    executor: PNGSegmentExecutor?, maxSegmentsInFlight: Int, segmentBytes: Int
   ) throws {
     try options.validate()
     guard component != .float32 else {
@@ -63,40 +114,57 @@ public final class PNGStreamEncoder {
     else {
       throw CodecError(.invalidArgument, "A PNG cannot be \(size.width)×\(size.height) pixels.")
     }
-    let created: OpaquePointer?
-    switch destination {
-    case .memory: created = cpng_writer_create_memory()
-    case .handle(let handle): created = cpng_writer_create_fd(handle.fileDescriptor)
+    let channels = layout.channelCount
+    guard (1...4).contains(channels) else {
+      throw CodecError(.invalidArgument, "A PNG cannot store \(channels) channels.")
     }
-    guard let writer = created else {
-      throw CodecError(.io, "Out of memory while creating the PNG encoder.")
+    let bytesPerSample = component.bitDepth / 8
+    let (rowBytes, overflow) = size.width.multipliedReportingOverflow(by: channels * bytesPerSample)
+    guard !overflow, rowBytes < Int(UInt32.max) / 2 else {
+      throw CodecError(.invalidArgument, "A PNG row of \(size.width) pixels is too long.")
     }
-    var icc: Data?
-    var srgbIntent: Int32 = -1
-    switch colorSpace {
-    case .icc(let profile): icc = profile
-    case .sRGB where options.writeSRGBChunk: srgbIntent = 0
-    default: break
-    }
-    let status = (icc ?? Data()).withUnsafeBytes { raw -> Int32 in
-      cpng_writer_start(
-        writer, UInt32(size.width), UInt32(size.height), Int32(layout.channelCount),
-        Int32(component.bitDepth), Int32(options.compressionLevel), options.filter.shimMask,
-        raw.count > 0 ? raw.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil,
-        UInt32(clamping: raw.count), srgbIntent)
-    }
-    guard status == CPNG_OK else {
-      let error = PNGShimSupport.writeError(status, String(cString: cpng_writer_message(writer)))
-      cpng_writer_destroy(writer)
-      throw error
-    }
-    self.writer = writer
     self.size = size
     self.format = PixelFormat(layout: layout, component: component)
-    self.toMemory = { if case .memory = destination { return true } else { return false } }()
+    self.handle = { if case .handle(let h) = destination { return h } else { return nil } }()
+    self.executor = executor
+    self.maxInFlight = max(1, maxSegmentsInFlight)
+    self.level = Int32(options.compressionLevel)
+    self.filterMask = options.filter.shimMask
+    self.rowBytes = rowBytes
+    self.bytesPerPixel = Int32(channels * bytesPerSample)
+    self.swap16 = bytesPerSample == 2 ? 1 : 0
+    // Segments of whole rows, at most what zlib takes in one call.
+    self.rowsPerSegment = max(1, min(max(1, segmentBytes) / rowBytes, (Int(UInt32.max) / 2) / (rowBytes + 1)))
+    self.contextRows = (32768 + rowBytes) / (rowBytes + 1) + 1
+
+    // Signature, IHDR, colour chunk.
+    var header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    var ihdr = Data()
+    ihdr.appendBigEndian(UInt32(size.width))
+    ihdr.appendBigEndian(UInt32(size.height))
+    let colorType: UInt8 = [0, 4, 2, 6][channels - 1]
+    ihdr.append(contentsOf: [UInt8(component.bitDepth), colorType, 0, 0, 0])
+    Self.appendChunk("IHDR", ihdr, to: &header)
+    switch colorSpace {
+    case .icc(let profile):
+      if let problem = Self.iccProblem(profile, channels: channels) {
+        warnings.append("The ICC profile was left out of the PNG: \(problem).")
+      } else {
+        var iccp = Data("ICC profile".utf8)
+        iccp.append(contentsOf: [0, 0])
+        iccp.append(try Self.zlibCompress(profile))
+        Self.appendChunk("iCCP", iccp, to: &header)
+      }
+    case .sRGB where options.writeSRGBChunk:
+      Self.appendChunk("sRGB", Data([0]), to: &header)
+    default: break
+    }
+    try emit(header)
   }
 
-  deinit { cpng_writer_destroy(writer) }
+  deinit {
+    // Jobs still queued own their segments; nothing to wait for.
+  }
 
   /// Writes the next `rows.height` rows.
   ///
@@ -120,15 +188,27 @@ public final class PNGStreamEncoder {
       throw CodecError(.invalidArgument, "More rows than the PNG's height of \(size.height).")
     }
     guard rows.height > 0 else { return }
-    let writer = self.writer
-    let status = rows.withUnsafeBaseAddress { base, stride -> Int32 in
-      let pointers = (0..<rows.height).map { Optional((base + $0 * stride).assumingMemoryBound(to: UInt8.self)) }
-      return pointers.withUnsafeBufferPointer {
-        cpng_writer_write_rows(writer, $0.baseAddress, UInt32(rows.height))
+    do {
+      var y = 0
+      while y < rows.height {
+        let segment = try currentSegment()
+        let n = min(rows.height - y, segment.capacityRows - segment.rowCount)
+        let rowBytes = self.rowBytes
+        rows.withUnsafeBaseAddress { base, stride in
+          for r in 0..<n {
+            (segment.rows + (segment.contextCount + segment.rowCount + r) * rowBytes)
+              .copyMemory(from: base + (y + r) * stride, byteCount: rowBytes)
+          }
+        }
+        segment.rowCount += n
+        y += n
+        rowsWritten += n
+        if segment.rowCount == segment.capacityRows { try submit(segment) }
       }
+    } catch let error as CodecError {
+      failure = error
+      throw error
     }
-    try check(status)
-    rowsWritten += rows.height
   }
 
   /// Writes the end of the file once every row has been written.
@@ -143,18 +223,234 @@ public final class PNGStreamEncoder {
       throw CodecError(
         .invalidArgument, "Only \(rowsWritten) of the PNG's \(size.height) rows have been written.")
     }
-    try check(cpng_writer_finish(writer))
+    do {
+      while !inFlight.isEmpty { try writeOldest() }
+      var iend = Data()
+      Self.appendChunk("IEND", Data(), to: &iend)
+      try emit(iend)
+    } catch let error as CodecError {
+      failure = error
+      throw error
+    }
     finished = true
-    guard toMemory else { return nil }
-    var length = 0
-    guard let bytes = cpng_writer_data(writer, &length) else { return Data() }
-    return Data(bytes: bytes, count: length)
+    return handle == nil ? memory : nil
   }
 
-  private func check(_ status: Int32) throws {
-    guard status != CPNG_OK else { return }
-    let error = PNGShimSupport.writeError(status, String(cString: cpng_writer_message(writer)))
-    failure = error
-    throw error
+  // MARK: - Segments
+
+  /// A segment's raw rows (with context) and, once compressed, its deflate bytes.
+  ///
+  /// Memory is released explicitly (compressed bytes once written, raw rows once written and
+  /// copied into the next segment's context), not when the object dies: an executor may keep
+  /// the finished job closure, and with it this object, alive for a while.
+  private final class Segment: @unchecked Sendable {
+    private(set) var rows: UnsafeMutableRawPointer
+    let start: Int  // image row of the first emitted row
+    let contextCount: Int
+    let capacityRows: Int
+    var rowCount = 0
+    let isLast: Bool
+    // Results, guarded by `condition` until `done`.
+    let condition = NSCondition()
+    var done = false
+    var status: Int32 = 0
+    var output: UnsafeMutablePointer<UInt8>?
+    var outputLength = 0
+    var adler: UInt32 = 1
+    var filteredLength = 0
+
+    init(start: Int, contextCount: Int, capacityRows: Int, isLast: Bool, rowBytes: Int) {
+      self.start = start
+      self.contextCount = contextCount
+      self.capacityRows = capacityRows
+      self.isLast = isLast
+      rows = .allocate(byteCount: max(1, (contextCount + capacityRows) * rowBytes), alignment: 16)
+    }
+
+    /// True once the encoder has written the compressed bytes.
+    var written = false
+    private var rowsReleased = false
+
+    deinit {
+      releaseRows()
+      releaseOutput()
+    }
+
+    /// Frees the raw rows (only after the job is done and no later segment needs them).
+    func releaseRows() {
+      guard !rowsReleased else { return }
+      rowsReleased = true
+      rows.deallocate()
+    }
+
+    /// Frees the compressed bytes (only after the job is done).
+    func releaseOutput() {
+      cpng_free(output)
+      output = nil
+    }
+
+    func compress(rowBytes: Int, bpp: Int32, swap16: Int32, filters: Int32, level: Int32) {
+      var out: UnsafeMutablePointer<UInt8>?
+      var length = 0, filtered = 0
+      var a: UInt32 = 1
+      // The first context row only serves as the row above unless it is the image's first row.
+      let priorOnly: Int32 = start > contextCount ? 1 : 0
+      let s = cpng_segment_encode(
+        rows.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(contextCount + rowCount), priorOnly,
+        UInt32(rowCount), bpp, swap16, filters, level, isLast ? 1 : 0, &out, &length, &a, &filtered)
+      condition.lock()
+      status = s
+      output = out
+      outputLength = length
+      adler = a
+      filteredLength = filtered
+      done = true
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    var isDone: Bool {
+      condition.lock()
+      defer { condition.unlock() }
+      return done
+    }
+
+    func wait() {
+      condition.lock()
+      while !done { condition.wait() }
+      condition.unlock()
+    }
+  }
+
+  /// The segment being filled, created (with its context rows copied) when needed.
+  private func currentSegment() throws -> Segment {
+    if let current { return current }
+    let start = nextSegmentStart
+    let count = min(rowsPerSegment, size.height - start)
+    // Context: the row above the segment plus the rows priming the window (fewer at the top).
+    let contextCount = min(contextRows, start)
+    let segment = Segment(
+      start: start, contextCount: contextCount, capacityRows: count,
+      isLast: start + count == size.height, rowBytes: rowBytes)
+    if contextCount > 0, let previous = lastSubmitted {
+      // The context rows are the last rows of the previous segment's buffer (its own context
+      // included, since contextCount ≤ previous context + rows).
+      let previousTotal = previous.contextCount + previous.rowCount
+      precondition(previousTotal >= contextCount)
+      segment.rows.copyMemory(
+        from: previous.rows + (previousTotal - contextCount) * rowBytes, byteCount: contextCount * rowBytes)
+    }
+    if let previous = lastSubmitted, previous.written { previous.releaseRows() }
+    nextSegmentStart += count
+    current = segment
+    return segment
+  }
+
+  /// The most recently submitted segment (kept until the next one has copied its context).
+  private var lastSubmitted: Segment?
+
+  private func submit(_ segment: Segment) throws {
+    current = nil
+    lastSubmitted = segment
+    while inFlight.count >= maxInFlight { try writeOldest() }
+    inFlight.append(segment)
+    let (rowBytes, bpp, swap16, filters, level) = (self.rowBytes, bytesPerPixel, self.swap16, filterMask, self.level)
+    if let executor {
+      executor.submit { segment.compress(rowBytes: rowBytes, bpp: bpp, swap16: swap16, filters: filters, level: level) }
+    } else {
+      segment.compress(rowBytes: rowBytes, bpp: bpp, swap16: swap16, filters: filters, level: level)
+    }
+    // Write whatever has already finished, in order, without waiting.
+    while let oldest = inFlight.first, oldest.isDone { try writeOldest() }
+  }
+
+  private func writeOldest() throws {
+    let segment = inFlight.removeFirst()
+    segment.wait()
+    guard segment.status == CPNG_OK, let output = segment.output else {
+      throw CodecError(
+        segment.status == CPNG_ERR_NO_MEMORY ? .io : .invalidArgument,
+        segment.status == CPNG_ERR_NO_MEMORY
+          ? "Encoding the PNG ran out of memory." : "The PNG encoder refused a row segment (internal error).")
+    }
+    var idat = Data()
+    if !zlibHeaderWritten {
+      // CMF: deflate, 32 KiB window; FLG: the level class, no dictionary, check bits.
+      let cmf: UInt8 = 0x78
+      let flevel: UInt8 = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
+      var flg = flevel << 6
+      flg += UInt8(31 - (Int(cmf) * 256 + Int(flg)) % 31)
+      idat.append(contentsOf: [cmf, flg])
+      zlibHeaderWritten = true
+    }
+    idat.append(output, count: segment.outputLength)
+    adler = cpng_adler32_combine(adler, segment.adler, UInt64(segment.filteredLength))
+    if segment.isLast { idat.appendBigEndian(adler) }
+    var chunks = Data()
+    var offset = 0
+    repeat {
+      let n = min(idat.count - offset, 1 << 30)
+      Self.appendChunk("IDAT", idat.subdata(in: offset..<(offset + n)), to: &chunks)
+      offset += n
+    } while offset < idat.count
+    segment.written = true
+    segment.releaseOutput()
+    if segment !== lastSubmitted || segment.isLast { segment.releaseRows() }
+    try emit(chunks)
+  }
+
+  // MARK: - Output
+
+  private func emit(_ bytes: Data) throws {
+    if let handle {
+      try bytes.withUnsafeBytes { try handle.writeAll($0) }
+    } else {
+      memory.append(bytes)
+    }
+  }
+
+  private static func appendChunk(_ type: String, _ payload: Data, to out: inout Data) {
+    out.appendBigEndian(UInt32(payload.count))
+    let typeBytes = Data(type.utf8)
+    out.append(typeBytes)
+    out.append(payload)
+    var crc = typeBytes.withUnsafeBytes { cpng_crc32(0, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+    crc = payload.withUnsafeBytes { raw in
+      raw.count == 0 ? crc : cpng_crc32(crc, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
+    }
+    out.appendBigEndian(crc)
+  }
+
+  private static func zlibCompress(_ bytes: Data) throws -> Data {
+    var out: UnsafeMutablePointer<UInt8>?
+    var length = 0
+    let status = bytes.withUnsafeBytes { raw in
+      cpng_zlib_compress(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, 9, &out, &length)
+    }
+    defer { cpng_free(out) }
+    guard status == CPNG_OK, let out else {
+      throw CodecError(.io, "Compressing the ICC profile for the PNG failed (out of memory?).")
+    }
+    return Data(bytes: out, count: length)
+  }
+
+  /// Why an ICC profile cannot go with this image, or nil when it can (the checks libpng makes
+  /// that matter: a whole profile, and a colour space matching the image's).
+  static func iccProblem(_ profile: Data, channels: Int) -> String? {
+    guard profile.count >= 132 else { return "it is shorter than an ICC header" }
+    let bytes = [UInt8](profile.prefix(20))
+    let declared = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+    guard declared == profile.count else { return "its header gives a length of \(declared) bytes, not \(profile.count)" }
+    let space = String(decoding: bytes[16..<20], as: UTF8.self)
+    let gray = channels <= 2
+    if gray && space != "GRAY" { return "it describes '\(space)' colour, not gray" }
+    if !gray && space != "RGB " { return "it describes '\(space)' colour, not RGB" }
+    return nil
+  }
+}
+
+extension Data {
+  fileprivate mutating func appendBigEndian(_ value: UInt32) {
+    append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
   }
 }

@@ -19,7 +19,7 @@ public struct WriteOptions: Hashable, Sendable {
   public var jpegProgressive: Bool
   /// PNG zlib level 0…9 (default 6).
   public var pngCompressionLevel: Int
-  /// PNG row filter (default: adaptive, libpng's choice per row).
+  /// PNG row filter (default: adaptive, the best filter per row).
   public var pngFilter: PNGEncodeOptions.Filter
   /// 8 or 16 bits per channel; nil keeps the image's own depth (PNG only; JPEG is always 8).
   public var bitDepth: Int?
@@ -43,6 +43,9 @@ public struct WriteOptions: Hashable, Sendable {
     self.protectedInputs = protectedInputs
   }
 }
+
+/// PNG compression segments run on the renderer's own worker pool (no other threads).
+extension WorkerPool: PNGSegmentExecutor {}
 
 extension Renderer {
   /// Renders `image` and writes it to `url` atomically: the file appears complete or not at all,
@@ -99,7 +102,8 @@ extension Renderer {
       png.filter = options.pngFilter
       let encoder = try PNGStreamEncoder(
         size: info.size, layout: pixelFormat.layout, component: pixelFormat.component, options: png,
-        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory)
+        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory,
+        executor: pool, maxSegmentsInFlight: 2 * pool.threadCount + 2)
       try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     case .jpeg:

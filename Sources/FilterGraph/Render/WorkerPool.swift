@@ -60,6 +60,9 @@ public final class WorkerPool: @unchecked Sendable {
           return
         }
         let job = queue[head]
+        // Drop the queue's reference now: a finished job's captures (a band's buffer, a PNG
+        // segment) must not live on until the queue is next compacted.
+        queue[head] = {}
         head += 1
         if head > 1024 && head * 2 > queue.count {
           queue.removeFirst(head)

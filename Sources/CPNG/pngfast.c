@@ -1,0 +1,315 @@
+// pngfast.c — row filtering and segment-wise deflate for FilterGraph's PNG writer
+// (see include/cpng_fast.h). Plain zlib, no libpng, no longjmp, no state between calls.
+#include "cpng_fast.h"
+#include "cpng_shim.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CPNG_WINDOW 32768u
+
+static int little_endian(void) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one == 1;
+}
+
+/// The sum of |residual| with residuals read as signed bytes (libpng's heuristic measure).
+static inline uint32_t residual_cost(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+// Each filter writes `n` filtered bytes of row `x` (row above `p`, all zero for the first row)
+// into `o` and returns the heuristic cost (sum of absolute signed residuals), or 0 if not asked.
+
+static uint64_t filter_none(const uint8_t *x, uint8_t *o, size_t n, int cost) {
+  memcpy(o, x, n);
+  uint64_t s = 0;
+  if (cost)
+    for (size_t i = 0; i < n; i++) s += residual_cost(x[i]);
+  return s;
+}
+
+static uint64_t filter_sub(const uint8_t *x, uint8_t *o, size_t n, size_t bpp, int cost) {
+  uint64_t s = 0;
+  size_t head = bpp < n ? bpp : n;
+  for (size_t i = 0; i < head; i++) o[i] = x[i];
+  for (size_t i = bpp; i < n; i++) o[i] = (uint8_t)(x[i] - x[i - bpp]);
+  if (cost)
+    for (size_t i = 0; i < n; i++) s += residual_cost(o[i]);
+  return s;
+}
+
+static uint64_t filter_up(const uint8_t *x, const uint8_t *p, uint8_t *o, size_t n, int cost) {
+  uint64_t s = 0;
+  for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(x[i] - p[i]);
+  if (cost)
+    for (size_t i = 0; i < n; i++) s += residual_cost(o[i]);
+  return s;
+}
+
+static uint64_t filter_avg(const uint8_t *x, const uint8_t *p, uint8_t *o, size_t n, size_t bpp,
+                           int cost) {
+  uint64_t s = 0;
+  size_t head = bpp < n ? bpp : n;
+  for (size_t i = 0; i < head; i++) o[i] = (uint8_t)(x[i] - (p[i] >> 1));
+  for (size_t i = bpp; i < n; i++)
+    o[i] = (uint8_t)(x[i] - (uint8_t)(((unsigned)x[i - bpp] + (unsigned)p[i]) >> 1));
+  if (cost)
+    for (size_t i = 0; i < n; i++) s += residual_cost(o[i]);
+  return s;
+}
+
+static inline uint8_t paeth(int a, int b, int c) {
+  int pa = b - c, pb = a - c;
+  int pc = pa + pb;
+  pa = pa < 0 ? -pa : pa;
+  pb = pb < 0 ? -pb : pb;
+  pc = pc < 0 ? -pc : pc;
+  if (pa <= pb && pa <= pc) return (uint8_t)a;
+  if (pb <= pc) return (uint8_t)b;
+  return (uint8_t)c;
+}
+
+static uint64_t filter_paeth(const uint8_t *x, const uint8_t *p, uint8_t *o, size_t n, size_t bpp,
+                             int cost) {
+  uint64_t s = 0;
+  size_t head = bpp < n ? bpp : n;
+  for (size_t i = 0; i < head; i++) o[i] = (uint8_t)(x[i] - p[i]);  // a = c = 0: predictor is b
+  for (size_t i = bpp; i < n; i++) o[i] = (uint8_t)(x[i] - paeth(x[i - bpp], p[i], p[i - bpp]));
+  if (cost)
+    for (size_t i = 0; i < n; i++) s += residual_cost(o[i]);
+  return s;
+}
+
+/// Filters row `x` (above it `p`) into `out` (filter-type byte + n bytes). `scratch` holds 5 × n.
+static void filter_row(const uint8_t *x, const uint8_t *p, size_t n, size_t bpp, int filters,
+                       uint8_t *scratch, uint8_t *out) {
+  static const int masks[5] = {CPNG_FILTER_NONE, CPNG_FILTER_SUB, CPNG_FILTER_UP, CPNG_FILTER_AVG,
+                               CPNG_FILTER_PAETH};
+  int count = 0, only = 0;
+  for (int f = 0; f < 5; f++)
+    if (filters & masks[f]) {
+      count += 1;
+      only = f;
+    }
+  if (count == 1) {
+    out[0] = (uint8_t)only;
+    uint8_t *o = out + 1;
+    switch (only) {
+    case 0: filter_none(x, o, n, 0); break;
+    case 1: filter_sub(x, o, n, bpp, 0); break;
+    case 2: filter_up(x, p, o, n, 0); break;
+    case 3: filter_avg(x, p, o, n, bpp, 0); break;
+    default: filter_paeth(x, p, o, n, bpp, 0); break;
+    }
+    return;
+  }
+  uint64_t best_cost = UINT64_MAX;
+  int best = 0;
+  for (int f = 0; f < 5; f++) {
+    if (!(filters & masks[f])) continue;
+    uint8_t *o = scratch + (size_t)f * n;
+    uint64_t c;
+    switch (f) {
+    case 0: c = filter_none(x, o, n, 1); break;
+    case 1: c = filter_sub(x, o, n, bpp, 1); break;
+    case 2: c = filter_up(x, p, o, n, 1); break;
+    case 3: c = filter_avg(x, p, o, n, bpp, 1); break;
+    default: c = filter_paeth(x, p, o, n, bpp, 1); break;
+    }
+    if (c < best_cost) {
+      best_cost = c;
+      best = f;
+    }
+  }
+  out[0] = (uint8_t)best;
+  memcpy(out + 1, scratch + (size_t)best * n, n);
+}
+
+static void swap_copy(const uint8_t *src, uint8_t *dst, size_t n) {
+  size_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    dst[i] = src[i + 1];
+    dst[i + 1] = src[i];
+  }
+  if (i < n) dst[i] = src[i];
+}
+
+int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_rows, int prior_only,
+                        uint32_t emit_rows, int bpp, int swap16, int filters, int level, int last,
+                        uint8_t **out, size_t *out_length, uint32_t *adler,
+                        size_t *filtered_length) {
+  if (out == NULL || out_length == NULL || adler == NULL || filtered_length == NULL)
+    return CPNG_ERR_INVALID;
+  *out = NULL;
+  *out_length = 0;
+  *adler = 1;
+  *filtered_length = 0;
+  prior_only = prior_only ? 1 : 0;
+  if (rows == NULL || rowbytes == 0 || bpp < 1 || bpp > 8 || level < 0 || level > 9 ||
+      (filters & ~CPNG_FILTER_ALL) != 0 || filters == 0 || emit_rows == 0 ||
+      total_rows < (uint32_t)prior_only + emit_rows || rowbytes > SIZE_MAX / 8 - 1)
+    return CPNG_ERR_INVALID;
+  const size_t stride = rowbytes + 1;
+  const uint32_t filtered_rows = total_rows - (uint32_t)prior_only;
+  // Only the context rows whose filtered bytes fall within the last 32 KiB are filtered.
+  const uint32_t context_rows = filtered_rows - emit_rows;
+  uint32_t needed_context = (uint32_t)((CPNG_WINDOW + stride - 1) / stride);
+  if (needed_context > context_rows) needed_context = context_rows;
+  const uint32_t first = total_rows - emit_rows - needed_context;  // first row to filter
+  const uint32_t count = emit_rows + needed_context;
+  if ((size_t)count > SIZE_MAX / stride) return CPNG_ERR_INVALID;
+  const size_t filtered_bytes = (size_t)count * stride;
+  const size_t emit_bytes = (size_t)emit_rows * stride;
+  if (emit_bytes > (size_t)UINT_MAX) return CPNG_ERR_INVALID;  // zlib's avail_in is 32-bit
+
+  const int swap = swap16 && little_endian();
+  uint8_t *filtered = (uint8_t *)malloc(filtered_bytes);
+  uint8_t *scratch = (uint8_t *)malloc(rowbytes * 5);
+  uint8_t *zero = (uint8_t *)calloc(1, rowbytes);
+  uint8_t *cur = swap ? (uint8_t *)malloc(rowbytes) : NULL;
+  uint8_t *above = swap ? (uint8_t *)malloc(rowbytes) : NULL;
+  int status = CPNG_OK;
+  if (filtered == NULL || scratch == NULL || zero == NULL || (swap && (cur == NULL || above == NULL))) {
+    status = CPNG_ERR_NO_MEMORY;
+    goto done;
+  }
+  for (uint32_t r = 0; r < count; r++) {
+    const uint32_t row = first + r;
+    const uint8_t *x = rows + (size_t)row * rowbytes;
+    const uint8_t *p;
+    if (row == 0) {
+      p = zero;  // only reachable when !prior_only: the image's first row
+    } else {
+      p = rows + (size_t)(row - 1) * rowbytes;
+    }
+    if (swap) {
+      if (row == 0) {
+        memset(above, 0, rowbytes);
+      } else {
+        swap_copy(p, above, rowbytes);
+      }
+      swap_copy(x, cur, rowbytes);
+      x = cur;
+      p = above;
+    }
+    filter_row(x, p, rowbytes, (size_t)bpp, filters, scratch, filtered + (size_t)r * stride);
+  }
+
+  {
+    const uint8_t *emit = filtered + (size_t)needed_context * stride;
+    *adler = (uint32_t)adler32(1L, emit, (uInt)emit_bytes);
+    *filtered_length = emit_bytes;
+
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    const int strategy = filters == CPNG_FILTER_NONE ? Z_DEFAULT_STRATEGY : Z_FILTERED;
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, strategy) != Z_OK) {
+      status = CPNG_ERR_NO_MEMORY;
+      goto done;
+    }
+    size_t dict_bytes = (size_t)needed_context * stride;
+    if (dict_bytes > 0) {
+      size_t use = dict_bytes < CPNG_WINDOW ? dict_bytes : CPNG_WINDOW;
+      if (deflateSetDictionary(&z, emit - use, (uInt)use) != Z_OK) {
+        deflateEnd(&z);
+        status = CPNG_ERR_NO_MEMORY;
+        goto done;
+      }
+    }
+    size_t capacity = (size_t)deflateBound(&z, (uLong)emit_bytes) + 64;
+    uint8_t *buffer = (uint8_t *)malloc(capacity);
+    if (buffer == NULL) {
+      deflateEnd(&z);
+      status = CPNG_ERR_NO_MEMORY;
+      goto done;
+    }
+    z.next_in = (Bytef *)emit;
+    z.avail_in = (uInt)emit_bytes;
+    const int flush = last ? Z_FINISH : Z_SYNC_FLUSH;
+    size_t produced = 0;
+    for (;;) {
+      size_t room = capacity - produced;
+      if (room > UINT_MAX) room = UINT_MAX;
+      z.next_out = buffer + produced;
+      z.avail_out = (uInt)room;
+      int rc = deflate(&z, flush);
+      produced += room - z.avail_out;
+      if (rc == Z_STREAM_ERROR) {
+        status = CPNG_ERR_NO_MEMORY;
+        break;
+      }
+      int complete = last ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0);
+      if (complete) break;
+      if (produced == capacity) {
+        if (capacity > SIZE_MAX / 2) {
+          status = CPNG_ERR_NO_MEMORY;
+          break;
+        }
+        uint8_t *grown = (uint8_t *)realloc(buffer, capacity * 2);
+        if (grown == NULL) {
+          status = CPNG_ERR_NO_MEMORY;
+          break;
+        }
+        buffer = grown;
+        capacity *= 2;
+      }
+    }
+    deflateEnd(&z);
+    if (status != CPNG_OK) {
+      free(buffer);
+      goto done;
+    }
+    *out = buffer;
+    *out_length = produced;
+  }
+
+done:
+  free(filtered);
+  free(scratch);
+  free(zero);
+  free(cur);
+  free(above);
+  return status;
+}
+
+void cpng_free(void *pointer) { free(pointer); }
+
+uint32_t cpng_adler32_combine(uint32_t adler_a, uint32_t adler_b, uint64_t length_b) {
+  // zlib's adler32_combine takes a z_off_t; split very long lengths (never expected).
+  uint32_t a = adler_a;
+  const uint64_t chunk = (uint64_t)1 << 30;
+  if (length_b <= chunk) return (uint32_t)adler32_combine(a, adler_b, (z_off_t)length_b);
+  // adler32_combine(a, b, len) is linear in the length only through len mod 65521.
+  uint64_t reduced = length_b % 65521u + 65521u;
+  return (uint32_t)adler32_combine(a, adler_b, (z_off_t)reduced);
+}
+
+uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length) {
+  while (length > 0) {
+    uInt n = length > (1u << 30) ? (1u << 30) : (uInt)length;
+    crc = (uint32_t)crc32(crc, data, n);
+    data += n;
+    length -= n;
+  }
+  return crc;
+}
+
+int cpng_zlib_compress(const uint8_t *data, size_t length, int level, uint8_t **out,
+                       size_t *out_length) {
+  if (out == NULL || out_length == NULL) return CPNG_ERR_INVALID;
+  *out = NULL;
+  *out_length = 0;
+  if ((data == NULL && length > 0) || length > (size_t)UINT_MAX / 2 || level < 0 || level > 9)
+    return CPNG_ERR_INVALID;
+  uLongf capacity = compressBound((uLong)length);
+  uint8_t *buffer = (uint8_t *)malloc(capacity > 0 ? capacity : 1);
+  if (buffer == NULL) return CPNG_ERR_NO_MEMORY;
+  if (compress2(buffer, &capacity, data, (uLong)length, level) != Z_OK) {
+    free(buffer);
+    return CPNG_ERR_NO_MEMORY;
+  }
+  *out = buffer;
+  *out_length = capacity;
+  return CPNG_OK;
+}
