@@ -272,6 +272,7 @@ def main():
                  "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
         psnrs = {}
         for tool, variant, out_file, ref, m in results:
+            variant = variant.replace("|", "\\|")  # a shell pipe in a Markdown cell
             if isinstance(m, str):
                 table.append(f"| {tool} | {variant} | {m} | | | | | | |")
                 continue
