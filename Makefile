@@ -1,7 +1,8 @@
 # FilterGraph — the two commands a fresh Debian 12 machine needs (see README.md):
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
-.PHONY: demo test deps build release bench docs clean
+#   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
+.PHONY: demo test deps release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -27,6 +28,9 @@ test: deps
 # Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
 docs:
 	bash scripts/gen-filter-docs.sh
+
+bench: release
+	bash bench/compare.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf .build out

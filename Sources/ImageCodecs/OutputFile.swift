@@ -25,6 +25,21 @@ public enum OutputFile {
     where input.standardizedFileURL.resolvingSymlinksInPath().path == target.path {
       throw CodecError(.invalidArgument, "Refusing to write over the input file \(url.path).")
     }
+    // An existing destination that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+    // written in place: renaming a temporary file over it would replace the device or pipe itself
+    // (for root, /dev/null became a regular file).
+    var status = stat()
+    if stat(target.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+      let fd = open(target.path, O_WRONLY)
+      guard fd >= 0 else {
+        throw CodecError(.io, "Cannot open \(url.path): \(String(cString: strerror(errno))).")
+      }
+      let handle = OutputHandle(fd: fd, path: url.path)
+      defer { close(fd) }
+      try body(handle)
+      handle.closed = true
+      return
+    }
     let folder = url.deletingLastPathComponent()
     let template = folder.appendingPathComponent(".\(url.lastPathComponent).XXXXXX.tmp").path
     var pathBytes = Array(template.utf8CString)
@@ -32,7 +47,8 @@ public enum OutputFile {
     guard fd >= 0 else {
       throw CodecError(.io, "Cannot create a file in \(folder.path): \(String(cString: strerror(errno))).")
     }
-    let tempPath = String(cString: pathBytes)
+    let tempPath = String(
+      decoding: pathBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let handle = OutputHandle(fd: fd, path: url.path)
     do {
       try body(handle)

@@ -1,7 +1,7 @@
-// PNGShimSupport.swift — turning the CPNG shim's status codes and messages into CodecErrors.
+// PNGShimSupport.swift — turning the CPNG reader's status codes and messages into CodecErrors.
 import CPNG
 
-/// Internal helpers shared by the PNG decoder and encoders.
+/// Internal helpers for the PNG decoder.
 enum PNGShimSupport {
   /// The CodecError for a reader status code.
   static func readError(_ status: Int32, _ message: String) -> CodecError {
@@ -23,26 +23,8 @@ enum PNGShimSupport {
     }
   }
 
-  /// The CodecError for a writer status code.
-  static func writeError(_ status: Int32, _ message: String) -> CodecError {
-    let detail = message.isEmpty ? "" : " (\(message))"
-    switch Int(status) {
-    case Int(CPNG_ERR_IO):
-      return CodecError(.io, "Cannot write the PNG file\(detail).")
-    case Int(CPNG_ERR_NO_MEMORY):
-      return CodecError(.io, "Encoding the PNG ran out of memory\(detail).")
-    default:
-      return CodecError(.invalidArgument, "The PNG encoder refused the request\(detail).")
-    }
-  }
-
   /// The reader's collected warnings.
   static func warnings(of reader: OpaquePointer) -> [String] {
     (0..<cpng_reader_warning_count(reader)).map { String(cString: cpng_reader_warning(reader, $0)) }
-  }
-
-  /// The writer's collected warnings.
-  static func warnings(ofWriter writer: OpaquePointer) -> [String] {
-    (0..<cpng_writer_warning_count(writer)).map { String(cString: cpng_writer_warning(writer, $0)) }
   }
 }

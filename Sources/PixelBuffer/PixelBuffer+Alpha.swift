@@ -12,49 +12,54 @@
 /// Row kernels for alpha multiplication. Alpha is the last of `n` channels.
 enum AlphaKernels {
   static func premultiplyU8(_ p: UnsafeMutablePointer<UInt8>, pixels: Int, channels n: Int) {
-    for i in 0..<pixels {
-      let px = p + i * n
-      let a = UInt32(px[n - 1])
-      for c in 0..<n - 1 { px[c] = UInt8(truncatingIfNeeded: (UInt32(px[c]) &* a &+ 127) / 255) }
-    }
+    premultiplyInteger(p, pixels: pixels, channels: n)
   }
 
   static func unpremultiplyU8(_ p: UnsafeMutablePointer<UInt8>, pixels: Int, channels n: Int) {
-    for i in 0..<pixels {
-      let px = p + i * n
-      let a = UInt32(px[n - 1])
-      if a == 255 { continue }
-      if a == 0 {
-        for c in 0..<n - 1 { px[c] = 0 }
-        continue
-      }
-      for c in 0..<n - 1 {
-        px[c] = UInt8(truncatingIfNeeded: min(255, (UInt32(px[c]) &* 255 &+ a / 2) / a))
-      }
-    }
+    unpremultiplyInteger(p, pixels: pixels, channels: n)
   }
 
   static func premultiplyU16(_ p: UnsafeMutablePointer<UInt16>, pixels: Int, channels n: Int) {
+    premultiplyInteger(p, pixels: pixels, channels: n)
+  }
+
+  static func unpremultiplyU16(_ p: UnsafeMutablePointer<UInt16>, pixels: Int, channels n: Int) {
+    unpremultiplyInteger(p, pixels: pixels, channels: n)
+  }
+
+  /// (c × a + max / 2) / max for 8- or 16-bit samples (max = 255 or 65535). Always inlined into
+  /// the typed wrappers above, so `max` is a constant there and the division stays a multiply.
+  @inline(__always)
+  private static func premultiplyInteger<T: FixedWidthInteger & UnsignedInteger>(
+    _ p: UnsafeMutablePointer<T>, pixels: Int, channels n: Int
+  ) {
+    let maxValue = UInt32(T.max), half = maxValue / 2
     for i in 0..<pixels {
       let px = p + i * n
       let a = UInt32(px[n - 1])
       for c in 0..<n - 1 {
-        px[c] = UInt16(truncatingIfNeeded: (UInt32(px[c]) &* a &+ 32767) / 65535)
+        px[c] = T(truncatingIfNeeded: (UInt32(px[c]) &* a &+ half) / maxValue)
       }
     }
   }
 
-  static func unpremultiplyU16(_ p: UnsafeMutablePointer<UInt16>, pixels: Int, channels n: Int) {
+  /// min(max, (c × max + a / 2) / a) for 8- or 16-bit samples; opaque pixels are left alone and
+  /// fully transparent ones become 0.
+  @inline(__always)
+  private static func unpremultiplyInteger<T: FixedWidthInteger & UnsignedInteger>(
+    _ p: UnsafeMutablePointer<T>, pixels: Int, channels n: Int
+  ) {
+    let maxValue = UInt32(T.max)
     for i in 0..<pixels {
       let px = p + i * n
       let a = UInt32(px[n - 1])
-      if a == 65535 { continue }
+      if a == maxValue { continue }
       if a == 0 {
         for c in 0..<n - 1 { px[c] = 0 }
         continue
       }
       for c in 0..<n - 1 {
-        px[c] = UInt16(truncatingIfNeeded: min(65535, (UInt32(px[c]) &* 65535 &+ a / 2) / a))
+        px[c] = T(truncatingIfNeeded: min(maxValue, (UInt32(px[c]) &* maxValue &+ a / 2) / a))
       }
     }
   }

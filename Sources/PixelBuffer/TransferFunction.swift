@@ -231,15 +231,8 @@ public enum SRGBTransfer {
     into dst: UnsafeMutablePointer<Float>
   ) {
     guard layout.hasAlpha else { return decodeRow(src, count: pixelCount * layout.channelCount, into: dst) }
-    let n = layout.channelCount
-    decodeTable8.withUnsafeBufferPointer { t in
-      let t = t.baseAddress!
-      for p in 0..<pixelCount {
-        let s = src + p * n, d = dst + p * n
-        for c in 0..<n - 1 { d[c] = t[Int(s[c])] }
-        d[n - 1] = Float(s[n - 1]) / 255
-      }
-    }
+    decodeIntegerPixels(
+      src, pixelCount: pixelCount, channels: layout.channelCount, table: decodeTable8, into: dst)
   }
 
   /// Decodes the colour channels of `pixelCount` interleaved 16-bit pixels of `layout` to linear
@@ -249,13 +242,24 @@ public enum SRGBTransfer {
     into dst: UnsafeMutablePointer<Float>
   ) {
     guard layout.hasAlpha else { return decodeRow(src, count: pixelCount * layout.channelCount, into: dst) }
-    let n = layout.channelCount
-    decodeTable16.withUnsafeBufferPointer { t in
+    decodeIntegerPixels(
+      src, pixelCount: pixelCount, channels: layout.channelCount, table: decodeTable16, into: dst)
+  }
+
+  /// The body of the 8- and 16-bit `decodePixels` with alpha: colour channels through `table`,
+  /// the last channel scaled by 1 / max (255 or 65535). Inlined into each, so it stays typed.
+  @inline(__always)
+  private static func decodeIntegerPixels<T: FixedWidthInteger & UnsignedInteger>(
+    _ src: UnsafePointer<T>, pixelCount: Int, channels n: Int, table: [Float],
+    into dst: UnsafeMutablePointer<Float>
+  ) {
+    let maxValue = Float(T.max)
+    table.withUnsafeBufferPointer { t in
       let t = t.baseAddress!
       for p in 0..<pixelCount {
         let s = src + p * n, d = dst + p * n
         for c in 0..<n - 1 { d[c] = t[Int(s[c])] }
-        d[n - 1] = Float(s[n - 1]) / 65535
+        d[n - 1] = Float(s[n - 1]) / maxValue
       }
     }
   }

@@ -23,11 +23,11 @@ enum {
   CPNG_ERR_TRUNCATED = 2,  ///< The data ended before libpng had read what it needed.
   CPNG_ERR_TOO_LARGE = 3,  ///< The header exceeds the configured dimension limit.
   CPNG_ERR_NO_MEMORY = 4,  ///< An allocation failed.
-  CPNG_ERR_IO = 5,         ///< Writing to the file descriptor failed.
+  CPNG_ERR_IO = 5,         ///< Writing the output failed.
   CPNG_ERR_INVALID = 6,    ///< The caller asked for something impossible (bad state or argument).
 };
 
-/// Filter selections for the writer (bit masks, combinable; CPNG_FILTER_ALL = adaptive).
+/// Filter selections for the PNG writer (cpng_fast.h) (bit masks, combinable; CPNG_FILTER_ALL = adaptive).
 enum {
   CPNG_FILTER_NONE = 0x08,
   CPNG_FILTER_SUB = 0x10,
@@ -93,44 +93,6 @@ int cpng_reader_warning_count(const cpng_reader *reader);
 const char *cpng_reader_warning(const cpng_reader *reader, int index);
 /// Frees the reader and everything it allocated. NULL is allowed.
 void cpng_reader_destroy(cpng_reader *reader);
-
-// MARK: - Writer
-
-typedef struct cpng_writer cpng_writer;
-
-/// A writer that writes to an open file descriptor (not closed by the writer). NULL when out of memory.
-cpng_writer *cpng_writer_create_fd(int fd);
-/// A writer that collects the file in memory (see cpng_writer_data). NULL when out of memory.
-cpng_writer *cpng_writer_create_memory(void);
-
-/// Writes the signature and header chunks.
-/// - channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA; bit_depth: 8 or 16 (16-bit rows in native order).
-/// - level: zlib level 0…9; filters: a CPNG_FILTER_* mask.
-/// - icc/icc_length: an ICC profile for an iCCP chunk, or NULL. A profile libpng rejects (for
-///   example an RGB profile on a gray image) is left out with a warning.
-/// - srgb_intent: 0…3 writes an sRGB chunk with that intent (ignored when an ICC profile is
-///   written); -1 writes none.
-int cpng_writer_start(cpng_writer *writer, uint32_t width, uint32_t height, int channels,
-                      int bit_depth, int level, int filters, const uint8_t *icc,
-                      uint32_t icc_length, int srgb_intent);
-
-/// Writes the next `count` rows, each width × channels × bit_depth / 8 bytes long.
-int cpng_writer_write_rows(cpng_writer *writer, const uint8_t *const *rows, uint32_t count);
-
-/// Writes IEND once every row has been written (CPNG_ERR_INVALID if rows are missing).
-int cpng_writer_finish(cpng_writer *writer);
-
-/// The bytes written so far by a memory writer (NULL for a file-descriptor writer).
-const uint8_t *cpng_writer_data(const cpng_writer *writer, size_t *length);
-
-/// The last error's message ("" when none).
-const char *cpng_writer_message(const cpng_writer *writer);
-/// The number of warnings collected so far.
-int cpng_writer_warning_count(const cpng_writer *writer);
-/// Warning `index` (0-based), or "" when out of range.
-const char *cpng_writer_warning(const cpng_writer *writer, int index);
-/// Frees the writer (and a memory writer's bytes). NULL is allowed.
-void cpng_writer_destroy(cpng_writer *writer);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@ public struct FusedPointOperation: ImageOperation {
     self.stages = merged
   }
 
+  /// The descriptor of a fused run (`fused`; made by the optimizer, not a recipe filter).
   public static let table = OperationDescriptor(
     name: "fused", category: .colour, summary: "Per-pixel filters run as one pass (made by the optimizer).",
     parameters: [], example: "")

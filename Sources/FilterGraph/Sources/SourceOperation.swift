@@ -43,6 +43,7 @@ public struct EncodedSourceOperation: SourceOperation {
     self.scaleDenominator = scaleDenominator
   }
 
+  /// The parameter table (`load` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "load", category: .source, summary: "Reads a JPEG or PNG file (the recipe's input, or another file).",
     inputCount: 0,
@@ -76,6 +77,7 @@ public struct BufferSourceOperation: SourceOperation {
   /// Creates the operation.
   public init(buffer: PixelBuffer) { self.buffer = buffer }
 
+  /// The descriptor of an in-memory source (`buffer`; not a recipe filter).
   public static let table = OperationDescriptor(
     name: "buffer", category: .source, summary: "Pixels already in memory (Swift API only).",
     inputCount: 0, parameters: [], example: "")
@@ -113,6 +115,7 @@ public struct ColorSourceOperation: SourceOperation {
     self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
   }
 
+  /// The parameter table (`solid` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "solid", category: .source, summary: "A rectangle of one colour.", inputCount: 0,
     parameters: [

@@ -65,6 +65,7 @@ public struct OrientOperation: ImageOperation {
   /// Creates the operation.
   public init(_ transform: OrientTransform) { self.transform = transform }
 
+  /// The parameter table (`orient` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "orient", category: .geometry,
     summary: "Turns and mirrors by an EXIF orientation (1 = as is … 8); rotate and flip are shorthands.",

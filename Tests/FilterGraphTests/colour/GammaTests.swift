@@ -44,7 +44,9 @@ final class GammaTests: XCTestCase {
   /// (odd extension) and the γ range 0.1…10: relative error ≤ 1.5·10⁻⁶ where the result is at
   /// least 2⁻¹²⁶; 0 ↦ 0 exactly.
   func testTablePowerAccuracy() {
-    var xs: [Float] = [0, -0, 1, 0.25, 0.5, 1e-45, 1e-40, 1.17549435e-38, 1e-30, 1e-10, 4, 2, 1.9999999]
+    // The smallest subnormal, a subnormal near 1e-40 and the smallest normal, as exact bit patterns.
+    let edges: [Float] = [.leastNonzeroMagnitude, Float(bitPattern: 71362), .leastNormalMagnitude]
+    var xs: [Float] = [0, -0, 1, 0.25, 0.5] + edges + [1e-30, 1e-10, 4, 2, 1.9999999]
     var v: Float = 1e-12
     while v < 4 { xs.append(v); xs.append(-v); v *= 1.0137 }
     for k in 0...8192 { xs.append(Float(k) / 8192) }

@@ -1,0 +1,150 @@
+// FilterBenchmarks.swift — each filter rendered from an in-memory photo-like image into a new
+// buffer, with 1 and with 2 worker threads.
+//
+// Metrics per benchmark: wall clock, CPU time (user + system), peak resident memory, and
+// "pixels/s (M)" = megapixels of the INPUT image per second of wall time (for the scales too,
+// whose output is smaller: the work is proportional to the input they read). The ratio of a
+// filter's w2 and w1 throughput is its 2-worker speed-up.
+//
+// The image: 3000 × 2000 RGB, 8-bit, sRGB (FILTERBENCH_SIZE=6000x4000 for the 24 MP size of the
+// whole-process benchmark), a deterministic gradient with a smooth pattern and per-pixel noise
+// so that the codecs see photo-like entropy. It is made once, before any benchmark; every
+// benchmark then renders `filter(Image(buffer:))` with `Renderer.render`, which reads the buffer
+// directly (no decode), so only the filter, the tile conversions and the buffer writes are timed
+// — except in the two "codec" rows, which decode and encode a JPEG held in memory.
+
+import Benchmark
+import FilterGraph
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// Input size, from FILTERBENCH_SIZE (WIDTHxHEIGHT) or 3000 × 2000.
+let inputSize: Size = {
+  if let text = ProcessInfo.processInfo.environment["FILTERBENCH_SIZE"] {
+    let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+    if parts.count == 2, parts[0] > 0, parts[1] > 0 { return Size(width: parts[0], height: parts[1]) }
+  }
+  return Size(width: 3000, height: 2000)
+}()
+
+/// The deterministic test picture (see the file's header).
+let photo: PixelBuffer = {
+  var buffer = PixelBuffer(width: inputSize.width, height: inputSize.height, format: .rgb8)
+  let (w, h) = (inputSize.width, inputSize.height)
+  buffer.withUnsafeMutableBaseAddress { base, stride in
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for y in 0..<h {
+      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+      let fy = Double(y) / Double(h)
+      for x in 0..<w {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let noise = Double(Int(truncatingIfNeeded: (state >> 56) & 0x1F) - 16)  // −16…15
+        let fx = Double(x) / Double(w)
+        let wave = 40 * sin(Double(x) * 0.013 + 3 * fy) * cos(Double(y) * 0.021 - 2 * fx)
+        let r = 60 + 150 * fx + wave + noise
+        let g = 40 + 120 * fy + 0.7 * wave + noise
+        let b = 200 - 120 * fx * fy - wave + noise
+        row[3 * x] = UInt8(max(0, min(255, r.rounded())))
+        row[3 * x + 1] = UInt8(max(0, min(255, g.rounded())))
+        row[3 * x + 2] = UInt8(max(0, min(255, b.rounded())))
+      }
+    }
+  }
+  return buffer
+}()
+
+/// A 600 × 400 RGBA overlay (half-transparent gradient) for the composite row.
+let logo: PixelBuffer = {
+  var buffer = PixelBuffer(width: 600, height: 400, format: .rgba8)
+  buffer.withUnsafeMutableBaseAddress { base, stride in
+    for y in 0..<400 {
+      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+      for x in 0..<600 {
+        row[4 * x] = 255
+        row[4 * x + 1] = UInt8(x * 255 / 599)
+        row[4 * x + 2] = UInt8(y * 255 / 399)
+        row[4 * x + 3] = UInt8(64 + (x + y) % 128)
+      }
+    }
+  }
+  return buffer
+}()
+
+/// The photo as an in-memory JPEG (Q90, 4:2:0), for the codec rows.
+let photoJPEG: Data = {
+  (try? JPEGEncoder.encode(photo, options: JPEGEncodeOptions())) ?? Data()
+}()
+
+/// One renderer per worker count, alive for the whole run (a renderer's pool is not freed).
+let renderers: [Int: Renderer] = [
+  1: Renderer(options: RendererOptions(threads: 1)),
+  2: Renderer(options: RendererOptions(threads: 2)),
+]
+
+/// The throughput metric: input pixels per second, shown in millions.
+let throughput = BenchmarkMetric.custom("pixels/s", polarity: .prefersLarger, useScalingFactor: false)
+
+/// What one benchmark renders.
+enum Work: Sendable {
+  /// `filter(photo)` rendered into a buffer.
+  case filter(@Sendable (Image) -> Image)
+  /// Decode the in-memory JPEG and encode it again as JPEG Q90 (the identity load/store).
+  case jpegRoundTrip
+  /// Encode the photo as PNG (level 6, adaptive filters).
+  case pngEncode
+}
+
+let cases: [(String, Work)] = [
+  ("identity (buffer to buffer)", .filter { $0 }),
+  ("codec: JPEG decode + encode Q90", .jpegRoundTrip),
+  ("codec: PNG encode level 6", .pngEncode),
+  ("scale x0.5 lanczos3", .filter { $0.scaled(by: 0.5) }),
+  ("scale x0.5 lanczos3 encoded", .filter { $0.scaled(by: 0.5, linearLight: false) }),
+  ("scale fit 800x800 lanczos3", .filter { $0.scaled(toFit: Size(width: 800, height: 800)) }),
+  ("blur sigma 2", .filter { $0.blurred(sigma: 2) }),
+  ("blur sigma 5", .filter { $0.blurred(sigma: 5) }),
+  ("blur sigma 5 encoded", .filter { $0.blurred(sigma: 5, linearLight: false) }),
+  ("box blur radius 5", .filter { $0.boxBlurred(radius: 5) }),
+  ("sharpen sigma 1", .filter { $0.sharpened(sigma: 1, amount: 1) }),
+  ("tint #FF8000 30%", .filter { $0.tinted(Color(red: 1, green: 128.0 / 255, blue: 0), amount: 0.3) }),
+  ("sepia matrix", .filter { $0.sepiaToned() }),
+  ("sepia matrix linear", .filter { $0.applyingColorMatrix(.sepia(), in: .linear) }),
+  ("convert to gray", .filter { $0.converted(to: .gray) }),
+  ("composite 600x400 over", .filter { Image(buffer: logo).composited(over: $0, gravity: .southEast, margin: 24, opacity: 0.5) }),
+  ("rotate 90", .filter { $0.rotated(byDegrees: 90) }),
+]
+
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .cpuTotal, .peakMemoryResident, throughput],
+    timeUnits: .milliseconds,
+    units: [throughput: .mega],
+    warmupIterations: 1,
+    maxDuration: .seconds(3),
+    maxIterations: 10)
+
+  let pixels = Double(inputSize.width * inputSize.height)
+  for threads in [1, 2] {
+    let renderer = renderers[threads]!
+    for (name, work) in cases {
+      Benchmark("\(name) w\(threads)") { benchmark in
+        for _ in benchmark.scaledIterations {
+          let start = ContinuousClock.now
+          switch work {
+          case .filter(let make):
+            blackHole(try renderer.render(make(Image(buffer: photo))))
+          case .jpegRoundTrip:
+            renderer.clearCache()  // decode every time, not from the renderer's decode cache
+            blackHole(try renderer.encode(Image(data: photoJPEG), format: .jpeg))
+          case .pngEncode:
+            blackHole(try renderer.encode(Image(buffer: photo), format: .png))
+          }
+          let elapsed = ContinuousClock.now - start
+          let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+          benchmark.measurement(throughput, Int((pixels / max(seconds, 1e-9)).rounded()))
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// swift-tools-version:6.1
+//
+// FilterBenchmarks — in-process throughput of each FilterGraph filter (megapixels per second at 1
+// and 2 workers), with ordo-one/benchmark. A package of its own, next to the library's: the root
+// package builds only its Sources/ and Tests/, so neither CI nor users ever build this.
+//
+//   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+//
+// (see bench/README.md for the options and how to read the output).
+import Foundation
+import PackageDescription
+
+// A path dependency's identity is its folder's name (the checkout may be called anything), so the
+// product references below use the parent folder's name as it is on this machine.
+let rootFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let root = rootFolder.lastPathComponent.lowercased()
+
+let package = Package(
+  name: "FilterBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    // MallocInterposer only: the default traits also pull in a Swift 6.3 runtime interposer.
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+  ],
+  targets: [
+    .executableTarget(
+      name: "FilterBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "FilterGraph", package: root),
+        .product(name: "ImageCodecs", package: root),
+        .product(name: "PixelBufferModule", package: root),
+      ],
+      path: "Benchmarks/FilterBenchmarks",
+      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")])
+  ]
+)

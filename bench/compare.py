@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""fgrun against its peers, workload by workload, in one run: see bench/README.md.
+
+usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file with python3)
+
+  -n RUNS        measured runs per row, after one warm-up run (default 5)
+  -q, --quick    one measured run (-n 1)
+  -w LIST        workloads, comma-separated: W1,W2,W3,W4a,W4b,W5 (W4 = W4a,W4b; default all)
+  -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
+  --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
+                 OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
+  --fgrun PATH   the fgrun program (default $FGRUN, else .build/release/fgrun, built when missing)
+  --out DIR      where outputs and results.md go (default bench/out)
+  --no-psnr      skip the PSNR column (it decodes two 24 MP images per row)
+  INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
+                 when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh)
+
+Every row is one whole process per run, timed by GNU time (/usr/bin/time -f "%e %U %S %M"):
+wall time, CPU time (user + system) and peak resident set size. The Markdown table goes to
+standard output and to OUT/results.md.
+"""
+import argparse
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ALL_WORKLOADS = ["W1", "W2", "W3", "W4a", "W4b", "W5"]
+ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
+SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
+TITLES = {
+    "W1": "W1 thumbnail: 24 MP JPEG, fit 800x800 Lanczos3, JPEG Q85",
+    "W2": "W2 chain: x0.5 Lanczos3, tint 30% #FF8000, Gaussian sigma 2, Rec. 709 gray, PNG level 6",
+    "W3": "W3 Gaussian sigma 5 at full size, PNG level 6",
+    "W4a": "W4a JPEG to PNG level 6",
+    "W4b": "W4b JPEG to JPEG Q90 4:2:0",
+    "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
+}
+EXT = {"W1": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg"}
+
+
+def find_imagemagick():
+    """The real ImageMagick convert: an ELF binary (a wrapper script may stand in for it)."""
+    if os.environ.get("IM_CONVERT"):
+        return os.environ["IM_CONVERT"].split()
+    for name in ("magick", "convert"):
+        for d in os.environ.get("PATH", "").split(os.pathsep):
+            p = os.path.join(d, name)
+            try:
+                with open(p, "rb") as f:
+                    if f.read(4) == b"\x7fELF" and os.access(p, os.X_OK):
+                        return [p, "convert"] if name == "magick" else [p]
+            except OSError:
+                pass
+    return ["convert"]
+
+
+def recipe_options(path):
+    """fgrun options a recipe asks for in a `# fgrun-options: …` comment line."""
+    opts = []
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            if s.startswith("# fgrun-options:"):
+                opts += s.split(":", 1)[1].split()
+    return opts
+
+
+def rows_for(w, inp, out, py, im, fgrun, threads):
+    """(tool, variant, output file, argv, is the libvips reference) for workload w."""
+    o = os.path.join(out, w)
+    pe = [py, os.path.join(HERE, "peer_ops.py")]
+    r = []
+    if w == "W1":
+        r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True),
+              ("imagemagick", "jpeg:size=1600x1600, -resize Lanczos", f"{o}-im.jpg",
+               im + ["-define", "jpeg:size=1600x1600", inp, "-filter", "Lanczos", "-resize", "800x800",
+                     "-strip", "-quality", "85", f"{o}-im.jpg"], False),
+              ("graphicsmagick", "-size 1600x1600, -resize Lanczos", f"{o}-gm.jpg",
+               ["gm", "convert", "-size", "1600x1600", inp, "-filter", "Lanczos", "-resize", "800x800",
+                "+profile", "*", "-quality", "85", f"{o}-gm.jpg"], False),
+              ("pillow", "thumbnail(LANCZOS)", f"{o}-pil.jpg", pe + ["pillow-W1", inp, f"{o}-pil.jpg"], False),
+              ("opencv", "REDUCED_COLOR_4 + INTER_AREA", f"{o}-cv.jpg", pe + ["opencv-W1", inp, f"{o}-cv.jpg"], False)]
+    elif w == "W2":
+        r += [("vips", "pyvips", f"{o}-vips.png", pe + ["pyvips-W2", inp, f"{o}-vips.png"], True),
+              ("imagemagick", "convert", f"{o}-im.png",
+               im + [inp, "-filter", "Lanczos", "-resize", "50%", "-fill", "#FF8000", "-colorize", "30%",
+                     "-blur", "0x2", "-grayscale", "Rec709Luma", "-strip", "-quality", "65", f"{o}-im.png"], False),
+              ("graphicsmagick", "gm convert", f"{o}-gm.png",
+               ["gm", "convert", inp, "-filter", "Lanczos", "-resize", "50%", "-fill", "#FF8000", "-colorize", "30",
+                "-blur", "0x2", "-colorspace", "Rec709Luma", "-type", "Grayscale", "+profile", "*",
+                "-quality", "65", f"{o}-gm.png"], False),
+              ("pillow", "Pillow", f"{o}-pil.png", pe + ["pillow-W2", inp, f"{o}-pil.png"], False),
+              ("opencv", "OpenCV (INTER_AREA)", f"{o}-cv.png", pe + ["opencv-W2", inp, f"{o}-cv.png"], False)]
+    elif w == "W3":
+        r += [("vips", "gaussblur min_ampl 0.01, filter=all", f"{o}-vips.png",
+               ["vips", "gaussblur", inp, f"{o}-vips.png[compression=6,filter=all]", "5", "--min-ampl", "0.01"], True),
+              ("imagemagick", "-blur 0x5", f"{o}-im.png",
+               im + [inp, "-blur", "0x5", "-strip", "-quality", "65", f"{o}-im.png"], False),
+              ("graphicsmagick", "-blur 0x5", f"{o}-gm.png",
+               ["gm", "convert", inp, "-blur", "0x5", "+profile", "*", "-quality", "65", f"{o}-gm.png"], False),
+              ("pillow", "GaussianBlur(5)", f"{o}-pil.png", pe + ["pillow-W3", inp, f"{o}-pil.png"], False),
+              ("opencv", "GaussianBlur sigma 5", f"{o}-cv.png", pe + ["opencv-W3", inp, f"{o}-cv.png"], False)]
+    elif w == "W4a":
+        r += [("vips", "copy, filter=all", f"{o}-vips.png",
+               ["vips", "copy", inp, f"{o}-vips.png[compression=6,filter=all]"], True),
+              ("imagemagick", "-quality 65", f"{o}-im.png", im + [inp, "-strip", "-quality", "65", f"{o}-im.png"], False),
+              ("graphicsmagick", "-quality 65", f"{o}-gm.png",
+               ["gm", "convert", inp, "+profile", "*", "-quality", "65", f"{o}-gm.png"], False),
+              ("pillow", "compress_level=6", f"{o}-pil.png", pe + ["pillow-W4a", inp, f"{o}-pil.png"], False),
+              ("opencv", "PNG_COMPRESSION 6", f"{o}-cv.png", pe + ["opencv-W4a", inp, f"{o}-cv.png"], False)]
+    elif w == "W4b":
+        r += [("vips", "copy Q=90 4:2:0", f"{o}-vips.jpg",
+               ["vips", "copy", inp, f"{o}-vips.jpg[Q=90,subsample-mode=on,strip]"], True),
+              ("imagemagick", "-quality 90 2x2", f"{o}-im.jpg",
+               im + [inp, "-sampling-factor", "2x2", "-define", "jpeg:optimize-coding=false",
+                     "-define", "jpeg:dct-method=islow", "-strip", "-quality", "90", f"{o}-im.jpg"], False),
+              ("graphicsmagick", "-quality 90 2x2", f"{o}-gm.jpg",
+               ["gm", "convert", inp, "-sampling-factor", "2x2", "-define", "jpeg:optimize-coding=false",
+                "+profile", "*", "-quality", "90", f"{o}-gm.jpg"], False),
+              ("pillow", "quality=90", f"{o}-pil.jpg", pe + ["pillow-W4b", inp, f"{o}-pil.jpg"], False),
+              ("opencv", "JPEG_QUALITY 90", f"{o}-cv.jpg", pe + ["opencv-W4b", inp, f"{o}-cv.jpg"], False),
+              ("libjpeg-turbo", "djpeg | cjpeg -quality 90", f"{o}-djpeg.jpg",
+               ["sh", "-c", f"djpeg '{inp}' | cjpeg -quality 90 > '{o}-djpeg.jpg'"], False)]
+    elif w == "W5":
+        r += [("vips", "pyvips scrgb/recomb/srgb", f"{o}-vips.jpg", pe + ["pyvips-W5", inp, f"{o}-vips.jpg"], True),
+              ("imagemagick", "-colorspace RGB -color-matrix", f"{o}-im.jpg",
+               im + [inp, "-colorspace", "RGB", "-color-matrix", SEPIA, "-colorspace", "sRGB",
+                     "-sampling-factor", "2x2", "-define", "jpeg:optimize-coding=false",
+                     "-define", "jpeg:dct-method=islow", "-strip", "-quality", "90", f"{o}-im.jpg"], False),
+              ("graphicsmagick", "-gamma 0.4545 -recolor -gamma 2.2 (approx.)", f"{o}-gm.jpg",
+               ["gm", "convert", inp, "-gamma", "0.454545", "-recolor", SEPIA, "-gamma", "2.2",
+                "-sampling-factor", "2x2", "-define", "jpeg:optimize-coding=false", "+profile", "*",
+                "-quality", "90", f"{o}-gm.jpg"], False),
+              ("pillow", "Pillow + NumPy", f"{o}-pil.jpg", pe + ["pillow-W5", inp, f"{o}-pil.jpg"], False),
+              ("opencv", "OpenCV + NumPy", f"{o}-cv.jpg", pe + ["opencv-W5", inp, f"{o}-cv.jpg"], False)]
+    recipe = os.path.join(HERE, "recipes", f"{w}.txt")
+    if os.path.exists(recipe):
+        extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])
+        out_file = f"{o}-fgrun.{EXT[w]}"
+        r.insert(0, ("fgrun", f"bench/recipes/{w}.txt {' '.join(extra)}".strip(), out_file,
+                     [fgrun, *extra, recipe, inp, out_file], False))
+    return r
+
+
+def measure(argv, out_file, runs, env):
+    """One warm-up, then `runs` runs: [(wall s, cpu s, peak RSS KB)], or an error string."""
+    results = []
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        for i in range(runs + 1):
+            if out_file and os.path.exists(out_file):
+                os.remove(out_file)
+            t0 = time.perf_counter()
+            p = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", tf.name, *argv],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            wall = time.perf_counter() - t0
+            if p.returncode != 0:
+                msg = p.stderr.decode(errors="replace").strip().splitlines()
+                return f"failed (exit {p.returncode}): {msg[-1] if msg else ''}"[:160]
+            tf.seek(0)
+            _, us, sy, rss = tf.read().split()[-4:]
+            if i > 0:
+                results.append((wall, float(us) + float(sy), int(rss)))
+    return results
+
+
+def fmt_ratio(a, b):
+    return f"{a / b:.2f}" if a and b else ""
+
+
+def main():
+    ap = argparse.ArgumentParser(add_help=True, usage=__doc__.split("\n\n")[1])
+    ap.add_argument("-n", type=int, default=5)
+    ap.add_argument("-q", "--quick", action="store_true")
+    ap.add_argument("-w", default=",".join(ALL_WORKLOADS))
+    ap.add_argument("-t", default=",".join(ALL_TOOLS))
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--fgrun", default=os.environ.get("FGRUN"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
+    ap.add_argument("--no-psnr", action="store_true")
+    ap.add_argument("input", nargs="?")
+    a = ap.parse_args()
+    runs = 1 if a.quick else max(1, a.n)
+    workloads = []
+    for w in a.w.split(","):
+        workloads += ["W4a", "W4b"] if w == "W4" else [w]
+    bad = [w for w in workloads if w not in ALL_WORKLOADS]
+    tools = a.t.split(",")
+    bad += [t for t in tools if t not in ALL_TOOLS]
+    if bad:
+        sys.exit(f"compare: unknown workload or tool: {', '.join(bad)}")
+
+    # The input photo.
+    inp = a.input
+    if not inp:
+        shared = os.path.normpath(os.path.join(ROOT, "..", "shared", "bench", "inputs", "photo-24mp.jpg"))
+        own = os.path.join(HERE, "inputs", "photo-24mp.jpg")
+        if os.path.exists(shared):
+            inp = shared
+        else:
+            if not os.path.exists(own):
+                subprocess.run([os.path.join(HERE, "make-inputs.sh")], check=True)
+            inp = own
+    inp = os.path.abspath(inp)
+    if not os.path.exists(inp):
+        sys.exit(f"compare: no such input {inp}")
+
+    # fgrun: a release build.
+    fgrun = a.fgrun or os.path.join(ROOT, ".build", "release", "fgrun")
+    if "fgrun" in tools and not os.path.exists(fgrun):
+        print("compare: building fgrun (swift build -c release --product fgrun)", file=sys.stderr)
+        subprocess.run(["swift", "build", "-c", "release", "--product", "fgrun"], cwd=ROOT, check=True)
+    fgrun = os.path.abspath(fgrun)
+
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    env = dict(os.environ)
+    if a.threads:
+        t = str(a.threads)
+        env.update(VIPS_CONCURRENCY=t, OMP_NUM_THREADS=t, MAGICK_THREAD_LIMIT=t, BENCH_THREADS=t)
+    py = sys.executable
+    im = find_imagemagick()
+
+    lines = [
+        f"Input: {inp} ({os.path.getsize(inp)} bytes); {runs} measured run(s) after 1 warm-up per row; "
+        f"threads: {a.threads or 'each tool default'}; {os.cpu_count()} cores; "
+        f"load at start {open('/proc/loadavg').read().split()[0]}; {time.strftime('%Y-%m-%d %H:%M:%S %Z')}.",
+        "",
+        "Median and min-max wall time, median CPU time (user + system), largest peak RSS of the runs, "
+        "output size; `fgrun/this` = fgrun's median wall time divided by this row's (< 1: fgrun is faster); "
+        "PSNR of this row's output against libvips's output of the same workload (8-bit values as stored, "
+        "gray compared as RGB).",
+        "",
+    ]
+    summary = ["", "| workload | fgrun s | fastest peer | fgrun/fastest | fgrun/libvips (time) | fgrun/libvips (RSS) | fgrun PSNR vs libvips |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+    print("\n".join(lines), flush=True)
+    for w in workloads:
+        print(f"== {w} ({time.strftime('%H:%M:%S')}, load {open('/proc/loadavg').read().split()[0]})",
+              file=sys.stderr, flush=True)
+        results = []
+        for tool, variant, out_file, argv, ref in rows_for(w, inp, out, py, im, fgrun, a.threads):
+            if tool not in tools:
+                continue
+            exe = argv[0]
+            if exe != py and shutil.which(exe) is None and not os.path.exists(exe):
+                results.append((tool, variant, out_file, ref, f"not available: {exe}"))
+                continue
+            m = measure(argv, out_file, runs, env)
+            results.append((tool, variant, out_file, ref, m))
+            if isinstance(m, str):
+                print(f"   {tool} [{variant}]: {m}", file=sys.stderr, flush=True)
+            else:
+                print(f"   {tool} [{variant}]: median {statistics.median(x[0] for x in m):.2f} s",
+                      file=sys.stderr, flush=True)
+
+        def med(m):
+            return statistics.median(x[0] for x in m) if isinstance(m, list) else None
+
+        fg = next((med(m) for t, _, _, _, m in results if t == "fgrun"), None)
+        ref_row = next((r for r in results if r[3] and isinstance(r[4], list)), None)
+        ref_file = ref_row[2] if ref_row else None
+        table = [f"### {TITLES[w]}", "",
+                 "| tool | variant | median s | min–max s | CPU s | peak RSS MB | output KB | fgrun/this | PSNR vs libvips dB |",
+                 "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+        psnrs = {}
+        for tool, variant, out_file, ref, m in results:
+            variant = variant.replace("|", "\\|")  # a shell pipe in a Markdown cell
+            if isinstance(m, str):
+                table.append(f"| {tool} | {variant} | {m} | | | | | | |")
+                continue
+            walls = [x[0] for x in m]
+            cpu = statistics.median(x[1] for x in m)
+            rss = max(x[2] for x in m) / 1024
+            size = os.path.getsize(out_file) / 1024 if os.path.exists(out_file) else 0
+            ps = ""
+            if not a.no_psnr and ref_file and os.path.exists(out_file) and os.path.exists(ref_file):
+                if out_file == ref_file:
+                    ps = "(reference)"
+                else:
+                    p = subprocess.run([py, os.path.join(HERE, "psnr.py"), ref_file, out_file],
+                                       capture_output=True, text=True)
+                    ps = (p.stdout.strip() or p.stderr.strip().splitlines()[-1])[:40]
+            psnrs[tool] = ps
+            table.append(f"| {tool} | {variant} | {statistics.median(walls):.2f} | {min(walls):.2f}–{max(walls):.2f} | "
+                         f"{cpu:.2f} | {rss:.0f} | {size:.0f} | {fmt_ratio(fg, statistics.median(walls)) if tool != 'fgrun' else ''} | {ps} |")
+        table.append("")
+        print("\n".join(table), flush=True)
+        lines += table
+        peers = [(med(m), t, v) for t, v, _, _, m in results if t != "fgrun" and isinstance(m, list)]
+        fastest = min(peers) if peers else None
+        fg_rss = next((max(x[2] for x in m) for t, _, _, _, m in results if t == "fgrun" and isinstance(m, list)), None)
+        ref_rss = max(x[2] for x in ref_row[4]) if ref_row else None
+        summary.append(
+            f"| {w} | {f'{fg:.2f}' if fg else 'n/a'} | "
+            f"{f'{fastest[1]} {fastest[0]:.2f}' if fastest else 'n/a'} | "
+            f"{fmt_ratio(fg, fastest[0]) if fastest else ''} | "
+            f"{fmt_ratio(fg, med(ref_row[4])) if ref_row else ''} | "
+            f"{fmt_ratio(fg_rss, ref_rss) if ref_row else ''} | {psnrs.get('fgrun', '')} |")
+    print("\n".join(summary))
+    lines += summary
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"\n(written to {os.path.join(out, 'results.md')})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""PSNR between two image files: python3 bench/psnr.py A B  ->  prints "41.23" (dB), "inf" or a reason.
+
+Colour handling: both files are decoded by Pillow to 8-bit values exactly as stored (no colour
+management, no ICC conversion: every workload writes sRGB). A gray file and a colour file are
+compared after turning the gray one into RGB (the value repeated in R, G, B); alpha is dropped
+(the benchmark's outputs are opaque). PSNR = 10 log10(255^2 / MSE), MSE over every sample of every
+channel. Images of different sizes are not compared.
+"""
+import math
+import sys
+
+import numpy as np
+from PIL import Image
+
+
+def load(path):
+    im = Image.open(path)
+    im.load()
+    if im.mode in ("I;16", "I;16B", "I"):
+        im = im.point(lambda v: v / 257).convert("L")
+    if im.mode in ("RGBA", "LA", "P", "CMYK", "YCbCr"):
+        im = im.convert("RGB" if im.mode != "LA" else "L")
+    return im
+
+
+def psnr(a_path, b_path):
+    a, b = load(a_path), load(b_path)
+    if a.size != b.size:
+        return None, f"sizes differ: {a.size[0]}x{a.size[1]} vs {b.size[0]}x{b.size[1]}"
+    if a.mode != b.mode:
+        a, b = a.convert("RGB"), b.convert("RGB")
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    mse = float(np.mean((x - y) ** 2))
+    return (math.inf if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)), None
+
+
+if __name__ == "__main__":
+    value, reason = psnr(sys.argv[1], sys.argv[2])
+    print(reason if value is None else ("inf" if math.isinf(value) else f"{value:.2f}"))
