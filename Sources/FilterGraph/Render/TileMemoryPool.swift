@@ -90,3 +90,16 @@ enum TileMemoryPool {
     return idleBytes
   }
 }
+
+extension TileMemoryPool {
+  /// Uninitialised scratch room for `count` values of `T` from the pool (a filter's intermediate
+  /// rows), and the storage that owns it: keep the storage alive while using the pointer
+  /// (`defer { withExtendedLifetime(storage) {} }`). Fresh `allocate` calls of this size went to
+  /// mmap/munmap on every tile, so each tile paid page faults and page clearing, and concurrent
+  /// workers contended for the process's address-space lock.
+  static func scratch<T>(_ type: T.Type, count: Int) -> (PixelStorage, UnsafeMutablePointer<T>) {
+    let n = max(count, 1)
+    let storage = storage(byteCount: n * MemoryLayout<T>.stride)
+    return (storage, storage.baseAddress.bindMemory(to: T.self, capacity: n))
+  }
+}

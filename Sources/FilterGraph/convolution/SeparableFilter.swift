@@ -62,8 +62,8 @@ enum SeparableFilter {
     guard w > 0, h > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - r), rowHi = min(src.maxY, o.maxY + r)
     let rows = rowHi - rowLo
-    let mid = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows * w)
-    defer { mid.deallocate() }
+    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
+    defer { withExtendedLifetime(midStorage) {} }
     let padLength = w + 2 * r
     let pad = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: padLength)
     defer { pad.deallocate() }
@@ -143,16 +143,14 @@ enum SeparableFilter {
     guard w > 0, h > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - reach), rowHi = min(src.maxY, o.maxY + reach)
     let rows = rowHi - rowLo
-    let mid = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows * w)
-    defer { mid.deallocate() }
+    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
     let strip = 64
     let span = max(w, h) + 2 * reach
-    let bufA = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: span * strip)
-    let bufB = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: span * strip)
+    let (bufAStorage, bufA) = TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
+    let (bufBStorage, bufB) = TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
     let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: strip)
     defer {
-      bufA.deallocate()
-      bufB.deallocate()
+      withExtendedLifetime((midStorage, bufAStorage, bufBStorage)) {}
       sums.deallocate()
     }
     let q = quantiser

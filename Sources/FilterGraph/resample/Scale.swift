@@ -130,8 +130,8 @@ public struct ScaleOperation: ResampleOperation {
   static func resample(_ input: Tile, into output: inout Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
     let outW = output.rect.width
     let rows = input.rect.height
-    let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: outW * rows)
-    defer { scratch.deallocate() }
+    let (scratchStorage, scratch) = TileMemoryPool.scratch(SIMD4<Float>.self, count: outW * rows)
+    defer { withExtendedLifetime(scratchStorage) {} }
     // Horizontal pass over every input row the vertical taps read.
     input.withPixels { src in
       xAxis.starts.withUnsafeBufferPointer { starts in
