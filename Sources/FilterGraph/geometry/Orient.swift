@@ -101,14 +101,39 @@ public struct OrientOperation: ImageOperation {
         let stepX = Point(x: t.a, y: t.c), stepY = Point(x: t.b, y: t.d)
         let startX = (t.a < 0 ? src.width - 1 : 0) + (t.b < 0 ? src.width - 1 : 0)
         let startY = (t.c < 0 ? src.height - 1 : 0) + (t.d < 0 ? src.height - 1 : 0)
-        for y in 0..<dst.height {
-          let row = dst[row: y]
-          var ix = startX + y * stepY.x, iy = startY + y * stepY.y
-          for x in 0..<dst.width {
-            row[x] = src[row: iy][ix]
-            ix += stepX.x
-            iy += stepX.y
+        if !t.swapsAxes {
+          for y in 0..<dst.height {
+            let row = dst[row: y]
+            var ix = startX + y * stepY.x, iy = startY + y * stepY.y
+            for x in 0..<dst.width {
+              row[x] = src[row: iy][ix]
+              ix += stepX.x
+              iy += stepX.y
+            }
           }
+          return
+        }
+        // A transpose: walking an output row walks an input column (one cache line and one page
+        // per pixel), so go in 16 × 16 blocks whose input lines stay in L1.
+        let block = 16
+        var by = 0
+        while by < dst.height {
+          let yEnd = min(by + block, dst.height)
+          var bx = 0
+          while bx < dst.width {
+            let xEnd = min(bx + block, dst.width)
+            for y in by..<yEnd {
+              let row = dst[row: y]
+              var ix = startX + y * stepY.x + bx * stepX.x, iy = startY + y * stepY.y + bx * stepX.y
+              for x in bx..<xEnd {
+                row[x] = src[row: iy][ix]
+                ix += stepX.x
+                iy += stepX.y
+              }
+            }
+            bx = xEnd
+          }
+          by = yEnd
         }
       }
     }
