@@ -272,15 +272,28 @@ extension TileConversion {
       return t
     }()
 
-    /// `table[i]` = the code of `i / 4096` (i = 0…4096).
+    /// The table is indexed by the float's bit pattern, not by `l · 4096`: a clamped value's bits
+    /// minus `lowBits`, shifted right by `shift`, keep its exponent and top 7 mantissa bits, so the
+    /// segments are 2⁻⁷ of an octave wide (no float → int conversion, and four lanes at once in
+    /// `linear8Row`). Below 2⁻¹³ (under the first threshold, ≈ 1.5e-4) everything is segment 0.
+    /// Segments are narrower than the threshold spacing (checked when the table is built), so at
+    /// most one threshold lies inside a segment and one compare finishes the lookup.
+    static let lowBits: UInt32 = 0x3900_0000  // bits(2⁻¹³)
+    static let oneBits: UInt32 = 0x3F80_0000  // bits(1)
+    static let shift: UInt32 = 16
+
+    /// `table[i]` = the code of the float with bits `lowBits + i << shift` (i = 0…1664, the last is 1).
     static let table: [UInt8] = {
       let t = thresholds
+      func exact(_ l: Float) -> Int { (1...256).first { t[$0] > l }! - 1 }
       var codes: [UInt8] = []
-      var k = 0
-      for i in 0...4096 {
-        let l = Float(i) / 4096
-        while t[k + 1] <= l { k += 1 }
-        codes.append(UInt8(k))
+      for i in 0...((oneBits - lowBits) >> shift) {
+        let start = Float(bitPattern: lowBits + i << shift)
+        codes.append(UInt8(exact(start)))
+        if start < 1 {
+          let last = Float(bitPattern: lowBits + (i + 1) << shift).nextDown
+          precondition(exact(last) - exact(start) <= 1, "Linear8 segment holds two thresholds")
+        }
       }
       return codes
     }()
@@ -290,8 +303,25 @@ extension TileConversion {
     static func code(_ l: Float, _ table: UnsafePointer<UInt8>, _ thresholds: UnsafePointer<Float>) -> UInt8 {
       var x = l > 0 ? l : 0
       x = x < 1 ? x : 1
-      let c = table[Int(x * 4096)]
+      let b = max(x.bitPattern, lowBits)
+      let c = table[Int((b &- lowBits) &>> shift)]
       return x >= thresholds[Int(c) &+ 1] ? c &+ 1 : c
+    }
+
+    /// `code` of the first three lanes, written to `d[0...2]`: the clamp and the table index are
+    /// computed as vectors, the lookups and compares per lane (a SIMD4<UInt8> result went through
+    /// the stack and stalled on store forwarding).
+    @inline(__always)
+    static func store3(_ l: SIMD4<Float>, _ d: UnsafeMutablePointer<UInt8>, _ table: UnsafePointer<UInt8>, _ thresholds: UnsafePointer<Float>) {
+      var x = l.replacing(with: 0, where: .!(l .> 0))
+      x.replace(with: 1, where: x .> 1)
+      var b = unsafeBitCast(x, to: SIMD4<UInt32>.self)
+      b.replace(with: lowBits, where: b .< lowBits)
+      let i = (b &- lowBits) &>> shift
+      let c0 = table[Int(i.x)], c1 = table[Int(i.y)], c2 = table[Int(i.z)]
+      d[0] = x.x >= thresholds[Int(c0) &+ 1] ? c0 &+ 1 : c0
+      d[1] = x.y >= thresholds[Int(c1) &+ 1] ? c1 &+ 1 : c1
+      d[2] = x.z >= thresholds[Int(c2) &+ 1] ? c2 &+ 1 : c2
     }
   }
 
@@ -337,10 +367,10 @@ extension TileConversion {
         v *= inv
       }
       let o = x &* n
-      d[o] = Linear8.code(v.x, tab, thr)
       if n >= 3 {
-        d[o &+ 1] = Linear8.code(v.y, tab, thr)
-        d[o &+ 2] = Linear8.code(v.z, tab, thr)
+        Linear8.store3(v, d + o, tab, thr)
+      } else {
+        d[o] = Linear8.code(v.x, tab, thr)
       }
       if alpha {
         let q = quantized(SIMD4(repeating: a), scale: 255)
