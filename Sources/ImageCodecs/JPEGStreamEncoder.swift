@@ -37,6 +37,8 @@ public final class JPEGStreamEncoder {
   public let options: JPEGEncodeOptions
   /// Rows written so far.
   public private(set) var rowsWritten = 0
+  /// The size of the chunks a `.handle` destination receives (the last one may be shorter).
+  public static let chunkSize = Int(CJ_FD_CHUNK_SIZE)
 
   private let handle: OpaquePointer
   private let output: OutputHandle?
