@@ -215,8 +215,8 @@ def main():
     # fgrun: a release build.
     fgrun = a.fgrun or os.path.join(ROOT, ".build", "release", "fgrun")
     if "fgrun" in tools and not os.path.exists(fgrun):
-        print("compare: building fgrun (swift build -c release --product fgrun)", file=sys.stderr)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "fgrun"], cwd=ROOT, check=True)
+        print("compare: building fgrun (swift build -c release --static-swift-stdlib --product fgrun)", file=sys.stderr)
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "fgrun"], cwd=ROOT, check=True)
     fgrun = os.path.abspath(fgrun)
 
     out = os.path.abspath(a.out)
