@@ -206,7 +206,17 @@ def lossless_check(w, inp, out, py, fgrun, threads, env, results):
     if own:
         text += "; each tool's JPEG against its own PNG (the encoder's error alone): " + ", ".join(
             f"{'libvips' if t == 'vips' else t} {v} dB" for t, v in own.items())
-    return text + ".", both
+    text += "."
+    if w == "W1":  # where the resampling difference comes from (bench/README.md, "PSNR")
+        p = subprocess.run([py, os.path.join(HERE, "resample_check.py"), inp, files["fgrun"], files["vips"]],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
+            text += ("\n\nbench/resample_check.py: both thumbnails against a float64 evaluation of "
+                     "Lanczos3 on the same 1/2-size decode, one rounding, under the two coordinate "
+                     "conventions (edges: fgrun, Pillow, ImageMagick; uniform: libvips):\n\n" + p.stdout.strip())
+        else:
+            text += f" (resample_check.py failed: {(p.stderr.strip().splitlines() or [''])[-1][:120]})"
+    return text, both
 
 
 def measure(argv, out_file, runs, env):
