@@ -12,7 +12,7 @@
 import PackageDescription
 
 let optimize: [SwiftSetting] = [
-  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Performance.md).
+  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Architecture.md).
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
@@ -48,14 +48,7 @@ let package = Package(
         "FilterGraph",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
-      // `-static-stdlib` at compile time too: it makes the compiler use the static Foundation
-      // modules, whose autolink entries name CoreFoundation, _FoundationICU and the rest; with the
-      // link flag alone a fresh release build fails with undefined CF* symbols.
-      swiftSettings: optimize + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-      // Release builds link the Swift runtime and Foundation statically: a run starts in ~7 ms of
-      // CPU instead of ~17 ms (no dynamic loading and relocation of the Swift libraries), which
-      // is a tenth of a 24-megapixel thumbnail's time.
-      linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+      swiftSettings: optimize),
 
     // MARK: - Implementation details: C shims over the system libraries
     .target(
