@@ -1,14 +1,87 @@
 // pngfast.c — row filtering and segment-wise deflate for FilterGraph's PNG writer
-// (see include/cpng_fast.h). Plain zlib, no libpng, no longjmp, no state between calls.
+// (see include/cpng_fast.h). libdeflate compresses the segments (zlib only combines Adler-32s and
+// compresses the small iCCP payload); no libpng, no longjmp. The only state kept between calls is
+// one libdeflate compressor per thread.
 #include "cpng_fast.h"
 #include "cpng_shim.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libdeflate.h>
+#include <pthread.h>
 #include <zlib.h>
 
-#define CPNG_WINDOW 32768u
+/// Maps the user's compression level (zlib's 0…9 scale) to libdeflate's (0…12), which is
+/// "zlib-like": the same number gives about zlib's ratio, much faster (measured on a 24 MP photo,
+/// filter=all, 1 MiB segments: level 6 is 5 % smaller than zlib 6 on JPEG→PNG and 0.5 % larger on
+/// a σ5 blur, in a third of zlib's CPU time). 0 stores (stored blocks only).
+static int libdeflate_level(int level) { return level < 0 ? 0 : level > 9 ? 9 : level; }
+
+// One compressor per thread and level, kept for the thread's life (allocating one costs about as
+// much as compressing a small segment). Freed by the key's destructor when the thread exits.
+static pthread_key_t compressor_key;
+static pthread_once_t compressor_once = PTHREAD_ONCE_INIT;
+typedef struct {
+  struct libdeflate_compressor *compressor;
+  int level;
+} cached_compressor;
+
+static void free_cached(void *pointer) {
+  cached_compressor *cached = (cached_compressor *)pointer;
+  if (cached == NULL) return;
+  libdeflate_free_compressor(cached->compressor);
+  free(cached);
+}
+
+static void make_key(void) { (void)pthread_key_create(&compressor_key, free_cached); }
+
+static struct libdeflate_compressor *thread_compressor(int level) {
+  const int wanted = libdeflate_level(level);
+  pthread_once(&compressor_once, make_key);
+  cached_compressor *cached = (cached_compressor *)pthread_getspecific(compressor_key);
+  if (cached != NULL && cached->level == wanted) return cached->compressor;
+  struct libdeflate_compressor *fresh = libdeflate_alloc_compressor(wanted);
+  if (fresh == NULL) return NULL;
+  if (cached == NULL) {
+    cached = (cached_compressor *)malloc(sizeof *cached);
+    if (cached == NULL || pthread_setspecific(compressor_key, cached) != 0) {
+      free(cached);
+      libdeflate_free_compressor(fresh);
+      return NULL;
+    }
+  } else {
+    libdeflate_free_compressor(cached->compressor);
+  }
+  cached->compressor = fresh;
+  cached->level = wanted;
+  return fresh;
+}
+
+int cpng_deflate_make_joinable(uint8_t *stream, size_t length, size_t capacity,
+                               uint64_t expected_length, size_t *joined_length) {
+  if (stream == NULL || joined_length == NULL) return CPNG_ERR_INVALID;
+  *joined_length = 0;
+  uint64_t header = 0, end = 0, decoded = 0;
+  int status = cpng_deflate_scan(stream, length, &header, &end, &decoded);
+  if (status != CPNG_OK) return status;
+  // The final block must end in the stream's last byte and decode to exactly what was given.
+  if (decoded != expected_length || (end + 7) / 8 != length) return CPNG_ERR_CORRUPT;
+  // An empty stored block after `end`: 3 zero header bits, zero bits to the byte boundary, then
+  // LEN = 0000, NLEN = FFFF (zlib's sync-flush marker). The header bits fit in the last byte's
+  // padding when at most 5 bits of it are used; otherwise they spill into one more zero byte.
+  const size_t aligned = (size_t)((end + 3 + 7) / 8);
+  if (aligned + 4 > capacity) return CPNG_ERR_INVALID;
+  stream[header / 8] &= (uint8_t)~(1u << (header % 8));  // BFINAL = 0
+  if (end % 8 != 0) stream[end / 8] &= (uint8_t)((1u << (end % 8)) - 1);  // padding bits = 0
+  for (size_t i = length; i < aligned; i++) stream[i] = 0;
+  stream[aligned] = 0x00;
+  stream[aligned + 1] = 0x00;
+  stream[aligned + 2] = 0xFF;
+  stream[aligned + 3] = 0xFF;
+  *joined_length = aligned + 4;
+  return CPNG_OK;
+}
 
 static int little_endian(void) {
   const uint16_t one = 1;
@@ -152,16 +225,16 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
     return CPNG_ERR_INVALID;
   const size_t stride = rowbytes + 1;
   const uint32_t filtered_rows = total_rows - (uint32_t)prior_only;
-  // Only the context rows whose filtered bytes fall within the last 32 KiB are filtered.
-  const uint32_t context_rows = filtered_rows - emit_rows;
-  uint32_t needed_context = (uint32_t)((CPNG_WINDOW + stride - 1) / stride);
-  if (needed_context > context_rows) needed_context = context_rows;
+  // Segments are compressed without a preset dictionary (libdeflate has none), so context rows
+  // beyond the row above are not filtered: only the emitted rows are.
+  (void)filtered_rows;
+  const uint32_t needed_context = 0;
   const uint32_t first = total_rows - emit_rows - needed_context;  // first row to filter
   const uint32_t count = emit_rows + needed_context;
   if ((size_t)count > SIZE_MAX / stride) return CPNG_ERR_INVALID;
   const size_t filtered_bytes = (size_t)count * stride;
   const size_t emit_bytes = (size_t)emit_rows * stride;
-  if (emit_bytes > (size_t)UINT_MAX) return CPNG_ERR_INVALID;  // zlib's avail_in is 32-bit
+  if (emit_bytes > (size_t)UINT_MAX) return CPNG_ERR_INVALID;  // keeps the bounds far from overflow
 
   const int swap = swap16 && little_endian();
   uint8_t *filtered = (uint8_t *)malloc(filtered_bytes);
@@ -198,67 +271,34 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
 
   {
     const uint8_t *emit = filtered + (size_t)needed_context * stride;
-    *adler = (uint32_t)adler32(1L, emit, (uInt)emit_bytes);
+    *adler = (uint32_t)libdeflate_adler32(1, emit, emit_bytes);
     *filtered_length = emit_bytes;
-
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    const int strategy = filters == CPNG_FILTER_NONE ? Z_DEFAULT_STRATEGY : Z_FILTERED;
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, strategy) != Z_OK) {
+    struct libdeflate_compressor *compressor = thread_compressor(level);
+    if (compressor == NULL) {
       status = CPNG_ERR_NO_MEMORY;
       goto done;
     }
-    size_t dict_bytes = (size_t)needed_context * stride;
-    if (dict_bytes > 0) {
-      size_t use = dict_bytes < CPNG_WINDOW ? dict_bytes : CPNG_WINDOW;
-      if (deflateSetDictionary(&z, emit - use, (uInt)use) != Z_OK) {
-        deflateEnd(&z);
-        status = CPNG_ERR_NO_MEMORY;
-        goto done;
-      }
-    }
-    size_t capacity = (size_t)deflateBound(&z, (uLong)emit_bytes) + 64;
+    // Room for the stream plus the empty stored block that ends a non-final segment.
+    size_t capacity = libdeflate_deflate_compress_bound(compressor, emit_bytes) + 8;
     uint8_t *buffer = (uint8_t *)malloc(capacity);
     if (buffer == NULL) {
-      deflateEnd(&z);
       status = CPNG_ERR_NO_MEMORY;
       goto done;
     }
-    z.next_in = (Bytef *)emit;
-    z.avail_in = (uInt)emit_bytes;
-    const int flush = last ? Z_FINISH : Z_SYNC_FLUSH;
-    size_t produced = 0;
-    for (;;) {
-      size_t room = capacity - produced;
-      if (room > UINT_MAX) room = UINT_MAX;
-      z.next_out = buffer + produced;
-      z.avail_out = (uInt)room;
-      int rc = deflate(&z, flush);
-      produced += room - z.avail_out;
-      if (rc == Z_STREAM_ERROR) {
-        status = CPNG_ERR_NO_MEMORY;
-        break;
-      }
-      int complete = last ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0);
-      if (complete) break;
-      if (produced == capacity) {
-        if (capacity > SIZE_MAX / 2) {
-          status = CPNG_ERR_NO_MEMORY;
-          break;
-        }
-        uint8_t *grown = (uint8_t *)realloc(buffer, capacity * 2);
-        if (grown == NULL) {
-          status = CPNG_ERR_NO_MEMORY;
-          break;
-        }
-        buffer = grown;
-        capacity *= 2;
-      }
-    }
-    deflateEnd(&z);
-    if (status != CPNG_OK) {
+    size_t produced = libdeflate_deflate_compress(compressor, emit, emit_bytes, buffer, capacity - 8);
+    if (produced == 0) {  // cannot happen within the bound
       free(buffer);
+      status = CPNG_ERR_NO_MEMORY;
       goto done;
+    }
+    if (!last) {
+      size_t joined = 0;
+      status = cpng_deflate_make_joinable(buffer, produced, capacity, emit_bytes, &joined);
+      if (status != CPNG_OK) {
+        free(buffer);
+        goto done;
+      }
+      produced = joined;
     }
     *out = buffer;
     *out_length = produced;
