@@ -208,6 +208,37 @@ static void swap_copy(const uint8_t *src, uint8_t *dst, size_t n) {
   if (i < n) dst[i] = src[i];
 }
 
+int cpng_deflate_segment(const uint8_t *data, size_t length, int level, int last, uint8_t **out,
+                         size_t *out_length) {
+  if (out == NULL || out_length == NULL) return CPNG_ERR_INVALID;
+  *out = NULL;
+  *out_length = 0;
+  if (data == NULL || length == 0 || level < 0 || level > 9) return CPNG_ERR_INVALID;
+  struct libdeflate_compressor *compressor = thread_compressor(level);
+  if (compressor == NULL) return CPNG_ERR_NO_MEMORY;
+  // Room for the stream plus the empty stored block that ends a non-final segment.
+  const size_t bound = libdeflate_deflate_compress_bound(compressor, length);
+  uint8_t *buffer = (uint8_t *)malloc(bound + 8);
+  if (buffer == NULL) return CPNG_ERR_NO_MEMORY;
+  size_t produced = libdeflate_deflate_compress(compressor, data, length, buffer, bound);
+  if (produced == 0) {  // cannot happen within the bound
+    free(buffer);
+    return CPNG_ERR_NO_MEMORY;
+  }
+  if (!last) {
+    size_t joined = 0;
+    int status = cpng_deflate_make_joinable(buffer, produced, bound + 8, length, &joined);
+    if (status != CPNG_OK) {
+      free(buffer);
+      return status;
+    }
+    produced = joined;
+  }
+  *out = buffer;
+  *out_length = produced;
+  return CPNG_OK;
+}
+
 int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_rows, int prior_only,
                         uint32_t emit_rows, int bpp, int swap16, int filters, int level, int last,
                         uint8_t **out, size_t *out_length, uint32_t *adler,
@@ -273,35 +304,7 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
     const uint8_t *emit = filtered + (size_t)needed_context * stride;
     *adler = (uint32_t)libdeflate_adler32(1, emit, emit_bytes);
     *filtered_length = emit_bytes;
-    struct libdeflate_compressor *compressor = thread_compressor(level);
-    if (compressor == NULL) {
-      status = CPNG_ERR_NO_MEMORY;
-      goto done;
-    }
-    // Room for the stream plus the empty stored block that ends a non-final segment.
-    size_t capacity = libdeflate_deflate_compress_bound(compressor, emit_bytes) + 8;
-    uint8_t *buffer = (uint8_t *)malloc(capacity);
-    if (buffer == NULL) {
-      status = CPNG_ERR_NO_MEMORY;
-      goto done;
-    }
-    size_t produced = libdeflate_deflate_compress(compressor, emit, emit_bytes, buffer, capacity - 8);
-    if (produced == 0) {  // cannot happen within the bound
-      free(buffer);
-      status = CPNG_ERR_NO_MEMORY;
-      goto done;
-    }
-    if (!last) {
-      size_t joined = 0;
-      status = cpng_deflate_make_joinable(buffer, produced, capacity, emit_bytes, &joined);
-      if (status != CPNG_OK) {
-        free(buffer);
-        goto done;
-      }
-      produced = joined;
-    }
-    *out = buffer;
-    *out_length = produced;
+    status = cpng_deflate_segment(emit, emit_bytes, level, last, out, out_length);
   }
 
 done:
@@ -333,6 +336,34 @@ uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length) {
     length -= n;
   }
   return crc;
+}
+
+int cpng_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
+                         size_t *out_length) {
+  if (out_length == NULL) return CPNG_ERR_INVALID;
+  *out_length = 0;
+  if ((data == NULL && length > 0) || (out == NULL && capacity > 0)) return CPNG_ERR_INVALID;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit(&z) != Z_OK) return CPNG_ERR_NO_MEMORY;
+  int rc = Z_OK;
+  size_t in_left = length, out_left = capacity;
+  z.next_in = (Bytef *)data;
+  z.next_out = out;
+  while (rc == Z_OK) {
+    // zlib counts in 32 bits: feed at most 1 GiB at a time.
+    uInt in_chunk = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+    uInt out_chunk = out_left > (1u << 30) ? (1u << 30) : (uInt)out_left;
+    z.avail_in = in_chunk;
+    z.avail_out = out_chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    in_left -= in_chunk - z.avail_in;
+    out_left -= out_chunk - z.avail_out;
+  }
+  inflateEnd(&z);
+  *out_length = capacity - out_left;
+  // The whole input must be one complete stream (Adler-32 checked by zlib) and nothing more.
+  return rc == Z_STREAM_END && in_left == 0 ? CPNG_OK : CPNG_ERR_CORRUPT;
 }
 
 int cpng_zlib_compress(const uint8_t *data, size_t length, int level, uint8_t **out,

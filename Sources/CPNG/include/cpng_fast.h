@@ -43,6 +43,13 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
                         uint8_t **out, size_t *out_length, uint32_t *adler,
                         size_t *filtered_length);
 
+/// Compresses `length` (≥ 1) bytes as one raw deflate segment with libdeflate at `level` (0…9,
+/// as for cpng_segment_encode). last = 1: a complete stream; last = 0: joinable (see
+/// cpng_deflate_make_joinable), so segments can be concatenated into one stream. Free *out with
+/// cpng_free. CPNG_OK, CPNG_ERR_INVALID, CPNG_ERR_NO_MEMORY or CPNG_ERR_CORRUPT (self-check).
+int cpng_deflate_segment(const uint8_t *data, size_t length, int level, int last, uint8_t **out,
+                         size_t *out_length);
+
 /// Walks a raw deflate stream's blocks (RFC 1951) up to the end of its first final block, decoding
 /// every symbol but producing no output.
 ///
@@ -75,6 +82,13 @@ uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length);
 /// CPNG_OK or CPNG_ERR_NO_MEMORY; free *out with cpng_free.
 int cpng_zlib_compress(const uint8_t *data, size_t length, int level, uint8_t **out,
                        size_t *out_length);
+
+/// Inflates one complete zlib stream (header, data, Adler-32) into `out` with zlib, independent of
+/// the writer's own code (the tests' second opinion on joined streams). `out_length` receives the
+/// bytes produced. CPNG_OK only when the stream ends, its Adler-32 matches and no input is left
+/// over; CPNG_ERR_CORRUPT otherwise (including output that does not fit).
+int cpng_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
+                         size_t *out_length);
 
 #ifdef __cplusplus
 }
