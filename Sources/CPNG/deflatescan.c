@@ -100,7 +100,7 @@ static int build(huffman *h, const uint8_t *lengths, unsigned n) {
 }
 
 /// Decodes one symbol. Needs count ≥ MAX_BITS. Returns the symbol or -1.
-static inline int decode(bit_reader *r, const huffman *h) {
+static inline __attribute__((always_inline)) int decode(bit_reader *r, const huffman *h) {
   uint16_t e = h->table[r->buffer & (TABLE_SIZE - 1)];
   if (e != 0) {
     take(r, e & 15u);
@@ -134,13 +134,31 @@ static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
 /// Walks the symbols of one Huffman-coded block up to its end-of-block code.
-static int walk_codes(bit_reader *r, const huffman *lit, const huffman *dist, uint64_t *produced) {
+///
+/// The buffer is refilled only when fewer than 48 bits remain (a length/distance pair needs at
+/// most 15 + 5 + 15 + 13 = 48), so one refill serves several literals.
+static int walk_codes(bit_reader *reader, const huffman *lit, const huffman *dist,
+                      uint64_t *produced) {
+  // A local copy the compiler can keep in registers (through the pointer it stays in memory).
+  bit_reader local = *reader;
+  bit_reader *r = &local;
   uint64_t out = *produced;
+  const uint16_t *table = lit->table;
   for (;;) {
-    refill(r);
-    if (r->next > r->length + 16) return -1;  // far past the end: garbage
-    int sym = decode(r, lit);
-    if (sym < 0) return -1;
+    if (r->count < 48) {
+      refill(r);
+      if (r->next > r->length + 16) return -1;  // far past the end: garbage
+    }
+    int sym;  // (fast path of decode() inlined)
+    const uint16_t e = table[r->buffer & (TABLE_SIZE - 1)];
+    if (e != 0) {
+      r->buffer >>= e & 15u;
+      r->count -= e & 15u;
+      sym = e >> 4;
+    } else {
+      sym = decode(r, lit);
+      if (sym < 0) return -1;
+    }
     if (sym < 256) {
       out += 1;
       continue;
@@ -156,6 +174,7 @@ static int walk_codes(bit_reader *r, const huffman *lit, const huffman *dist, ui
     out += len;
   }
   *produced = out;
+  *reader = local;
   return overrun(r) ? -1 : 0;
 }
 
