@@ -49,7 +49,11 @@ let package = Package(
         "FilterGraph",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
-      swiftSettings: optimize),
+      swiftSettings: optimize,
+      // Release builds link the Swift runtime and Foundation statically: a run starts in ~7 ms of
+      // CPU instead of ~17 ms (no dynamic loading and relocation of the Swift libraries), which
+      // is a tenth of a 24-megapixel thumbnail's time.
+      linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
 
     // MARK: - Implementation details: C shims over the system libraries
     .target(
