@@ -311,20 +311,16 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
       total_rows < (uint32_t)prior_only + emit_rows || rowbytes > SIZE_MAX / 8 - 1)
     return CPNG_ERR_INVALID;
   const size_t stride = rowbytes + 1;
-  const uint32_t filtered_rows = total_rows - (uint32_t)prior_only;
-  // Segments are compressed without a preset dictionary (libdeflate has none), so context rows
-  // beyond the row above are not filtered: only the emitted rows are.
-  (void)filtered_rows;
-  const uint32_t needed_context = 0;
-  const uint32_t first = total_rows - emit_rows - needed_context;  // first row to filter
-  const uint32_t count = emit_rows + needed_context;
+  // Segments are compressed without a preset dictionary (libdeflate has none), so only the
+  // emitted rows are filtered; of the rows before them only the one above is read.
+  const uint32_t first = total_rows - emit_rows;  // first row to filter
+  const uint32_t count = emit_rows;
   if ((size_t)count > SIZE_MAX / stride) return CPNG_ERR_INVALID;
-  const size_t filtered_bytes = (size_t)count * stride;
   const size_t emit_bytes = (size_t)emit_rows * stride;
   if (emit_bytes > (size_t)UINT_MAX) return CPNG_ERR_INVALID;  // keeps the bounds far from overflow
 
   const int swap = swap16 && little_endian();
-  uint8_t *filtered = (uint8_t *)malloc(filtered_bytes);
+  uint8_t *filtered = (uint8_t *)malloc(emit_bytes);
   uint8_t *scratch = (uint8_t *)malloc(rowbytes * 5);
   uint8_t *zero = (uint8_t *)calloc(1, rowbytes);
   uint8_t *cur = swap ? (uint8_t *)malloc(rowbytes) : NULL;
@@ -357,10 +353,9 @@ int cpng_segment_encode(const uint8_t *rows, size_t rowbytes, uint32_t total_row
   }
 
   {
-    const uint8_t *emit = filtered + (size_t)needed_context * stride;
-    *adler = (uint32_t)libdeflate_adler32(1, emit, emit_bytes);
+    *adler = (uint32_t)libdeflate_adler32(1, filtered, emit_bytes);
     *filtered_length = emit_bytes;
-    status = cpng_deflate_segment(emit, emit_bytes, level, last, out, out_length);
+    status = cpng_deflate_segment(filtered, emit_bytes, level, last, out, out_length);
   }
 
 done:
