@@ -13,7 +13,7 @@
 import PackageDescription
 
 let optimize: [SwiftSetting] = [
-  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Performance.md).
+  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Architecture.md).
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
@@ -49,11 +49,7 @@ let package = Package(
         "FilterGraph",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
-      swiftSettings: optimize,
-      // Release builds link the Swift runtime and Foundation statically: a run starts in ~7 ms of
-      // CPU instead of ~17 ms (no dynamic loading and relocation of the Swift libraries), which
-      // is a tenth of a 24-megapixel thumbnail's time.
-      linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+      swiftSettings: optimize),
 
     // MARK: - Implementation details: C shims over the system libraries
     .target(
