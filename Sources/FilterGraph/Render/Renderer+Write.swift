@@ -22,7 +22,7 @@ public struct WriteOptions: Hashable, Sendable {
   /// (2 bytes per sample: 72 MB for a 24-megapixel 4:2:0 photo) and makes a second pass, where
   /// the default streams band by band in a few megabytes.
   public var jpegOptimizesCoding: Bool
-  /// PNG zlib level 0…9 (default 6).
+  /// PNG compression level 0…9 (default 6; libdeflate's zlib-like scale).
   public var pngCompressionLevel: Int
   /// PNG row filter (default: adaptive, the best filter per row).
   public var pngFilter: PNGEncodeOptions.Filter
