@@ -4,6 +4,7 @@
 // just its region to float premultiplied RGBA when it is read, and back to the output format when
 // it is written. These two loops are the only places the renderer changes pixel formats.
 
+import CKernels
 import PixelBufferModule
 
 enum TileConversion {
@@ -304,6 +305,20 @@ extension TileConversion {
     /// measured). Non-negative floats order as their bit patterns do, so the compare is on bits.
     static let entries: [UInt64] = table.map { c in UInt64(thresholds[Int(c) + 1].bitPattern) << 8 | UInt64(c) }
 
+    /// `entries` in 32 bits, for the AVX2 kernel (`fg_linear8_row`, one 8-lane gather per
+    /// channel): code << 17 | t. Within a segment every float shares its bits above the low 16, so
+    /// the next threshold, when it lies inside the segment, is told by its low 16 bits `t`; when it
+    /// lies beyond, t = 0x10000 exceeds every low half and the compare never adds 1.
+    static let packed: [UInt32] = table.indices.map { i in
+      let start = lowBits + UInt32(i) << shift
+      let next = thresholds[Int(table[i]) + 1].bitPattern
+      let t: UInt32 = next >> shift == start >> shift ? next & 0xFFFF : 0x10000
+      return UInt32(table[i]) << 17 | t
+    }
+
+    /// Whether `storeLinear8` runs the AVX2 kernel for whole groups of eight pixels.
+    static let useKernel = fg_kernels_have_avx2() != 0
+
     /// The code of one linear value (clamped to 0…1; NaN → 0).
     @inline(__always)
     static func code(_ l: Float, _ entries: UnsafePointer<UInt64>) -> UInt8 {
@@ -342,17 +357,35 @@ extension TileConversion {
   /// quantising. The codes are the exact encode's, rounded (the two-step path's float encode is
   /// within 3e-6 of it, so they differ at most by one, next to a rounding boundary).
   static func storeLinear8(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
+    storeLinear8(tile, into: base, rowBytes: rowBytes, format: format, kernel: Linear8.useKernel)
+  }
+
+  /// `storeLinear8`, with the AVX2 kernel (`kernel`, when the CPU has it) or the Swift loop only;
+  /// both write the same bytes (tests compare them).
+  static func storeLinear8(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat, kernel: Bool) {
     let layout = format.layout
+    let n = layout.channelCount
     Linear8.entries.withUnsafeBufferPointer { eb in
-      let entries = eb.baseAddress!
-      tile.withPixels { src in
-        for y in 0..<src.height {
-          let s = src[row: y], d = (base + y * rowBytes).assumingMemoryBound(to: UInt8.self)
-          switch layout {
-          case .gray: linear8Row(s, src.width, d, 1, false, entries)
-          case .grayAlpha: linear8Row(s, src.width, d, 2, true, entries)
-          case .rgb: linear8Row(s, src.width, d, 3, false, entries)
-          case .rgba: linear8Row(s, src.width, d, 4, true, entries)
+      Linear8.packed.withUnsafeBufferPointer { pb in
+        let entries = eb.baseAddress!, packed = pb.baseAddress!
+        tile.withPixels { src in
+          for y in 0..<src.height {
+            var s = src[row: y], d = (base + y * rowBytes).assumingMemoryBound(to: UInt8.self)
+            var count = src.width
+            if kernel {
+              let done = UnsafeRawPointer(s).withMemoryRebound(to: Float.self, capacity: 4 * count) {
+                fg_linear8_row($0, count, d, Int32(n), packed)
+              }
+              s += done
+              d += done * n
+              count -= done
+            }
+            switch layout {
+            case .gray: linear8Row(s, count, d, 1, false, entries)
+            case .grayAlpha: linear8Row(s, count, d, 2, true, entries)
+            case .rgb: linear8Row(s, count, d, 3, false, entries)
+            case .rgba: linear8Row(s, count, d, 4, true, entries)
+            }
           }
         }
       }

@@ -36,6 +36,75 @@ final class LinearStoreTests: XCTestCase {
     }
   }
 
+  func testPackedKernelTableGivesTheSameCodes() {
+    // The AVX2 kernel's 32-bit entries (code << 17 | low 16 bits of an in-segment threshold),
+    // read as the kernel reads them, against `code` for every threshold's neighbourhood, every
+    // segment start and end, and a random sample of the whole 0…1 bit range.
+    let packed = TileConversion.Linear8.packed, thresholds = TileConversion.Linear8.thresholds
+    XCTAssertEqual(packed.count, TileConversion.Linear8.entries.count)
+    let low = TileConversion.Linear8.lowBits, one = TileConversion.Linear8.oneBits
+    func packedCode(_ bits: UInt32) -> Int {
+      let b = max(bits, low)
+      let e = packed[Int((b - low) >> 16)]
+      return Int(e >> 17) + ((b & 0xFFFF) >= (e & 0x1FFFF) ? 1 : 0)
+    }
+    var bits: [UInt32] = []
+    for k in 1...255 { let t = thresholds[k].bitPattern; bits += (t - 3)...(t + 3) }
+    for i in UInt32(0)...((one - low) >> 16) { let s = low + i << 16; bits += [s, s &- 1, s + 1, s + 0xFFFF] }
+    var rng = SeededGenerator(seed: 11)
+    for _ in 0..<100_000 { bits.append(UInt32(truncatingIfNeeded: rng.next()) % (one + 1)) }
+    TileConversion.Linear8.entries.withUnsafeBufferPointer { eb in
+      for b in bits where b <= one {
+        XCTAssertEqual(packedCode(b), Int(TileConversion.Linear8.code(Float(bitPattern: b), eb.baseAddress!)), "bits \(b)")
+      }
+    }
+  }
+
+  func testKernelStoreMatchesTheSwiftStore() {
+    // Random tiles with opaque, translucent and transparent pixels and awkward values, every
+    // layout and widths that leave every tail length: the AVX2 kernel (when the CPU has it) and
+    // the Swift loop write the same bytes, and nothing past each row's end.
+    var rng = SeededGenerator(seed: 5)
+    let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, -1, 1, 1.0000001, 2, 1e-30, 1.5e-4, 0.0031308, 0.5]
+    func value() -> Float {
+      switch rng.next() % 8 {
+      case 0: return specials[Int(rng.next() % UInt64(specials.count))]
+      case 1: return Float(rng.next() % 1_000_000) / 1_000_000 * 1.4 - 0.2
+      default: return Float(rng.next() % 16_777_216) / 16_777_216
+      }
+    }
+    func alpha() -> Float {
+      switch rng.next() % 8 {
+      case 0: return specials[Int(rng.next() % UInt64(specials.count))]
+      case 1: return Float(rng.next() % 1000) / 1000
+      case 2: return 0
+      default: return 1
+      }
+    }
+    let layouts: [ChannelLayout] = [.gray, .grayAlpha, .rgb, .rgba]
+    for width in Array(1...33) + [64, 517] {
+      let height = 3
+      var tile = Tile(rect: Rect(x: 0, y: 0, width: width, height: height))
+      tile.withMutablePixels { p in
+        for y in 0..<height {
+          // One row all opaque (the kernel's fast path), the others mixed.
+          for x in 0..<width { p[row: y][x] = SIMD4(value(), value(), value(), y == 0 ? 1 : alpha()) }
+        }
+      }
+      for layout in layouts {
+        let format = PixelFormat(layout: layout, component: .uint8, alphaMode: layout.hasAlpha ? .straight : nil)
+        let rowBytes = width * layout.channelCount + 5
+        var fast = [UInt8](repeating: 0xA5, count: rowBytes * height), slow = fast
+        fast.withUnsafeMutableBytes { TileConversion.storeLinear8(tile, into: $0.baseAddress!, rowBytes: rowBytes, format: format, kernel: true) }
+        slow.withUnsafeMutableBytes { TileConversion.storeLinear8(tile, into: $0.baseAddress!, rowBytes: rowBytes, format: format, kernel: false) }
+        XCTAssertEqual(fast, slow, "width \(width), \(layout)")
+        for y in 0..<height {
+          XCTAssertEqual(Array(fast[(y * rowBytes + rowBytes - 5)..<((y + 1) * rowBytes)]), [UInt8](repeating: 0xA5, count: 5))
+        }
+      }
+    }
+  }
+
   func testLinearChainToEightBitsMatchesTheFloatRenderWithinOneCode() throws {
     // A linear-light blur of a partly transparent picture: the 8-bit render takes the direct
     // linear → code path; the float render encodes, and rounding it here must agree within 1.
