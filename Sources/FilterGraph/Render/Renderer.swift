@@ -129,7 +129,6 @@ public final class Renderer: @unchecked Sendable {
     let passThrough = PassThrough(plan: plan, format: format)
     // Streamed sources decode ahead of the tiles, one band at a time (see StreamingSource).
     let streams = plan.streamed.values.filter { !$0.bandEnds.isEmpty }
-    let stripHeight = Self.isPointChain(plan.root) ? Self.pointStripRows : Int.max
     let tiles = tileSize(for: plan.root)
     let tileW = tiles.width, bandH = tiles.height
     let bandCount = (size.height + bandH - 1) / bandH
@@ -188,18 +187,12 @@ public final class Renderer: @unchecked Sendable {
               if let passThrough {
                 try passThrough.copy(rect, to: dst, rowBytes: rowBytes)
               } else {
-                var y = rect.y
-                while y < rect.maxY {
-                  let strip = Rect(x: rect.x, y: y, width: rect.width, height: min(stripHeight, rect.maxY - y))
-                  let out = dst + (y - rect.y) * rowBytes
-                  var memo: [TileEvaluator.MemoKey: Tile] = [:]
-                  let tile = try evaluator.evaluate(plan.root, strip, space: evaluationSpace, memo: &memo)
-                  if linearStore {
-                    TileConversion.storeLinear8(tile, into: out, rowBytes: rowBytes, format: format)
-                  } else {
-                    TileConversion.store(tile, into: out, rowBytes: rowBytes, format: format)
-                  }
-                  y += strip.height
+                var memo: [TileEvaluator.MemoKey: Tile] = [:]
+                let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
+                if linearStore {
+                  TileConversion.storeLinear8(tile, into: dst, rowBytes: rowBytes, format: format)
+                } else {
+                  TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
                 }
               }
             } catch let e { error = e }
@@ -257,20 +250,6 @@ extension Renderer {
       return space
     }
     return node.inputs.count == 1 ? outputSpace(of: node.inputs[0]) : nil
-  }
-
-  /// Rows a point-only graph evaluates at a time within a tile: its float scratch then stays in
-  /// the core's first-level cache (512 columns × 4 rows × 16 bytes = 32 KiB) between loading,
-  /// filtering and storing, instead of streaming a 512 KiB tile through L2 three times.
-  static let pointStripRows = 4
-
-  /// Whether `node` is per-pixel operations all the way down to one source: any rows of its
-  /// output can be computed alone, with the same result.
-  static func isPointChain(_ node: ImageNode) -> Bool {
-    let op = node.operation
-    if op is SourceOperation { return true }
-    guard op is FusedPointOperation || op is any PointOperation, node.inputs.count == 1 else { return false }
-    return isPointChain(node.inputs[0])
   }
 
   /// Bytes of working pixels one tile may ask of any single input, above which tiles narrow.
