@@ -29,6 +29,9 @@ public final class WorkerPool: @unchecked Sendable {
   /// Queues a job; it runs on one of the pool's threads.
   public func submit(_ job: @escaping () -> Void) { jobs.submit(job) }
 
+  /// Queues several jobs at once (one lock, one wake-up call), in order.
+  public func submit(contentsOf batch: [() -> Void]) { jobs.submit(contentsOf: batch) }
+
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
   private final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
@@ -40,6 +43,14 @@ public final class WorkerPool: @unchecked Sendable {
       condition.lock()
       queue.append(job)
       condition.signal()
+      condition.unlock()
+    }
+
+    func submit(contentsOf batch: [() -> Void]) {
+      if batch.isEmpty { return }
+      condition.lock()
+      queue.append(contentsOf: batch)
+      if batch.count == 1 { condition.signal() } else { condition.broadcast() }
       condition.unlock()
     }
 
