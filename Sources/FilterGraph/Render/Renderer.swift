@@ -216,8 +216,14 @@ public final class Renderer: @unchecked Sendable {
       condition.lock()
       progress.inFlightJobs += tilesAcross
       condition.unlock()
-      pool.submit(contentsOf: jobs)
+      if eager {
+        pending.append(contentsOf: jobs)
+      } else {
+        pool.submit(contentsOf: jobs)
+      }
     }
+    /// Eager renders queue all tiles in one batch (one lock, one wake-up) once every band is cut.
+    var pending: [() -> Void] = []
 
     func drain() {
       condition.lock()
@@ -228,6 +234,8 @@ public final class Renderer: @unchecked Sendable {
 
     for b in 0..<min(window, bandCount) { launch(b) }
     if eager {
+      pool.submit(contentsOf: pending)
+      pending = []
       condition.lock()
       progress.awaited = .max
       while progress.inFlightJobs > 0 && progress.failure == nil { condition.wait() }
