@@ -12,7 +12,7 @@
 import PackageDescription
 
 let optimize: [SwiftSetting] = [
-  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Performance.md).
+  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Architecture.md).
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 

@@ -12,6 +12,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   --fgrun PATH   the fgrun program (default $FGRUN, else .build/release/fgrun, built when missing)
   --out DIR      where outputs and results.md go (default bench/out)
   --no-psnr      skip the PSNR column (it decodes two 24 MP images per row)
+  --no-lossless  skip the lossless variant of the JPEG workloads (W1, W4b, W5: fgrun and libvips
+                 once each with PNG output, untimed, for the PSNR of the pixels before JPEG)
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
                  when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh)
 
@@ -43,6 +45,7 @@ TITLES = {
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
 }
 EXT = {"W1": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg"}
+LOSSY = [w for w, e in EXT.items() if e == "jpg"]
 
 
 def find_imagemagick():
@@ -150,6 +153,72 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     return r
 
 
+def lossless_rows(w, inp, out, py, fgrun, threads):
+    """The lossless variant of a JPEG-writing workload: the same operations by fgrun and by
+    libvips, written as PNG (zlib level 1: only the values matter). [(tool, output file, argv)]."""
+    o = os.path.join(out, f"{w}-lossless")
+    recipe = os.path.join(HERE, "recipes", f"{w}.txt")
+    opts, skip = [], False
+    for x in recipe_options(recipe):  # the recipe's options, less the JPEG quality
+        if skip:
+            skip = False
+        elif x == "--quality":
+            skip = True
+        elif not x.startswith("--quality="):
+            opts.append(x)
+    opts += ["--compression", "1"] + (["--threads", str(threads)] if threads else [])
+    vips = {
+        "W1": ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.png[compression=1,strip]"],
+        "W4b": ["vips", "copy", inp, f"{o}-vips.png[compression=1,strip]"],
+        "W5": [py, os.path.join(HERE, "peer_ops.py"), "pyvips-W5", inp, f"{o}-vips.png"],
+    }[w]
+    return [("fgrun", f"{o}-fgrun.png", [fgrun, *opts, recipe, inp, f"{o}-fgrun.png"]),
+            ("vips", f"{o}-vips.png", vips)]
+
+
+def run_psnr(py, a, b):
+    """psnr.py's answer for files a and b ("41.23", "inf" or a reason), "" when one is missing."""
+    if not (os.path.exists(a) and os.path.exists(b)):
+        return ""
+    p = subprocess.run([py, os.path.join(HERE, "psnr.py"), a, b], capture_output=True, text=True)
+    return (p.stdout.strip() or (p.stderr.strip().splitlines() or ["failed"])[-1])[:40]
+
+
+def lossless_check(w, inp, out, py, fgrun, threads, env, results):
+    """Runs the lossless variant once per tool (not timed) and returns a Markdown paragraph and
+    fgrun's lossless PSNR against libvips: how far apart the two tools' pixels are before JPEG,
+    and how much each tool's own JPEG encode moves its pixels."""
+    rows = lossless_rows(w, inp, out, py, fgrun, threads)
+    files = {}
+    for tool, out_file, argv in rows:
+        if os.path.exists(out_file):
+            os.remove(out_file)
+        p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        if p.returncode != 0:
+            msg = p.stderr.decode(errors="replace").strip().splitlines()
+            return f"Lossless variant: {tool} failed (exit {p.returncode}): {msg[-1] if msg else ''}"[:200], ""
+        files[tool] = out_file
+    lossy = {t: f for t, _, f, _, m in results if isinstance(m, list)}
+    both = run_psnr(py, files["vips"], files["fgrun"])
+    own = {t: run_psnr(py, files[t], lossy[t]) for t in files if t in lossy}
+    text = (f"Lossless variant (the same operations written as PNG, one untimed run per tool): "
+            f"fgrun vs libvips **{both} dB**")
+    if own:
+        text += "; each tool's JPEG against its own PNG (the encoder's error alone): " + ", ".join(
+            f"{'libvips' if t == 'vips' else t} {v} dB" for t, v in own.items())
+    text += "."
+    if w == "W1":  # where the resampling difference comes from (bench/README.md, "PSNR")
+        p = subprocess.run([py, os.path.join(HERE, "resample_check.py"), inp, files["fgrun"], files["vips"]],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
+            text += ("\n\nbench/resample_check.py: both thumbnails against a float64 evaluation of "
+                     "Lanczos3 on the same 1/2-size decode, one rounding, under the two coordinate "
+                     "conventions (edges: fgrun, Pillow, ImageMagick; uniform: libvips):\n\n" + p.stdout.strip())
+        else:
+            text += f" (resample_check.py failed: {(p.stderr.strip().splitlines() or [''])[-1][:120]})"
+    return text, both
+
+
 def measure(argv, out_file, runs, env):
     """One warm-up, then `runs` runs: [(wall s, cpu s, peak RSS KB)], or an error string."""
     results = []
@@ -185,6 +254,7 @@ def main():
     ap.add_argument("--fgrun", default=os.environ.get("FGRUN"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
     ap.add_argument("--no-psnr", action="store_true")
+    ap.add_argument("--no-lossless", action="store_true")
     ap.add_argument("input", nargs="?")
     a = ap.parse_args()
     runs = 1 if a.quick else max(1, a.n)
@@ -215,8 +285,8 @@ def main():
     # fgrun: a release build.
     fgrun = a.fgrun or os.path.join(ROOT, ".build", "release", "fgrun")
     if "fgrun" in tools and not os.path.exists(fgrun):
-        print("compare: building fgrun (swift build -c release --product fgrun)", file=sys.stderr)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "fgrun"], cwd=ROOT, check=True)
+        print("compare: building fgrun (swift build -c release --static-swift-stdlib --product fgrun)", file=sys.stderr)
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "fgrun"], cwd=ROOT, check=True)
     fgrun = os.path.abspath(fgrun)
 
     out = os.path.abspath(a.out)
@@ -236,11 +306,14 @@ def main():
         "Median and min-max wall time, median CPU time (user + system), largest peak RSS of the runs, "
         "output size; `fgrun/this` = fgrun's median wall time divided by this row's (< 1: fgrun is faster); "
         "PSNR of this row's output against libvips's output of the same workload (8-bit values as stored, "
-        "gray compared as RGB).",
+        "no colour management, RGB; gray against gray on its one channel, gray against colour as RGB; "
+        "bench/psnr.py). For the JPEG workloads the two files' own compression error is included, so "
+        "each of those sections also gives the PSNR of a lossless (PNG) variant of the same operations.",
         "",
     ]
-    summary = ["", "| workload | fgrun s | fastest peer | fgrun/fastest | fgrun/libvips (time) | fgrun/libvips (RSS) | fgrun PSNR vs libvips |",
-               "| --- | --- | --- | --- | --- | --- | --- |"]
+    summary = ["", "| workload | fgrun s | fastest peer | fgrun/fastest | fgrun/libvips (time) | fgrun/libvips (RSS) "
+               "| fgrun PSNR vs libvips | same, lossless variant |",
+               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     print("\n".join(lines), flush=True)
     for w in workloads:
         print(f"== {w} ({time.strftime('%H:%M:%S')}, load {open('/proc/loadavg').read().split()[0]})",
@@ -285,13 +358,19 @@ def main():
                 if out_file == ref_file:
                     ps = "(reference)"
                 else:
-                    p = subprocess.run([py, os.path.join(HERE, "psnr.py"), ref_file, out_file],
-                                       capture_output=True, text=True)
-                    ps = (p.stdout.strip() or p.stderr.strip().splitlines()[-1])[:40]
+                    ps = run_psnr(py, ref_file, out_file)
             psnrs[tool] = ps
             table.append(f"| {tool} | {variant} | {statistics.median(walls):.2f} | {min(walls):.2f}–{max(walls):.2f} | "
                          f"{cpu:.2f} | {rss:.0f} | {size:.0f} | {fmt_ratio(fg, statistics.median(walls)) if tool != 'fgrun' else ''} | {ps} |")
         table.append("")
+        lossless = ""
+        if EXT[w] == "png":
+            lossless = psnrs.get("fgrun", "")  # the outputs are lossless already
+        elif (not a.no_psnr and not a.no_lossless and "fgrun" in tools and "vips" in tools
+              and ref_file and "fgrun" in psnrs):
+            print(f"   lossless variant (fgrun, libvips; PNG; one run each)", file=sys.stderr, flush=True)
+            text, lossless = lossless_check(w, inp, out, py, fgrun, a.threads, env, results)
+            table += [text, ""]
         print("\n".join(table), flush=True)
         lines += table
         peers = [(med(m), t, v) for t, v, _, _, m in results if t != "fgrun" and isinstance(m, list)]
@@ -303,7 +382,7 @@ def main():
             f"{f'{fastest[1]} {fastest[0]:.2f}' if fastest else 'n/a'} | "
             f"{fmt_ratio(fg, fastest[0]) if fastest else ''} | "
             f"{fmt_ratio(fg, med(ref_row[4])) if ref_row else ''} | "
-            f"{fmt_ratio(fg_rss, ref_rss) if ref_row else ''} | {psnrs.get('fgrun', '')} |")
+            f"{fmt_ratio(fg_rss, ref_rss) if ref_row else ''} | {psnrs.get('fgrun', '')} | {lossless} |")
     print("\n".join(summary))
     lines += summary
     with open(os.path.join(out, "results.md"), "w") as f:

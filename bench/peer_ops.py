@@ -12,7 +12,8 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
   W3  Gaussian sigma 5 on stored values, PNG level 6
   W4a decode, PNG level 6;  W4b decode, JPEG Q90 4:2:0
   W5  sRGB curve removed, classic sepia 3x3 matrix in linear light, clipped to 0..1, sRGB curve,
-      JPEG Q90 4:2:0
+      JPEG Q90 4:2:0 (pyvips-W5 writes PNG level 1 instead when OUT ends in .png: compare.py's
+      lossless variant)
 
 OpenCV's thread pool is capped by BENCH_THREADS when set (bench/compare.py --threads).
 """
@@ -131,7 +132,10 @@ def pyvips_(op, inp, out):
         im.pngsave(out, compression=6, filter="all")
     elif op == "W5":
         lin = im.colourspace("scrgb").recomb(SEPIA)
-        lin.colourspace("srgb").jpegsave(out, Q=90, subsample_mode="on", strip=True)
+        if out.endswith(".png"):  # compare.py's lossless variant
+            lin.colourspace("srgb").pngsave(out, compression=1, strip=True)
+        else:
+            lin.colourspace("srgb").jpegsave(out, Q=90, subsample_mode="on", strip=True)
     else:
         raise SystemExit(f"peer_ops: pyvips has no {op}")
 

@@ -1,8 +1,9 @@
 """PSNR between two image files: python3 bench/psnr.py A B  ->  prints "41.23" (dB), "inf" or a reason.
 
 Colour handling: both files are decoded by Pillow to 8-bit values exactly as stored (no colour
-management, no ICC conversion: every workload writes sRGB). A gray file and a colour file are
-compared after turning the gray one into RGB (the value repeated in R, G, B); alpha is dropped
+management, no ICC conversion: every workload writes sRGB). Two gray files are compared on their
+one channel; a gray file and a colour file after turning the gray one into RGB (the value repeated
+in R, G, B); alpha is dropped
 (the benchmark's outputs are opaque). PSNR = 10 log10(255^2 / MSE), MSE over every sample of every
 channel. Images of different sizes are not compared.
 """

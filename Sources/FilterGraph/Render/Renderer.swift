@@ -138,6 +138,10 @@ public final class Renderer: @unchecked Sendable {
     // go to codes through one table (TileConversion.storeLinear8), not encode-then-quantise.
     let linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Self.outputSpace(of: plan.root) == .linear
     let evaluationSpace: WorkingSpace = linearStore ? .linear : storeSpace
+    let passThrough = PassThrough(plan: plan, format: format)
+    // Streamed sources decode ahead of the tiles, one band at a time (see StreamingSource).
+    let streams = plan.streamed.values.filter { !$0.bandEnds.isEmpty }
+    let stripHeight = Self.isPointChain(plan.root) ? Self.pointStripRows : Int.max
     let tiles = tileSize(for: plan.root)
     let tileW = tiles.width, bandH = tiles.height
     let bandCount = (size.height + bandH - 1) / bandH
@@ -174,6 +178,22 @@ public final class Renderer: @unchecked Sendable {
       let base = state.buffer.sharedStorage.baseAddress
       let bandOffset = state.buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
       let rowBytes = state.buffer.rowBytes
+      for stream in streams {
+        condition.lock()
+        progress.inFlightJobs += 1
+        condition.unlock()
+        pool.submitUrgent {
+          condition.lock()
+          let skip = progress.cancelled
+          condition.unlock()
+          if !skip { stream.decodeAhead(forBand: b) }
+          condition.lock()
+          progress.inFlightJobs -= 1
+          // Only a drain (or an eager render's end) waits on this count.
+          if progress.inFlightJobs == 0 && (progress.cancelled || progress.awaited == .max) { condition.broadcast() }
+          condition.unlock()
+        }
+      }
       var jobs: [() -> Void] = []
       jobs.reserveCapacity(tilesAcross)
       for t in 0..<tilesAcross {
@@ -185,13 +205,23 @@ public final class Renderer: @unchecked Sendable {
           var error: Error?
           if !skip {
             do {
-              var memo: [TileEvaluator.MemoKey: Tile] = [:]
-              let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
               let dst = base + bandOffset + rect.x * format.bytesPerPixel
-              if linearStore {
-                TileConversion.storeLinear8(tile, into: dst, rowBytes: rowBytes, format: format)
+              if let passThrough {
+                try passThrough.copy(rect, to: dst, rowBytes: rowBytes)
               } else {
-                TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
+                var y = rect.y
+                while y < rect.maxY {
+                  let strip = Rect(x: rect.x, y: y, width: rect.width, height: min(stripHeight, rect.maxY - y))
+                  let out = dst + (y - rect.y) * rowBytes
+                  var memo: [TileEvaluator.MemoKey: Tile] = [:]
+                  let tile = try evaluator.evaluate(plan.root, strip, space: evaluationSpace, memo: &memo)
+                  if linearStore {
+                    TileConversion.storeLinear8(tile, into: out, rowBytes: rowBytes, format: format)
+                  } else {
+                    TileConversion.store(tile, into: out, rowBytes: rowBytes, format: format)
+                  }
+                  y += strip.height
+                }
               }
             } catch let e { error = e }
           }
@@ -280,6 +310,20 @@ extension Renderer {
     return node.inputs.count == 1 ? outputSpace(of: node.inputs[0]) : nil
   }
 
+  /// Rows a point-only graph evaluates at a time within a tile: its float scratch then stays in
+  /// the core's first-level cache (512 columns × 4 rows × 16 bytes = 32 KiB) between loading,
+  /// filtering and storing, instead of streaming a 512 KiB tile through L2 three times.
+  static let pointStripRows = 4
+
+  /// Whether `node` is per-pixel operations all the way down to one source: any rows of its
+  /// output can be computed alone, with the same result.
+  static func isPointChain(_ node: ImageNode) -> Bool {
+    let op = node.operation
+    if op is SourceOperation { return true }
+    guard op is FusedPointOperation || op is any PointOperation, node.inputs.count == 1 else { return false }
+    return isPointChain(node.inputs[0])
+  }
+
   /// Bytes of working pixels one tile may ask of any single input, above which tiles narrow.
   static let inputTileByteLimit = 3 << 20
 
@@ -331,21 +375,22 @@ extension Renderer {
     guard source.source.header.fileFormat == .jpeg,
       info.size.width * info.size.height * info.layout.channelCount >= options.streamingMinimumBytes,
       !cache.contains(source.identity),
-      let rows = streamingWindow(plan, source: node),
+      let reads = streamingWindow(plan, source: node),
       let decoder = try source.source.startedJPEGDecoder(scaleDenominator: source.scaleDenominator)
     else { return nil }
-    return StreamingSource(decoder: decoder, capacity: rows)
+    return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds)
   }
 
-  /// The rows of `source` a render must hold at once when it decodes them in order, or nil when
-  /// the graph does not read it in order within a window of at most half its height.
+  /// The rows of `source` a render must hold at once when it decodes them in order (`window`),
+  /// and the rows each band reads up to (`bandEnds`, for decoding ahead), or nil when the graph
+  /// does not read it in order within a window of at most half its height.
   ///
   /// The rule: `source` is reached from the root by one path only (every node on it read once),
   /// and, following the graph's own `inputRegion`s exactly as the tiles will, band `b` reads rows
   /// `lo[b]..<hi[b]`. With `W` bands in flight (band `b + W` starts only once band `b` is done),
   /// rows up to `max(hi[..<b+W])` may be decoded while band `b` still reads from
   /// `min(lo[b..<b+W])`: the window is the largest such span.
-  func streamingWindow(_ plan: RenderPlan, source: ImageNode) -> Int? {
+  func streamingWindow(_ plan: RenderPlan, source: ImageNode) -> (window: Int, bandEnds: [Int])? {
     // The path from the root to the source, each node read once.
     var path: [(node: ImageNode, input: Int)] = []
     func find(_ node: ImageNode) -> Bool {
@@ -392,6 +437,7 @@ extension Renderer {
       let lowest = lo[b..<min(b + w, bandCount)].min()!
       window = max(window, highest - lowest)
     }
-    return window <= sourceHeight / 2 ? max(window, 1) : nil
+    guard window <= sourceHeight / 2 else { return nil }
+    return (max(window, 1), hi.map { min(max($0, 0), sourceHeight) })
   }
 }

@@ -6,10 +6,17 @@
 // keeps just the window (libvips's "sequential" access). Which sources qualify is decided before
 // rendering from the graph's own input regions (`Renderer.streamingWindow`), so a tile never asks
 // for a row the ring has dropped. Everything else decodes fully, once, through the DecodeCache.
+//
+// Decoding is the one serial stage of such a render, so the renderer keeps it running ahead: when
+// a band is launched, a high-priority job decodes the rows that band will read (`bandEnds`), in
+// small chunks, while the other workers compute tiles of earlier bands from rows already decoded.
+// Tiles check the decoded count without taking the decoder's lock, so they never wait behind a
+// decode of rows they do not need.
 
 import Foundation
 import ImageCodecs
 import PixelBufferModule
+import Synchronization
 
 final class StreamingSource: @unchecked Sendable {
   /// The rows kept: row `y` lives in ring row `y % capacity`.
@@ -21,12 +28,20 @@ final class StreamingSource: @unchecked Sendable {
   private var ring: PixelBuffer
   private let base: UnsafeMutableRawPointer
   private let rowBytes: Int
+  /// For each band of the render, the rows it reads up to (see `Renderer.streamingWindow`).
+  let bandEnds: [Int]
+  /// Serialises the decoder (and `failure`).
   private let lock = NSLock()
-  /// Rows `0..<decoded` have been produced; `decoded - capacity ..< decoded` are held.
-  private var decoded = 0
+  /// Rows `0..<decoded` have been produced; `decoded - capacity ..< decoded` are held. Written
+  /// under `lock` after the rows are in the ring (release), read without it (acquire).
+  private let decoded = Atomic<Int>(0)
   private var failure: Error?
+  /// Rows decoded per call while holding the lock, so readers of earlier rows are never held up
+  /// long and later rows become visible as soon as they exist.
+  static let chunkRows = 16
 
-  init(decoder: JPEGDecoder, capacity: Int) {
+  init(decoder: JPEGDecoder, capacity: Int, bandEnds: [Int] = []) {
+    self.bandEnds = bandEnds
     let size = decoder.scaledSize!
     self.decoder = decoder
     self.capacity = max(1, min(capacity, size.height))
@@ -41,24 +56,51 @@ final class StreamingSource: @unchecked Sendable {
 
   /// Makes rows `rows` available, decoding up to its end if needed.
   func prepare(_ rows: Range<Int>) throws {
+    let end = min(rows.upperBound, height)
+    let done = decoded.load(ordering: .acquiring)
+    if done >= end {
+      try checkHeld(rows.lowerBound, decoded: done)
+      return
+    }
     lock.lock()
     defer { lock.unlock() }
+    try decode(through: end)
+    try checkHeld(rows.lowerBound, decoded: decoded.load(ordering: .relaxed))
+  }
+
+  /// Decodes ahead up to row `end` (the end of band `band`'s reads); errors are kept for the
+  /// tiles that read the rows, which report them.
+  func decodeAhead(forBand band: Int) {
+    guard band < bandEnds.count else { return }
+    let end = min(bandEnds[band], height)
+    if decoded.load(ordering: .acquiring) >= end { return }
+    lock.lock()
+    defer { lock.unlock() }
+    try? decode(through: end)
+  }
+
+  /// Decodes rows up to `end` in chunks, publishing each. Call with `lock` held.
+  private func decode(through end: Int) throws {
     if let failure { throw failure }
-    guard rows.lowerBound >= decoded - capacity else {
-      // The window analysis guarantees this never happens; fail loudly rather than read stale rows.
-      throw CodecError(.invalidArgument, "internal: streamed JPEG row \(rows.lowerBound) was already dropped (window \(capacity)).")
-    }
+    var done = decoded.load(ordering: .relaxed)
     do {
-      let end = min(rows.upperBound, height)
-      while decoded < end {
-        let slot = decoded % capacity
-        let n = min(end - decoded, capacity - slot)
+      while done < end {
+        let slot = done % capacity
+        let n = min(end - done, capacity - slot, Self.chunkRows)
         let got = try decoder.readRows(n, into: &ring, at: slot)
-        decoded += got
+        done += got
+        decoded.store(done, ordering: .releasing)
       }
     } catch {
       failure = error
       throw error
+    }
+  }
+
+  private func checkHeld(_ first: Int, decoded: Int) throws {
+    guard first >= decoded - capacity else {
+      // The window analysis guarantees this never happens; fail loudly rather than read stale rows.
+      throw CodecError(.invalidArgument, "internal: streamed JPEG row \(first) was already dropped (window \(capacity)).")
     }
   }
 

@@ -32,16 +32,23 @@ public final class WorkerPool: @unchecked Sendable {
   /// Queues several jobs at once (one lock, one wake-up call), in order.
   public func submit(contentsOf batch: [() -> Void]) { jobs.submit(contentsOf: batch) }
 
+  /// Queues a job ahead of every ordinary one (still after other urgent jobs): the renderer's
+  /// decode-ahead, the serial stage every later tile depends on.
+  public func submitUrgent(_ job: @escaping () -> Void) { jobs.submit(job, urgent: true) }
+
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
   private final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [() -> Void] = []
     private var head = 0
+    /// Urgent jobs, served before `queue` (few and short-lived: no compaction needed beyond reset).
+    private var urgent: [() -> Void] = []
+    private var urgentHead = 0
     private var stopping = false
 
-    func submit(_ job: @escaping () -> Void) {
+    func submit(_ job: @escaping () -> Void, urgent isUrgent: Bool = false) {
       condition.lock()
-      queue.append(job)
+      if isUrgent { urgent.append(job) } else { queue.append(job) }
       condition.signal()
       condition.unlock()
     }
@@ -65,7 +72,19 @@ public final class WorkerPool: @unchecked Sendable {
     func run() {
       while true {
         condition.lock()
-        while head == queue.count && !stopping { condition.wait() }
+        while head == queue.count && urgentHead == urgent.count && !stopping { condition.wait() }
+        if urgentHead < urgent.count {
+          let job = urgent[urgentHead]
+          urgent[urgentHead] = {}
+          urgentHead += 1
+          if urgentHead == urgent.count {
+            urgent.removeAll(keepingCapacity: true)
+            urgentHead = 0
+          }
+          condition.unlock()
+          job()
+          continue
+        }
         if head == queue.count && stopping {
           condition.unlock()
           return

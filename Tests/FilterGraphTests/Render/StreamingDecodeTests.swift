@@ -89,4 +89,68 @@ final class StreamingDecodeTests: XCTestCase {
     let b = try renderer(streaming: false).encode(p, format: .jpeg)
     XCTAssertEqual(a, b)
   }
+
+  func testBandEndsCoverEachBandsReadsAndEndAtTheLastRow() throws {
+    let p = try photo()  // 227 × 149, 8-row bands
+    let r = renderer(streaming: true)
+    for image in [p, p.blurred(sigma: 2), p.scaled(by: 0.6, allowsShrinkOnLoad: false)] {
+      let plan = try r.prepare(image)
+      let stream = try XCTUnwrap(plan.streamed.values.first)
+      let bands = (image.size.height + 7) / 8
+      XCTAssertEqual(stream.bandEnds.count, bands)
+      XCTAssertEqual(stream.bandEnds.last, 149, "the last band reads to the bottom")
+      XCTAssertEqual(stream.bandEnds, stream.bandEnds.sorted(), "in order: each band reads no higher than the next")
+      XCTAssertGreaterThanOrEqual(stream.bandEnds[0], min(8, 149), "the first band reads at least its own rows")
+    }
+  }
+
+  func testDecodingAheadGivesTheDecodersRowsAndKeepsTheWindow() throws {
+    let p = try photo()
+    let r = renderer(streaming: true)
+    let plan = try r.prepare(p.blurred(sigma: 2))
+    let stream = try XCTUnwrap(plan.streamed.values.first)
+    let reference = try JPEGDecoder.decode(Data(contentsOf: Fixtures.url("jpeg/testorig.jpg")))
+    // Decoding ahead band by band, then reading rows still inside the window, as tiles do.
+    for band in stream.bandEnds.indices {
+      stream.decodeAhead(forBand: band)
+      let end = stream.bandEnds[band]
+      let first = max(0, end - stream.capacity)
+      try stream.prepare(first..<end)
+      for y in [first, (first + end) / 2, end - 1] {
+        let got = UnsafeBufferPointer(start: stream.row(y, x: 0).assumingMemoryBound(to: UInt8.self), count: 227 * 3)
+        let want = reference.withUnsafeBaseAddress { base, rowBytes in
+          Array(UnsafeBufferPointer(start: UnsafeRawPointer(base + y * rowBytes).assumingMemoryBound(to: UInt8.self), count: 227 * 3))
+        }
+        XCTAssertEqual(Array(got), want, "row \(y) after decoding ahead for band \(band)")
+      }
+    }
+    XCTAssertThrowsError(try stream.prepare(0..<1), "a row the ring dropped is refused, never read stale")
+  }
+
+  func testABareSourceIsCopiedByteForByteFromTheDecoder() throws {
+    // A graph that is only its source copies rows (PassThrough), streamed or decoded whole, at
+    // tile sizes that cut rows and columns at odd places.
+    let data = try Data(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let reference = try JPEGDecoder.decode(data)
+    for streaming in [true, false] {
+      for (tile, threads) in [(Size(width: 40, height: 7), 3), (Size(width: 227, height: 1), 1), (Size(width: 512, height: 64), 2)] {
+        let r = Renderer(
+          options: RendererOptions(threads: threads, tileSize: tile, streamingMinimumBytes: streaming ? 0 : .max))
+        let plan = try r.prepare(try Image(data: data))
+        XCTAssertNotNil(PassThrough(plan: plan, format: .rgb8), "an RGB JPEG written as RGB is copied")
+        XCTAssertNil(PassThrough(plan: plan, format: .rgba8), "another format is converted")
+        let got = try r.render(try Image(data: data))
+        XCTAssertTrue(got.hasSamePixels(as: reference), "streaming \(streaming), tiles \(tile), \(threads) threads")
+      }
+    }
+  }
+
+  func testSourcesWithAlphaAreNotCopied() throws {
+    // Premultiplying clears the colour under alpha 0: copying would keep it, so such sources
+    // take the float path like every other graph.
+    let r = Renderer()
+    let image = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
+    XCTAssertNil(PassThrough(plan: try r.prepare(image), format: .rgba8))
+    XCTAssertTrue(try r.render(image, format: .rgba8).hasSamePixels(as: try r.render(image.rotated(byDegrees: 360), format: .rgba8)))
+  }
 }

@@ -23,6 +23,21 @@ final class WorkerPoolTests: XCTestCase {
     XCTAssertEqual(seen, [Int](repeating: 1, count: 500))
   }
 
+  func testUrgentJobsRunBeforeQueuedOrdinaryOnes() {
+    let pool = WorkerPool(threadCount: 1)
+    let lock = NSLock()
+    var order: [String] = []
+    let gate = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    pool.submit { gate.wait() }  // holds the only worker while the queue fills
+    for i in 0..<3 { pool.submit { lock.lock(); order.append("job \(i)"); lock.unlock() } }
+    for i in 0..<2 { pool.submitUrgent { lock.lock(); order.append("urgent \(i)"); lock.unlock() } }
+    pool.submit { done.signal() }
+    gate.signal()
+    done.wait()
+    XCTAssertEqual(order, ["urgent 0", "urgent 1", "job 0", "job 1", "job 2"])
+  }
+
   func testShortLivedRenderersNeitherCrashNorLeakThreads() throws {
     // A renderer dropped right after creation (its threads possibly not started yet) used to
     // trap: the threads read the pool through an unowned reference after it was destroyed.
