@@ -8,6 +8,7 @@
 //   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
+//                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CBLAS              the system CBLAS (Debian's libblas-dev; OpenBLAS serial at run time)
 import PackageDescription
 
@@ -58,7 +59,9 @@ let package = Package(
     .target(
       name: "CPNG",
       cSettings: [.unsafeFlags(["-O2"])],
-      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+      // libdeflate compresses the PNG writer's segments; zlib stays for libpng (reading) and the
+      // writer's Adler-32 combination and iCCP payload.
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
     .systemLibrary(
       name: "CBLAS",
       pkgConfig: "blas",

@@ -6,10 +6,12 @@
 // setjmp and longjmp are not read after the jump.
 #include "cjpeg_shim.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jerror.h>
 #include <jpeglib.h>
@@ -69,6 +71,8 @@ static int cj_classify(int code, int saw_eof) {
   case JERR_INPUT_EMPTY:
   case JERR_INPUT_EOF:
     return CJ_ERR_TRUNCATED;
+  case JERR_FILE_WRITE:  // raised only by the shim's descriptor destination
+    return CJ_ERR_IO;
   default:
     return saw_eof ? CJ_ERR_TRUNCATED : CJ_ERR_CORRUPT;
   }
@@ -129,8 +133,9 @@ struct cj_decoder {
   struct jpeg_progress_mgr progress;
   int created;  // jpeg_create_decompress succeeded
   int stage;
-  uint8_t *data;
+  const uint8_t *data;
   size_t length;
+  uint8_t *owned;  // the private copy (cj_decoder_create), or NULL when borrowing
   int cmyk;           // output is converted from CMYK
   int cmyk_inverted;  // Adobe-style inverted CMYK
   uint8_t *scratch;   // one CMYK row
@@ -150,18 +155,23 @@ static void cj_progress(j_common_ptr cinfo) {
   }
 }
 
-cj_decoder *cj_decoder_create(const uint8_t *data, size_t len) {
+static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy) {
   cj_decoder *d = calloc(1, sizeof *d);
   if (d == NULL) return NULL;
   cj_errors_init(&d->err);
   d->cinfo.err = &d->err.pub;
   d->stage = STAGE_FAILED;
-  d->data = malloc(len > 0 ? len : 1);
-  if (d->data == NULL) {
-    cj_fail(&d->err, CJ_ERR_NO_MEMORY, "Out of memory copying the JPEG data");
-    return d;
+  if (copy || data == NULL) {
+    d->owned = malloc(len > 0 ? len : 1);
+    if (d->owned == NULL) {
+      cj_fail(&d->err, CJ_ERR_NO_MEMORY, "Out of memory copying the JPEG data");
+      return d;
+    }
+    if (len > 0 && data != NULL) memcpy(d->owned, data, len);
+    d->data = d->owned;
+  } else {
+    d->data = data;
   }
-  if (len > 0) memcpy(d->data, data, len);
   d->length = len;
   if (setjmp(d->err.jump)) {
     return d;  // stage stays FAILED; the status is in d->err
@@ -177,11 +187,19 @@ cj_decoder *cj_decoder_create(const uint8_t *data, size_t len) {
   return d;
 }
 
+cj_decoder *cj_decoder_create(const uint8_t *data, size_t len) {
+  return cj_decoder_make(data, len, 1);
+}
+
+cj_decoder *cj_decoder_create_borrowing(const uint8_t *data, size_t len) {
+  return cj_decoder_make(data, len, 0);
+}
+
 void cj_decoder_destroy(cj_decoder *d) {
   if (d == NULL) return;
   if (d->created) jpeg_destroy_decompress(&d->cinfo);
   free(d->scratch);
-  free(d->data);
+  free(d->owned);
   free(d);
 }
 
@@ -389,17 +407,77 @@ const char *cj_warning_message(const cj_decoder *d, int index) {
 // MARK: - Encoder
 
 struct cj_encoder {
-  struct jpeg_compress_struct cinfo;
+  struct jpeg_compress_struct cinfo;  // must be first: the destination manager casts cinfo back
   cj_errors err;
   int created;
   int stage;
+  // Memory destination (fd < 0): jpeg_mem_dest's buffer.
   unsigned char *out;
   unsigned long out_size;
+  // Descriptor destination (fd >= 0): one chunk, written out each time libjpeg fills it.
+  int fd;
+  struct jpeg_destination_mgr dest;
+  unsigned char *chunk;
+  int write_errno;
+  uint64_t written;
 };
 
-cj_encoder *cj_encoder_create(void) {
+// MARK: Descriptor destination
+//
+// libjpeg calls empty_output_buffer when the chunk is full (it must then write the whole chunk,
+// whatever next_output_byte says) and term_destination at the end for the partial last chunk. A
+// failed write is raised through libjpeg's own error path (ERREXIT → cj_error_exit → longjmp to
+// the setjmp of the shim call in progress), so the failure never leaves C.
+
+static void cj_fd_write(cj_encoder *e, const unsigned char *bytes, size_t count) {
+  while (count > 0) {
+    ssize_t n = write(e->fd, bytes, count);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      e->write_errno = n < 0 ? errno : EIO;
+      ERREXIT(&e->cinfo, JERR_FILE_WRITE);
+    }
+    bytes += n;
+    count -= (size_t)n;
+    e->written += (uint64_t)n;
+  }
+}
+
+static void cj_fd_init_destination(j_compress_ptr cinfo) {
+  cj_encoder *e = (cj_encoder *)cinfo;
+  e->dest.next_output_byte = e->chunk;
+  e->dest.free_in_buffer = CJ_FD_CHUNK_SIZE;
+}
+
+static boolean cj_fd_empty_output_buffer(j_compress_ptr cinfo) {
+  cj_encoder *e = (cj_encoder *)cinfo;
+  cj_fd_write(e, e->chunk, CJ_FD_CHUNK_SIZE);
+  e->dest.next_output_byte = e->chunk;
+  e->dest.free_in_buffer = CJ_FD_CHUNK_SIZE;
+  return TRUE;
+}
+
+static void cj_fd_term_destination(j_compress_ptr cinfo) {
+  cj_encoder *e = (cj_encoder *)cinfo;
+  cj_fd_write(e, e->chunk, CJ_FD_CHUNK_SIZE - e->dest.free_in_buffer);
+  e->dest.next_output_byte = e->chunk;
+  e->dest.free_in_buffer = CJ_FD_CHUNK_SIZE;
+}
+
+static cj_encoder *cj_encoder_make(int fd) {
   cj_encoder *e = calloc(1, sizeof *e);
   if (e == NULL) return NULL;
+  e->fd = fd;
+  if (fd >= 0) {
+    e->chunk = malloc(CJ_FD_CHUNK_SIZE);
+    if (e->chunk == NULL) {
+      free(e);
+      return NULL;
+    }
+    e->dest.init_destination = cj_fd_init_destination;
+    e->dest.empty_output_buffer = cj_fd_empty_output_buffer;
+    e->dest.term_destination = cj_fd_term_destination;
+  }
   cj_errors_init(&e->err);
   e->cinfo.err = &e->err.pub;
   e->stage = STAGE_FAILED;
@@ -410,10 +488,22 @@ cj_encoder *cj_encoder_create(void) {
   return e;
 }
 
+cj_encoder *cj_encoder_create(void) { return cj_encoder_make(-1); }
+
+cj_encoder *cj_encoder_create_fd(int fd) {
+  if (fd < 0) return NULL;
+  return cj_encoder_make(fd);
+}
+
+int cj_encoder_errno(const cj_encoder *e) { return e != NULL ? e->write_errno : 0; }
+
+uint64_t cj_encoder_bytes_written(const cj_encoder *e) { return e != NULL ? e->written : 0; }
+
 void cj_encoder_destroy(cj_encoder *e) {
   if (e == NULL) return;
   if (e->created) jpeg_destroy_compress(&e->cinfo);
   free(e->out);  // jpeg_mem_dest's buffer is the caller's to free, even after an error
+  free(e->chunk);
   free(e);
 }
 
@@ -435,7 +525,10 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
     e->stage = STAGE_FAILED;
     return e->err.status;
   }
-  jpeg_mem_dest(&e->cinfo, &e->out, &e->out_size);
+  if (e->fd >= 0)
+    e->cinfo.dest = &e->dest;
+  else
+    jpeg_mem_dest(&e->cinfo, &e->out, &e->out_size);
   e->cinfo.image_width = p->width;
   e->cinfo.image_height = p->height;
   e->cinfo.input_components = p->components;
@@ -478,7 +571,7 @@ int cj_encoder_write_rows(cj_encoder *e, const uint8_t *const *rows, uint32_t co
   while (*rows_written < count) {
     JDIMENSION n = jpeg_write_scanlines(&e->cinfo, (JSAMPARRAY)(rows + *rows_written),
                                         count - *rows_written);
-    if (n == 0) break;  // cannot happen with a memory destination
+    if (n == 0) break;  // cannot happen: neither destination suspends
     *rows_written += n;
   }
   return CJ_OK;

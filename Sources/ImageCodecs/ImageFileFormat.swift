@@ -5,7 +5,7 @@ import PixelBufferModule
 public enum ImageFileFormat: String, Hashable, Sendable, CaseIterable {
   /// JPEG (JFIF/EXIF), through libjpeg-turbo.
   case jpeg
-  /// PNG: read through libpng, written by our own segmented zlib writer (PNGStreamEncoder).
+  /// PNG: read through libpng, written by our own segmented libdeflate writer (PNGStreamEncoder).
   case png
 
   /// Recognises a format from a file's first bytes, or nil.

@@ -44,6 +44,8 @@ public final class JPEGDecoder {
   public var warnings: [String] { Self.warnings(of: handle) }
 
   private let handle: OpaquePointer
+  /// The encoded bytes libjpeg reads in place (see `EncodedBytes`); kept alive with the decoder.
+  private let input: Data
   private var isStrict = false
   private var isFinished = false
 
@@ -56,8 +58,13 @@ public final class JPEGDecoder {
     guard !data.isEmpty else {
       throw CodecError(.truncated, "The JPEG data is empty.")
     }
+    // libjpeg's memory source reads the bytes in place (no copy) when their address is stable
+    // for the decoder's lifetime; tiny inline `Data` values are copied.
+    input = data
     let created = data.withUnsafeBytes { raw in
-      cj_decoder_create(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count)
+      let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      return EncodedBytes.isStable(data)
+        ? cj_decoder_create_borrowing(base, raw.count) : cj_decoder_create(base, raw.count)
     }
     guard let created else {
       throw CodecError(.tooLarge, "Out of memory creating a JPEG decoder.")

@@ -18,6 +18,6 @@ public enum JPEGEncoder {
     let encoder = try JPEGStreamEncoder(
       size: buffer.size, layout: buffer.format.layout, options: options, iccProfile: icc)
     try encoder.write(rows: buffer)
-    return try encoder.finish()
+    return try encoder.finish() ?? Data()
   }
 }

@@ -4,13 +4,14 @@ import Foundation
 import PixelBufferModule
 
 /// Encodes a JPEG from rows delivered top to bottom in strips (for example tile rows from a
-/// renderer), so the whole image never has to exist at once. The compressed bytes accumulate in
-/// memory and are returned by `finish()`.
+/// renderer), so the whole image never has to exist at once. The compressed bytes either
+/// accumulate in memory and are returned by `finish()`, or stream to an `OutputHandle` in
+/// 256 KiB chunks as libjpeg produces them (no copy of the file is ever held).
 ///
 /// ```swift
 /// let encoder = try JPEGStreamEncoder(size: size, layout: .rgb, options: JPEGEncodeOptions(quality: 85))
 /// for strip in strips { try encoder.write(rows: strip) }
-/// let jpeg = try encoder.finish()
+/// let jpeg = try encoder.finish()!
 /// ```
 ///
 /// Accepted row formats: 8-bit gray or RGB matching `layout`; the same with alpha (alpha is
@@ -20,6 +21,14 @@ import PixelBufferModule
 ///
 /// An encoder is not thread-safe; use one per thread.
 public final class JPEGStreamEncoder {
+  /// Where the compressed bytes go.
+  public enum Destination {
+    /// Collected in memory and returned by `finish()`.
+    case memory
+    /// Written to an `OutputFile` handle as they are produced (the handle is not closed).
+    case handle(OutputHandle)
+  }
+
   /// The image size.
   public let size: Size
   /// The JPEG's channels: `.gray` or `.rgb`.
@@ -28,18 +37,22 @@ public final class JPEGStreamEncoder {
   public let options: JPEGEncodeOptions
   /// Rows written so far.
   public private(set) var rowsWritten = 0
+  /// The size of the chunks a `.handle` destination receives (the last one may be shorter).
+  public static let chunkSize = Int(CJ_FD_CHUNK_SIZE)
 
   private let handle: OpaquePointer
+  private let output: OutputHandle?
   private var isFinished = false
+  private var failure: CodecError?
 
   /// Starts a JPEG of `size` pixels with `layout` channels (an alpha layout means the same
   /// layout without alpha), embedding `iccProfile` when given and `options.embedsICCProfile`.
   ///
   /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
-  ///   side) or a quality outside 1…100.
+  ///   side) or a quality outside 1…100; `.io` when writing the headers to `destination` fails.
   public init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
-    iccProfile: Data? = nil
+    iccProfile: Data? = nil, to destination: Destination = .memory
   ) throws {
     guard (1...65500).contains(size.width), (1...65500).contains(size.height) else {
       throw CodecError(
@@ -49,9 +62,16 @@ public final class JPEGStreamEncoder {
       throw CodecError(
         .invalidArgument, "JPEG quality must be between 1 and 100, not \(options.quality).")
     }
-    guard let created = cj_encoder_create() else {
+    let output: OutputHandle?
+    switch destination {
+    case .memory: output = nil
+    case .handle(let handle): output = handle
+    }
+    guard let created = output.map({ cj_encoder_create_fd($0.fileDescriptor) }) ?? cj_encoder_create()
+    else {
       throw CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
     }
+    self.output = output
     self.size = size
     self.layout = layout.withoutAlpha
     self.options = options
@@ -73,7 +93,7 @@ public final class JPEGStreamEncoder {
         icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0)
       return cj_encoder_start(handle, &params)
     }
-    if let error = Self.error(handle, status) {
+    if let error = Self.error(handle, status, output: output) {
       cj_encoder_destroy(handle)
       throw error
     }
@@ -86,8 +106,10 @@ public final class JPEGStreamEncoder {
   /// Compresses the rows of `rows` (all of them, top to bottom) as the next rows of the image.
   ///
   /// - Throws: `.invalidArgument` when the width, channels or component type do not fit, when
-  ///   more rows arrive than the image has, or after `finish()`.
+  ///   more rows arrive than the image has, or after `finish()`; `.io` when writing to the
+  ///   destination handle failed (then, and after any other failure, every later call throws).
   public func write(rows: PixelBuffer) throws {
+    if let failure { throw failure }
     guard !isFinished else {
       throw CodecError(.invalidArgument, "Rows were written to a JPEG encoder after finish().")
     }
@@ -137,13 +159,20 @@ public final class JPEGStreamEncoder {
       }
       return 0
     }
-    if let error = Self.error(handle, status) { throw error }
+    if let error = Self.error(handle, status, output: output) {
+      failure = error
+      throw error
+    }
   }
 
-  /// Finishes the JPEG and returns its bytes.
+  /// Finishes the JPEG and returns its bytes, or nil when they were written to a handle (all of
+  /// them, once this returns).
   ///
-  /// - Throws: `.invalidArgument` when not every row has been written, or when called twice.
-  public func finish() throws -> Data {
+  /// - Throws: `.invalidArgument` when not every row has been written, or when called twice;
+  ///   `.io` when writing the last bytes to the handle failed.
+  @discardableResult
+  public func finish() throws -> Data? {
+    if let failure { throw failure }
     guard !isFinished else {
       throw CodecError(.invalidArgument, "finish() was called twice on a JPEG encoder.")
     }
@@ -156,7 +185,11 @@ public final class JPEGStreamEncoder {
     var bytes: UnsafePointer<UInt8>?
     var length = 0
     let status = cj_encoder_finish(handle, &bytes, &length)
-    if let error = Self.error(handle, status) { throw error }
+    if let error = Self.error(handle, status, output: output) {
+      failure = error
+      throw error
+    }
+    if output != nil { return nil }
     guard let bytes else { return Data() }
     return Data(bytes: bytes, count: length)
   }
@@ -170,8 +203,13 @@ public final class JPEGStreamEncoder {
     return status
   }
 
-  private static func error(_ handle: OpaquePointer, _ status: Int32) -> CodecError? {
+  private static func error(_ handle: OpaquePointer, _ status: Int32, output: OutputHandle?) -> CodecError? {
     guard status != 0 else { return nil }
+    if status == Int32(bitPattern: CJ_ERR_IO.rawValue) {
+      let code = cj_encoder_errno(handle)
+      let reason = code != 0 ? String(cString: strerror(code)) : "write failed"
+      return CodecError(.io, "Cannot write \(output?.path ?? "the JPEG output"): \(reason).")
+    }
     return LibJPEG.error(
       status: status, message: String(cString: cj_encoder_message(handle)), parameter: 0,
       decoding: false)

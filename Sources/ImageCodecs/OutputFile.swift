@@ -83,6 +83,10 @@ public final class OutputHandle {
     self.path = path
   }
 
+  /// Standard output (descriptor 1, never closed): bytes written to it are not atomic, so a
+  /// failure part-way leaves what was already written in the pipe or file.
+  public static var standardOutput: OutputHandle { OutputHandle(fd: STDOUT_FILENO, path: "standard output") }
+
   /// The underlying descriptor (for C encoders that write through `FILE*` or `write`).
   public var fileDescriptor: Int32 { fd }
 

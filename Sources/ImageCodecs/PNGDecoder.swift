@@ -42,7 +42,10 @@ public final class PNGDecoder {
   public private(set) var rowsRead = 0
 
   private let reader: OpaquePointer
-  private let input: UnsafeMutableRawBufferPointer
+  /// The encoded bytes libpng reads in place through the shim's read callback (see
+  /// `EncodedBytes`), or a private copy of them.
+  private let input: Data
+  private let copy: UnsafeMutableRawBufferPointer?
   private var wholeImage: PixelBuffer?
   private var failure: CodecError?
   private var extraWarnings: [String] = []
@@ -60,14 +63,18 @@ public final class PNGDecoder {
   /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
   ///   early, `.tooLarge` when the size exceeds `limits`.
   public init(data: Data, limits: DecodeLimits = .default) throws {
-    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
-    data.copyBytes(to: input)
+    var copy: UnsafeMutableRawBufferPointer?
+    if !EncodedBytes.isStable(data) {
+      copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+      data.copyBytes(to: copy!)
+    }
     let maxDimension = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
-    guard
-      let reader = cpng_reader_create(
-        input.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, maxDimension)
-    else {
-      input.deallocate()
+    let reader = data.withUnsafeBytes { raw in
+      let base = (copy ?? UnsafeMutableRawBufferPointer(mutating: raw)).baseAddress
+      return cpng_reader_create(base?.assumingMemoryBound(to: UInt8.self), data.count, maxDimension)
+    }
+    guard let reader else {
+      copy?.deallocate()
       throw CodecError(.tooLarge, "Out of memory while creating the PNG decoder.")
     }
     var info = cpng_info()
@@ -79,11 +86,12 @@ public final class PNGDecoder {
       try limits.check(width: Int(info.width), height: Int(info.height), what: "PNG image")
     } catch {
       cpng_reader_destroy(reader)
-      input.deallocate()
+      copy?.deallocate()
       throw error
     }
     self.reader = reader
-    self.input = input
+    self.input = data
+    self.copy = copy
 
     let layout: ChannelLayout
     switch info.out_channels {
@@ -125,7 +133,7 @@ public final class PNGDecoder {
 
   deinit {
     cpng_reader_destroy(reader)
-    input.deallocate()
+    copy?.deallocate()
   }
 
   /// The number of rows not yet handed out.

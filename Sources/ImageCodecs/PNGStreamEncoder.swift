@@ -1,9 +1,9 @@
 // PNGStreamEncoder.swift — PNG encoding row strip by row strip, to memory or to a file, with the
 // compression optionally spread over a caller-supplied executor.
 //
-// The image data is filtered and deflated in independent segments of whole rows (about 1 MiB of
-// pixels each), joined into one zlib stream (see Sources/CPNG/include/cpng_fast.h). Segment
-// boundaries depend only on the image size, so the bytes are the same with or without an
+// The image data is filtered and deflated (libdeflate) in independent segments of whole rows
+// (about 1 MiB of pixels each), joined into one zlib stream (see Sources/CPNG/include/cpng_fast.h).
+// Segment boundaries depend only on the image size, so the bytes are the same with or without an
 // executor and whatever the timing.
 import CPNG
 import Foundation
@@ -62,8 +62,8 @@ public final class PNGStreamEncoder {
   private let rowBytes: Int
   private let bytesPerPixel: Int32
   private let swap16: Int32
-  /// Rows per segment, and the rows before a segment copied along as its context (the row above
-  /// plus the rows whose filtered bytes prime the 32 KiB deflate window).
+  /// Rows per segment, and the rows before a segment copied along as its context (the row above,
+  /// which the filters read; libdeflate takes no preset dictionary, so nothing more).
   private let rowsPerSegment: Int
   private let contextRows: Int
 
@@ -133,9 +133,9 @@ public final class PNGStreamEncoder {
     self.rowBytes = rowBytes
     self.bytesPerPixel = Int32(channels * bytesPerSample)
     self.swap16 = bytesPerSample == 2 ? 1 : 0
-    // Segments of whole rows, at most what zlib takes in one call.
+    // Segments of whole rows, at most 2 GiB (cpng_segment_encode's limit).
     self.rowsPerSegment = max(1, min(max(1, segmentBytes) / rowBytes, (Int(UInt32.max) / 2) / (rowBytes + 1)))
-    self.contextRows = (32768 + rowBytes) / (rowBytes + 1) + 1
+    self.contextRows = 1
 
     // Signature, IHDR, colour chunk.
     var header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
@@ -327,7 +327,7 @@ public final class PNGStreamEncoder {
     if let current { return current }
     let start = nextSegmentStart
     let count = min(rowsPerSegment, size.height - start)
-    // Context: the row above the segment plus the rows priming the window (fewer at the top).
+    // Context: the row above the segment (none at the top).
     let contextCount = min(contextRows, start)
     let segment = Segment(
       start: start, contextCount: contextCount, capacityRows: count,
@@ -371,7 +371,10 @@ public final class PNGStreamEncoder {
       throw CodecError(
         segment.status == CPNG_ERR_NO_MEMORY ? .io : .invalidArgument,
         segment.status == CPNG_ERR_NO_MEMORY
-          ? "Encoding the PNG ran out of memory." : "The PNG encoder refused a row segment (internal error).")
+          ? "Encoding the PNG ran out of memory."
+          : segment.status == CPNG_ERR_CORRUPT
+            ? "A compressed PNG segment failed its consistency check (internal error)."
+            : "The PNG encoder refused a row segment (internal error).")
     }
     var idat = Data()
     if !zlibHeaderWritten {

@@ -148,8 +148,7 @@ struct Run: ParsableCommand {
     try stats.time(\.renderSeconds) {
       do {
         if toStdout {
-          let data = try renderer.encode(image, format: options.format ?? inputFormat, options: options)
-          FileHandle.standardOutput.write(data)
+          try renderer.write(image, to: .standardOutput, format: options.format ?? inputFormat, options: options)
         } else {
           try renderer.write(image, to: outputURL, options: options)
         }

@@ -61,6 +61,17 @@ final class FGRunTests: XCTestCase {
     XCTAssertTrue(a.hasSamePixels(as: expected))
   }
 
+  /// JPEG to standard output streams through the encoder; it must equal the file written.
+  func testJPEGToStandardOutputEqualsTheFile() throws {
+    XCTAssertEqual(try fgrun(["-e", "flip", "in.png", "in.jpg"]).status, 0)
+    let written = try fgrun(["-e", "rotate 90", "--quality", "80", "in.jpg", "out.jpg"])
+    XCTAssertEqual(written.status, 0, written.stderr)
+    let piped = try fgrun(["-e", "rotate 90", "--quality", "80", "in.jpg", "-"])
+    XCTAssertEqual(piped.status, 0, piped.stderr)
+    XCTAssertEqual(Array(piped.stdout.prefix(2)), [0xFF, 0xD8], "a JPEG, as the input is one")
+    XCTAssertEqual(piped.stdout, try Data(contentsOf: self.file("out.jpg")))
+  }
+
   func testSixteenBitInputsStaySixteenBitUnlessDepthSaysOtherwise() throws {
     XCTAssertEqual(try fgrun(["-e", "rotate 180", "deep.png", "keep.png"]).status, 0)
     XCTAssertEqual(try Image(contentsOf: file("keep.png")).info.component, .uint16)

@@ -35,6 +35,9 @@ typedef enum {
   CJ_ERR_TOO_LARGE = 7,
   /// The caller broke the call order or passed a bad argument.
   CJ_ERR_USAGE = 8,
+  /// Writing the compressed bytes to the file descriptor failed (full disk, I/O error, closed
+  /// pipe); see cj_encoder_errno.
+  CJ_ERR_IO = 9,
 } cj_status;
 
 /// The colour model of the coded data, as the header reports it.
@@ -104,6 +107,10 @@ const char *cj_library_version(void);
 /// Creates a decoder over a private copy of `len` bytes. Returns NULL only when out of memory; any
 /// other failure is reported by the next call (see cj_decoder_status).
 cj_decoder *cj_decoder_create(const uint8_t *data, size_t len);
+
+/// Creates a decoder reading `len` bytes in place, without copying them: the caller keeps `data`
+/// alive and unchanged until cj_decoder_destroy. Otherwise as cj_decoder_create.
+cj_decoder *cj_decoder_create_borrowing(const uint8_t *data, size_t len);
 
 /// Frees everything the decoder owns. Safe at any stage, including after an error; NULL is fine.
 void cj_decoder_destroy(cj_decoder *decoder);
@@ -187,6 +194,21 @@ typedef struct {
 /// Creates an encoder writing to a growable memory buffer. Returns NULL only when out of memory.
 cj_encoder *cj_encoder_create(void);
 
+/// The size of the chunks an encoder created by cj_encoder_create_fd hands to write(2).
+#define CJ_FD_CHUNK_SIZE (256 * 1024)
+
+/// Creates an encoder that streams the compressed bytes to the open descriptor `fd` in chunks of
+/// CJ_FD_CHUNK_SIZE bytes as libjpeg produces them (the descriptor is not closed). A failed write
+/// makes the call in progress return CJ_ERR_IO, with errno in cj_encoder_errno; cj_encoder_finish
+/// then reports no data (NULL, 0). Returns NULL only when out of memory.
+cj_encoder *cj_encoder_create_fd(int fd);
+
+/// The errno of the write that failed (0 when none did).
+int cj_encoder_errno(const cj_encoder *encoder);
+
+/// The number of bytes written to the descriptor so far.
+uint64_t cj_encoder_bytes_written(const cj_encoder *encoder);
+
 /// Frees everything the encoder owns, including its output buffer; NULL is fine.
 void cj_encoder_destroy(cj_encoder *encoder);
 
@@ -197,7 +219,8 @@ int cj_encoder_start(cj_encoder *encoder, const cj_encode_params *params);
 int cj_encoder_write_rows(cj_encoder *encoder, const uint8_t *const *rows, uint32_t count,
                           uint32_t *rows_written);
 
-/// Finishes the stream; `data`/`length` then point at the encoded bytes, owned by the encoder.
+/// Finishes the stream; `data`/`length` then point at the encoded bytes, owned by the encoder
+/// (NULL and 0 for an encoder writing to a descriptor, whose bytes are all written on success).
 int cj_encoder_finish(cj_encoder *encoder, const uint8_t **data, size_t *length);
 
 /// The last error's message (empty when none); owned by the encoder.

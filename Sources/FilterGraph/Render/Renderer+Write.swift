@@ -22,7 +22,7 @@ public struct WriteOptions: Hashable, Sendable {
   /// (2 bytes per sample: 72 MB for a 24-megapixel 4:2:0 photo) and makes a second pass, where
   /// the default streams band by band in a few megabytes.
   public var jpegOptimizesCoding: Bool
-  /// PNG zlib level 0…9 (default 6).
+  /// PNG compression level 0…9 (default 6; libdeflate's zlib-like scale).
   public var pngCompressionLevel: Int
   /// PNG row filter (default: adaptive, the best filter per row).
   public var pngFilter: PNGEncodeOptions.Filter
@@ -72,7 +72,16 @@ extension Renderer {
     }
   }
 
-  /// Renders `image` and returns the encoded file bytes (for standard output).
+  /// Renders `image` and streams the encoded file to `handle` as bands finish (for standard
+  /// output: `OutputHandle.standardOutput`). Unlike `write(_:to:options:)` this is not atomic: on
+  /// failure, the bytes already written stay written.
+  ///
+  /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
+  public func write(_ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws {
+    try encode(prepare(image), format: format, options: options, handle: handle)
+  }
+
+  /// Renders `image` and returns the encoded file bytes.
   public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
     try encode(prepare(image), format: format, options: options, handle: nil)!
   }
@@ -116,15 +125,13 @@ extension Renderer {
       let jpeg = JPEGEncodeOptions(
         quality: options.jpegQuality, chromaSubsampling: options.jpegChromaSubsampling,
         isProgressive: options.jpegProgressive, optimizesHuffmanCoding: options.jpegOptimizesCoding)
+      // Streamed to the handle in 256 KiB chunks as libjpeg fills them: no in-memory copy of the
+      // file (jpeg_mem_dest would grow a buffer by doubling, touching about twice its size).
       let encoder = try JPEGStreamEncoder(
-        size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile)
+        size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile,
+        to: handle.map { .handle($0) } ?? .memory)
       try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
-      let data = try encoder.finish()
-      if let handle {
-        try data.withUnsafeBytes { try handle.writeAll($0) }
-        return nil
-      }
-      return data
+      return try encoder.finish()
     }
   }
 }

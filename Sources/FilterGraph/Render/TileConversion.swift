@@ -298,30 +298,37 @@ extension TileConversion {
       return codes
     }()
 
+    /// `table` with each segment's next threshold beside its code, in one 64-bit entry: bits
+    /// 8…39 hold `thresholds[code + 1]`'s bit pattern, bits 0…7 the code. One load then gives
+    /// both, instead of a second load that depends on the first (25–30 % faster per pixel,
+    /// measured). Non-negative floats order as their bit patterns do, so the compare is on bits.
+    static let entries: [UInt64] = table.map { c in UInt64(thresholds[Int(c) + 1].bitPattern) << 8 | UInt64(c) }
+
     /// The code of one linear value (clamped to 0…1; NaN → 0).
     @inline(__always)
-    static func code(_ l: Float, _ table: UnsafePointer<UInt8>, _ thresholds: UnsafePointer<Float>) -> UInt8 {
+    static func code(_ l: Float, _ entries: UnsafePointer<UInt64>) -> UInt8 {
       var x = l > 0 ? l : 0
       x = x < 1 ? x : 1
-      let b = max(x.bitPattern, lowBits)
-      let c = table[Int((b &- lowBits) &>> shift)]
-      return x >= thresholds[Int(c) &+ 1] ? c &+ 1 : c
+      let bits = x.bitPattern
+      let e = entries[Int((max(bits, lowBits) &- lowBits) &>> shift)]
+      return UInt8(truncatingIfNeeded: e) &+ (bits >= UInt32(truncatingIfNeeded: e &>> 8) ? 1 : 0)
     }
 
     /// `code` of the first three lanes, written to `d[0...2]`: the clamp and the table index are
     /// computed as vectors, the lookups and compares per lane (a SIMD4<UInt8> result went through
     /// the stack and stalled on store forwarding).
     @inline(__always)
-    static func store3(_ l: SIMD4<Float>, _ d: UnsafeMutablePointer<UInt8>, _ table: UnsafePointer<UInt8>, _ thresholds: UnsafePointer<Float>) {
+    static func store3(_ l: SIMD4<Float>, _ d: UnsafeMutablePointer<UInt8>, _ entries: UnsafePointer<UInt64>) {
       var x = l.replacing(with: 0, where: .!(l .> 0))
       x.replace(with: 1, where: x .> 1)
-      var b = unsafeBitCast(x, to: SIMD4<UInt32>.self)
+      let bits = unsafeBitCast(x, to: SIMD4<UInt32>.self)
+      var b = bits
       b.replace(with: lowBits, where: b .< lowBits)
       let i = (b &- lowBits) &>> shift
-      let c0 = table[Int(i.x)], c1 = table[Int(i.y)], c2 = table[Int(i.z)]
-      d[0] = x.x >= thresholds[Int(c0) &+ 1] ? c0 &+ 1 : c0
-      d[1] = x.y >= thresholds[Int(c1) &+ 1] ? c1 &+ 1 : c1
-      d[2] = x.z >= thresholds[Int(c2) &+ 1] ? c2 &+ 1 : c2
+      let e0 = entries[Int(i.x)], e1 = entries[Int(i.y)], e2 = entries[Int(i.z)]
+      d[0] = UInt8(truncatingIfNeeded: e0) &+ (bits.x >= UInt32(truncatingIfNeeded: e0 &>> 8) ? 1 : 0)
+      d[1] = UInt8(truncatingIfNeeded: e1) &+ (bits.y >= UInt32(truncatingIfNeeded: e1 &>> 8) ? 1 : 0)
+      d[2] = UInt8(truncatingIfNeeded: e2) &+ (bits.z >= UInt32(truncatingIfNeeded: e2 &>> 8) ? 1 : 0)
     }
   }
 
@@ -336,18 +343,16 @@ extension TileConversion {
   /// within 3e-6 of it, so they differ at most by one, next to a rounding boundary).
   static func storeLinear8(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
     let layout = format.layout
-    Linear8.table.withUnsafeBufferPointer { tb in
-      Linear8.thresholds.withUnsafeBufferPointer { th in
-        let tab = tb.baseAddress!, thr = th.baseAddress!
-        tile.withPixels { src in
-          for y in 0..<src.height {
-            let s = src[row: y], d = (base + y * rowBytes).assumingMemoryBound(to: UInt8.self)
-            switch layout {
-            case .gray: linear8Row(s, src.width, d, 1, false, tab, thr)
-            case .grayAlpha: linear8Row(s, src.width, d, 2, true, tab, thr)
-            case .rgb: linear8Row(s, src.width, d, 3, false, tab, thr)
-            case .rgba: linear8Row(s, src.width, d, 4, true, tab, thr)
-            }
+    Linear8.entries.withUnsafeBufferPointer { eb in
+      let entries = eb.baseAddress!
+      tile.withPixels { src in
+        for y in 0..<src.height {
+          let s = src[row: y], d = (base + y * rowBytes).assumingMemoryBound(to: UInt8.self)
+          switch layout {
+          case .gray: linear8Row(s, src.width, d, 1, false, entries)
+          case .grayAlpha: linear8Row(s, src.width, d, 2, true, entries)
+          case .rgb: linear8Row(s, src.width, d, 3, false, entries)
+          case .rgba: linear8Row(s, src.width, d, 4, true, entries)
           }
         }
       }
@@ -357,7 +362,7 @@ extension TileConversion {
   @inline(__always)
   private static func linear8Row(
     _ s: UnsafePointer<SIMD4<Float>>, _ count: Int, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ alpha: Bool,
-    _ tab: UnsafePointer<UInt8>, _ thr: UnsafePointer<Float>
+    _ entries: UnsafePointer<UInt64>
   ) {
     for x in 0..<count {
       var v = s[x]
@@ -368,9 +373,9 @@ extension TileConversion {
       }
       let o = x &* n
       if n >= 3 {
-        Linear8.store3(v, d + o, tab, thr)
+        Linear8.store3(v, d + o, entries)
       } else {
-        d[o] = Linear8.code(v.x, tab, thr)
+        d[o] = Linear8.code(v.x, entries)
       }
       if alpha {
         let q = quantized(SIMD4(repeating: a), scale: 255)

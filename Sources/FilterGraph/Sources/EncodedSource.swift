@@ -20,6 +20,12 @@ public final class EncodedSource: @unchecked Sendable {
   private let bytes: Data
 
   /// Reads the header of the file at `url` (the file is memory-mapped, not read in full).
+  ///
+  /// The decoders read the mapping in place (no copy): for a 6.5 MB JPEG that is about 100 page
+  /// faults (the kernel maps 64 KiB of page cache per fault) where `read()` into memory costs
+  /// about 1,600 more faults and a copy. The price: a file truncated by another process while it
+  /// is being decoded raises SIGBUS instead of a `.truncated` error (libvips reads with `read()`
+  /// for that reason); inputs are not expected to change under a running conversion.
   public convenience init(contentsOf url: URL, options: LoadOptions) throws {
     let data: Data
     do {

@@ -14,16 +14,24 @@ final class LinearStoreTests: XCTestCase {
   }
 
   func testLinear8CodesAreTheExactRounding() {
-    let table = TileConversion.Linear8.table, thresholds = TileConversion.Linear8.thresholds
-    table.withUnsafeBufferPointer { tb in
-      thresholds.withUnsafeBufferPointer { th in
-        func code(_ l: Float) -> Int { Int(TileConversion.Linear8.code(l, tb.baseAddress!, th.baseAddress!)) }
+    let entries = TileConversion.Linear8.entries, thresholds = TileConversion.Linear8.thresholds
+    entries.withUnsafeBufferPointer { eb in
+      do {
+        let e = eb.baseAddress!
+        func code(_ l: Float) -> Int { Int(TileConversion.Linear8.code(l, e)) }
         // A dense sweep, every threshold and its neighbours, the table's own points, out of range.
         var values: [Float] = (0...200_000).map { Float($0) / 200_000 }
         for k in 1...255 { let t = thresholds[k]; values += [t, t.nextDown, t.nextUp] }
         values += (0...4096).map { Float($0) / 4096 } + [-1, -0, 1.5, .infinity, -.infinity, 1e-30]
         for l in values { XCTAssertEqual(code(l), exactCode(l), "l = \(l)") }
         XCTAssertEqual(code(.nan), 0)
+        // The three-lane vector path gives the same codes.
+        var out = [UInt8](repeating: 0, count: 3)
+        for i in stride(from: 0, to: values.count - 2, by: 3) {
+          let v = SIMD4(values[i], values[i + 1], values[i + 2], 1)
+          TileConversion.Linear8.store3(v, &out, e)
+          XCTAssertEqual(out.map(Int.init), [exactCode(v.x), exactCode(v.y), exactCode(v.z)], "\(v)")
+        }
       }
     }
   }

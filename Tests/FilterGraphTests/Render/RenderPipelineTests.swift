@@ -62,6 +62,41 @@ final class RenderPipelineTests: XCTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["in.jpg"])
   }
 
+  /// A JPEG written to a file streams through the encoder's descriptor destination; it must be the
+  /// bytes `encode` returns in memory, for a plain and a progressive file, and the same streamed
+  /// to a handle (standard output's path).
+  func testStreamedJPEGFileEqualsInMemoryEncode() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fg-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")).rotated(byDegrees: 90)
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 16)))
+    for options in [WriteOptions(jpegQuality: 97), WriteOptions(jpegQuality: 75, jpegProgressive: true)] {
+      let expected = try renderer.encode(image, format: .jpeg, options: options)
+      let url = dir.appendingPathComponent("out.jpg")
+      try renderer.write(image, to: url, options: options)
+      XCTAssertEqual(try Data(contentsOf: url), expected)
+      let piped = dir.appendingPathComponent("piped.jpg")
+      try OutputFile.write(to: piped) { handle in
+        try renderer.write(image, to: handle, format: .jpeg, options: options)
+      }
+      XCTAssertEqual(try Data(contentsOf: piped), expected)
+    }
+  }
+
+  /// A JPEG render to a full disk (/dev/full) fails with `.io`, and says why.
+  func testJPEGWriteToAFullDiskIsAnIOError() throws {
+    guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+    let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    XCTAssertThrowsError(
+      try Renderer().write(image, to: URL(fileURLWithPath: "/dev/full"), options: WriteOptions(format: .jpeg))
+    ) { error in
+      guard let error = error as? CodecError else { return XCTFail("\(type(of: error)): \(error)") }
+      XCTAssertEqual(error.kind, .io)
+      XCTAssertTrue(error.message.contains("No space left on device"), error.message)
+    }
+  }
+
   private func assertClose(_ a: PixelBuffer, _ b: PixelBuffer, tolerance: Int, file: StaticString = #filePath, line: UInt = #line) throws {
     XCTAssertEqual(a.size, b.size, file: file, line: line)
     XCTAssertEqual(a.format, b.format, file: file, line: line)

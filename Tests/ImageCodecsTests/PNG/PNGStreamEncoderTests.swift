@@ -134,7 +134,8 @@ final class PNGStreamEncoderTests: XCTestCase {
   }
 
   func testSegmentsKeepTheCompressionRatio() throws {
-    // Priming each segment with the previous 32 KiB keeps the size within a fraction of a percent.
+    // Segments carry no preset dictionary (libdeflate has none); even at 40 KB each they cost
+    // well under 1 % in size.
     let image = Self.photo(width: 400, height: 300, format: PixelFormat(layout: .rgb, component: .uint8))
     let options = PNGEncodeOptions()
     let whole = try Self.encode(image, options: options, executor: nil, strip: 300, segmentBytes: 100_000_000)
