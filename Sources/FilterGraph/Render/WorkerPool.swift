@@ -29,6 +29,9 @@ public final class WorkerPool: @unchecked Sendable {
   /// Queues a job; it runs on one of the pool's threads.
   public func submit(_ job: @escaping () -> Void) { jobs.submit(job) }
 
+  /// Queues several jobs at once (one lock, one wake-up call), in order.
+  public func submit(contentsOf batch: [() -> Void]) { jobs.submit(contentsOf: batch) }
+
   /// Queues a job ahead of every ordinary one (still after other urgent jobs): the renderer's
   /// decode-ahead, the serial stage every later tile depends on.
   public func submitUrgent(_ job: @escaping () -> Void) { jobs.submit(job, urgent: true) }
@@ -47,6 +50,14 @@ public final class WorkerPool: @unchecked Sendable {
       condition.lock()
       if isUrgent { urgent.append(job) } else { queue.append(job) }
       condition.signal()
+      condition.unlock()
+    }
+
+    func submit(contentsOf batch: [() -> Void]) {
+      if batch.isEmpty { return }
+      condition.lock()
+      queue.append(contentsOf: batch)
+      if batch.count == 1 { condition.signal() } else { condition.broadcast() }
       condition.unlock()
     }
 

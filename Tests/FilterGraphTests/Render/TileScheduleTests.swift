@@ -48,3 +48,40 @@ final class TileScheduleTests: XCTestCase {
     XCTAssertGreaterThan(distinct.count, 100)
   }
 }
+
+/// Test operation: copies its input, but throws for any tile that reaches row `failingRow`.
+private struct FailingRowsOperation: ImageOperation {
+  struct Failure: Error, Equatable { let row: Int }
+  let failingRow: Int
+  static let table = OperationDescriptor(name: "testfailrows", category: .colour, summary: "", parameters: [], example: "")
+  var descriptor: OperationDescriptor { Self.table }
+  var arguments: Arguments { Arguments([("row", .number(Double(failingRow)))]) }
+  var workingSpace: WorkingSpace? { nil }
+  func render(into output: inout Tile, inputs: [Tile]) throws {
+    if output.rect.y <= failingRow && failingRow < output.rect.maxY { throw Failure(row: failingRow) }
+    output.buffer = inputs[0].buffer
+  }
+}
+
+final class TileScheduleFailureTests: XCTestCase {
+  /// A tile that fails in the middle of a render (every band queued at once by `render`, or a
+  /// window of bands when writing) ends the render with that error, and the renderer keeps
+  /// working: no job is left waiting, no thread hangs.
+  func testAFailingTileEndsTheRenderWithItsErrorAndTheRendererStaysUsable() throws {
+    let base = Image(color: Color(red: 0.2, green: 0.4, blue: 0.6), size: Size(width: 300, height: 200))
+    for threads in [1, 2, 3] {
+      let renderer = Renderer(options: RendererOptions(threads: threads, tileSize: Size(width: 64, height: 8)))
+      for row in [0, 101, 199] {
+        let failing = base.applying(FailingRowsOperation(failingRow: row))
+        XCTAssertThrowsError(try renderer.render(failing), "\(threads) threads, row \(row)") { error in
+          XCTAssertEqual(error as? FailingRowsOperation.Failure, FailingRowsOperation.Failure(row: row))
+        }
+        XCTAssertThrowsError(try renderer.encode(failing, format: .png), "\(threads) threads, row \(row), encode") { error in
+          XCTAssertEqual(error as? FailingRowsOperation.Failure, FailingRowsOperation.Failure(row: row))
+        }
+      }
+      let fine = try renderer.render(base.applying(FailingRowsOperation(failingRow: 1000)))
+      XCTAssertTrue(fine.hasSamePixels(as: try renderer.render(base)), "\(threads) threads")
+    }
+  }
+}

@@ -71,3 +71,38 @@ final class WorkerPoolReleaseTests: XCTestCase {
     XCTAssertNil(watched, "the queue still holds a finished job's closure")
   }
 }
+
+final class WorkerPoolBatchTests: XCTestCase {
+  /// A batch runs every job once, in order on a one-thread pool, and wakes enough threads that
+  /// several run at once on a larger pool.
+  func testBatchRunsEveryJobInOrderAndInParallel() {
+    let serial = WorkerPool(threadCount: 1)
+    let lock = NSCondition()
+    var order: [Int] = []
+    serial.submit(contentsOf: (0..<100).map { i in { lock.lock(); order.append(i); lock.broadcast(); lock.unlock() } })
+    lock.lock()
+    while order.count < 100 { lock.wait() }
+    lock.unlock()
+    XCTAssertEqual(order, Array(0..<100))
+
+    // Three jobs that each wait until all three have started: they finish only if the batch woke
+    // all three threads.
+    let parallel = WorkerPool(threadCount: 3)
+    var started = 0, finished = 0
+    parallel.submit(contentsOf: (0..<3).map { _ in {
+      lock.lock()
+      started += 1
+      lock.broadcast()
+      let deadline = Date().addingTimeInterval(10)
+      while started < 3 && Date() < deadline { _ = lock.wait(until: deadline) }
+      finished += started == 3 ? 1 : 0
+      lock.broadcast()
+      lock.unlock()
+    } })
+    lock.lock()
+    let deadline = Date().addingTimeInterval(15)
+    while finished < 3 && Date() < deadline { _ = lock.wait(until: deadline) }
+    lock.unlock()
+    XCTAssertEqual(finished, 3, "the batch did not run its jobs on three threads at once")
+  }
+}

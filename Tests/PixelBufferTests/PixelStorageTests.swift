@@ -1,0 +1,42 @@
+// PixelStorageTests.swift — large blocks (mapped with huge pages on Linux) behave like any other:
+// zeroed when asked, writable end to end, aligned, and released.
+
+import XCTest
+
+@testable import PixelBufferModule
+
+final class PixelStorageTests: XCTestCase {
+  func testLargeBlocksAreZeroedWritableAndAligned() {
+    for bytes in [PixelStorage.hugePageMinimumBytes, PixelStorage.hugePageMinimumBytes + 12_345, 18_000_064] {
+      let storage = PixelStorage(byteCount: bytes, zeroed: true)
+      XCTAssertEqual(storage.byteCount, bytes)
+      let address = UInt(bitPattern: storage.baseAddress)
+      XCTAssertEqual(address % UInt(PixelStorage.alignment), 0)
+      #if os(Linux)
+      XCTAssertEqual(address % UInt(PixelStorage.hugePageBytes), 0, "a large block starts on a huge page")
+      #endif
+      let p = storage.baseAddress.assumingMemoryBound(to: UInt8.self)
+      XCTAssertEqual(p[0], 0)
+      XCTAssertEqual(p[bytes / 2], 0)
+      XCTAssertEqual(p[bytes - 1], 0)
+      p[0] = 1
+      p[bytes - 1] = 255
+      XCTAssertEqual(p[0] &+ p[bytes - 1], 0)
+    }
+  }
+
+  func testBuffersOverLargeBlocksKeepTheirPixels() {
+    // 1200 × 1000 RGBA = 4.8 MB: above the huge-page threshold.
+    var buffer = PixelBuffer(width: 1200, height: 1000, format: .rgba8, zeroed: true)
+    buffer.withUnsafeMutablePixels(as: UInt8.self) { px in
+      for y in 0..<1000 { for x in 0..<4800 { px[row: y][x] = UInt8(truncatingIfNeeded: x &* 7 &+ y) } }
+    }
+    let copy = buffer
+    buffer.withUnsafeMutablePixels(as: UInt8.self) { px in px[row: 999][4799] = 0 }  // copy-on-write
+    copy.withUnsafePixels(as: UInt8.self) { px in
+      XCTAssertEqual(px[row: 999][4799], UInt8(truncatingIfNeeded: 4799 &* 7 &+ 999))
+      XCTAssertEqual(px[row: 500][10], UInt8(truncatingIfNeeded: 70 &+ 500))
+    }
+    buffer.withUnsafePixels(as: UInt8.self) { px in XCTAssertEqual(px[row: 999][4799], 0) }
+  }
+}
