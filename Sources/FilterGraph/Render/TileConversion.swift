@@ -355,7 +355,9 @@ extension TileConversion {
   /// `store` for a LINEAR-light tile into an 8-bit sRGB-encoded output (see `storesLinear8`):
   /// each value goes to its code in one table lookup, instead of `SRGBCurve.encodeRow` and then
   /// quantising. The codes are the exact encode's, rounded (the two-step path's float encode is
-  /// within 3e-6 of it, so they differ at most by one, next to a rounding boundary).
+  /// within 3e-6 of it, so they differ at most by one, next to a rounding boundary). With AVX2,
+  /// each row's whole groups of eight pixels go through the C kernel `fg_linear8_row` (three
+  /// 8-lane gathers per eight pixels instead of 24 scalar lookups, about twice as fast per pixel).
   static func storeLinear8(_ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat) {
     storeLinear8(tile, into: base, rowBytes: rowBytes, format: format, kernel: Linear8.useKernel)
   }
