@@ -34,6 +34,15 @@ let package = Package(
       ],
       path: "Benchmarks/FilterBenchmarks",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")])
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    // 1 worker against 2, interleaved render by render (see its header).
+    .executableTarget(
+      name: "ScalingDriver",
+      dependencies: [
+        .product(name: "FilterGraph", package: root),
+        .product(name: "PixelBufferModule", package: root),
+      ],
+      path: "ScalingDriver",
+      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
   ]
 )

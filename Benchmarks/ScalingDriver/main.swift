@@ -1,0 +1,127 @@
+// ScalingDriver — 1 worker against 2 workers, interleaved, for every filter of the benchmarks.
+//
+// ordo-one/benchmark runs all 1-worker cases before the 2-worker ones, so a neighbour that starts
+// or stops in between skews a row. This driver alternates the two renderers render by render
+// (ABAB, then BABA) and prints, per filter, the median wall time and process CPU time of each and
+// their ratio, plus minor page faults. On a shared machine run it several times: the spread
+// between runs is the neighbours.
+//
+//   cd Benchmarks && swift build -c release --product ScalingDriver
+//   .build/release/ScalingDriver bench [case,case,…] [pairs]    # default: every case, 15 pairs
+//   .build/release/ScalingDriver hash                            # output digests at 1 and 2 workers
+//
+import FilterGraph
+import Foundation
+import PixelBufferModule
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let inputSize = Size(width: 3000, height: 2000)
+let photo: PixelBuffer = {
+  var buffer = PixelBuffer(width: inputSize.width, height: inputSize.height, format: .rgb8)
+  let (w, h) = (inputSize.width, inputSize.height)
+  buffer.withUnsafeMutableBaseAddress { base, stride in
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for y in 0..<h {
+      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+      let fy = Double(y) / Double(h)
+      for x in 0..<w {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let noise = Double(Int(truncatingIfNeeded: (state >> 56) & 0x1F) - 16)
+        let fx = Double(x) / Double(w)
+        let wave = 40 * sin(Double(x) * 0.013 + 3 * fy) * cos(Double(y) * 0.021 - 2 * fx)
+        row[3 * x] = UInt8(max(0, min(255, (60 + 150 * fx + wave + noise).rounded())))
+        row[3 * x + 1] = UInt8(max(0, min(255, (40 + 120 * fy + 0.7 * wave + noise).rounded())))
+        row[3 * x + 2] = UInt8(max(0, min(255, (200 - 120 * fx * fy - wave + noise).rounded())))
+      }
+    }
+  }
+  return buffer
+}()
+let logo: PixelBuffer = {
+  var buffer = PixelBuffer(width: 600, height: 400, format: .rgba8)
+  buffer.withUnsafeMutableBaseAddress { base, stride in
+    for y in 0..<400 {
+      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+      for x in 0..<600 {
+        row[4 * x] = 255; row[4 * x + 1] = UInt8(x * 255 / 599); row[4 * x + 2] = UInt8(y * 255 / 399); row[4 * x + 3] = UInt8(64 + (x + y) % 128)
+      }
+    }
+  }
+  return buffer
+}()
+let cases: [(String, @Sendable (Image) -> Image)] = [
+  ("identity", { $0 }),
+  ("scale05", { $0.scaled(by: 0.5) }),
+  ("scale05enc", { $0.scaled(by: 0.5, linearLight: false) }),
+  ("scalefit", { $0.scaled(toFit: Size(width: 800, height: 800)) }),
+  ("blur2", { $0.blurred(sigma: 2) }),
+  ("blur5", { $0.blurred(sigma: 5) }),
+  ("blur5enc", { $0.blurred(sigma: 5, linearLight: false) }),
+  ("box5", { $0.boxBlurred(radius: 5) }),
+  ("sharpen1", { $0.sharpened(sigma: 1, amount: 1) }),
+  ("tint", { $0.tinted(Color(red: 1, green: 128.0 / 255, blue: 0), amount: 0.3) }),
+  ("sepia", { $0.sepiaToned() }),
+  ("sepialin", { $0.applyingColorMatrix(.sepia(), in: .linear) }),
+  ("gray", { $0.converted(to: .gray) }),
+  ("composite", { Image(buffer: logo).composited(over: $0, gravity: .southEast, margin: 24, opacity: 0.5) }),
+  ("rotate", { $0.rotated(byDegrees: 90) }),
+]
+let env = ProcessInfo.processInfo.environment
+let args = CommandLine.arguments
+let mode = args.count > 1 ? args[1] : "bench"
+let names = args.count > 2 ? Set(args[2].split(separator: ",").map(String.init)) : Set(cases.map(\.0))
+let reps = args.count > 3 ? Int(args[3])! : 15
+let renderers = [1: Renderer(options: RendererOptions(threads: 1)), 2: Renderer(options: RendererOptions(threads: 2))]
+
+func cpu() -> (Double, Int) {
+  var u = rusage(); getrusage(RUSAGE_SELF.rawValue, &u)
+  return (Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6, u.ru_minflt)
+}
+func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 }
+func median(_ a: [Double]) -> Double { let s = a.sorted(); return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2 }
+
+if mode == "w1" || mode == "w2" {
+  let t = mode == "w1" ? 1 : 2
+  for (name, make) in cases where names.contains(name) {
+    for _ in 0..<reps {
+      let a = now()
+      let out = try renderers[t]!.render(make(Image(buffer: photo)))
+      let b = now()
+      withExtendedLifetime(out) {}
+      FileHandle.standardError.write("R \(name) \(String(format: "%.6f %.6f", a, b))\n".data(using: .utf8)!)
+    }
+  }
+  exit(0)
+}
+if mode == "hash" {
+  for (name, make) in cases where names.contains(name) {
+    for t in [1, 2] {
+      let out = try renderers[t]!.render(make(Image(buffer: photo)))
+      var h: UInt64 = 0xcbf29ce484222325
+      out.withUnsafeBaseAddress { p, stride in
+        let rb = out.width * out.format.bytesPerPixel
+        for y in 0..<out.height { let r = (p + y * stride).assumingMemoryBound(to: UInt8.self); for x in 0..<rb { h = (h ^ UInt64(r[x])) &* 0x100000001b3 } }
+      }
+      print(name, t, out.width, out.height, String(h, radix: 16))
+    }
+  }
+  exit(0)
+}
+print(String(format: "%-11@ %7@ %7@ %7@ %7@ %6@ %6@ %7@ %7@", "case", "w1 ms", "w2 ms", "cpu1", "cpu2", "wall×", "cpu×", "flt1", "flt2"))
+for (name, make) in cases where names.contains(name) {
+  var wall = [1: [Double](), 2: []], cput = [1: [Double](), 2: []], flt = [1: [Double](), 2: []]
+  for t in [1, 2] { _ = try renderers[t]!.render(make(Image(buffer: photo))) }
+  for r in 0..<reps {
+    for t in (r % 2 == 0 ? [1, 2] : [2, 1]) {
+      let (c0, f0) = cpu(); let w0 = now()
+      let out = try renderers[t]!.render(make(Image(buffer: photo)))
+      let w1 = now(); let (c1, f1) = cpu()
+      withExtendedLifetime(out) {}
+      wall[t]!.append(w1 - w0); cput[t]!.append(c1 - c0); flt[t]!.append(Double(f1 - f0))
+    }
+  }
+  let a = median(wall[1]!), b = median(wall[2]!), c = median(cput[1]!), d = median(cput[2]!)
+  print(String(format: "%-11@ %7.1f %7.1f %7.1f %7.1f %6.2f %6.2f %7.0f %7.0f", name, a * 1e3, b * 1e3, c * 1e3, d * 1e3, a / b, d / c, median(flt[1]!), median(flt[2]!)))
+}
