@@ -521,6 +521,8 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
     return cj_fail(&e->err, CJ_ERR_USAGE, "The encoder takes 1 (gray) or 3 (RGB) components");
   if (p->width == 0 || p->height == 0)
     return cj_fail(&e->err, CJ_ERR_USAGE, "The image to encode is empty");
+  if (p->restart_interval > 65535)
+    return cj_fail(&e->err, CJ_ERR_USAGE, "The restart interval exceeds 65535 MCUs");
   if (setjmp(e->err.jump)) {
     e->stage = STAGE_FAILED;
     return e->err.status;
@@ -548,6 +550,7 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
     }
   }
   e->cinfo.optimize_coding = p->optimize_coding ? TRUE : FALSE;
+  e->cinfo.restart_interval = (unsigned int)p->restart_interval;
   if (p->progressive) jpeg_simple_progression(&e->cinfo);
   jpeg_start_compress(&e->cinfo, TRUE);
   if (p->icc != NULL && p->icc_length > 0)

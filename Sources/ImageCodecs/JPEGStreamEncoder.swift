@@ -40,7 +40,11 @@ public final class JPEGStreamEncoder {
   /// The size of the chunks a `.handle` destination receives (the last one may be shorter).
   public static let chunkSize = Int(CJ_FD_CHUNK_SIZE)
 
-  private let handle: OpaquePointer
+  /// True when strips are compressed in parallel on an executor (see `init`).
+  public var isParallel: Bool { strips != nil }
+
+  private let handle: OpaquePointer?
+  private let strips: JPEGStripEncoder?
   private let output: OutputHandle?
   private var isFinished = false
   private var failure: CodecError?
@@ -48,11 +52,33 @@ public final class JPEGStreamEncoder {
   /// Starts a JPEG of `size` pixels with `layout` channels (an alpha layout means the same
   /// layout without alpha), embedding `iccProfile` when given and `options.embedsICCProfile`.
   ///
+  /// With an `executor`, a baseline file with standard Huffman tables (not progressive, not
+  /// `optimizesHuffmanCoding`) is compressed in parallel: strips of whole MCU rows (at least 64
+  /// rows) are encoded by independent libjpeg compressors on the executor and joined with
+  /// restart markers (a DRI interval of one strip). The decoded pixels are exactly those of the
+  /// serial encode (only the DC prediction restarts at each strip) and the file is a few bytes
+  /// per strip larger. At most `maxStripsInFlight` strips are queued or held compressed; the
+  /// rows of a queued strip are the caller's buffers, kept (not copied) until compressed.
+  /// Without an executor, or for progressive or optimised files, everything runs on the calling
+  /// thread, streaming as it goes.
+  ///
   /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
   ///   side) or a quality outside 1…100; `.io` when writing the headers to `destination` fails.
-  public init(
+  public convenience init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
-    iccProfile: Data? = nil, to destination: Destination = .memory
+    iccProfile: Data? = nil, to destination: Destination = .memory,
+    executor: JPEGStripExecutor? = nil, maxStripsInFlight: Int = 6
+  ) throws {
+    try self.init(
+      size: size, layout: layout, options: options, iccProfile: iccProfile, to: destination,
+      executor: executor, maxStripsInFlight: maxStripsInFlight, stripRows: nil)
+  }
+
+  /// As the public initialiser, with the rows per strip chosen (rounded up to whole MCU rows; for
+  /// tests).
+  init(
+    size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, iccProfile: Data?,
+    to destination: Destination, executor: JPEGStripExecutor?, maxStripsInFlight: Int, stripRows: Int?
   ) throws {
     guard (1...65500).contains(size.width), (1...65500).contains(size.height) else {
       throw CodecError(
@@ -67,15 +93,10 @@ public final class JPEGStreamEncoder {
     case .memory: output = nil
     case .handle(let handle): output = handle
     }
-    guard let created = output.map({ cj_encoder_create_fd($0.fileDescriptor) }) ?? cj_encoder_create()
-    else {
-      throw CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
-    }
     self.output = output
     self.size = size
     self.layout = layout.withoutAlpha
     self.options = options
-    handle = created
     let subsampling: cj_subsampling
     switch options.chromaSubsampling {
     case .s444: subsampling = CJ_SUBSAMPLE_444
@@ -83,6 +104,24 @@ public final class JPEGStreamEncoder {
     case .s420: subsampling = CJ_SUBSAMPLE_420
     }
     let icc = options.embedsICCProfile ? iccProfile.flatMap { $0.isEmpty ? nil : [UInt8]($0) } : nil
+    if let executor, !options.isProgressive, !options.optimizesHuffmanCoding,
+      let strips = JPEGStripEncoder.layout(
+        width: size.width, components: self.layout == .gray ? 1 : 3,
+        subsampling: options.chromaSubsampling, requestedRows: stripRows)
+    {
+      handle = nil
+      self.strips = JPEGStripEncoder(
+        size: size, layout: self.layout, quality: options.quality, subsampling: subsampling,
+        strips: strips, icc: icc, output: output, executor: executor,
+        maxStripsInFlight: maxStripsInFlight)
+      return
+    }
+    strips = nil
+    guard let created = output.map({ cj_encoder_create_fd($0.fileDescriptor) }) ?? cj_encoder_create()
+    else {
+      throw CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
+    }
+    handle = created
     let status = icc.withOptionalBytes { iccBytes in
       var params = cj_encode_params(
         width: UInt32(size.width), height: UInt32(size.height),
@@ -90,11 +129,10 @@ public final class JPEGStreamEncoder {
         subsampling: Int32(bitPattern: subsampling.rawValue),
         progressive: options.isProgressive ? 1 : 0,
         optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
-        icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0)
-      return cj_encoder_start(handle, &params)
+        icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0, restart_interval: 0)
+      return cj_encoder_start(created, &params)
     }
-    if let error = Self.error(handle, status, output: output) {
-      cj_encoder_destroy(handle)
+    if let error = Self.error(created, status, output: output) {
       throw error
     }
   }
@@ -130,35 +168,20 @@ public final class JPEGStreamEncoder {
         "Too many rows for this JPEG: \(rowsWritten) of \(size.height) are written and \(rows.height) more arrived.")
     }
     guard rows.height > 0 else { return }
-    let direct = rows.format.layout == layout && rows.format.component == .uint8
-    let status: Int32 = rows.withUnsafeBaseAddress { base, rowBytes in
-      if direct {
-        let pointers = (0..<rows.height).map {
-          Optional((base + $0 * rowBytes).assumingMemoryBound(to: UInt8.self))
-        }
-        return writeRows(pointers)
+    if let strips {
+      do {
+        try strips.write(rows: rows)
+        rowsWritten += rows.height
+      } catch let error as CodecError {
+        failure = error
+        throw error
       }
-      // Drop alpha and/or keep the high byte of 16-bit values, one row at a time.
-      let outChannels = layout.channelCount, inChannels = rows.format.channelCount
-      var row = [UInt8](repeating: 0, count: size.width * outChannels)
-      for y in 0..<rows.height {
-        let line = base + y * rowBytes
-        if rows.format.component == .uint8 {
-          let src = line.assumingMemoryBound(to: UInt8.self)
-          for x in 0..<size.width {
-            for c in 0..<outChannels { row[x * outChannels + c] = src[x * inChannels + c] }
-          }
-        } else {
-          let src = line.assumingMemoryBound(to: UInt16.self)
-          for x in 0..<size.width {
-            for c in 0..<outChannels { row[x * outChannels + c] = UInt8(src[x * inChannels + c] >> 8) }
-          }
-        }
-        let status = row.withUnsafeBufferPointer { writeRows([$0.baseAddress]) }
-        if status != 0 { return status }
-      }
-      return 0
+      return
     }
+    guard let handle else { return }
+    var written = 0
+    let status = Self.compress(rows, rows: 0..<rows.height, layout: layout, encoder: handle) { written += $0 }
+    rowsWritten += written
     if let error = Self.error(handle, status, output: output) {
       failure = error
       throw error
@@ -182,6 +205,15 @@ public final class JPEGStreamEncoder {
         "The JPEG encoder was finished after \(rowsWritten) of \(size.height) rows.")
     }
     isFinished = true
+    if let strips {
+      do {
+        return try strips.finish()
+      } catch let error as CodecError {
+        failure = error
+        throw error
+      }
+    }
+    guard let handle else { return nil }
     var bytes: UnsafePointer<UInt8>?
     var length = 0
     let status = cj_encoder_finish(handle, &bytes, &length)
@@ -194,13 +226,48 @@ public final class JPEGStreamEncoder {
     return Data(bytes: bytes, count: length)
   }
 
-  private func writeRows(_ pointers: [UnsafePointer<UInt8>?]) -> Int32 {
-    var written: UInt32 = 0
-    let status = pointers.withUnsafeBufferPointer { buffer in
-      cj_encoder_write_rows(handle, buffer.baseAddress, UInt32(buffer.count), &written)
+  /// Feeds rows `range` of `rows` to the started libjpeg `encoder`, converting them to packed
+  /// 8-bit `layout` pixels when needed; `counted` receives the number of rows libjpeg took.
+  /// Returns the shim's status.
+  static func compress(
+    _ rows: PixelBuffer, rows range: Range<Int>, layout: ChannelLayout, encoder: OpaquePointer,
+    counted: (Int) -> Void
+  ) -> Int32 {
+    let width = rows.width
+    let direct = rows.format.layout == layout && rows.format.component == .uint8
+    func feed(_ pointers: [UnsafePointer<UInt8>?]) -> Int32 {
+      var written: UInt32 = 0
+      let status = pointers.withUnsafeBufferPointer { buffer in
+        cj_encoder_write_rows(encoder, buffer.baseAddress, UInt32(buffer.count), &written)
+      }
+      counted(Int(written))
+      return status
     }
-    rowsWritten += Int(written)
-    return status
+    return rows.withUnsafeBaseAddress { base, rowBytes in
+      if direct {
+        return feed(range.map { Optional(UnsafePointer((base + $0 * rowBytes).assumingMemoryBound(to: UInt8.self))) })
+      }
+      // Drop alpha and/or keep the high byte of 16-bit values, one row at a time.
+      let outChannels = layout.channelCount, inChannels = rows.format.channelCount
+      var row = [UInt8](repeating: 0, count: width * outChannels)
+      for y in range {
+        let line = base + y * rowBytes
+        if rows.format.component == .uint8 {
+          let src = line.assumingMemoryBound(to: UInt8.self)
+          for x in 0..<width {
+            for c in 0..<outChannels { row[x * outChannels + c] = src[x * inChannels + c] }
+          }
+        } else {
+          let src = line.assumingMemoryBound(to: UInt16.self)
+          for x in 0..<width {
+            for c in 0..<outChannels { row[x * outChannels + c] = UInt8(src[x * inChannels + c] >> 8) }
+          }
+        }
+        let status = row.withUnsafeBufferPointer { feed([$0.baseAddress]) }
+        if status != 0 { return status }
+      }
+      return 0
+    }
   }
 
   private static func error(_ handle: OpaquePointer, _ status: Int32, output: OutputHandle?) -> CodecError? {
@@ -213,15 +280,5 @@ public final class JPEGStreamEncoder {
     return LibJPEG.error(
       status: status, message: String(cString: cj_encoder_message(handle)), parameter: 0,
       decoding: false)
-  }
-}
-
-extension Optional where Wrapped == [UInt8] {
-  /// Calls `body` with the array's bytes, or nil.
-  fileprivate func withOptionalBytes<R>(_ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-    switch self {
-    case .some(let array): return array.withUnsafeBufferPointer { body($0) }
-    case .none: return body(nil)
-    }
   }
 }

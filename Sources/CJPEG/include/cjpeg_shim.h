@@ -189,6 +189,9 @@ typedef struct {
   /// An ICC profile to embed (APP2 ICC_PROFILE segments), or NULL.
   const uint8_t *icc;
   size_t icc_length;
+  /// The restart interval in MCUs written in a DRI marker (0: none). The parallel strip encoder
+  /// sets it to the MCUs of one whole strip, so the strip itself holds no RST marker.
+  uint32_t restart_interval;
 } cj_encode_params;
 
 /// Creates an encoder writing to a growable memory buffer. Returns NULL only when out of memory.
