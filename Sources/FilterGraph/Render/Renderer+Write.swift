@@ -53,6 +53,9 @@ public struct WriteOptions: Hashable, Sendable {
 /// PNG compression segments run on the renderer's own worker pool (no other threads).
 extension WorkerPool: PNGSegmentExecutor {}
 
+/// Baseline JPEG strips are compressed on the renderer's own worker pool too.
+extension WorkerPool: JPEGStripExecutor {}
+
 extension Renderer {
   /// Renders `image` and writes it to `url` atomically: the file appears complete or not at all,
   /// an existing file is replaced only once the new one is whole, and protected inputs are never
@@ -125,11 +128,14 @@ extension Renderer {
       let jpeg = JPEGEncodeOptions(
         quality: options.jpegQuality, chromaSubsampling: options.jpegChromaSubsampling,
         isProgressive: options.jpegProgressive, optimizesHuffmanCoding: options.jpegOptimizesCoding)
-      // Streamed to the handle in 256 KiB chunks as libjpeg fills them: no in-memory copy of the
-      // file (jpeg_mem_dest would grow a buffer by doubling, touching about twice its size).
+      // Baseline files: strips of whole MCU rows are compressed in parallel on the pool (the
+      // band buffers are kept, not copied, until their strip is compressed) and joined with
+      // restart markers, written in order as they complete. Progressive or optimised files are
+      // compressed on this thread, streamed to the handle in 256 KiB chunks as libjpeg fills them.
       let encoder = try JPEGStreamEncoder(
         size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile,
-        to: handle.map { .handle($0) } ?? .memory)
+        to: handle.map { .handle($0) } ?? .memory, executor: pool,
+        maxStripsInFlight: 2 * pool.threadCount + 2)
       try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     }
