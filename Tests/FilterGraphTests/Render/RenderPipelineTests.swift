@@ -84,6 +84,28 @@ final class RenderPipelineTests: XCTestCase {
     }
   }
 
+  /// Baseline JPEGs are compressed in strips on the worker pool and joined with restart markers:
+  /// whatever the thread count and band height, they decode to exactly the pixels of a serial
+  /// encode of the rendered image, and carry a DRI marker.
+  func testParallelJPEGDecodesToTheSerialEncodesPixels() throws {
+    let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")).rotated(byDegrees: 90)
+    for (threads, bandHeight) in [(1, 7), (2, 16), (3, 64), (2, 1)] {
+      let renderer = Renderer(options: RendererOptions(threads: threads, tileSize: Size(width: 64, height: bandHeight)))
+      for subsampling in [JPEGEncodeOptions.ChromaSubsampling.s420, .s444] {
+        let options = WriteOptions(jpegQuality: 90, jpegChromaSubsampling: subsampling)
+        let parallel = try renderer.encode(image, format: .jpeg, options: options)
+        let pixels = try renderer.render(image, format: PixelFormat(layout: .rgb, component: .uint8))
+        let serial = try JPEGEncoder.encode(
+          pixels, options: JPEGEncodeOptions(quality: 90, chromaSubsampling: subsampling, optimizesHuffmanCoding: false))
+        let label = "\(threads) threads, bands of \(bandHeight), \(subsampling)"
+        XCTAssertEqual(
+          try JPEGDecoder.decode(parallel).integerValues(), try JPEGDecoder.decode(serial).integerValues(), label)
+        let bytes = [UInt8](parallel)
+        XCTAssertTrue(zip(bytes, bytes.dropFirst()).contains { $0 == 0xFF && $1 == 0xDD }, "no DRI marker: \(label)")
+      }
+    }
+  }
+
   /// A JPEG render to a full disk (/dev/full) fails with `.io`, and says why.
   func testJPEGWriteToAFullDiskIsAnIOError() throws {
     guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
