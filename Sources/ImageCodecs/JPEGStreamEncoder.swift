@@ -6,7 +6,9 @@ import PixelBufferModule
 /// Encodes a JPEG from rows delivered top to bottom in strips (for example tile rows from a
 /// renderer), so the whole image never has to exist at once. The compressed bytes either
 /// accumulate in memory and are returned by `finish()`, or stream to an `OutputHandle` in
-/// 256 KiB chunks as libjpeg produces them (no copy of the file is ever held).
+/// 256 KiB chunks as libjpeg produces them (no copy of the file is ever held). Given an executor,
+/// a baseline file is instead compressed in parallel strips joined by restart markers (see
+/// `JPEGStripEncoder`), written in order as they complete; the decoded pixels are the same.
 ///
 /// ```swift
 /// let encoder = try JPEGStreamEncoder(size: size, layout: .rgb, options: JPEGEncodeOptions(quality: 85))
@@ -19,7 +21,7 @@ import PixelBufferModule
 /// those (the high byte is kept). Float rows throw `.invalidArgument` — convert them first.
 /// EXIF orientation is not written: orient the pixels before encoding.
 ///
-/// An encoder is not thread-safe; use one per thread.
+/// An encoder is not thread-safe; use one per thread (its executor's jobs touch only their own strip).
 public final class JPEGStreamEncoder {
   /// Where the compressed bytes go.
   public enum Destination {
