@@ -414,6 +414,8 @@ struct cj_encoder {
   // Memory destination (fd < 0): jpeg_mem_dest's buffer.
   unsigned char *out;
   unsigned long out_size;
+  // The buffer cj_encoder_create_with_capacity preallocated (libjpeg replaces `out` when it grows).
+  unsigned char *initial;
   // Descriptor destination (fd >= 0): one chunk, written out each time libjpeg fills it.
   int fd;
   struct jpeg_destination_mgr dest;
@@ -490,6 +492,19 @@ static cj_encoder *cj_encoder_make(int fd) {
 
 cj_encoder *cj_encoder_create(void) { return cj_encoder_make(-1); }
 
+cj_encoder *cj_encoder_create_with_capacity(size_t capacity) {
+  cj_encoder *e = cj_encoder_make(-1);
+  if (e == NULL || capacity == 0) return e;
+  e->out = malloc(capacity);
+  if (e->out == NULL) {
+    cj_encoder_destroy(e);
+    return NULL;
+  }
+  e->out_size = capacity;
+  e->initial = e->out;
+  return e;
+}
+
 cj_encoder *cj_encoder_create_fd(int fd) {
   if (fd < 0) return NULL;
   return cj_encoder_make(fd);
@@ -502,6 +517,7 @@ uint64_t cj_encoder_bytes_written(const cj_encoder *e) { return e != NULL ? e->w
 void cj_encoder_destroy(cj_encoder *e) {
   if (e == NULL) return;
   if (e->created) jpeg_destroy_compress(&e->cinfo);
+  if (e->initial != NULL && e->initial != e->out) free(e->initial);
   free(e->out);  // jpeg_mem_dest's buffer is the caller's to free, even after an error
   free(e->chunk);
   free(e);

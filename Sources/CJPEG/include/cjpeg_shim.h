@@ -197,6 +197,11 @@ typedef struct {
 /// Creates an encoder writing to a growable memory buffer. Returns NULL only when out of memory.
 cj_encoder *cj_encoder_create(void);
 
+/// Creates an encoder writing to a memory buffer of `capacity` bytes allocated now (grown by
+/// doubling only if the data does not fit), sparing the copies of growing from 4 KiB. Returns
+/// NULL only when out of memory.
+cj_encoder *cj_encoder_create_with_capacity(size_t capacity);
+
 /// The size of the chunks an encoder created by cj_encoder_create_fd hands to write(2).
 #define CJ_FD_CHUNK_SIZE (256 * 1024)
 

@@ -1,6 +1,7 @@
 // Renderer+Write.swift — rendering straight into an encoder, band by band.
 //
-// Bands of tiles are encoded in order as they finish while workers compute the next ones, so
+// Bands of tiles are encoded in order as they finish while workers compute the next ones (PNG
+// segments and baseline JPEG strips are compressed on the workers too), so
 // memory holds the decoded sources plus a few bands, never a full-size copy of the output.
 
 import Foundation
@@ -130,12 +131,14 @@ extension Renderer {
         isProgressive: options.jpegProgressive, optimizesHuffmanCoding: options.jpegOptimizesCoding)
       // Baseline files: strips of whole MCU rows are compressed in parallel on the pool (the
       // band buffers are kept, not copied, until their strip is compressed) and joined with
-      // restart markers, written in order as they complete. Progressive or optimised files are
-      // compressed on this thread, streamed to the handle in 256 KiB chunks as libjpeg fills them.
+      // restart markers, written in order as they complete. One strip in flight per worker (at
+      // least 2): more only kept band buffers alive longer (W4b with 6: +3 MB RSS, +10 ms CPU,
+      // no faster). Progressive or optimised files are compressed on this thread, streamed to
+      // the handle in 256 KiB chunks as libjpeg fills them.
       let encoder = try JPEGStreamEncoder(
         size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile,
         to: handle.map { .handle($0) } ?? .memory, executor: pool,
-        maxStripsInFlight: 2 * pool.threadCount + 2)
+        maxStripsInFlight: max(2, pool.threadCount))
       try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     }
