@@ -28,6 +28,7 @@ let package = Package(
       name: "FilterBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "BenchmarkInputs",
         .product(name: "FilterGraph", package: root),
         .product(name: "ImageCodecs", package: root),
         .product(name: "PixelBufferModule", package: root),
@@ -35,10 +36,19 @@ let package = Package(
       path: "Benchmarks/FilterBenchmarks",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    // The pictures both executables render.
+    .target(
+      name: "BenchmarkInputs",
+      dependencies: [
+        .product(name: "FilterGraph", package: root),
+        .product(name: "PixelBufferModule", package: root),
+      ],
+      path: "BenchmarkInputs"),
     // 1 worker against 2, interleaved render by render (see its header).
     .executableTarget(
       name: "ScalingDriver",
       dependencies: [
+        "BenchmarkInputs",
         .product(name: "FilterGraph", package: root),
         .product(name: "PixelBufferModule", package: root),
       ],

@@ -10,6 +10,7 @@
 //   .build/release/ScalingDriver bench [case,case,…] [pairs]    # default: every case, 15 pairs
 //   .build/release/ScalingDriver hash                            # output digests at 1 and 2 workers
 //
+import BenchmarkInputs
 import FilterGraph
 import Foundation
 import PixelBufferModule
@@ -17,40 +18,8 @@ import PixelBufferModule
 import Glibc
 #endif
 
-let inputSize = Size(width: 3000, height: 2000)
-let photo: PixelBuffer = {
-  var buffer = PixelBuffer(width: inputSize.width, height: inputSize.height, format: .rgb8)
-  let (w, h) = (inputSize.width, inputSize.height)
-  buffer.withUnsafeMutableBaseAddress { base, stride in
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    for y in 0..<h {
-      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-      let fy = Double(y) / Double(h)
-      for x in 0..<w {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let noise = Double(Int(truncatingIfNeeded: (state >> 56) & 0x1F) - 16)
-        let fx = Double(x) / Double(w)
-        let wave = 40 * sin(Double(x) * 0.013 + 3 * fy) * cos(Double(y) * 0.021 - 2 * fx)
-        row[3 * x] = UInt8(max(0, min(255, (60 + 150 * fx + wave + noise).rounded())))
-        row[3 * x + 1] = UInt8(max(0, min(255, (40 + 120 * fy + 0.7 * wave + noise).rounded())))
-        row[3 * x + 2] = UInt8(max(0, min(255, (200 - 120 * fx * fy - wave + noise).rounded())))
-      }
-    }
-  }
-  return buffer
-}()
-let logo: PixelBuffer = {
-  var buffer = PixelBuffer(width: 600, height: 400, format: .rgba8)
-  buffer.withUnsafeMutableBaseAddress { base, stride in
-    for y in 0..<400 {
-      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-      for x in 0..<600 {
-        row[4 * x] = 255; row[4 * x + 1] = UInt8(x * 255 / 599); row[4 * x + 2] = UInt8(y * 255 / 399); row[4 * x + 3] = UInt8(64 + (x + y) % 128)
-      }
-    }
-  }
-  return buffer
-}()
+let photo = BenchmarkInputs.photo
+let logo = BenchmarkInputs.logo
 let cases: [(String, @Sendable (Image) -> Image)] = [
   ("identity", { $0 }),
   ("scale05", { $0.scaled(by: 0.5) }),

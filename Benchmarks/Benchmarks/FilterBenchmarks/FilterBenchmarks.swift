@@ -14,62 +14,18 @@
 // — except in the two "codec" rows, which decode and encode a JPEG held in memory.
 
 import Benchmark
+import BenchmarkInputs
 import FilterGraph
 import Foundation
 import ImageCodecs
 import PixelBufferModule
 
 /// Input size, from FILTERBENCH_SIZE (WIDTHxHEIGHT) or 3000 × 2000.
-let inputSize: Size = {
-  if let text = ProcessInfo.processInfo.environment["FILTERBENCH_SIZE"] {
-    let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-    if parts.count == 2, parts[0] > 0, parts[1] > 0 { return Size(width: parts[0], height: parts[1]) }
-  }
-  return Size(width: 3000, height: 2000)
-}()
-
-/// The deterministic test picture (see the file's header).
-let photo: PixelBuffer = {
-  var buffer = PixelBuffer(width: inputSize.width, height: inputSize.height, format: .rgb8)
-  let (w, h) = (inputSize.width, inputSize.height)
-  buffer.withUnsafeMutableBaseAddress { base, stride in
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    for y in 0..<h {
-      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-      let fy = Double(y) / Double(h)
-      for x in 0..<w {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let noise = Double(Int(truncatingIfNeeded: (state >> 56) & 0x1F) - 16)  // −16…15
-        let fx = Double(x) / Double(w)
-        let wave = 40 * sin(Double(x) * 0.013 + 3 * fy) * cos(Double(y) * 0.021 - 2 * fx)
-        let r = 60 + 150 * fx + wave + noise
-        let g = 40 + 120 * fy + 0.7 * wave + noise
-        let b = 200 - 120 * fx * fy - wave + noise
-        row[3 * x] = UInt8(max(0, min(255, r.rounded())))
-        row[3 * x + 1] = UInt8(max(0, min(255, g.rounded())))
-        row[3 * x + 2] = UInt8(max(0, min(255, b.rounded())))
-      }
-    }
-  }
-  return buffer
-}()
-
+let inputSize = BenchmarkInputs.size
+/// The deterministic test picture (see BenchmarkInputs).
+let photo = BenchmarkInputs.photo
 /// A 600 × 400 RGBA overlay (half-transparent gradient) for the composite row.
-let logo: PixelBuffer = {
-  var buffer = PixelBuffer(width: 600, height: 400, format: .rgba8)
-  buffer.withUnsafeMutableBaseAddress { base, stride in
-    for y in 0..<400 {
-      let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-      for x in 0..<600 {
-        row[4 * x] = 255
-        row[4 * x + 1] = UInt8(x * 255 / 599)
-        row[4 * x + 2] = UInt8(y * 255 / 399)
-        row[4 * x + 3] = UInt8(64 + (x + y) % 128)
-      }
-    }
-  }
-  return buffer
-}()
+let logo = BenchmarkInputs.logo
 
 /// The photo as an in-memory JPEG (Q90, 4:2:0), for the codec rows.
 let photoJPEG: Data = {
