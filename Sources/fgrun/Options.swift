@@ -17,6 +17,9 @@ struct EngineOptions: ParsableArguments {
       valueName: "n"))
   var maxPixels: Int?
 
+  @Flag(help: "Treat corrupt-data warnings (a truncated or damaged JPEG that libjpeg can patch up) as errors.")
+  var strict = false
+
   func validate() throws {
     if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
     if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1.") }
@@ -28,14 +31,14 @@ struct EngineOptions: ParsableArguments {
   func makeRenderer() -> Renderer {
     var options = RendererOptions()
     if let threads { options.threads = threads }
-    let renderer = Renderer(options: options)
+    let renderer = Renderer(options: options) { Console.error("fgrun: warning: \($0)") }
     RendererLifetime.keep(renderer)
     return renderer
   }
 
   /// How input files (and files a recipe loads) are read.
   var loadOptions: LoadOptions {
-    var options = LoadOptions()
+    var options = LoadOptions(strict: strict)
     if let maxPixels { options.limits = DecodeLimits(maxPixels: maxPixels) }
     return options
   }

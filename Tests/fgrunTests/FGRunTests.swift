@@ -113,6 +113,25 @@ final class FGRunTests: XCTestCase {
     XCTAssertTrue(inline.stderr.hasPrefix("-e:1:6: error: unknown parameter 'axs' for flip; did you mean 'axis'?"), inline.stderr)
   }
 
+  func testATruncatedJPEGWarnsAndStrictMakesItAnError() throws {
+    // The first 40 % of a JPEG: libjpeg patches up the rest (gray) and says so.
+    let whole = try Data(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    try whole.prefix(whole.count * 2 / 5).write(to: file("cut.jpg"))
+    let patched = try fgrun(["-e", "input", "cut.jpg", "out.jpg"])
+    XCTAssertEqual(patched.status, 0, patched.stderr)
+    XCTAssertTrue(patched.stderr.contains("fgrun: warning: cut.jpg: Premature end of JPEG file"), patched.stderr)
+    XCTAssertEqual(try Image(contentsOf: file("out.jpg")).size, Size(width: 227, height: 149))
+
+    let strict = try fgrun(["--strict", "-e", "blur 1", "cut.jpg", "strict.jpg"])
+    XCTAssertEqual(strict.status, 65, strict.stderr)
+    XCTAssertTrue(strict.stderr.contains("truncated"), strict.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("strict.jpg").path), "nothing written")
+
+    let clean = try fgrun(["--strict", "-e", "input", "in.png", "clean.png"])
+    XCTAssertEqual(clean.status, 0, clean.stderr)
+    XCTAssertEqual(clean.stderr, "", "an intact file gives no warning")
+  }
+
   func testInputErrorsExit65() throws {
     let missing = try fgrun(["-e", "flip", "nothere.png", "out.png"])
     XCTAssertEqual(missing.status, 65)

@@ -57,10 +57,18 @@ public final class Renderer: @unchecked Sendable {
   public let options: RendererOptions
   let pool: WorkerPool
   let cache: DecodeCache
+  /// Receives the sources' recoverable corrupt-data warnings (see `init`).
+  let warningHandler: (@Sendable (String) -> Void)?
 
   /// Creates a renderer and starts its worker threads.
-  public init(options: RendererOptions = RendererOptions()) {
+  ///
+  /// - Parameter warningHandler: called with each corrupt-data warning a decoder recovered from
+  ///   ("photo.jpg: Premature end of JPEG file": the rest of such an image is gray), once per
+  ///   decode, from the thread that renders. Without one they are dropped. To make them errors
+  ///   instead, load the sources with `LoadOptions(strict: true)`.
+  public init(options: RendererOptions = RendererOptions(), warningHandler: (@Sendable (String) -> Void)? = nil) {
     self.options = options
+    self.warningHandler = warningHandler
     self.pool = WorkerPool(threadCount: options.threads)
     self.cache = DecodeCache(byteLimit: options.cacheLimitBytes)
   }
@@ -105,7 +113,11 @@ public final class Renderer: @unchecked Sendable {
       }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
-      } else if let pixels = try cache.pixels(for: source.identity, decode: { try source.decodePixels() }) {
+      } else if let pixels = try cache.pixels(for: source.identity, decode: {
+        let (pixels, warnings) = try source.decodePixelsReportingWarnings()
+        warnings.forEach { warningHandler?($0) }
+        return pixels
+      }) {
         plan.decoded[ObjectIdentifier(node)] = pixels
       }
     }
@@ -285,6 +297,10 @@ public final class Renderer: @unchecked Sendable {
       }
       if b + window < bandCount { launch(b + window) }
     }
+    // Streamed sources are decoded by now: pass on what their decoders recovered from.
+    if let warningHandler {
+      for stream in plan.streamed.values { stream.warnings.forEach(warningHandler) }
+    }
   }
 }
 
@@ -357,7 +373,7 @@ extension Renderer {
       let reads = streamingWindow(plan, source: node),
       let decoder = try source.source.startedJPEGDecoder(scaleDenominator: source.scaleDenominator)
     else { return nil }
-    return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds)
+    return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
   }
 
   /// The rows of `source` a render must hold at once when it decodes them in order (`window`),

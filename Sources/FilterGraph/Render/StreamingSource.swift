@@ -40,8 +40,12 @@ final class StreamingSource: @unchecked Sendable {
   /// long and later rows become visible as soon as they exist.
   static let chunkRows = 16
 
-  init(decoder: JPEGDecoder, capacity: Int, bandEnds: [Int] = []) {
+  /// The source's name, for warnings.
+  let name: String
+
+  init(decoder: JPEGDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") {
     self.bandEnds = bandEnds
+    self.name = name
     let size = decoder.scaledSize!
     self.decoder = decoder
     self.capacity = max(1, min(capacity, size.height))
@@ -102,6 +106,13 @@ final class StreamingSource: @unchecked Sendable {
       // The window analysis guarantees this never happens; fail loudly rather than read stale rows.
       throw CodecError(.invalidArgument, "internal: streamed JPEG row \(first) was already dropped (window \(capacity)).")
     }
+  }
+
+  /// The decoder's corrupt-data warnings so far, prefixed with the source's name.
+  var warnings: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return decoder.warnings.map { "\(name): \($0)" }
   }
 
   /// The first byte of row `y` (prepared), column `x`.

@@ -47,7 +47,8 @@ public final class EncodedSource: @unchecked Sendable {
   private init(data: Data, url: URL?, identity: String, options: LoadOptions) throws {
     self.bytes = data
     self.url = url
-    self.identity = identity
+    // A strict load of the same bytes must not be served a lenient decode from the cache.
+    self.identity = options.strict ? identity + "/strict" : identity
     self.options = options
     let name = url?.lastPathComponent ?? "image data"
     guard let format = ImageFileFormat.sniff(data.prefix(8)) else {
@@ -66,6 +67,27 @@ public final class EncodedSource: @unchecked Sendable {
   public func decodedSize(scaleDenominator: Int) -> Size {
     let d = max(scaleDenominator, 1)
     return Size(width: (header.size.width + d - 1) / d, height: (header.size.height + d - 1) / d)
+  }
+
+  /// The name used in messages: the file's name, or "image data".
+  public var name: String { url?.lastPathComponent ?? "image data" }
+
+  /// Decodes the whole image and returns the decoders' corrupt-data warnings with it (libjpeg
+  /// recovered from them: a truncated JPEG comes back with its missing rows gray). With
+  /// `LoadOptions.strict`, JPEG warnings are errors instead.
+  public func decodeReportingWarnings(scaleDenominator: Int = 1) throws -> (buffer: PixelBuffer, warnings: [String]) {
+    switch header.fileFormat {
+    case .jpeg:
+      var options = JPEGDecodeOptions()
+      options.scaleDenominator = scaleDenominator
+      options.isStrict = self.options.strict
+      let result = try JPEGDecoder.decodeReportingWarnings(bytes, options: options, limits: self.options.limits)
+      return (result.buffer, result.warnings)
+    case .png:
+      let decoder = try PNGDecoder(data: bytes, limits: self.options.limits)
+      let buffer = try decoder.decodeRemaining()
+      return (buffer, decoder.warnings)
+    }
   }
 
   /// Decodes the whole image (at reduced size for JPEGs when `scaleDenominator` > 1).

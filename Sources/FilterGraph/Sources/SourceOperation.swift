@@ -11,6 +11,9 @@ public protocol SourceOperation: ImageOperation {
   /// The full decoded pixels, or nil for generated sources, which `fill` instead.
   /// The renderer calls this at most once per render, through its decode cache.
   func decodePixels() throws -> PixelBuffer?
+  /// `decodePixels`, and the recoverable corrupt-data warnings the decoder reported, each
+  /// prefixed with the source's name (the renderer passes them to its warning handler).
+  func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String])
   /// True when `decodePixels` returns a buffer that already exists (nothing to decode or cache).
   var isResident: Bool { get }
   /// Fills a tile of a generated source.
@@ -28,6 +31,8 @@ extension SourceOperation {
   public func fill(_ tile: inout Tile, space: WorkingSpace) {}
   /// Most sources are decoded.
   public var isResident: Bool { false }
+  /// Sources without a decoder have nothing to warn about.
+  public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) { (try decodePixels(), []) }
 }
 
 /// A JPEG or PNG source, optionally decoded at 1/2, 1/4 or 1/8 size (JPEG DCT scaling).
@@ -67,6 +72,11 @@ public struct EncodedSourceOperation: SourceOperation {
   }
 
   public func decodePixels() throws -> PixelBuffer? { try source.decode(scaleDenominator: scaleDenominator) }
+
+  public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
+    let (buffer, warnings) = try source.decodeReportingWarnings(scaleDenominator: scaleDenominator)
+    return (buffer, warnings.map { "\(source.name): \($0)" })
+  }
 }
 
 /// An existing `PixelBuffer`, used as it is: no copy, no decode.

@@ -153,4 +153,39 @@ final class StreamingDecodeTests: XCTestCase {
     XCTAssertNil(PassThrough(plan: try r.prepare(image), format: .rgba8))
     XCTAssertTrue(try r.render(image, format: .rgba8).hasSamePixels(as: try r.render(image.rotated(byDegrees: 360), format: .rgba8)))
   }
+
+  func testCorruptDataWarningsReachTheHandlerOnceForEitherDecodePath() throws {
+    let whole = try Data(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let cut = whole.prefix(whole.count * 2 / 5)
+    final class Collected: @unchecked Sendable {
+      let lock = NSLock()
+      var messages: [String] = []
+      func add(_ m: String) { lock.lock(); messages.append(m); lock.unlock() }
+    }
+    for streaming in [true, false] {
+      let seen = Collected()
+      let r = Renderer(
+        options: RendererOptions(tileSize: Size(width: 64, height: 8), streamingMinimumBytes: streaming ? 0 : .max),
+        warningHandler: { seen.add($0) })
+      let image = try Image(data: cut)
+      let out = try r.render(image)
+      XCTAssertEqual(out.size, Size(width: 227, height: 149), "the patched-up picture is still rendered")
+      XCTAssertEqual(r.statistics.streamedDecodes, streaming ? 1 : 0)
+      XCTAssertFalse(seen.messages.isEmpty, "streaming \(streaming): no warning")
+      XCTAssertTrue(seen.messages.allSatisfy { $0.hasPrefix("image data: ") }, "\(seen.messages)")
+      XCTAssertTrue(seen.messages.contains { $0.contains("Premature end of JPEG file") }, "\(seen.messages)")
+      // A second render of a cached decode does not warn again; an intact file never warns.
+      let count = seen.messages.count
+      if !streaming {
+        _ = try r.render(image)
+        XCTAssertEqual(seen.messages.count, count, "cached: decoded once, warned once")
+      }
+      _ = try r.render(try Image(data: whole))
+      XCTAssertEqual(seen.messages.count, count, "an intact JPEG gives no warning")
+      // Strict loading turns the warning into the render's error.
+      XCTAssertThrowsError(try r.render(try Image(data: cut, options: LoadOptions(strict: true)))) { error in
+        XCTAssertEqual((error as? CodecError)?.kind, .truncated, "\(error)")
+      }
+    }
+  }
 }
