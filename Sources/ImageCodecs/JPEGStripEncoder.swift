@@ -128,9 +128,8 @@ final class JPEGStripEncoder {
     let height: Int
     var pieces: [Piece] = []
     var rowCount = 0
-    // Results, guarded by `condition` until `done`.
-    let condition = NSCondition()
-    var done = false
+    // Results, published through `completion`.
+    let completion = JobCompletion()
     var encoder: OpaquePointer?
     var bytes: UnsafePointer<UInt8>?
     var length = 0
@@ -187,27 +186,17 @@ final class JPEGStripEncoder {
         failure = CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
       }
       pieces = []  // release the rows as soon as they are compressed
-      condition.lock()
-      self.encoder = encoder
-      self.bytes = result
-      self.length = resultLength
-      self.failure = failure
-      done = true
-      condition.broadcast()
-      condition.unlock()
+      completion.complete {
+        self.encoder = encoder
+        self.bytes = result
+        self.length = resultLength
+        self.failure = failure
+      }
     }
 
-    var isDone: Bool {
-      condition.lock()
-      defer { condition.unlock() }
-      return done
-    }
+    var isDone: Bool { completion.isDone }
 
-    func wait() {
-      condition.lock()
-      while !done { condition.wait() }
-      condition.unlock()
-    }
+    func wait() { completion.wait() }
   }
 
   private func currentStrip() -> Strip {

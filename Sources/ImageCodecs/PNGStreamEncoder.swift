@@ -250,9 +250,8 @@ public final class PNGStreamEncoder {
     let capacityRows: Int
     var rowCount = 0
     let isLast: Bool
-    // Results, guarded by `condition` until `done`.
-    let condition = NSCondition()
-    var done = false
+    // Results, published through `completion`.
+    let completion = JobCompletion()
     var status: Int32 = 0
     var output: UnsafeMutablePointer<UInt8>?
     var outputLength = 0
@@ -298,28 +297,18 @@ public final class PNGStreamEncoder {
       let s = cpng_segment_encode(
         rows.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(contextCount + rowCount), priorOnly,
         UInt32(rowCount), bpp, swap16, filters, level, isLast ? 1 : 0, &out, &length, &a, &filtered)
-      condition.lock()
-      status = s
-      output = out
-      outputLength = length
-      adler = a
-      filteredLength = filtered
-      done = true
-      condition.broadcast()
-      condition.unlock()
+      completion.complete {
+        status = s
+        output = out
+        outputLength = length
+        adler = a
+        filteredLength = filtered
+      }
     }
 
-    var isDone: Bool {
-      condition.lock()
-      defer { condition.unlock() }
-      return done
-    }
+    var isDone: Bool { completion.isDone }
 
-    func wait() {
-      condition.lock()
-      while !done { condition.wait() }
-      condition.unlock()
-    }
+    func wait() { completion.wait() }
   }
 
   /// The segment being filled, created (with its context rows copied) when needed.

@@ -1,0 +1,37 @@
+// JobCompletion.swift — "this job has finished" for the encoders' pool jobs.
+//
+// The PNG writer's segments and the JPEG writer's strips are compressed on a pool thread and
+// written in order by the encoding thread. Each keeps one of these: the job publishes its results
+// and marks itself done in one step; the writer polls `isDone` or blocks in `wait()` and then
+// reads the results (the lock orders the job's writes before the writer's reads).
+
+import Foundation
+
+/// A one-shot completion flag with a lock that publishes a job's results.
+final class JobCompletion: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var done = false
+
+  /// Runs `publish` (stores the job's results) and marks the job done, waking any waiter.
+  func complete(_ publish: () -> Void) {
+    condition.lock()
+    publish()
+    done = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Whether `complete` has run.
+  var isDone: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return done
+  }
+
+  /// Blocks until `complete` has run.
+  func wait() {
+    condition.lock()
+    while !done { condition.wait() }
+    condition.unlock()
+  }
+}
