@@ -142,13 +142,22 @@ struct cj_decoder {
   int marker_count;
 };
 
+int cj_max_scans(uint32_t width, uint32_t height) {
+  uint64_t pixels = (uint64_t)width * height;
+  uint64_t by_work = pixels > 0 ? CJ_SCAN_PIXEL_BUDGET / pixels : CJ_MAX_SCANS;
+  if (by_work > CJ_MAX_SCANS) by_work = CJ_MAX_SCANS;
+  return by_work < CJ_MIN_SCAN_LIMIT ? CJ_MIN_SCAN_LIMIT : (int)by_work;
+}
+
 static void cj_progress(j_common_ptr cinfo) {
   if (!cinfo->is_decompressor) return;
   j_decompress_ptr d = (j_decompress_ptr)cinfo;
-  if (d->progressive_mode && d->input_scan_number > CJ_MAX_SCANS) {
+  int limit = cj_max_scans(d->image_width, d->image_height);
+  if (d->progressive_mode && d->input_scan_number > limit) {
     cj_errors *e = (cj_errors *)cinfo->err;
     snprintf(e->message, sizeof e->message,
-             "Progressive JPEG has more than %d scans; refusing to decode it", CJ_MAX_SCANS);
+             "Progressive JPEG has more than %d scans (the limit for a %ux%u image); refusing to decode it",
+             limit, (unsigned)d->image_width, (unsigned)d->image_height);
     e->status = CJ_ERR_CORRUPT;
     e->parameter = 0;
     longjmp(e->jump, 1);

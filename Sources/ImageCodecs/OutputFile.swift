@@ -1,13 +1,24 @@
-// OutputFile.swift — write a file completely or not at all.
+// OutputFile.swift — write a file completely or not at all, and leave nothing else behind.
 import Foundation
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Writes output files atomically: bytes go to a temporary file in the destination's folder, which
-/// is flushed and renamed over the destination only once complete. A failure (full disk, encoder
-/// error) removes the temporary file and leaves any existing destination untouched.
+/// Writes output files durably and atomically.
+///
+/// The bytes go to an **unnamed** file in the destination's folder (`O_TMPFILE`), which is
+/// flushed (`fsync`), given a name only once complete, renamed over the destination, and the
+/// folder flushed too. Whatever stops the process — an error, SIGKILL, a power cut, a full disk —
+/// leaves either the old destination or the new one, complete, and no other file: an unnamed file
+/// vanishes with its last descriptor.
+///
+/// Where the filesystem refuses `O_TMPFILE` (some network and FUSE filesystems), a named
+/// temporary `.NAME.fgrun-PID.XXXXXX.tmp` is used instead; one left by a process that no longer
+/// runs is removed by the next write into that folder.
+///
+/// Concurrent writers to one path: each renames a complete file into place, so the last to finish
+/// wins and the path always holds one complete file.
 public enum OutputFile {
   /// Writes `data` to `url` atomically, refusing to overwrite any path in `protectedInputs`.
   public static func write(_ data: Data, to url: URL, protecting protectedInputs: [URL] = []) throws {
@@ -16,7 +27,7 @@ public enum OutputFile {
     }
   }
 
-  /// Streams into a temporary file through `body`, then renames it into place.
+  /// Streams into an unnamed file through `body`, then moves it into place.
   public static func write(
     to url: URL, protecting protectedInputs: [URL] = [], _ body: (OutputHandle) throws -> Void
   ) throws {
@@ -26,49 +37,128 @@ public enum OutputFile {
       throw CodecError(.invalidArgument, "Refusing to write over the input file \(url.path).")
     }
     // An existing destination that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
-    // written in place: renaming a temporary file over it would replace the device or pipe itself
-    // (for root, /dev/null became a regular file).
+    // written in place: renaming a file over it would replace the device or pipe itself.
     var status = stat()
     if stat(target.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-      let fd = open(target.path, O_WRONLY)
-      guard fd >= 0 else {
-        throw CodecError(.io, "Cannot open \(url.path): \(String(cString: strerror(errno))).")
-      }
+      let fd = open(target.path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw ioError("Cannot open \(url.path)") }
       let handle = OutputHandle(fd: fd, path: url.path)
       defer { close(fd) }
       try body(handle)
       handle.closed = true
       return
     }
+
     let folder = url.deletingLastPathComponent()
-    let template = folder.appendingPathComponent(".\(url.lastPathComponent).XXXXXX.tmp").path
-    var pathBytes = Array(template.utf8CString)
-    let fd = pathBytes.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
-    guard fd >= 0 else {
-      throw CodecError(.io, "Cannot create a file in \(folder.path): \(String(cString: strerror(errno))).")
-    }
-    let tempPath = String(
-      decoding: pathBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let handle = OutputHandle(fd: fd, path: url.path)
+    let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folderFD >= 0 else { throw ioError("Cannot open the folder \(folder.path)") }
+    defer { close(folderFD) }
+    let name = url.lastPathComponent
+    removeAbandonedTemporaries(of: name, in: folderFD)
+
+    var file = try PendingFile(folderFD: folderFD, folder: folder, name: name)
+    let handle = OutputHandle(fd: file.fd, path: url.path)
     do {
       try body(handle)
-      guard fsync(fd) == 0 || errno == EINVAL else {
-        throw CodecError(.io, "Cannot write \(url.path): \(String(cString: strerror(errno))).")
-      }
-      close(fd)
+      guard fsync(file.fd) == 0 || errno == EINVAL else { throw ioError("Cannot write \(url.path)") }
+      try file.moveIntoPlace(as: name, in: folderFD, displayPath: url.path)
       handle.closed = true
-      // Keep the usual permissions of a new file (mkstemp makes it 0600).
-      let mask = umask(0)
-      umask(mask)
-      chmod(tempPath, 0o666 & ~mask)
-      guard rename(tempPath, url.path) == 0 else {
-        throw CodecError(.io, "Cannot move the output into place at \(url.path): \(String(cString: strerror(errno))).")
-      }
+      // The rename is durable only once the folder's entry is on disk.
+      _ = fsync(folderFD)
     } catch {
-      if !handle.closed { close(fd) }
-      unlink(tempPath)
+      file.discard(in: folderFD)
+      handle.closed = true
       throw error
     }
+  }
+
+  /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, the same value on every Linux architecture Swift
+  /// runs on); Glibc's module does not export the composite macro.
+  static let openUnnamed: Int32 = 0o20_000_000 | O_DIRECTORY
+
+  /// `AT_EMPTY_PATH`: `linkat` on the descriptor itself (for processes without /proc).
+  static let linkDescriptor: Int32 = 0x1000
+
+  /// The prefix of this process's named temporaries for `name`: `.NAME.fgrun-PID.`.
+  static func temporaryPrefix(of name: String, pid: Int32 = getpid()) -> String { ".\(name).fgrun-\(pid)." }
+
+  /// Removes `.NAME.fgrun-PID.*.tmp` files in the folder whose process no longer runs.
+  static func removeAbandonedTemporaries(of name: String, in folderFD: Int32) {
+    let prefix = ".\(name).fgrun-"
+    let dupFD = dup(folderFD)
+    guard dupFD >= 0, let dir = fdopendir(dupFD) else {
+      if dupFD >= 0 { close(dupFD) }
+      return
+    }
+    defer { closedir(dir) }
+    while let entry = readdir(dir) {
+      let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard entryName.hasPrefix(prefix), entryName.hasSuffix(".tmp") else { continue }
+      let rest = entryName.dropFirst(prefix.count)
+      guard let dot = rest.firstIndex(of: "."), let pid = Int32(rest[..<dot]), pid > 0 else { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(folderFD, entryName, 0) }
+    }
+  }
+
+  static func ioError(_ what: String) -> CodecError {
+    CodecError(.io, "\(what): \(String(cString: strerror(errno))).")
+  }
+}
+
+/// The file being written: unnamed until `moveIntoPlace`, or named where `O_TMPFILE` is refused.
+private struct PendingFile {
+  let fd: Int32
+  /// The temporary name in the folder, if the file has one.
+  var temporaryName: String?
+  var isOpen = true
+
+  init(folderFD: Int32, folder: URL, name: String) throws {
+    // Mode 0666 less the umask, as for any new file.
+    let unnamed = openat(folderFD, ".", OutputFile.openUnnamed | O_WRONLY | O_CLOEXEC, 0o666)
+    if unnamed >= 0 {
+      fd = unnamed
+      return
+    }
+    guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
+      throw OutputFile.ioError("Cannot create a file in \(folder.path)")
+    }
+    let path = folder.appendingPathComponent(OutputFile.temporaryPrefix(of: name) + "XXXXXX.tmp").path
+    var pathBytes = Array(path.utf8CString)
+    let named = pathBytes.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+    guard named >= 0 else { throw OutputFile.ioError("Cannot create a file in \(folder.path)") }
+    fd = named
+    let created = String(decoding: pathBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    temporaryName = URL(fileURLWithPath: created).lastPathComponent
+    let mask = umask(0)
+    umask(mask)
+    fchmod(named, 0o666 & ~mask)
+  }
+
+  /// Gives the complete file its final name, replacing any file there, and closes it.
+  mutating func moveIntoPlace(as name: String, in folderFD: Int32, displayPath: String) throws {
+    if temporaryName == nil {
+      // Link the unnamed file under a private name, then rename that over the destination: a
+      // link cannot replace an existing file, a rename can (atomically).
+      let linked = OutputFile.temporaryPrefix(of: name) + "\(UInt32.random(in: 0...UInt32.max)).tmp"
+      guard linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folderFD, linked, AT_SYMLINK_FOLLOW) == 0
+        || linkat(fd, "", folderFD, linked, OutputFile.linkDescriptor) == 0
+      else { throw OutputFile.ioError("Cannot give the output a name at \(displayPath)") }
+      temporaryName = linked
+    }
+    isOpen = false
+    guard close(fd) == 0 else { throw OutputFile.ioError("Cannot write \(displayPath)") }
+    guard renameat(folderFD, temporaryName!, folderFD, name) == 0 else {
+      throw OutputFile.ioError("Cannot move the output into place at \(displayPath)")
+    }
+    temporaryName = nil
+  }
+
+  /// Drops the file after a failure (closing an unnamed file frees it).
+  func discard(in folderFD: Int32) {
+    if isOpen { close(fd) }
+    if let temporaryName { unlinkat(folderFD, temporaryName, 0) }
   }
 }
 

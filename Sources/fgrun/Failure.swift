@@ -5,6 +5,10 @@ import FilterGraph
 import Foundation
 import ImageCodecs
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The exit codes `fgrun` documents (sysexits.h values where one fits).
 enum ExitStatus {
   /// Everything was written.
@@ -73,20 +77,44 @@ struct Failure: Error, CustomStringConvertible {
   }
 }
 
-/// Standard error and standard output, unbuffered where it matters.
+/// Standard error and standard output, written with `write(2)`.
+///
+/// A closed pipe or a full disk on these streams is ignored here (the message has nowhere to
+/// go); Foundation's `FileHandle.write` would trap on it instead.
 enum Console {
   /// Writes a line to standard error.
-  static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
+  static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 
   /// Writes a line to standard output.
-  static func out(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
-  }
+  static func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
+
+  /// Writes `text` as it is (no newline) to standard error: progress lines.
+  static func errorWithoutNewline(_ text: String) { write(text, to: STDERR_FILENO) }
 
   /// True when standard error is a terminal (progress bars go there).
   static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+  private static func write(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      bytes = bytes.dropFirst(n)
+    }
+  }
+}
+
+/// How fgrun meets the signals that would otherwise kill it silently.
+enum ProcessSignals {
+  /// A closed output pipe (SIGPIPE) and the file-size limit (SIGXFSZ) become write errors —
+  /// EPIPE and EFBIG — which fgrun reports and exits 73 for. SIGINT, SIGTERM and SIGHUP keep
+  /// their default action: the output being written is an unnamed file (`OutputFile`), which
+  /// the kernel removes with the process, and the previous output stays as it was.
+  static func install() {
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
+  }
 }
 
 /// Runs `body`, printing a failure and turning it into the process's exit status.

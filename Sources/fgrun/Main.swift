@@ -42,4 +42,10 @@ struct FGRun: ParsableCommand {
     version: "fgrun \(FGRun.version) (FilterGraph)",
     subcommands: [Run.self, Explain.self, Filters.self],
     defaultSubcommand: Run.self)
+
+  /// Parses the arguments and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.
+  static func main() {
+    ProcessSignals.install()
+    main(nil)
+  }
 }

@@ -66,4 +66,32 @@ final class OutputFileTests: XCTestCase {
       XCTAssertTrue(error.message.contains("No space left on device"), error.message)
     }
   }
+
+  /// A complete write leaves the destination, with a new file's usual permissions, and nothing
+  /// else; a named temporary of a process that no longer runs is removed, one of a live process
+  /// (this one) is left alone.
+  func testWriteLeavesOnlyTheDestinationAndRemovesAbandonedTemporaries() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outputfile-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A process id that is certainly free: one above the kernel's maximum.
+    let maxPID = (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8))
+      .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 4_194_304
+    let abandoned = ".out.png.fgrun-\(maxPID + 1).Ab12Cd.tmp"
+    let live = ".out.png.fgrun-\(getpid()).Ef34Gh.tmp"
+    let otherName = ".other.png.fgrun-\(maxPID + 1).Ij56Kl.tmp"
+    for name in [abandoned, live, otherName] { try Data("partial".utf8).write(to: folder.appendingPathComponent(name)) }
+
+    let mask = umask(0o022)
+    defer { umask(mask) }
+    try OutputFile.write(Data("complete".utf8), to: folder.appendingPathComponent("out.png"))
+
+    XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("out.png")), Data("complete".utf8))
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), [live, otherName, "out.png"].sorted())
+    var status = stat()
+    XCTAssertEqual(stat(folder.appendingPathComponent("out.png").path, &status), 0)
+    XCTAssertEqual(status.st_mode & 0o777, 0o644)
+  }
 }
+

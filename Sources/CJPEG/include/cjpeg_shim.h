@@ -166,9 +166,21 @@ const char *cj_warning_message(const cj_decoder *decoder, int index);
 /// How many warning messages the decoder keeps.
 #define CJ_MAX_KEPT_WARNINGS 8
 
-/// The most scans a progressive file may have before decoding fails (guards against files
-/// crafted to take very long to decode).
+/// How many scans a progressive file may have before decoding fails. Every scan of a
+/// progressive JPEG is a pass over the whole image's coefficients, and a valid file can repeat
+/// tiny refinement scans thousands of times (libjpeg-turbo's report "Two Issues with the JPEG
+/// Standard", LJT-01-003), so the limit shrinks with the image: at most
+/// CJ_SCAN_PIXEL_BUDGET / (width × height) scans, never fewer than CJ_MIN_SCAN_LIMIT nor more
+/// than CJ_MAX_SCANS. libjpeg's standard progression uses 10 scans (6 for gray), so a hostile
+/// large file costs at most ~3× a normal decode of its size.
+int cj_max_scans(uint32_t width, uint32_t height);
+
+/// The scan limit of small images.
 #define CJ_MAX_SCANS 1000
+/// The scan limit of images of more than CJ_SCAN_PIXEL_BUDGET / CJ_MIN_SCAN_LIMIT pixels.
+#define CJ_MIN_SCAN_LIMIT 32
+/// Scans × pixels allowed before the limit falls below CJ_MAX_SCANS (1000 scans of 1 MP).
+#define CJ_SCAN_PIXEL_BUDGET 1000000000ULL
 
 // MARK: - Encoder
 

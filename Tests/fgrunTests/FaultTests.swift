@@ -1,0 +1,117 @@
+// FaultTests.swift — fgrun killed or starved while it writes: the output is the old file or the
+// new one, complete, and the folder holds nothing else; every write failure is exit 73 with a
+// message that says why.
+
+import FilterGraph
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+final class FaultTests: XCTestCase {
+  var folder: URL!
+
+  override func setUpWithError() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-faults-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  /// 50 rounds of SIGKILL (and a few SIGTERM, SIGINT, SIGHUP) at random moments while fgrun
+  /// replaces a 1536×1536 noise PNG (about 7 MB) with another: after each round the output is
+  /// byte for byte one of the two complete files, and the folder holds nothing else.
+  func testKilledAtAnyMomentLeavesTheOldOrTheNewOutputAndNothingElse() throws {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    for (name, seed) in [("a.png", UInt64(1)), ("b.png", UInt64(2))] {
+      let noise = PixelBuffer.random(width: 1536, height: 1536, format: .rgb8, seed: seed)
+      try PNGEncoder.encode(noise, options: PNGEncodeOptions(compressionLevel: 1)).write(to: file(name))
+    }
+    // The two complete outputs, and how long one replacement takes.
+    let started = Date()
+    XCTAssertEqual(try ChildProcess.run(binary, ["-e", "orient", "a.png", "ref-a.png"], in: folder).status, 0)
+    let duration = Date().timeIntervalSince(started)
+    XCTAssertEqual(try ChildProcess.run(binary, ["-e", "orient", "b.png", "ref-b.png"], in: folder).status, 0)
+    let references = [try Data(contentsOf: file("ref-a.png")), try Data(contentsOf: file("ref-b.png"))]
+    try references[0].write(to: file("out.png"))
+    let expected = ["a.png", "b.png", "out.png", "ref-a.png", "ref-b.png"]
+
+    var rng = SeededGenerator(seed: 7)
+    let signals = Array(repeating: SIGKILL, count: 50) + [SIGTERM, SIGINT, SIGHUP].flatMap { Array(repeating: $0, count: 3) }
+    var killedMidWrite = 0
+    for (round, signal) in signals.enumerated() {
+      let input = round % 2 == 0 ? "b.png" : "a.png"
+      let child = try ChildProcess(binary, ["-e", "orient", input, "out.png"], in: folder)
+      usleep(UInt32(Double.random(in: 0...(duration * 1.2), using: &rng) * 1_000_000))
+      child.kill(signal)
+      let outcome = try child.wait()
+      if outcome.status == 128 + signal { killedMidWrite += 1 }
+      let now = try Data(contentsOf: file("out.png"))
+      XCTAssertTrue(references.contains(now), "round \(round): out.png is not one of the complete files")
+      XCTAssertEqual(try listing(), expected, "round \(round) (signal \(signal)) left something behind")
+    }
+    XCTAssertGreaterThan(killedMidWrite, 20, "most rounds must really interrupt a run")
+  }
+
+  /// `fgrun … - | head -c 10`: the closed pipe is a write error (exit 73), not a silent SIGPIPE.
+  func testAClosedOutputPipeIsAnOutputError() throws {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    let noise = PixelBuffer.random(width: 1024, height: 1024, format: .rgb8, seed: 3)
+    try PNGEncoder.encode(noise).write(to: file("in.png"))
+    let run = try ChildProcess.run(
+      "/bin/bash", ["-c", "set -o pipefail; \"$0\" -e orient in.png - | head -c 10 > /dev/null", binary], in: folder)
+    XCTAssertEqual(run.status, 73, run.stderr)
+    XCTAssertTrue(run.stderr.contains("Cannot write standard output: Broken pipe"), run.stderr)
+  }
+
+  /// `ulimit -f`: the file-size limit is a write error (exit 73), the old output stays, no litter.
+  func testTheFileSizeLimitIsAnOutputErrorAndKeepsTheOldOutput() throws {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    let noise = PixelBuffer.random(width: 512, height: 512, format: .rgb8, seed: 4)
+    try PNGEncoder.encode(noise).write(to: file("in.png"))
+    try Data("old".utf8).write(to: file("out.png"))
+    let run = try ChildProcess.run(
+      "/bin/bash", ["-c", "ulimit -f 64; exec \"$0\" -e orient in.png out.png", binary], in: folder)
+    XCTAssertEqual(run.status, 73, run.stderr)
+    XCTAssertTrue(run.stderr.contains("out.png: File too large"), run.stderr)
+    XCTAssertEqual(try Data(contentsOf: file("out.png")), Data("old".utf8))
+    XCTAssertEqual(try listing(), ["in.png", "out.png"])
+  }
+
+  /// A real full filesystem (a 256 KiB tmpfs) and a read-only one: exit 73 saying so, the old
+  /// output intact, nothing left behind. Skipped where this process may not mount.
+  func testAFullAndAReadOnlyFilesystemAreOutputErrors() throws {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    let small = folder.appendingPathComponent("small")
+    try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+    guard try ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small.path], in: folder).status == 0 else {
+      throw XCTSkip("cannot mount a tmpfs here")
+    }
+    defer { _ = try? ChildProcess.run("/bin/umount", [small.path], in: folder) }
+    let noise = PixelBuffer.random(width: 512, height: 512, format: .rgb8, seed: 5)
+    try PNGEncoder.encode(noise).write(to: file("in.png"))
+    try Data("old".utf8).write(to: small.appendingPathComponent("out.png"))
+
+    let full = try ChildProcess.run(binary, ["-e", "orient", "in.png", "small/out.png"], in: folder)
+    XCTAssertEqual(full.status, 73, full.stderr)
+    XCTAssertTrue(full.stderr.contains("No space left on device"), full.stderr)
+    XCTAssertEqual(try Data(contentsOf: small.appendingPathComponent("out.png")), Data("old".utf8))
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: small.path), ["out.png"])
+
+    XCTAssertEqual(try ChildProcess.run("/bin/mount", ["-o", "remount,ro", small.path], in: folder).status, 0)
+    let readOnly = try ChildProcess.run(binary, ["-e", "scale 0.1", "in.png", "small/out.png"], in: folder)
+    XCTAssertEqual(readOnly.status, 73, readOnly.stderr)
+    XCTAssertTrue(readOnly.stderr.contains("Read-only file system"), readOnly.stderr)
+    XCTAssertEqual(try Data(contentsOf: small.appendingPathComponent("out.png")), Data("old".utf8))
+  }
+
+  private func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+  private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+}
