@@ -13,7 +13,7 @@ struct EngineOptions: ParsableArguments {
   @Option(
     name: .customLong("max-pixels"),
     help: ArgumentHelp(
-      "Refuse inputs with more pixels than this, checked from the header (default 268402689 = 16383²).",
+      "Refuse inputs, outputs and intermediate images with more pixels than this, checked before any decode (default 268402689 = 16383²).",
       valueName: "n"))
   var maxPixels: Int?
 
@@ -31,6 +31,7 @@ struct EngineOptions: ParsableArguments {
   func makeRenderer() -> Renderer {
     var options = RendererOptions()
     if let threads { options.threads = threads }
+    if let maxPixels { options.maxPixels = maxPixels }
     let renderer = Renderer(options: options) { Console.error("fgrun: warning: \($0)") }
     RendererLifetime.keep(renderer)
     return renderer

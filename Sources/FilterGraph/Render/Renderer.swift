@@ -28,6 +28,9 @@ public struct RendererOptions: Hashable, Sendable {
   /// reads out of order (rotations, flips, a source read by two branches) decode fully, once,
   /// through the decode cache. `Int.max` turns streaming off.
   public var streamingMinimumBytes: Int
+  /// The most pixels the output or any image inside the graph may have (default 268,402,689 =
+  /// 16383², the decoders' default input limit); larger graphs are refused before any decode.
+  public var maxPixels: Int = DecodeLimits.defaultMaxPixels
 
   /// Creates options.
   public init(
@@ -103,6 +106,7 @@ public final class Renderer: @unchecked Sendable {
 
   /// Optimizes the graph and decodes its sources (once, through the cache).
   func prepare(_ image: Image) throws -> RenderPlan {
+    try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let plan = RenderPlan(root: optimized(image))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
