@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
 #   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
-.PHONY: demo test deps release bench docs clean
+.PHONY: demo test test-tsan test-asan deps release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -26,6 +26,20 @@ demo: release
 test: deps
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
+
+# ThreadSanitizer over the whole suite (CI runs it): a data race is a bug even when the pixels come
+# out right. FILTERGRAPH_SANITIZER tells the few tests that cannot run under a sanitizer to skip.
+test-tsan: deps
+	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+	FILTERGRAPH_SANITIZER=thread swift test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing
+
+# AddressSanitizer, with UndefinedBehaviorSanitizer on the C shims (Swift's own checks cover the
+# Swift code; -fsanitize=undefined reaches the C targets through -Xcc, its runtime is in ASan's).
+# Leak detection is off here: Foundation's Data(contentsOf:) and XCTest leak on their own; the
+# fuzzers (make fuzz) check the codecs for leaks.
+test-asan: deps
+	swift build --build-tests --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address swift test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
 
 # Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
 docs:
