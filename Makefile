@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
 #   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
-.PHONY: demo test test-tsan test-asan deps release bench docs clean
+.PHONY: demo test test-tsan test-asan fuzz deps release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -40,6 +40,11 @@ test-tsan: deps
 test-asan: deps
 	swift build --build-tests --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address swift test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
+
+# libFuzzer over every decoder, the metadata parsers, the recipe compiler and the deflate walker:
+# FUZZ_SECONDS per target (default 180); fails on any crash, leak or timeout (scripts/fuzz.sh).
+fuzz: deps
+	bash scripts/fuzz.sh
 
 # Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
 docs:

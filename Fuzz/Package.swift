@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+//
+// FilterGraphFuzz — libFuzzer targets for every decoder, the metadata parsers, the recipe
+// compiler and the PNG writer's deflate block walker. A package of its own, next to the
+// library's (like Benchmarks/): neither users nor `make test` build it. `make fuzz` builds it
+// with `--sanitize=fuzzer --sanitize=address` and runs every target (see docs/Reliability.md).
+// The deflate block walker is C and is fuzzed by deflate/fuzz_deflate.c, built with clang alone.
+import Foundation
+import PackageDescription
+
+// A path dependency's identity is its folder's name (the checkout may be called anything).
+let rootFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let root = rootFolder.lastPathComponent.lowercased()
+
+/// One executable per fuzz target, each a folder of Targets/ with one `LLVMFuzzerTestOneInput`.
+func fuzzTarget(_ name: String, _ products: [String]) -> Target {
+  .executableTarget(
+    name: name,
+    dependencies: products.map { .product(name: $0, package: root) },
+    path: "Targets/\(name)",
+    swiftSettings: [.unsafeFlags(["-parse-as-library"])])
+}
+
+let package = Package(
+  name: "FilterGraphFuzz",
+  dependencies: [.package(path: "..")],
+  targets: [
+    fuzzTarget("fuzz-jpeg", ["ImageCodecs", "PixelBufferModule"]),
+    fuzzTarget("fuzz-png", ["ImageCodecs", "PixelBufferModule"]),
+    fuzzTarget("fuzz-exif", ["ImageCodecs"]),
+    fuzzTarget("fuzz-recipe", ["FilterGraph"]),
+  ]
+)
