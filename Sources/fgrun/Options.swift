@@ -105,7 +105,23 @@ struct OutputOptions: ParsableArguments {
     "Output format for batches and standard output (default: the input's format).", valueName: "png|jpg"))
   var format: String?
 
+  @Option(help: ArgumentHelp(
+    "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
+    valueName: "srgb|p3|keep|PATH"))
+  var profile: String = "srgb"
+
+  @Option(help: ArgumentHelp(
+    "Rendering intent of every ICC conversion: relative (default), perceptual, saturation, absolute.", valueName: "intent"))
+  var intent: String = "relative"
+
+  @Flag(help: "Black-point compensation in ICC conversions (default off).")
+  var bpc = false
+
   func validate() throws {
+    do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
+    if RenderingIntent(rawValue: intent.lowercased()) == nil {
+      throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
+    }
     guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100, not \(quality).") }
     guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0…9, not \(compression).") }
     if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth).") }
@@ -125,6 +141,9 @@ struct OutputOptions: ParsableArguments {
     options.pngCompressionLevel = compression
     options.bitDepth = depth
     options.protectedInputs = inputs
+    options.profile = (try? OutputProfile(argument: profile)) ?? .sRGB
+    options.intent = RenderingIntent(rawValue: intent.lowercased()) ?? .relative
+    options.blackPointCompensation = bpc
     return options
   }
 }

@@ -31,6 +31,13 @@ public struct WriteOptions: Hashable, Sendable {
   public var bitDepth: Int?
   /// Paths that must never be overwritten (the inputs).
   public var protectedInputs: [URL]
+  /// The colour space written and the ICC profile embedded (default `.sRGB`; see `OutputProfile`).
+  public var profile: OutputProfile = .sRGB
+  /// How colours are mapped between profiles, for sources and the output (default relative
+  /// colorimetric).
+  public var intent: RenderingIntent = .relative
+  /// Black-point compensation for every profile conversion (default off).
+  public var blackPointCompensation = false
 
   /// Creates options.
   public init(
@@ -70,9 +77,10 @@ extension Renderer {
         .invalidArgument,
         "Cannot tell the output format from '\(url.lastPathComponent)': use a .png, .jpg or .jpeg name.")
     }
-    let plan = try prepare(image)
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
-      try encode(plan, format: format, options: options, handle: handle)
+      try encode(plan, output: output, format: format, options: options, handle: handle)
     }
   }
 
@@ -82,12 +90,16 @@ extension Renderer {
   ///
   /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
   public func write(_ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws {
-    try encode(prepare(image), format: format, options: options, handle: handle)
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
+    try encode(plan, output: output, format: format, options: options, handle: handle)
   }
 
   /// Renders `image` and returns the encoded file bytes.
   public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
-    try encode(prepare(image), format: format, options: options, handle: nil)!
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
+    return try encode(plan, output: output, format: format, options: options, handle: nil)!
   }
 
   /// The pixel format an image is written in.
@@ -107,12 +119,17 @@ extension Renderer {
   }
 
   @discardableResult
-  func encode(_ plan: RenderPlan, format: ImageFileFormat, options: WriteOptions, handle: OutputHandle?) throws -> Data? {
+  func encode(
+    _ plan: RenderPlan, output: OutputColour, format: ImageFileFormat, options: WriteOptions, handle: OutputHandle?
+  ) throws -> Data? {
     let info = plan.root.info
     let pixelFormat = Renderer.outputFormat(for: info, format: format, bitDepth: options.bitDepth)
+    let transform = try output.transform(for: pixelFormat)
+    // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
+    let fileSpace: ColorSpace = output.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
-      TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: info.colorSpace)
+      TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
     }
     switch format {
     case .png:
@@ -121,9 +138,9 @@ extension Renderer {
       png.filter = options.pngFilter
       let encoder = try PNGStreamEncoder(
         size: info.size, layout: pixelFormat.layout, component: pixelFormat.component, options: png,
-        colorSpace: info.colorSpace, to: handle.map { .handle($0) } ?? .memory,
+        colorSpace: fileSpace, to: handle.map { .handle($0) } ?? .memory,
         executor: pool, maxSegmentsInFlight: 2 * pool.threadCount + 2)
-      try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
+      try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     case .jpeg:
       let jpeg = JPEGEncodeOptions(
@@ -136,10 +153,10 @@ extension Renderer {
       // no faster). Progressive or optimised files are compressed on this thread, streamed to
       // the handle in 256 KiB chunks as libjpeg fills them.
       let encoder = try JPEGStreamEncoder(
-        size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: info.metadata.iccProfile,
+        size: info.size, layout: pixelFormat.layout, options: jpeg, iccProfile: output.embedded,
         to: handle.map { .handle($0) } ?? .memory, executor: pool,
         maxStripsInFlight: max(2, pool.threadCount))
-      try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
+      try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in try encoder.write(rows: band) }
       return try encoder.finish()
     }
   }
