@@ -76,7 +76,7 @@ public final class EncodedSource: @unchecked Sendable {
   }
 
   /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
-  public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators }
+  public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
 
   /// The stored size a decode at `1/scaleDenominator` produces.
   public func decodedSize(scaleDenominator: Int) -> Size {

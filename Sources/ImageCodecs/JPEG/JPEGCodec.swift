@@ -26,7 +26,8 @@ public enum JPEGCodec: ImageCodec {
     try JPEGDecoder.readHeader(data, limits: request.limits)
   }
 
-  public static let reducedScaleDenominators = [2, 4, 8]
+  /// libjpeg's DCT scaling.
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {

@@ -51,10 +51,11 @@ public protocol ImageCodec {
   ///   `.invalidArgument` for a page that does not exist.
   static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader
 
-  /// The scale denominators `d` (besides 1) this codec decodes at directly, each side becoming
-  /// ⌈side / d⌉ — shrink-on-load, much cheaper than a full decode and a resample (JPEG's DCT
-  /// scaling: [2, 4, 8]). Empty when the codec decodes at full size only.
-  static var reducedScaleDenominators: [Int] { get }
+  /// The scale denominators `d` (besides 1) this codec decodes the file whose header is `header`
+  /// at directly, each side becoming ⌈side / d⌉ — shrink-on-load, much cheaper than a full decode
+  /// and a resample (JPEG's DCT scaling: [2, 4, 8]; WebP's scaled decoding, for still images).
+  /// Empty when the file decodes at full size only.
+  static func reducedScaleDenominators(for header: ImageHeader) -> [Int]
   /// True when the codec's decoders produce rows incrementally, so that a render reading the
   /// image top to bottom can hold a window of rows instead of the whole image. False when a
   /// decoder decodes the whole image on its first read anyway.
@@ -62,7 +63,7 @@ public protocol ImageCodec {
   /// Starts decoding `data` as `request` says (page, scale, strictness, limits).
   ///
   /// - Throws: `CodecError` as `readHeader`, and `.invalidArgument` for a scale denominator
-  ///   that is neither 1 nor in `reducedScaleDenominators`.
+  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`.
   static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder
 
   /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…).
@@ -83,7 +84,7 @@ public protocol ImageCodec {
 
 extension ImageCodec {
   /// Full-size decoding only.
-  public static var reducedScaleDenominators: [Int] { [] }
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
   /// Whole-image decoding.
   public static var streamsRows: Bool { false }
   /// No decode options.
@@ -97,7 +98,7 @@ extension ImageCodec {
 /// What to decode: which page, at which scale, how strictly, within which limits.
 public struct DecodeRequest: Hashable, Sendable {
   /// Decode at 1/`scaleDenominator` of the stored size (1, or one of the codec's
-  /// `reducedScaleDenominators`); each side becomes ⌈side / d⌉.
+  /// `reducedScaleDenominators(for:)`); each side becomes ⌈side / d⌉.
   public var scaleDenominator: Int
   /// Treat recoverable damage (a truncated JPEG libjpeg pads with gray) as an error.
   public var isStrict: Bool
