@@ -25,11 +25,17 @@ public enum PNGCodec: ImageCodec {
     try PNGDecoder.readHeader(data, limits: request.limits)
   }
 
+  /// Box averages while decoding (`PNGShrinkingDecoder`).
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+  public static let streamsRows = true
+
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    guard request.scaleDenominator == 1 else {
-      throw CodecError(.invalidArgument, "PNG files decode at full size only, not at 1/\(request.scaleDenominator).")
+    let d = request.scaleDenominator
+    guard d == 1 || [2, 4, 8].contains(d) else {
+      throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
-    return try PNGDecoder(data: data, limits: request.limits)
+    let decoder = try PNGDecoder(data: data, limits: request.limits)
+    return d == 1 ? decoder : PNGShrinkingDecoder(decoder, factor: d)
   }
 
   public static let encodeOptions: [FormatOption] = [
