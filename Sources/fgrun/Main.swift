@@ -1,8 +1,8 @@
-// Main.swift — `fgrun`: run plain-text FilterGraph recipes on JPEG and PNG files.
+// Main.swift — `fgrun`: run plain-text FilterGraph recipes on image files.
 //
 // One file per subcommand: Run.swift (the default: one file, stdin/stdout, or a batch),
-// Explain.swift, Filters.swift. Shared pieces: Options.swift (engine and output options),
-// Failure.swift (exit codes and error reporting), Batch.swift (progress and summary).
+// Explain.swift, Filters.swift, Formats.swift. Shared pieces: Options.swift (engine and output options),
+// FormatFlags.swift (the codecs' options as flags), Failure.swift (exit codes and error reporting), Batch.swift (progress and summary).
 
 import ArgumentParser
 
@@ -14,7 +14,7 @@ struct FGRun: ParsableCommand {
 
   static let configuration = CommandConfiguration(
     commandName: "fgrun",
-    abstract: "Runs FilterGraph recipes on JPEG and PNG images.",
+    abstract: "Runs FilterGraph recipes on image files (JPEG, PNG and the others `fgrun formats` lists).",
     discussion: """
       A recipe is a text file with one filter a line (see docs/Recipes.md), for example:
 
@@ -40,7 +40,7 @@ struct FGRun: ParsableCommand {
       An input file is never overwritten; an existing output is replaced only once the new file is complete, so a failed run leaves no half-written file.
       """,
     version: "fgrun \(FGRun.version) (FilterGraph)",
-    subcommands: [Run.self, Explain.self, Filters.self],
+    subcommands: [Run.self, Explain.self, Filters.self, Formats.self],
     defaultSubcommand: Run.self)
 
   /// Parses the arguments and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.

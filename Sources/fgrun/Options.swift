@@ -89,20 +89,11 @@ struct RecipeSource {
   }
 }
 
-/// Encoder settings.
+/// The output format and the codecs' option flags.
 struct OutputOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("JPEG quality, 1…100.", valueName: "n"))
-  var quality: Int = 90
-
-  @Option(help: ArgumentHelp("PNG compression level, 0 (fastest) … 9 (smallest).", valueName: "n"))
-  var compression: Int = 6
-
   @Option(help: ArgumentHelp(
-    "Bits per channel of the output, 8 or 16 (default: keep the image's; JPEG is always 8).", valueName: "8|16"))
-  var depth: Int?
-
-  @Option(help: ArgumentHelp(
-    "Output format for batches and standard output (default: the input's format).", valueName: "png|jpg"))
+    "Output format for batches and standard output, and for output names without a known extension (default: the input's format).",
+    valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
   var format: String?
 
   @Option(help: ArgumentHelp(
@@ -117,40 +108,34 @@ struct OutputOptions: ParsableArguments {
   @Flag(help: "Black-point compensation in ICC conversions (default off).")
   var bpc = false
 
+  @OptionGroup var flags: FormatFlags
+
   func validate() throws {
     do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
     if RenderingIntent(rawValue: intent.lowercased()) == nil {
       throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
     }
-    guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100, not \(quality).") }
-    guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0…9, not \(compression).") }
-    if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth must be 8 or 16, not \(depth).") }
-    if let format, ImageFileFormat(pathExtension: format) == nil {
-      throw ValidationError("--format must be png or jpg, not '\(format)'.")
+    if let format {
+      guard let codec = CodecRegistry.codec(named: format) else {
+        throw ValidationError("--format must be one of \(CodecRegistry.codecs.map { $0.format.rawValue }.joined(separator: ", ")), not '\(format)'.")
+      }
+      if let reason = codec.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     }
   }
 
   /// The format `--format` names, or nil.
-  var requestedFormat: ImageFileFormat? { format.flatMap { ImageFileFormat(pathExtension: $0) } }
+  var requestedFormat: ImageFileFormat? { format.flatMap { CodecRegistry.codec(named: $0)?.format } }
 
   /// Writer settings for `format`, never overwriting `inputs`.
-  func writeOptions(format: ImageFileFormat?, protecting inputs: [URL]) -> WriteOptions {
-    var options = WriteOptions()
-    options.format = format
-    options.jpegQuality = quality
-    options.pngCompressionLevel = compression
-    options.bitDepth = depth
-    options.protectedInputs = inputs
+  ///
+  /// - Throws: `Failure` (usage) when a flag's value does not suit `format`'s codec.
+  func writeOptions(format: ImageFileFormat, protecting inputs: [URL]) throws -> WriteOptions {
+    var options = WriteOptions(format: format, options: try flags.encodeValues(for: format), protectedInputs: inputs)
     options.profile = (try? OutputProfile(argument: profile)) ?? .sRGB
     options.intent = RenderingIntent(rawValue: intent.lowercased()) ?? .relative
     options.blackPointCompensation = bpc
     return options
   }
-}
-
-extension ImageFileFormat {
-  /// The usual file extension.
-  var fileExtension: String { self == .jpeg ? "jpg" : "png" }
 }
 
 /// Same file? (after resolving `.`/`..` and symbolic links).

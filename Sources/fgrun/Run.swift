@@ -99,7 +99,7 @@ struct Run: ParsableCommand {
   ) throws {
     let toStdout = outputPath == "-"
     let outputURL = URL(fileURLWithPath: outputPath)
-    var format: ImageFileFormat?
+    var format = output.requestedFormat
     if !toStdout {
       format = ImageFileFormat(pathExtension: outputURL.pathExtension)
       if let requested = output.requestedFormat {
@@ -113,10 +113,11 @@ struct Run: ParsableCommand {
       guard format != nil else {
         throw Failure(
           status: ExitStatus.usage,
-          message: "Cannot tell the output format from '\(outputPath)': name it .png, .jpg or .jpeg, or give --format.")
+          message: "Cannot tell the output format from '\(outputPath)': name it \(CodecRegistry.writableExtensions), or give --format.")
       }
     }
     let loadOptions = engine.loadOptions
+    let inputOptions = try output.flags.inputLoadOptions(loadOptions)
     let (image, inputURL, inputFormat) = try stats.time(\.headerSeconds) { () throws -> (Image, URL?, ImageFileFormat) in
       let encoded: EncodedSource
       let url: URL?
@@ -124,11 +125,11 @@ struct Run: ParsableCommand {
         if inputPath == "-" {
           let data = FileHandle.standardInput.readDataToEndOfFile()
           guard !data.isEmpty else { throw CodecError(.io, "Standard input is empty; expected a JPEG or PNG image.") }
-          encoded = try EncodedSource(data: data, options: loadOptions)
+          encoded = try EncodedSource(data: data, options: inputOptions)
           url = nil
         } else {
           url = URL(fileURLWithPath: inputPath)
-          encoded = try EncodedSource(contentsOf: url!, options: loadOptions)
+          encoded = try EncodedSource(contentsOf: url!, options: inputOptions)
         }
       } catch {
         throw Failure(error, stage: .input)
@@ -144,11 +145,11 @@ struct Run: ParsableCommand {
         throw Failure(error, stage: .recipe)
       }
     }
-    let options = output.writeOptions(format: format ?? inputFormat, protecting: inputURL.map { [$0] } ?? [])
+    let options = try output.writeOptions(format: format ?? inputFormat, protecting: inputURL.map { [$0] } ?? [])
     try stats.time(\.renderSeconds) {
       do {
         if toStdout {
-          try renderer.write(image, to: .standardOutput, format: options.format ?? inputFormat, options: options)
+          try renderer.write(image, to: .standardOutput, format: format ?? inputFormat, options: options)
         } else {
           try renderer.write(image, to: outputURL, options: options)
         }
@@ -173,6 +174,7 @@ struct Run: ParsableCommand {
     let progress = BatchProgress(total: inputs.count, terminal: Console.errorIsTerminal)
     var written: [String: String] = [:]  // output path → input that wrote it
     let loadOptions = engine.loadOptions
+    let inputOptions = try output.flags.inputLoadOptions(loadOptions)
     let context = source.context(loadOptions: loadOptions)
 
     for (path, url) in zip(inputs, inputURLs) {
@@ -182,7 +184,7 @@ struct Run: ParsableCommand {
         let (image, format) = try stats.time(\.headerSeconds) { () throws -> (Image, ImageFileFormat) in
           let encoded: EncodedSource
           do {
-            encoded = try EncodedSource(contentsOf: url, options: loadOptions)
+            encoded = try EncodedSource(contentsOf: url, options: inputOptions)
           } catch {
             throw Failure(error, stage: .input)
           }
@@ -202,7 +204,7 @@ struct Run: ParsableCommand {
         }
         try stats.time(\.renderSeconds) {
           do {
-            try renderer.write(image, to: target, options: output.writeOptions(format: format, protecting: inputURLs))
+            try renderer.write(image, to: target, options: try output.writeOptions(format: format, protecting: inputURLs))
           } catch {
             throw Failure(error, stage: .output)
           }

@@ -140,7 +140,7 @@ final class FGRunTests: XCTestCase {
     try write("this is text", to: "text.png")
     let unsupported = try fgrun(["-e", "flip", "text.png", "out.png"])
     XCTAssertEqual(unsupported.status, 65)
-    XCTAssertTrue(unsupported.stderr.contains("neither a JPEG nor a PNG"), unsupported.stderr)
+    XCTAssertTrue(unsupported.stderr.contains("is not an image file FilterGraph reads"), unsupported.stderr)
 
     // A PNG whose pixel data is cut off: the header reads, the decode fails during the render.
     let whole = try Data(contentsOf: file("in.png"))
@@ -277,11 +277,11 @@ final class FGRunTests: XCTestCase {
 
   // MARK: - Helpers
 
-  private func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+  func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
   private func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name).path) }
   private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
-  private func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: file(name)) }
-  private func copyFixture(_ path: String, as name: String) throws {
+  func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: file(name)) }
+  func copyFixture(_ path: String, as name: String) throws {
     try FileManager.default.copyItem(at: Fixtures.url(path), to: file(name))
   }
   private func render(_ image: Image) throws -> PixelBuffer {
@@ -303,7 +303,7 @@ final class FGRunTests: XCTestCase {
 
   /// Runs fgrun in the test's folder and waits for it. Standard input, output and error are
   /// files (posix_spawn + waitpid: no pipes to drain, no Foundation.Process child monitoring).
-  private func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
+  func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
     guard let binary = Self.binary else {
       XCTFail("fgrun was not found next to the tests; run `swift build --build-tests` first (or set FGRUN).")
       throw CocoaError(.fileNoSuchFile)

@@ -90,6 +90,17 @@ int cpng_zlib_compress(const uint8_t *data, size_t length, int level, uint8_t **
 int cpng_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
                          size_t *out_length);
 
+// Box reduction of decoded rows (shrink-on-load for PNG; shrink.c).
+/// Averages `rows` (1…d) consecutive decoded rows, `src_stride` bytes apart, in blocks of `d`
+/// columns into one row of ceil(width / d) pixels at `dst`. Samples are 8-bit, or 16-bit in
+/// native byte order when `sixteen` is nonzero; `channels` per pixel (1–4). When `has_alpha` is
+/// nonzero the last channel is straight alpha: colours are averaged weighted by alpha (the
+/// average of premultiplied colours divided by the average alpha), so transparent pixels do not
+/// bleed their colour; a block with no coverage averages its colours plainly. Every average is
+/// rounded to nearest. The last block of a row may be narrower than `d`. Never fails.
+void cpng_box_shrink_row(const uint8_t *src, size_t src_stride, int rows, int width, int channels,
+                         int sixteen, int has_alpha, int d, uint8_t *dst);
+
 #ifdef __cplusplus
 }
 #endif

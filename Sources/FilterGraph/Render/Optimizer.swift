@@ -82,7 +82,7 @@ public enum Optimizer {
   static func shrinkOnLoad(_ root: ImageNode) -> ImageNode {
     rewrite(root) { node in
       guard let resample = node.operation as? any ResampleOperation, resample.allowsShrinkOnLoad else { return node }
-      // Walk down through orientations to a full-size JPEG source.
+      // Walk down through orientations to a full-size source whose codec decodes at reduced sizes.
       var chain: [ImageNode] = []
       var cursor = node.inputs[0]
       var swapped = false
@@ -92,11 +92,11 @@ public enum Optimizer {
         cursor = cursor.inputs[0]
       }
       guard let source = cursor.operation as? EncodedSourceOperation, source.scaleDenominator == 1,
-        source.source.supportsReducedDecode
+        !source.source.reducedScaleDenominators.isEmpty
       else { return node }
       let target = swapped ? resample.targetSize.transposed : resample.targetSize
       var chosen = 1
-      for d in [8, 4, 2] {
+      for d in source.source.reducedScaleDenominators.sorted(by: >) {
         let s = source.source.decodedSize(scaleDenominator: d)
         if s.width >= 2 * target.width && s.height >= 2 * target.height {
           chosen = d

@@ -404,11 +404,11 @@ extension Renderer {
   /// A streamed decoder for `source` when the rules allow it (see `streamingMinimumBytes`).
   func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) throws -> StreamingSource? {
     let info = node.info
-    guard source.source.header.fileFormat == .jpeg,
+    guard source.source.codec.streamsRows,
       info.size.width * info.size.height * info.layout.channelCount >= options.streamingMinimumBytes,
       !cache.contains(source.identity),
       let reads = streamingWindow(plan, source: node),
-      let decoder = try source.source.startedJPEGDecoder(scaleDenominator: source.scaleDenominator)
+      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator)
     else { return nil }
     return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
   }

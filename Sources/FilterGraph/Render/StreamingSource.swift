@@ -1,6 +1,6 @@
-// StreamingSource.swift — a JPEG source decoded in order, on demand, into a ring of rows.
+// StreamingSource.swift — a source decoded in order, on demand, into a ring of rows.
 //
-// When every band of a render reads its JPEG source within a moving window of rows (scaling,
+// When every band of a render reads its source (of a codec that `streamsRows`: JPEG, PNG) within a moving window of rows (scaling,
 // blurring, per-pixel filters, crops: anything that reads top to bottom, with overlap), the full
 // decoded image is never needed. The renderer then decodes rows only as tiles ask for them and
 // keeps just the window (libvips's "sequential" access). Which sources qualify is decided before
@@ -24,7 +24,7 @@ final class StreamingSource: @unchecked Sendable {
   let format: PixelFormat
   let colorSpace: ColorSpace
   let height: Int
-  private let decoder: JPEGDecoder
+  private let decoder: any ImageRowDecoder
   private var ring: PixelBuffer
   private let base: UnsafeMutableRawPointer
   private let rowBytes: Int
@@ -43,16 +43,16 @@ final class StreamingSource: @unchecked Sendable {
   /// The source's name, for warnings.
   let name: String
 
-  init(decoder: JPEGDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") {
+  init(decoder: any ImageRowDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") {
     self.bandEnds = bandEnds
     self.name = name
-    let size = decoder.scaledSize!
+    let size = decoder.outputSize
     self.decoder = decoder
     self.capacity = max(1, min(capacity, size.height))
     self.height = size.height
     self.format = decoder.outputFormat
-    self.colorSpace = decoder.outputColorSpace
     var ring = decoder.makeBuffer(rows: self.capacity)
+    self.colorSpace = ring.colorSpace
     self.base = ring.withUnsafeMutableBaseAddress { p, _ in p }
     self.rowBytes = ring.rowBytes
     self.ring = ring
@@ -104,7 +104,7 @@ final class StreamingSource: @unchecked Sendable {
   private func checkHeld(_ first: Int, decoded: Int) throws {
     guard first >= decoded - capacity else {
       // The window analysis guarantees this never happens; fail loudly rather than read stale rows.
-      throw CodecError(.invalidArgument, "internal: streamed JPEG row \(first) was already dropped (window \(capacity)).")
+      throw CodecError(.invalidArgument, "internal: streamed row \(first) was already dropped (window \(capacity)).")
     }
   }
 

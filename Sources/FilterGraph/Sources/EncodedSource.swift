@@ -1,4 +1,4 @@
-// EncodedSource.swift — a JPEG or PNG file (or bytes) whose header is read and pixels are not yet.
+// EncodedSource.swift — an image file (or bytes) whose header is read and pixels are not yet.
 
 import Foundation
 import ImageCodecs
@@ -17,6 +17,8 @@ public final class EncodedSource: @unchecked Sendable {
   public let options: LoadOptions
   /// The decode cache's identity for these bytes.
   public let identity: String
+  /// The codec the bytes' first bytes named.
+  public let codec: any ImageCodec.Type
   private let bytes: Data
 
   /// Reads the file at `url` into memory and its header (the pixels are decoded later).
@@ -47,21 +49,34 @@ public final class EncodedSource: @unchecked Sendable {
   private init(data: Data, url: URL?, identity: String, options: LoadOptions) throws {
     self.bytes = data
     self.url = url
-    // A strict load of the same bytes must not be served a lenient decode from the cache.
-    self.identity = options.strict ? identity + "/strict" : identity
+    // A strict load of the same bytes must not be served a lenient decode from the cache, nor one
+    // page another's.
+    let chosen = options.formatOptions.values.sorted { $0.key < $1.key }.map { "/\($0.key)=\($0.value)" }.joined()
+    self.identity = (options.strict ? identity + "/strict" : identity) + chosen
     self.options = options
     let name = url?.lastPathComponent ?? "image data"
-    guard let format = ImageFileFormat.sniff(data.prefix(8)) else {
-      throw CodecError(.unsupported, "\(name) is neither a JPEG nor a PNG file (unrecognised first bytes).")
+    guard let codec = CodecRegistry.sniff(data.prefix(CodecRegistry.sniffLength)) else {
+      let known = CodecRegistry.codecs.map { $0.displayName }.joined(separator: ", ")
+      throw CodecError(.unsupported, "\(name) is not an image file FilterGraph reads (\(known)): unrecognised first bytes.")
     }
-    switch format {
-    case .jpeg: self.header = try JPEGDecoder.readHeader(data, limits: options.limits)
-    case .png: self.header = try PNGDecoder.readHeader(data, limits: options.limits)
-    }
+    self.codec = codec
+    self.header = try EncodedSource.readHeader(data, codec: codec, options: options, name: name)
   }
 
-  /// True when the format can decode directly at 1/2, 1/4 or 1/8 size (JPEG's DCT scaling).
-  public var supportsReducedDecode: Bool { header.fileFormat == .jpeg }
+  /// The header of `data` as `codec` reads it, after checking the decode options.
+  private static func readHeader(
+    _ data: Data, codec: any ImageCodec.Type, options: LoadOptions, name: String
+  ) throws -> ImageHeader {
+    _ = try options.formatOptions.resolved(by: codec.decodeOptions)
+    let request = request(options, scaleDenominator: 1)
+    if request.page != 0, !codec.decodeOptions.contains(where: { $0.name == FormatOption.page.name }) {
+      throw CodecError(.invalidArgument, "\(name) is a \(codec.displayName) file, which has only page 0, not page \(request.page).")
+    }
+    return try codec.readHeader(data, request: request)
+  }
+
+  /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
+  public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
 
   /// The stored size a decode at `1/scaleDenominator` produces.
   public func decodedSize(scaleDenominator: Int) -> Size {
@@ -91,47 +106,30 @@ public final class EncodedSource: @unchecked Sendable {
     }
   }
 
-  /// Decodes the whole image and returns the decoders' corrupt-data warnings with it (libjpeg
-  /// recovered from them: a truncated JPEG comes back with its missing rows gray). With
-  /// `LoadOptions.strict`, JPEG warnings are errors instead.
+  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`)
+  /// and returns the decoder's corrupt-data warnings with it (libjpeg recovered from them: a
+  /// truncated JPEG comes back with its missing rows gray). With `LoadOptions.strict`, such
+  /// damage is an error instead.
   public func decodeReportingWarnings(scaleDenominator: Int = 1) throws -> (buffer: PixelBuffer, warnings: [String]) {
-    switch header.fileFormat {
-    case .jpeg:
-      var options = JPEGDecodeOptions()
-      options.scaleDenominator = scaleDenominator
-      options.isStrict = self.options.strict
-      let result = try JPEGDecoder.decodeReportingWarnings(bytes, options: options, limits: self.options.limits)
-      return (result.buffer, result.warnings)
-    case .png:
-      let decoder = try PNGDecoder(data: bytes, limits: self.options.limits)
-      let buffer = try decoder.decodeRemaining()
-      return (buffer, decoder.warnings)
-    }
+    let decoder = try startedDecoder(scaleDenominator: scaleDenominator)
+    let buffer = try decoder.decodeAll()
+    return (buffer, decoder.warnings)
   }
 
-  /// Decodes the whole image (at reduced size for JPEGs when `scaleDenominator` > 1).
+  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`).
   public func decode(scaleDenominator: Int = 1) throws -> PixelBuffer {
-    switch header.fileFormat {
-    case .jpeg:
-      var options = JPEGDecodeOptions()
-      options.scaleDenominator = scaleDenominator
-      options.isStrict = self.options.strict
-      return try JPEGDecoder.decode(bytes, options: options, limits: self.options.limits)
-    case .png:
-      return try PNGDecoder.decode(bytes, limits: self.options.limits)
-    }
+    try decodeReportingWarnings(scaleDenominator: scaleDenominator).buffer
   }
 
-  /// A JPEG decoder started at `1/scaleDenominator`, ready for rows in order (streamed decoding);
-  /// nil for PNG files.
-  func startedJPEGDecoder(scaleDenominator: Int) throws -> JPEGDecoder? {
-    guard header.fileFormat == .jpeg else { return nil }
-    let decoder = try JPEGDecoder(data: bytes, limits: options.limits)
-    var decodeOptions = JPEGDecodeOptions()
-    decodeOptions.scaleDenominator = scaleDenominator
-    decodeOptions.isStrict = options.strict
-    try decoder.start(options: decodeOptions)
-    return decoder
+  /// A decoder started at `1/scaleDenominator`, ready for rows in order.
+  func startedDecoder(scaleDenominator: Int) throws -> any ImageRowDecoder {
+    try codec.makeDecoder(bytes, request: Self.request(options, scaleDenominator: scaleDenominator))
+  }
+
+  private static func request(_ options: LoadOptions, scaleDenominator: Int) -> DecodeRequest {
+    DecodeRequest(
+      scaleDenominator: scaleDenominator, isStrict: options.strict, limits: options.limits,
+      options: options.formatOptions)
   }
 
   /// A short digest of bytes (FNV-1a over the length and a sample), enough to key a cache.

@@ -10,11 +10,16 @@ public struct LoadOptions: Hashable, Sendable {
   public var strict: Bool
   /// Limits checked against the header before any pixel memory is allocated.
   public var limits: DecodeLimits
+  /// Values for the file's codec's decode options (`["page": 2]`; see `fgrun formats`).
+  public var formatOptions: FormatOptionValues
 
   /// Creates options.
-  public init(autoOrient: Bool = true, strict: Bool = false, limits: DecodeLimits = .default) {
+  public init(
+    autoOrient: Bool = true, strict: Bool = false, limits: DecodeLimits = .default, formatOptions: FormatOptionValues = [:]
+  ) {
     self.autoOrient = autoOrient
     self.strict = strict
     self.limits = limits
+    self.formatOptions = formatOptions
   }
 }

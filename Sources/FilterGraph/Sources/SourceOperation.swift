@@ -35,7 +35,8 @@ extension SourceOperation {
   public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) { (try decodePixels(), []) }
 }
 
-/// A JPEG or PNG source, optionally decoded at 1/2, 1/4 or 1/8 size (JPEG DCT scaling).
+/// An image file's source, optionally decoded at a reduced size (shrink-on-load: JPEG's DCT
+/// scaling, WebP's scaled decoding).
 public struct EncodedSourceOperation: SourceOperation {
   /// The encoded bytes and header.
   public let source: EncodedSource
@@ -50,9 +51,11 @@ public struct EncodedSourceOperation: SourceOperation {
 
   /// The parameter table (`load` in `fgrun filters`).
   public static let table = OperationDescriptor(
-    name: "load", category: .source, summary: "Reads a JPEG or PNG file (the recipe's input, or another file).",
+    name: "load", category: .source,
+    summary: "Reads an image file of any format `fgrun formats` lists (the recipe's input, or another file).",
     inputCount: 0,
-    parameters: [ParameterSpec("path", .path, help: "The file to read, relative to the recipe.")],
+    parameters: [ParameterSpec("path", .path, help: "The file to read, relative to the recipe.")]
+      + CodecRegistry.allDecodeOptions.map(ParameterSpec.init),
     example: "logo = load path=logo.png")
 
   public var descriptor: OperationDescriptor { Self.table }
@@ -171,7 +174,7 @@ extension Image {
     self.init(source: try EncodedSource(contentsOf: url, options: options))
   }
 
-  /// An image of encoded JPEG or PNG bytes held in memory.
+  /// An image of encoded bytes held in memory (any format `CodecRegistry` reads).
   public init(data: Data, options: LoadOptions = LoadOptions()) throws {
     self.init(source: try EncodedSource(data: data, options: options))
   }

@@ -86,7 +86,7 @@ final class ColourManagementTests: XCTestCase {
     }
     var options = WriteOptions()
     options.profile = .displayP3
-    options.bitDepth = 16
+    options.formatOptions = ["bit-depth": "16"]
     let p3 = try renderer.encode(Image(buffer: rgb), format: .png, options: options)
     let (back, profile) = try writtenAndRead(try Image(data: p3))
     XCTAssertNil(profile)

@@ -139,7 +139,7 @@ final class RecipeExamplesTests: XCTestCase {
     XCTAssertEqual(output.size.width, 1600)
     XCTAssertLessThanOrEqual(output.size.width, 1600)
     XCTAssertEqual(output.size.height, 1050)  // 149 · 1600 / 227 = 1050.2
-    let jpeg = try renderer.encode(output, format: .jpeg, options: WriteOptions(jpegQuality: 82))
+    let jpeg = try renderer.encode(output, format: .jpeg, options: WriteOptions(options: ["quality": 82]))
     let header = try JPEGDecoder.readHeader(jpeg)
     XCTAssertEqual(header.size, Size(width: 1600, height: 1050))
   }

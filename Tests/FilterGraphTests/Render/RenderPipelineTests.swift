@@ -71,7 +71,7 @@ final class RenderPipelineTests: XCTestCase {
     defer { try? FileManager.default.removeItem(at: dir) }
     let image = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")).rotated(byDegrees: 90)
     let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 16)))
-    for options in [WriteOptions(jpegQuality: 97), WriteOptions(jpegQuality: 75, jpegProgressive: true)] {
+    for options in [WriteOptions(options: ["quality": 97]), WriteOptions(options: ["quality": 75, "progressive": true])] {
       let expected = try renderer.encode(image, format: .jpeg, options: options)
       let url = dir.appendingPathComponent("out.jpg")
       try renderer.write(image, to: url, options: options)
@@ -92,7 +92,7 @@ final class RenderPipelineTests: XCTestCase {
     for (threads, bandHeight) in [(1, 7), (2, 16), (3, 64), (2, 1)] {
       let renderer = Renderer(options: RendererOptions(threads: threads, tileSize: Size(width: 64, height: bandHeight)))
       for subsampling in [JPEGEncodeOptions.ChromaSubsampling.s420, .s444] {
-        let options = WriteOptions(jpegQuality: 90, jpegChromaSubsampling: subsampling)
+        let options = WriteOptions(options: ["quality": 90, "chroma": subsampling == .s444 ? "444" : "420"])
         let parallel = try renderer.encode(image, format: .jpeg, options: options)
         let pixels = try renderer.render(image, format: PixelFormat(layout: .rgb, component: .uint8))
         let serial = try JPEGEncoder.encode(

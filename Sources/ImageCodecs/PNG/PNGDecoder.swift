@@ -139,10 +139,11 @@ public final class PNGDecoder {
   /// The number of rows not yet handed out.
   public var remainingRows: Int { header.size.height - rowsRead }
 
-  /// A new, uninitialised buffer of `rows` rows in this decoder's format, colour space and metadata.
-  public func makeBuffer(rows: Int) -> PixelBuffer {
+  /// A new, uninitialised buffer of `rows` rows (default: the whole image) in this decoder's
+  /// format, colour space and metadata.
+  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
     PixelBuffer(
-      width: header.size.width, height: rows, format: format, colorSpace: colorSpace,
+      width: header.size.width, height: rows ?? header.size.height, format: format, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
@@ -153,10 +154,28 @@ public final class PNGDecoder {
   /// - Throws: `CodecError` for damaged or truncated image data; the decoder then stays failed.
   @discardableResult
   public func readRows(into buffer: inout PixelBuffer) throws -> Int {
-    precondition(buffer.width == header.size.width && buffer.format == format,
-                 "readRows needs a buffer of width \(header.size.width) in \(format)")
+    try readRows(buffer.height, into: &buffer, at: 0)
+  }
+
+  /// Decodes the next `count` rows (fewer at the bottom of the image) into `buffer`, starting at
+  /// its row `destinationRow`, and returns how many rows were decoded.
+  ///
+  /// - Throws: `.invalidArgument` when `buffer` has the wrong width or format or too few rows;
+  ///   `CodecError` for damaged or truncated image data (the decoder then stays failed).
+  @discardableResult
+  public func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int = 0) throws -> Int {
+    guard buffer.width == header.size.width, buffer.format == format else {
+      throw CodecError(
+        .invalidArgument,
+        "The buffer for PNG rows is \(buffer.width) pixels wide in \(buffer.format); "
+          + "\(header.size.width) pixels in \(format) are needed.")
+    }
     if let failure { throw failure }
-    let count = min(buffer.height, remainingRows)
+    let count = min(max(count, 0), remainingRows)
+    guard destinationRow >= 0, destinationRow + count <= buffer.height else {
+      throw CodecError(
+        .invalidArgument, "The buffer has \(buffer.height) rows; \(count) rows at row \(destinationRow) do not fit.")
+    }
     guard count > 0 else { return 0 }
     if isInterlaced {
       let whole = try decodeWholeImage()
@@ -165,7 +184,7 @@ public final class PNGDecoder {
       strip.withUnsafeBaseAddress { src, srcStride in
         buffer.withUnsafeMutableBaseAddress { dst, dstStride in
           for y in 0..<count {
-            (dst + y * dstStride).copyMemory(from: src + y * srcStride, byteCount: rowLength)
+            (dst + (destinationRow + y) * dstStride).copyMemory(from: src + y * srcStride, byteCount: rowLength)
           }
         }
       }
@@ -174,7 +193,7 @@ public final class PNGDecoder {
       return count
     }
     let status = buffer.withUnsafeMutableBaseAddress { base, stride -> Int32 in
-      var rows = (0..<count).map { Optional((base + $0 * stride).assumingMemoryBound(to: UInt8.self)) }
+      var rows = (0..<count).map { Optional((base + (destinationRow + $0) * stride).assumingMemoryBound(to: UInt8.self)) }
       return rows.withUnsafeMutableBufferPointer {
         cpng_reader_read_rows(reader, $0.baseAddress, UInt32(count))
       }

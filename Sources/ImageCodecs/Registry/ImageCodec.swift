@@ -1,0 +1,217 @@
+// ImageCodec.swift — the one protocol every file format implements.
+//
+// A format is one folder, `Sources/ImageCodecs/<Format>/`, holding a type that conforms to
+// `ImageCodec` (plus its decoder and encoder), and one line in `CodecRegistry.codecs`. Everything
+// else — recognising inputs, `Image(contentsOf:)`, shrink-on-load, streamed decoding, writing,
+// fgrun's flags, `fgrun formats`, docs/Formats.md — goes through this protocol and the registry.
+//
+// The life of a file:
+//   1. `sniff` recognises the format from the first bytes (never from the file name).
+//   2. `readHeader` reads size, layout, depth, metadata and page count, and checks the pixel limit
+//      before any pixel memory is allocated. It is cheap: images are opened lazily.
+//   3. `makeDecoder` starts a decode of one page at a scale (`DecodeRequest`) and returns an
+//      `ImageRowDecoder` the renderer reads rows from, top to bottom, either all at once (the
+//      decode cache) or a window at a time (streamed decoding, when `streamsRows`).
+//   4. `makeEncoder` starts an encode (`EncodeRequest`) and returns an `ImageRowEncoder` the
+//      renderer hands bands of rows to, in order, as they finish.
+
+import Foundation
+import PixelBufferModule
+
+/// A file format: recognise, read the header, decode, encode, and the option tables.
+///
+/// Every requirement is static: a codec is a type, never instantiated. Implementations must not
+/// crash, `exit` or `longjmp` through Swift on bad input: every failure is a `CodecError` with a
+/// sentence a user understands (`.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`…).
+public protocol ImageCodec {
+  /// The format's identity (`ImageFileFormat.jpeg`…). Declared next to the codec in its folder.
+  static var format: ImageFileFormat { get }
+  /// A short name for people: "JPEG", "WebP".
+  static var displayName: String { get }
+  /// The file name extensions that mean this format when writing, lowercase, without the dot;
+  /// the first is the one fgrun gives batch outputs.
+  static var fileExtensions: [String] { get }
+  /// One line on what the codec reads and writes, for `fgrun formats` and docs/Formats.md.
+  static var summary: String { get }
+
+  /// True when `head` — the first bytes of a file, at most `CodecRegistry.sniffLength` (it may be
+  /// shorter for a short file) — starts a file of this format.
+  static func sniff(_ head: [UInt8]) -> Bool
+
+  /// Options a decode accepts (`page`…), read by the recipe's `load` and fgrun (`--page`).
+  static var decodeOptions: [FormatOption] { get }
+  /// Reads what the file says about its image without decoding pixels: size (the stored size, of
+  /// the page `request.options` selects), decoded layout and component type, metadata (ICC
+  /// profile, orientation, gamma), page count.
+  ///
+  /// Must check `request.limits` against the size before allocating anything proportional to it.
+  /// `request.scaleDenominator` is ignored here: the header is the full-size one.
+  ///
+  /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
+  ///   `.invalidArgument` for a page that does not exist.
+  static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader
+
+  /// The scale denominators `d` (besides 1) this codec decodes the file whose header is `header`
+  /// at directly, each side becoming ⌈side / d⌉ — shrink-on-load, much cheaper than a full decode
+  /// and a resample (JPEG's DCT scaling: [2, 4, 8]; WebP's scaled decoding, for still images).
+  /// Empty when the file decodes at full size only.
+  static func reducedScaleDenominators(for header: ImageHeader) -> [Int]
+  /// True when the codec's decoders produce rows incrementally, so that a render reading the
+  /// image top to bottom can hold a window of rows instead of the whole image. False when a
+  /// decoder decodes the whole image on its first read anyway.
+  static var streamsRows: Bool { get }
+  /// Starts decoding `data` as `request` says (page, scale, strictness, limits).
+  ///
+  /// - Throws: `CodecError` as `readHeader`, and `.invalidArgument` for a scale denominator
+  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`.
+  static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder
+
+  /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…).
+  static var encodeOptions: [FormatOption] { get }
+  /// Nil when the codec writes files; otherwise the sentence explaining that it does not
+  /// (`"GIF output is not supported; write PNG or WebP instead."`).
+  static var encoderUnavailableReason: String? { get }
+  /// The pixel format rows must have when an image with `layout` channels and `component`
+  /// samples is written with `options` (for example JPEG drops alpha and writes 8 bits; PNG keeps
+  /// 16 bits unless `bit-depth` says 8). Straight alpha, encoded (not linear) values.
+  static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat
+  /// Starts an encode.
+  ///
+  /// - Throws: `CodecError` — `.invalidArgument` for an option out of range or a size the format
+  ///   cannot hold, `.unsupported` when no encoder exists, `.io` when writing to the destination fails.
+  static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder
+}
+
+extension ImageCodec {
+  /// Full-size decoding only.
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
+  /// Whole-image decoding.
+  public static var streamsRows: Bool { false }
+  /// No decode options.
+  public static var decodeOptions: [FormatOption] { [] }
+  /// Writes files.
+  public static var encoderUnavailableReason: String? { nil }
+  /// True when the codec writes files.
+  public static var canEncode: Bool { encoderUnavailableReason == nil }
+}
+
+/// What to decode: which page, at which scale, how strictly, within which limits.
+public struct DecodeRequest: Hashable, Sendable {
+  /// Decode at 1/`scaleDenominator` of the stored size (1, or one of the codec's
+  /// `reducedScaleDenominators(for:)`); each side becomes ⌈side / d⌉.
+  public var scaleDenominator: Int
+  /// Treat recoverable damage (a truncated JPEG libjpeg pads with gray) as an error.
+  public var isStrict: Bool
+  /// Checked against the header before any pixel memory is allocated.
+  public var limits: DecodeLimits
+  /// Values for the codec's `decodeOptions` (`page`…).
+  public var options: FormatOptionValues
+
+  /// Creates a request; the defaults decode the first page, at full size, leniently.
+  public init(
+    scaleDenominator: Int = 1, isStrict: Bool = false, limits: DecodeLimits = .default,
+    options: FormatOptionValues = [:]
+  ) {
+    self.scaleDenominator = scaleDenominator
+    self.isStrict = isStrict
+    self.limits = limits
+    self.options = options
+  }
+
+  /// The zero-based page `options` selects (`page`, default 0).
+  public var page: Int {
+    if case .integer(let p)? = options["page"] { return p }
+    return 0
+  }
+}
+
+/// A decode in progress: rows come out top to bottom.
+///
+/// Not thread-safe: the renderer serialises calls on one decoder.
+public protocol ImageRowDecoder: AnyObject {
+  /// The size of the decoded image (the stored size at the request's scale, before orientation).
+  var outputSize: Size { get }
+  /// The pixel format rows come out in (straight alpha).
+  var outputFormat: PixelFormat { get }
+  /// A buffer of `rows` rows (default: the whole image) in the output format, tagged with the
+  /// file's colour space and metadata, ready for `readRows`.
+  func makeBuffer(rows: Int?) -> PixelBuffer
+  /// Decodes the next `count` rows (fewer at the bottom of the image) into `buffer`, starting at
+  /// its row `destinationRow`, and returns how many rows were decoded.
+  ///
+  /// - Throws: `CodecError` for damaged or truncated data; the decoder then stays failed.
+  func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int
+  /// Recoverable problems met so far (a CRC error in an ancillary chunk, a premature end of
+  /// JPEG data patched up with gray…), in the library's words.
+  var warnings: [String] { get }
+  /// Decodes every remaining row into one new buffer (the whole image when nothing was read yet).
+  /// The default reads rows into `makeBuffer(rows: nil)`; codecs that decode whole images anyway
+  /// return theirs without a copy.
+  func decodeAll() throws -> PixelBuffer
+}
+
+extension ImageRowDecoder {
+  /// Reads every row into `makeBuffer(rows: nil)`.
+  public func decodeAll() throws -> PixelBuffer {
+    var buffer = makeBuffer(rows: nil)
+    _ = try readRows(outputSize.height, into: &buffer, at: 0)
+    return buffer
+  }
+}
+
+/// Runs encoder jobs (parallel PNG segments, JPEG strips…) on the caller's threads: the renderer
+/// passes its worker pool. Encoders never create threads; jobs never wait for each other, so any
+/// executor with at least one thread works. (`submit(_:)` is the one requirement of the PNG and
+/// JPEG encoders' own executor protocols, which this refines.)
+public protocol CodecExecutor: PNGSegmentExecutor, JPEGStripExecutor {
+  /// The number of threads jobs run on (encoders bound their work in flight by it).
+  var threadCount: Int { get }
+}
+
+/// What to encode, how, and where to.
+public struct EncodeRequest {
+  /// The image size.
+  public var size: Size
+  /// The format rows will come in: the codec's `encodedPixelFormat` for the image.
+  public var pixelFormat: PixelFormat
+  /// The colour space of the pixels (an ICC profile to embed, or sRGB).
+  public var colorSpace: ColorSpace
+  /// Metadata to write where the format can hold it (ICC profile…); orientation is never
+  /// written, the pixels are upright.
+  public var metadata: ImageMetadata
+  /// The codec's encode options, checked against its table, defaults filled in.
+  public var options: ResolvedFormatOptions
+  /// Where the bytes go: an output handle, or nil to collect them in memory (`finish()` returns them).
+  public var handle: OutputHandle?
+  /// Threads for parallel compression, when the codec can use them; nil to work on the calling thread.
+  public var executor: (any CodecExecutor)?
+
+  /// Creates a request.
+  public init(
+    size: Size, pixelFormat: PixelFormat, colorSpace: ColorSpace, metadata: ImageMetadata,
+    options: ResolvedFormatOptions, handle: OutputHandle?, executor: (any CodecExecutor)?
+  ) {
+    self.size = size
+    self.pixelFormat = pixelFormat
+    self.colorSpace = colorSpace
+    self.metadata = metadata
+    self.options = options
+    self.handle = handle
+    self.executor = executor
+  }
+}
+
+/// An encode in progress: bands of rows go in, top to bottom, then `finish()`.
+public protocol ImageRowEncoder: AnyObject {
+  /// Encodes the next rows (`rows.height` of them, in the request's pixel format and width).
+  /// Encoders that keep a band beyond this call retain `rows`' storage rather than copy it.
+  ///
+  /// - Throws: `CodecError` — `.invalidArgument` for rows of the wrong format or too many rows,
+  ///   `.io` when writing fails.
+  func write(rows: PixelBuffer) throws
+  /// Completes the file once every row was written and returns its bytes when the destination was
+  /// memory (nil for a handle).
+  ///
+  /// - Throws: `CodecError` — `.invalidArgument` when rows are missing, `.io` when writing fails.
+  func finish() throws -> Data?
+}

@@ -1,0 +1,68 @@
+// ImageFileFormat.swift — a file format's name, and what a file's header says.
+import PixelBufferModule
+
+/// A file format FilterGraph knows: a name (`jpeg`, `png`, `webp`…) that the registry maps to its
+/// codec. Each codec declares its constant next to itself (`ImageFileFormat.jpeg` in `JPEG/`).
+public struct ImageFileFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  /// The format's name, lowercase: `jpeg`, `png`, `webp`, `gif`, `tiff`, `heif`.
+  public let rawValue: String
+
+  /// The format named `rawValue` (a name, not an extension: see `init?(pathExtension:)`).
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  /// The name.
+  public var description: String { rawValue }
+
+  /// Every registered format, in registration order.
+  public static var allCases: [ImageFileFormat] { CodecRegistry.codecs.map { $0.format } }
+
+  /// The codec of this format. Every format value made by the registry or a codec has one.
+  public var codec: (any ImageCodec.Type)? { CodecRegistry.codec(for: self) }
+
+  /// Recognises a format from a file's first bytes (up to `CodecRegistry.sniffLength` are looked
+  /// at), or nil.
+  public static func sniff<C: Collection>(_ bytes: C) -> ImageFileFormat? where C.Element == UInt8 {
+    CodecRegistry.sniff(bytes)?.format
+  }
+
+  /// The format a file name's extension names (`jpg`, `png`, `webp`, `tif`…; any case), or nil.
+  public init?(pathExtension: String) {
+    guard let codec = CodecRegistry.codec(forExtension: pathExtension) else { return nil }
+    self = codec.format
+  }
+
+  /// The usual file extension (`jpg`, `png`, `webp`…).
+  public var fileExtension: String { codec?.fileExtensions.first ?? rawValue }
+}
+
+/// What a file's header says, read without decoding pixels.
+public struct ImageHeader: Hashable, Sendable {
+  /// The file format.
+  public var fileFormat: ImageFileFormat
+  /// The stored size (before EXIF orientation is applied) of the page read.
+  public var size: Size
+  /// The channels a full decode produces (for example `.rgb` for a YCbCr or CMYK JPEG).
+  public var layout: ChannelLayout
+  /// The component type a full decode produces (`.uint16` for 16-bit PNGs).
+  public var component: ComponentType
+  /// Orientation, ICC profile, gamma.
+  public var metadata: ImageMetadata
+  /// The number of pages (images, frames) in the file; 1 for single-image formats.
+  public var pageCount: Int
+
+  /// Creates a header.
+  public init(
+    fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
+    metadata: ImageMetadata, pageCount: Int = 1
+  ) {
+    self.fileFormat = fileFormat
+    self.size = size
+    self.layout = layout
+    self.component = component
+    self.metadata = metadata
+    self.pageCount = pageCount
+  }
+
+  /// The size once EXIF orientation is applied.
+  public var orientedSize: Size { metadata.orientation.swapsAxes ? size.transposed : size }
+}

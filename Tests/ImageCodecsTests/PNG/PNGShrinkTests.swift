@@ -1,0 +1,74 @@
+// PNGShrinkTests.swift — PNG shrink-on-load against its mathematical definition.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class PNGShrinkTests: XCTestCase {
+  /// The definition: the (alpha-weighted, for alpha layouts) box average of each d×d block,
+  /// clipped at the edges, rounded to nearest — computed here in plain Swift from the full decode.
+  private func reference(_ full: PixelBuffer, _ d: Int) -> [[Int]] {
+    let channels = full.format.channelCount, alpha = full.format.layout.hasAlpha
+    let maxValue = full.format.component == .uint16 ? 65535 : 255
+    let w = (full.width + d - 1) / d, h = (full.height + d - 1) / d
+    var rows: [[Int]] = []
+    for oy in 0..<h {
+      var row: [Int] = []
+      for ox in 0..<w {
+        var plain = [Int](repeating: 0, count: channels), weighted = [Int](repeating: 0, count: channels)
+        var coverage = 0, n = 0
+        for y in oy * d..<min(oy * d + d, full.height) {
+          for x in ox * d..<min(ox * d + d, full.width) {
+            let px = (0..<channels).map { full.sample(x: x, y: y, channel: $0) }
+            let a = alpha ? px[channels - 1] : 1
+            coverage += a
+            n += 1
+            for c in 0..<channels {
+              plain[c] += px[c]
+              weighted[c] += px[c] * a
+            }
+          }
+        }
+        let colours = alpha ? channels - 1 : channels
+        let opaque = !alpha || coverage == n * maxValue
+        for c in 0..<colours {
+          row.append(opaque || coverage == 0 ? (plain[c] + n / 2) / n : (weighted[c] + coverage / 2) / coverage)
+        }
+        if alpha { row.append((coverage + n / 2) / n) }
+      }
+      rows.append(row)
+    }
+    return rows
+  }
+
+  func testReducedDecodeIsTheBoxAverage() throws {
+    // Odd sizes (partial edge blocks), palettes with alpha, 16-bit alpha, interlaced.
+    for path in ["pngsuite/s09n3p02.png", "pngsuite/basn6a08.png", "pngsuite/basn6a16.png", "pngsuite/basi4a08.png", "pngsuite/tbrn2c08.png"] {
+      let data = try Data(contentsOf: Fixtures.url(path))
+      let full = try PNGDecoder.decode(data)
+      for d in [2, 4, 8] {
+        let reduced = try PNGCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: d)).decodeAll()
+        XCTAssertEqual(reduced.size, Size(width: (full.width + d - 1) / d, height: (full.height + d - 1) / d))
+        let expected = reference(full, d)
+        for y in 0..<reduced.height {
+          let got = (0..<reduced.width).flatMap { x in (0..<reduced.format.channelCount).map { reduced.sample(x: x, y: y, channel: $0) } }
+          XCTAssertEqual(got, expected[y], "\(path) 1/\(d) row \(y)")
+        }
+      }
+    }
+  }
+}
+
+extension PixelBuffer {
+  /// Sample `channel` of pixel (x, y) as an integer (8- or 16-bit buffers).
+  fileprivate func sample(x: Int, y: Int, channel: Int) -> Int {
+    withUnsafeBaseAddress { base, rowBytes in
+      let p = base + y * rowBytes
+      let i = x * format.channelCount + channel
+      return format.component == .uint16
+        ? Int(p.assumingMemoryBound(to: UInt16.self)[i]) : Int(p.assumingMemoryBound(to: UInt8.self)[i])
+    }
+  }
+}
