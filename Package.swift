@@ -4,10 +4,11 @@
 //
 // Targets, each with one job:
 //   PixelBufferModule  the one pixel-buffer type every stage shares (no codec or system dependencies)
-//   ImageCodecs        JPEG (libjpeg-turbo) and PNG (libpng) decoders and encoders, safe file output
+//   ImageCodecs        the codec registry: JPEG, PNG, WebP, GIF… (one folder each), safe file output
 //   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
+//   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
 //   CBLAS              the system CBLAS (Debian's libblas-dev; OpenBLAS serial at run time)
@@ -38,7 +39,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
@@ -63,6 +64,14 @@ let package = Package(
       // libdeflate compresses the PNG writer's segments; zlib stays for libpng (reading) and the
       // writer's Adler-32 combination and iCCP payload.
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
+    .target(
+      name: "CWebP",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux")]),
+    .target(
+      name: "CGIF",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("gif")]),
     .target(
       name: "CKernels",
       // No fused multiply-add: the kernels must round exactly as the Swift loops they replace.
