@@ -4,10 +4,11 @@
 //
 // Targets, each with one job:
 //   PixelBufferModule  the one pixel-buffer type every stage shares (no codec or system dependencies)
-//   ImageCodecs        JPEG (libjpeg-turbo) and PNG (libpng) decoders and encoders, safe file output
+//   ImageCodecs        the codec registry: JPEG, PNG, WebP, GIF… (one folder each), safe file output
 //   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
+//   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
@@ -39,7 +40,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
@@ -67,6 +68,14 @@ let package = Package(
     .target(
       name: "CLCMS",
       linkerSettings: [.linkedLibrary("lcms2")]),
+    .target(
+      name: "CWebP",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux")]),
+    .target(
+      name: "CGIF",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("gif")]),
     .target(
       name: "CKernels",
       // No fused multiply-add: the kernels must round exactly as the Swift loops they replace.

@@ -116,6 +116,9 @@ struct Run: ParsableCommand {
           message: "Cannot tell the output format from '\(outputPath)': name it \(CodecRegistry.writableExtensions), or give --format.")
       }
     }
+    if let reason = format?.codec?.encoderUnavailableReason {
+      throw Failure(status: ExitStatus.usage, message: reason)
+    }
     let loadOptions = engine.loadOptions
     let inputOptions = try output.flags.inputLoadOptions(loadOptions)
     let (image, inputURL, inputFormat) = try stats.time(\.headerSeconds) { () throws -> (Image, URL?, ImageFileFormat) in

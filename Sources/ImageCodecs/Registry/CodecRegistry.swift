@@ -9,6 +9,8 @@ public enum CodecRegistry {
   public static let codecs: [any ImageCodec.Type] = [
     JPEGCodec.self,
     PNGCodec.self,
+    WebPCodec.self,
+    GIFCodec.self,
   ]
 
   /// How many leading bytes `sniff` needs at most.

@@ -1,0 +1,70 @@
+// cwebp_shim.h — libwebp (decode, encode), libwebpdemux and libwebpmux behind a few calls that
+// return a status and a message. libwebp never longjmps; the shim gathers the several libraries'
+// calls (features, demuxing the RIFF container, animation, muxing metadata chunks) in one place.
+#ifndef CWEBP_SHIM_H
+#define CWEBP_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Status codes.
+enum {
+  CWEBP_OK = 0,
+  CWEBP_CORRUPT = 1,      ///< not a valid WebP file
+  CWEBP_TRUNCATED = 2,    ///< the file ends early
+  CWEBP_UNSUPPORTED = 3,  ///< a valid file this build cannot decode
+  CWEBP_NO_MEMORY = 4,
+  CWEBP_INVALID = 5,      ///< a bad argument (size, option)
+};
+
+/// What a WebP file's header and chunks say. The metadata pointers point into the caller's bytes.
+typedef struct {
+  int width, height;          ///< canvas size
+  int has_alpha;              ///< the image (or animation) has an alpha channel
+  int has_animation;          ///< an animated file (ANIM/ANMF chunks)
+  int frame_count;            ///< frames (1 for a still image)
+  int is_lossless;            ///< the first frame is VP8L (lossless); 0 for VP8 (lossy) or mixed
+  const uint8_t *icc; size_t icc_length;
+  const uint8_t *exif; size_t exif_length;
+  const uint8_t *xmp; size_t xmp_length;
+} cwebp_info;
+
+/// Reads the features and metadata chunks of `data`. Returns a status; `message` (of `capacity`
+/// bytes) receives a sentence on failure.
+int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *message, size_t capacity);
+
+/// Decodes the first frame of `data` into `out` (rows `stride` bytes apart), as RGB
+/// (`channels` 3) or straight-alpha RGBA (4), scaled to `out_width` × `out_height` by libwebp's
+/// own scaler when that differs from the canvas (still images only). Animated files give their
+/// first frame composited on the canvas.
+int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
+                 uint8_t *out, size_t stride, char *message, size_t capacity);
+
+/// Encoder settings (see WebPCodec's option table).
+typedef struct {
+  int lossless;          ///< 1: lossless (VP8L)
+  float quality;         ///< 0…100: lossy quality, or lossless compression effort
+  int method;            ///< 0 (fast) … 6 (slow, smaller)
+  int near_lossless;     ///< 0…100, 100 = off (lossless only)
+  int alpha_quality;     ///< 0…100 (lossy alpha)
+} cwebp_encode_options;
+
+/// Encodes `width` × `height` pixels (RGB when `channels` is 3, straight-alpha RGBA when 4, rows
+/// `stride` bytes apart) and adds the ICC, EXIF and XMP chunks given (any may be NULL). On
+/// success `*out` holds `*out_length` bytes to release with `cwebp_free`.
+int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
+                 const cwebp_encode_options *options, const uint8_t *icc, size_t icc_length,
+                 const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
+                 uint8_t **out, size_t *out_length, char *message, size_t capacity);
+
+/// Releases bytes `cwebp_encode` returned.
+void cwebp_free(uint8_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+// shim.c — see cwebp_shim.h.
+#include "cwebp_shim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <webp/decode.h>
+#include <webp/demux.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+static int fail(int status, char *message, size_t capacity, const char *format, ...) {
+  if (message && capacity) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, capacity, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+static int status_of(VP8StatusCode code) {
+  switch (code) {
+    case VP8_STATUS_OK: return CWEBP_OK;
+    case VP8_STATUS_OUT_OF_MEMORY: return CWEBP_NO_MEMORY;
+    case VP8_STATUS_NOT_ENOUGH_DATA: return CWEBP_TRUNCATED;
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return CWEBP_UNSUPPORTED;
+    case VP8_STATUS_INVALID_PARAM: return CWEBP_INVALID;
+    default: return CWEBP_CORRUPT;
+  }
+}
+
+static const char *describe(VP8StatusCode code) {
+  switch (code) {
+    case VP8_STATUS_OUT_OF_MEMORY: return "libwebp ran out of memory";
+    case VP8_STATUS_NOT_ENOUGH_DATA: return "the WebP file ends before its image data does";
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return "the WebP file uses a feature libwebp cannot decode";
+    case VP8_STATUS_INVALID_PARAM: return "libwebp refused the decoding parameters";
+    case VP8_STATUS_BITSTREAM_ERROR: return "the WebP image data is damaged";
+    default: return "the WebP file is damaged";
+  }
+}
+
+int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *message, size_t capacity) {
+  memset(info, 0, sizeof *info);
+  WebPBitstreamFeatures features;
+  VP8StatusCode code = WebPGetFeatures(data, size, &features);
+  if (code != VP8_STATUS_OK) return fail(status_of(code), message, capacity, "The WebP header cannot be read: %s.", describe(code));
+  info->width = features.width;
+  info->height = features.height;
+  info->has_alpha = features.has_alpha;
+  info->has_animation = features.has_animation;
+  info->is_lossless = features.format == 2;
+  info->frame_count = 1;
+  WebPData whole = {data, size};
+  WebPDemuxState state;
+  WebPDemuxer *demux = WebPDemuxPartial(&whole, &state);
+  if (!demux) {
+    if (features.has_animation) return fail(CWEBP_CORRUPT, message, capacity, "The WebP container is damaged.");
+    return CWEBP_OK;  // a simple (VP8/VP8L) file: no container chunks
+  }
+  if (features.has_animation) {
+    info->frame_count = (int)WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
+    info->width = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
+    info->height = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+  }
+  WebPChunkIterator chunk;
+  if (WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
+    info->icc = chunk.chunk.bytes; info->icc_length = chunk.chunk.size;
+    WebPDemuxReleaseChunkIterator(&chunk);
+  }
+  if (WebPDemuxGetChunk(demux, "EXIF", 1, &chunk)) {
+    info->exif = chunk.chunk.bytes; info->exif_length = chunk.chunk.size;
+    WebPDemuxReleaseChunkIterator(&chunk);
+  }
+  if (WebPDemuxGetChunk(demux, "XMP ", 1, &chunk)) {
+    info->xmp = chunk.chunk.bytes; info->xmp_length = chunk.chunk.size;
+    WebPDemuxReleaseChunkIterator(&chunk);
+  }
+  WebPDemuxDelete(demux);
+  return CWEBP_OK;
+}
+
+static int decode_first_frame(const uint8_t *data, size_t size, int channels, uint8_t *out,
+                              size_t stride, int height, char *message, size_t capacity) {
+  WebPAnimDecoderOptions options;
+  if (!WebPAnimDecoderOptionsInit(&options)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's animation decoder is unavailable.");
+  options.color_mode = MODE_RGBA;
+  options.use_threads = 0;
+  WebPData whole = {data, size};
+  WebPAnimDecoder *decoder = WebPAnimDecoderNew(&whole, &options);
+  if (!decoder) return fail(CWEBP_CORRUPT, message, capacity, "The animated WebP file is damaged.");
+  WebPAnimInfo info;
+  uint8_t *canvas = NULL;
+  int timestamp = 0;
+  if (!WebPAnimDecoderGetInfo(decoder, &info) || !WebPAnimDecoderGetNext(decoder, &canvas, &timestamp)) {
+    WebPAnimDecoderDelete(decoder);
+    return fail(CWEBP_CORRUPT, message, capacity, "The first frame of the animated WebP file cannot be decoded.");
+  }
+  for (int y = 0; y < height && y < (int)info.canvas_height; y++) {
+    const uint8_t *src = canvas + (size_t)y * info.canvas_width * 4;
+    uint8_t *dst = out + (size_t)y * stride;
+    if (channels == 4) {
+      memcpy(dst, src, (size_t)info.canvas_width * 4);
+    } else {
+      for (uint32_t x = 0; x < info.canvas_width; x++) {
+        dst[3 * x] = src[4 * x]; dst[3 * x + 1] = src[4 * x + 1]; dst[3 * x + 2] = src[4 * x + 2];
+      }
+    }
+  }
+  WebPAnimDecoderDelete(decoder);
+  return CWEBP_OK;
+}
+
+int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
+                 uint8_t *out, size_t stride, char *message, size_t capacity) {
+  if (channels != 3 && channels != 4) return fail(CWEBP_INVALID, message, capacity, "WebP decodes to 3 or 4 channels, not %d.", channels);
+  WebPDecoderConfig config;
+  if (!WebPInitDecoderConfig(&config)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  VP8StatusCode code = WebPGetFeatures(data, size, &config.input);
+  if (code != VP8_STATUS_OK) return fail(status_of(code), message, capacity, "The WebP header cannot be read: %s.", describe(code));
+  if (config.input.has_animation) {
+    return decode_first_frame(data, size, channels, out, stride, out_height, message, capacity);
+  }
+  if (out_width != config.input.width || out_height != config.input.height) {
+    config.options.use_scaling = 1;
+    config.options.scaled_width = out_width;
+    config.options.scaled_height = out_height;
+  }
+  config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+  config.output.is_external_memory = 1;
+  config.output.u.RGBA.rgba = out;
+  config.output.u.RGBA.stride = (int)stride;
+  config.output.u.RGBA.size = stride * (size_t)out_height;
+  code = WebPDecode(data, size, &config);
+  WebPFreeDecBuffer(&config.output);
+  if (code != VP8_STATUS_OK) return fail(status_of(code), message, capacity, "The WebP image cannot be decoded: %s.", describe(code));
+  return CWEBP_OK;
+}
+
+static int add_chunk(WebPMux *mux, const char *fourcc, const uint8_t *bytes, size_t length) {
+  if (!bytes || !length) return 1;
+  WebPData chunk = {bytes, length};
+  return WebPMuxSetChunk(mux, fourcc, &chunk, 1) == WEBP_MUX_OK;
+}
+
+int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
+                 const cwebp_encode_options *o, const uint8_t *icc, size_t icc_length,
+                 const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
+                 uint8_t **out, size_t *out_length, char *message, size_t capacity) {
+  *out = NULL;
+  *out_length = 0;
+  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION)
+    return fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
+  WebPConfig config;
+  if (!WebPConfigInit(&config)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  config.lossless = o->lossless;
+  config.quality = o->quality;
+  config.method = o->method;
+  config.alpha_quality = o->alpha_quality;
+  if (o->lossless && o->near_lossless < 100) config.near_lossless = o->near_lossless;
+  if (!WebPValidateConfig(&config)) return fail(CWEBP_INVALID, message, capacity, "libwebp refused the encoder settings.");
+  WebPPicture picture;
+  if (!WebPPictureInit(&picture)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  picture.width = width;
+  picture.height = height;
+  picture.use_argb = o->lossless;
+  int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
+                               : WebPPictureImportRGB(&picture, pixels, (int)stride);
+  if (!imported) {
+    WebPPictureFree(&picture);
+    return fail(CWEBP_NO_MEMORY, message, capacity, "libwebp ran out of memory importing the pixels.");
+  }
+  WebPMemoryWriter writer;
+  WebPMemoryWriterInit(&writer);
+  picture.writer = WebPMemoryWrite;
+  picture.custom_ptr = &writer;
+  int ok = WebPEncode(&config, &picture);
+  int error = picture.error_code;
+  WebPPictureFree(&picture);
+  if (!ok) {
+    WebPMemoryWriterClear(&writer);
+    return fail(error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
+                "libwebp could not encode the image (error %d).", error);
+  }
+  if ((!icc || !icc_length) && (!exif || !exif_length) && (!xmp || !xmp_length)) {
+    *out = writer.mem;
+    *out_length = writer.size;
+    return CWEBP_OK;
+  }
+  WebPData image = {writer.mem, writer.size};
+  WebPMux *mux = WebPMuxCreate(&image, 1);
+  WebPMemoryWriterClear(&writer);
+  if (!mux) return fail(CWEBP_NO_MEMORY, message, capacity, "libwebpmux could not take the encoded image.");
+  if (!add_chunk(mux, "ICCP", icc, icc_length) || !add_chunk(mux, "EXIF", exif, exif_length) ||
+      !add_chunk(mux, "XMP ", xmp, xmp_length)) {
+    WebPMuxDelete(mux);
+    return fail(CWEBP_INVALID, message, capacity, "libwebpmux refused a metadata chunk.");
+  }
+  WebPData assembled = {NULL, 0};
+  WebPMuxError merr = WebPMuxAssemble(mux, &assembled);
+  WebPMuxDelete(mux);
+  if (merr != WEBP_MUX_OK) {
+    WebPDataClear(&assembled);
+    return fail(CWEBP_NO_MEMORY, message, capacity, "libwebpmux could not assemble the file (error %d).", (int)merr);
+  }
+  *out = (uint8_t *)assembled.bytes;
+  *out_length = assembled.size;
+  return CWEBP_OK;
+}
+
+void cwebp_free(uint8_t *bytes) { WebPFree(bytes); }

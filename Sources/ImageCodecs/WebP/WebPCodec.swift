@@ -1,0 +1,101 @@
+// WebPCodec.swift — WebP in the codec registry: libwebp decoding (scaled for shrink-on-load),
+// lossy and lossless encoding, ICC/EXIF/XMP through libwebpmux.
+import CWebP
+import Foundation
+import PixelBufferModule
+
+extension ImageFileFormat {
+  /// WebP, through libwebp.
+  public static let webp = ImageFileFormat(rawValue: "webp")
+}
+
+/// WebP: reads lossy, lossless and alpha files and the first frame of animations, at full size or
+/// scaled by libwebp while decoding (shrink-on-load); writes lossy or lossless RGB/RGBA with the
+/// ICC profile.
+public enum WebPCodec: ImageCodec {
+  public static let format = ImageFileFormat.webp
+  public static let displayName = "WebP"
+  public static let fileExtensions = ["webp"]
+  public static let summary =
+    "libwebp; lossy, lossless, alpha; animations give their first frame (the others are ignored); scaled decoding for shrink-on-load; ICC in and out, EXIF orientation read."
+
+  /// `RIFF` …size… `WEBP`.
+  public static func sniff(_ head: [UInt8]) -> Bool {
+    head.count >= 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8)
+  }
+
+  public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
+    header(try WebPFile(data, limits: request.limits))
+  }
+
+  private static func header(_ file: WebPFile) -> ImageHeader {
+    ImageHeader(
+      fileFormat: .webp, size: file.size, layout: file.hasAlpha ? .rgba : .rgb, component: .uint8,
+      metadata: ImageMetadata(orientation: file.orientation, iccProfile: file.iccProfile), pageCount: file.frameCount)
+  }
+
+  /// libwebp scales still images while decoding (its own resampler); animations are box-averaged
+  /// after a full decode of the first frame.
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+
+  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    let file = try WebPFile(data, limits: request.limits)
+    let d = request.scaleDenominator
+    guard d == 1 || [2, 4, 8].contains(d) else {
+      throw CodecError(.invalidArgument, "WebP files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
+    }
+    let h = header(file)
+    let format = PixelFormat(layout: h.layout, component: .uint8)
+    let colorSpace: ColorSpace = file.iccProfile.map { .icc($0) } ?? .sRGB
+    let size = Size(width: (file.size.width + d - 1) / d, height: (file.size.height + d - 1) / d)
+    let data = data
+    return WholeImageDecoder(size: size, format: format, colorSpace: colorSpace, metadata: h.metadata) { buffer in
+      if file.isAnimated && d > 1 {
+        var full = PixelBuffer(width: file.size.width, height: file.size.height, format: format, colorSpace: colorSpace, metadata: h.metadata)
+        try decode(data, into: &full)
+        buffer = full.boxShrunk(by: d)
+      } else {
+        try decode(data, into: &buffer)
+      }
+    }
+  }
+
+  /// Decodes the first frame into `buffer` (RGB or RGBA, 8-bit), scaled to its size.
+  private static func decode(_ data: Data, into buffer: inout PixelBuffer) throws {
+    var message = [CChar](repeating: 0, count: 256)
+    let channels = Int32(buffer.format.channelCount), width = Int32(buffer.width), height = Int32(buffer.height)
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      data.withUnsafeBytes { raw in
+        cwebp_decode(
+          raw.bindMemory(to: UInt8.self).baseAddress, raw.count, channels, width, height,
+          base.assumingMemoryBound(to: UInt8.self), stride, &message, message.count)
+      }
+    }
+    try WebPFile.check(status, message)
+  }
+
+  public static let encodeOptions: [FormatOption] = [
+    FormatOption("quality", .integer(0...100), default: 80, help: "Quality: higher is better and larger."),
+    FormatOption("lossless", .boolean, default: false, help: "Lossless compression (WebP's VP8L); quality then sets the effort spent."),
+    FormatOption(
+      "near-lossless", .integer(0...100), default: 100,
+      help: "With lossless: preprocess pixels to compress better, 0 (most change) … 100 (off)."),
+    FormatOption("effort", .integer(0...6), default: 4, help: "Encoder effort: 0 (fastest) … 6 (slowest, smallest)."),
+    FormatOption("alpha-quality", .integer(0...100), default: 100, help: "Quality of lossy alpha, 0 … 100 (lossless alpha)."),
+  ]
+
+  /// RGB or RGBA, 8 bits (gray images are written as RGB).
+  public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
+    PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: .uint8)
+  }
+
+  public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
+    let o = request.options
+    let settings = WebPEncodeSettings(
+      quality: o.integer("quality") ?? 80, isLossless: o.boolean("lossless"), nearLossless: o.integer("near-lossless") ?? 100,
+      effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
+    return try WebPStreamEncoder(
+      size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
+      handle: request.handle)
+  }
+}

@@ -1,0 +1,117 @@
+// WebPStreamEncoder.swift — rows in, a WebP file out (libwebp encodes whole pictures).
+import CWebP
+import Foundation
+import PixelBufferModule
+
+/// libwebp's encoder settings (see `WebPCodec.encodeOptions` for their meaning and ranges).
+public struct WebPEncodeSettings: Hashable, Sendable {
+  /// 0…100.
+  public var quality: Int
+  /// Lossless (VP8L).
+  public var isLossless: Bool
+  /// 0…100; 100 is off (lossless only).
+  public var nearLossless: Int
+  /// 0…6 (libwebp's `method`).
+  public var effort: Int
+  /// 0…100.
+  public var alphaQuality: Int
+
+  /// Creates settings; the defaults are cwebp's (quality 80, method 4).
+  public init(quality: Int = 80, isLossless: Bool = false, nearLossless: Int = 100, effort: Int = 4, alphaQuality: Int = 100) {
+    self.quality = quality
+    self.isLossless = isLossless
+    self.nearLossless = nearLossless
+    self.effort = effort
+    self.alphaQuality = alphaQuality
+  }
+}
+
+/// Collects rows and encodes them when the last one arrives. libwebp has no row-streaming
+/// encoder, so the image is held once, 8-bit (a thumbnail's few megabytes; 96 MB for 24 MP RGBA).
+public final class WebPStreamEncoder: ImageRowEncoder {
+  private let size: Size
+  private let settings: WebPEncodeSettings
+  private let iccProfile: Data?, exif: Data?, xmp: Data?
+  private let handle: OutputHandle?
+  private var pixels: PixelBuffer
+  private var rowsWritten = 0
+
+  /// Starts a WebP of `size` pixels in `format` (`.rgb8` or `.rgba8`, straight alpha), embedding
+  /// the ICC profile, EXIF and XMP blocks given, written to `handle` (nil: returned by `finish`).
+  ///
+  /// - Throws: `.invalidArgument` for a size over WebP's 16383 pixels a side or another format.
+  public init(
+    size: Size, format: PixelFormat, settings: WebPEncodeSettings = WebPEncodeSettings(), iccProfile: Data? = nil,
+    exif: Data? = nil, xmp: Data? = nil, handle: OutputHandle? = nil
+  ) throws {
+    guard (1...16383).contains(size.width), (1...16383).contains(size.height) else {
+      throw CodecError(.invalidArgument, "A WebP image must be 1 to 16383 pixels on each side; \(size) was requested.")
+    }
+    guard format == PixelFormat(layout: .rgb, component: .uint8) || format == PixelFormat(layout: .rgba, component: .uint8) else {
+      throw CodecError(.invalidArgument, "WebP rows must be 8-bit RGB or RGBA, not \(format).")
+    }
+    self.size = size
+    self.settings = settings
+    self.iccProfile = iccProfile
+    self.exif = exif
+    self.xmp = xmp
+    self.handle = handle
+    pixels = PixelBuffer(width: size.width, height: size.height, format: format)
+  }
+
+  public func write(rows: PixelBuffer) throws {
+    guard rows.width == size.width, rows.format == pixels.format else {
+      throw CodecError(.invalidArgument, "WebP rows must be \(size.width) pixels wide in \(pixels.format).")
+    }
+    guard rowsWritten + rows.height <= size.height else {
+      throw CodecError(.invalidArgument, "More rows were written than the WebP image has (\(size.height)).")
+    }
+    let length = size.width * pixels.format.bytesPerPixel
+    let first = rowsWritten
+    rows.withUnsafeBaseAddress { src, srcStride in
+      pixels.withUnsafeMutableBaseAddress { dst, dstStride in
+        for y in 0..<rows.height {
+          (dst + (first + y) * dstStride).copyMemory(from: src + y * srcStride, byteCount: length)
+        }
+      }
+    }
+    rowsWritten += rows.height
+  }
+
+  public func finish() throws -> Data? {
+    guard rowsWritten == size.height else {
+      throw CodecError(.invalidArgument, "The WebP image has \(size.height) rows; \(rowsWritten) were written.")
+    }
+    var options = cwebp_encode_options(
+      lossless: settings.isLossless ? 1 : 0, quality: Float(settings.quality), method: Int32(settings.effort),
+      near_lossless: Int32(settings.nearLossless), alpha_quality: Int32(settings.alphaQuality))
+    var out: UnsafeMutablePointer<UInt8>?
+    var length = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let channels = Int32(pixels.format.channelCount), width = Int32(size.width), height = Int32(size.height)
+    let status = pixels.withUnsafeBaseAddress { base, stride in
+      Self.withBytes(iccProfile) { icc, iccLength in
+        Self.withBytes(exif) { exif, exifLength in
+          Self.withBytes(xmp) { xmp, xmpLength in
+            cwebp_encode(
+              base.assumingMemoryBound(to: UInt8.self), width, height, stride, channels, &options, icc, iccLength,
+              exif, exifLength, xmp, xmpLength, &out, &length, &message, message.count)
+          }
+        }
+      }
+    }
+    try WebPFile.check(status, message)
+    defer { cwebp_free(out) }
+    let bytes = UnsafeRawBufferPointer(start: out, count: length)
+    if let handle {
+      try handle.writeAll(bytes)
+      return nil
+    }
+    return Data(bytes)
+  }
+
+  private static func withBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+    guard let data, !data.isEmpty else { return body(nil, 0) }
+    return data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+  }
+}
