@@ -10,6 +10,7 @@
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
 //   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
+//   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
 //   CBLAS              the system CBLAS (Debian's libblas-dev; OpenBLAS serial at run time)
 import PackageDescription
@@ -43,7 +44,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
-      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CBLAS"],
+      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CBLAS", "CLCMS"],
       swiftSettings: optimize),
     .executableTarget(
       name: "fgrun",
@@ -64,6 +65,9 @@ let package = Package(
       // libdeflate compresses the PNG writer's segments; zlib stays for libpng (reading) and the
       // writer's Adler-32 combination and iCCP payload.
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
+    .target(
+      name: "CLCMS",
+      linkerSettings: [.linkedLibrary("lcms2")]),
     .target(
       name: "CWebP",
       cSettings: [.unsafeFlags(["-O2"])],

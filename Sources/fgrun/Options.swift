@@ -96,9 +96,25 @@ struct OutputOptions: ParsableArguments {
     valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
   var format: String?
 
+  @Option(help: ArgumentHelp(
+    "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
+    valueName: "srgb|p3|keep|PATH"))
+  var profile: String = "srgb"
+
+  @Option(help: ArgumentHelp(
+    "Rendering intent of every ICC conversion: relative (default), perceptual, saturation, absolute.", valueName: "intent"))
+  var intent: String = "relative"
+
+  @Flag(help: "Black-point compensation in ICC conversions (default off).")
+  var bpc = false
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
+    do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
+    if RenderingIntent(rawValue: intent.lowercased()) == nil {
+      throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
+    }
     if let format {
       guard let codec = CodecRegistry.codec(named: format) else {
         throw ValidationError("--format must be one of \(CodecRegistry.codecs.map { $0.format.rawValue }.joined(separator: ", ")), not '\(format)'.")
@@ -114,7 +130,11 @@ struct OutputOptions: ParsableArguments {
   ///
   /// - Throws: `Failure` (usage) when a flag's value does not suit `format`'s codec.
   func writeOptions(format: ImageFileFormat, protecting inputs: [URL]) throws -> WriteOptions {
-    WriteOptions(format: format, options: try flags.encodeValues(for: format), protectedInputs: inputs)
+    var options = WriteOptions(format: format, options: try flags.encodeValues(for: format), protectedInputs: inputs)
+    options.profile = (try? OutputProfile(argument: profile)) ?? .sRGB
+    options.intent = RenderingIntent(rawValue: intent.lowercased()) ?? .relative
+    options.blackPointCompensation = bpc
+    return options
   }
 }
 

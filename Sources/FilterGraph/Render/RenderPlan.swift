@@ -10,6 +10,8 @@ final class RenderPlan: @unchecked Sendable {
   var decoded: [ObjectIdentifier: PixelBuffer] = [:]
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
+  /// Sources whose pixels are converted from their ICC profile into the working space on load.
+  var sourceTransforms: [ObjectIdentifier: ColourTransform] = [:]
 
   init(root: ImageNode) {
     self.root = root

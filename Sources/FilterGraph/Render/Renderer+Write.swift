@@ -18,6 +18,13 @@ public struct WriteOptions: Hashable, Sendable {
   public var formatOptions: FormatOptionValues
   /// Paths that must never be overwritten (the inputs).
   public var protectedInputs: [URL]
+  /// The colour space written and the ICC profile embedded (default `.sRGB`; see `OutputProfile`).
+  public var profile: OutputProfile = .sRGB
+  /// How colours are mapped between profiles, for sources and the output (default relative
+  /// colorimetric).
+  public var intent: RenderingIntent = .relative
+  /// Black-point compensation for every profile conversion (default off).
+  public var blackPointCompensation = false
 
   /// Creates options.
   public init(format: ImageFileFormat? = nil, options: FormatOptionValues = [:], protectedInputs: [URL] = []) {
@@ -44,10 +51,11 @@ extension Renderer {
         .invalidArgument,
         "Cannot tell the output format from '\(url.lastPathComponent)': use a name ending in \(CodecRegistry.writableExtensions).")
     }
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
     let encoding = try Renderer.encoding(format, options)
-    let plan = try prepare(image)
+    let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
-      try encode(plan, encoding, handle: handle)
+      try encode(plan, encoding, output: output, handle: handle)
     }
   }
 
@@ -57,14 +65,16 @@ extension Renderer {
   ///
   /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
   public func write(_ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws {
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
     let encoding = try Renderer.encoding(format, options)
-    try encode(prepare(image), encoding, handle: handle)
+    try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: handle)
   }
 
   /// Renders `image` and returns the encoded file bytes.
   public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
     let encoding = try Renderer.encoding(format, options)
-    return try encode(prepare(image), encoding, handle: nil)!
+    return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil)!
   }
 
   /// The codec of `format` and the options checked against its table.
@@ -83,22 +93,28 @@ extension Renderer {
   /// whose bytes are returned).
   @discardableResult
   func encode(
-    _ plan: RenderPlan, _ encoding: (codec: any ImageCodec.Type, options: ResolvedFormatOptions), handle: OutputHandle?
+    _ plan: RenderPlan, _ encoding: (codec: any ImageCodec.Type, options: ResolvedFormatOptions), output: OutputColour,
+    handle: OutputHandle?
   ) throws -> Data? {
     let info = plan.root.info
     let (codec, options) = encoding
     let pixelFormat = codec.encodedPixelFormat(layout: info.layout, component: info.component, options: options)
+    let transform = try output.transform(for: pixelFormat)
+    // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
+    let fileSpace: ColorSpace = output.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
+    var metadata = info.metadata
+    metadata.iccProfile = output.embedded
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
-      TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: info.colorSpace)
+      TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
     }
     // Encoders compress on the pool (PNG segments, baseline JPEG strips) and keep band buffers,
     // not copies, until their part is compressed.
     let encoder = try codec.makeEncoder(
       EncodeRequest(
-        size: info.size, pixelFormat: pixelFormat, colorSpace: info.colorSpace, metadata: info.metadata,
+        size: info.size, pixelFormat: pixelFormat, colorSpace: fileSpace, metadata: metadata,
         options: options, handle: handle, executor: pool))
-    try run(plan, format: pixelFormat, band: bandBuffer) { band, _ in try encoder.write(rows: band) }
+    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in try encoder.write(rows: band) }
     return try encoder.finish()
   }
 }

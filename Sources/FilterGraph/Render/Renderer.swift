@@ -91,21 +91,25 @@ public final class Renderer: @unchecked Sendable {
   }
 
   /// Renders `image` into a new buffer in its own format (or `format`, when given).
+  /// Pixels of sources with an ICC profile are converted to sRGB (see `OutputProfile.sRGB`).
   public func render(_ image: Image, format: PixelFormat? = nil) throws -> PixelBuffer {
-    let plan = try prepare(image)
+    let colour = try OutputColour.plan(image, profile: .sRGB, intent: .relative, bpc: false)
+    let plan = try prepare(colour.image)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
     let output = PixelBuffer(
       width: info.size.width, height: info.size.height, format: outFormat,
-      colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: info.metadata.iccProfile))
+      colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: colour.embedded))
     try run(
       plan, format: outFormat, band: { y, h in output.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) },
       eager: true, sink: { _, _ in })
     return output
   }
 
-  /// Optimizes the graph and decodes its sources (once, through the cache).
-  func prepare(_ image: Image) throws -> RenderPlan {
+  /// Optimizes the graph, decodes its sources (once, through the cache) and finds the transforms
+  /// that bring ICC-profiled sources into the working space (with `intent` and black-point
+  /// compensation `bpc`).
+  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let plan = RenderPlan(root: optimized(image))
     for node in plan.nodes {
@@ -125,7 +129,27 @@ public final class Renderer: @unchecked Sendable {
         plan.decoded[ObjectIdentifier(node)] = pixels
       }
     }
+    try prepareSourceColour(plan, intent: intent, bpc: bpc)
     return plan
+  }
+
+  /// Warns about (or, for strict loads, refuses) sources whose profile cannot be used, and
+  /// records the transforms of those whose profile is converted.
+  private func prepareSourceColour(_ plan: RenderPlan, intent: RenderingIntent, bpc: Bool) throws {
+    for node in plan.nodes {
+      guard node.operation is SourceOperation else { continue }
+      let id = ObjectIdentifier(node)
+      if let encoded = node.operation as? EncodedSourceOperation, let problem = SourceColour.problem(encoded) {
+        if encoded.source.options.strict { throw CodecError(.corrupt, problem) }
+        warningHandler?(problem)
+      }
+      guard let format = plan.streamed[id]?.format ?? plan.decoded[id]?.format else { continue }
+      do {
+        plan.sourceTransforms[id] = try SourceColour.transform(for: node, format: format, intent: intent, bpc: bpc)
+      } catch {
+        warningHandler?("\(node.label): cannot convert from its ICC profile (\(error)); its colours are read as sRGB")
+      }
+    }
   }
 
   /// Runs the tiles of `plan`, writing each band into the buffer `band` gives and handing
@@ -140,9 +164,12 @@ public final class Renderer: @unchecked Sendable {
   /// thread next to the workers, so every time it wakes it takes a core from one of them. It
   /// therefore sleeps until the band it waits for is complete (workers signal it only then, not
   /// on every tile), and a band's tiles go to the pool in one batch.
+  ///
+  /// `outputTransform`: tiles are evaluated in linear light and stored through it (an output ICC
+  /// profile), unless the plan is a pass-through copy.
   func run(
     _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) -> PixelBuffer,
-    eager: Bool = false, sink: (PixelBuffer, Int) throws -> Void
+    eager: Bool = false, outputTransform: ColourTransform? = nil, sink: (PixelBuffer, Int) throws -> Void
   ) throws {
     let size = plan.root.info.size
     if size.isEmpty { return }
@@ -153,7 +180,7 @@ public final class Renderer: @unchecked Sendable {
     // A root that computes in linear light and an 8-bit encoded output: the tiles stay linear and
     // go to codes through one table (TileConversion.storeLinear8), not encode-then-quantise.
     let linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Self.outputSpace(of: plan.root) == .linear
-    let evaluationSpace: WorkingSpace = linearStore ? .linear : storeSpace
+    let evaluationSpace: WorkingSpace = linearStore || outputTransform != nil ? .linear : storeSpace
     let passThrough = PassThrough(plan: plan, format: format)
     // Streamed sources decode ahead of the tiles, one band at a time (see StreamingSource).
     let streams = plan.streamed.values.filter { !$0.bandEnds.isEmpty }
@@ -226,7 +253,9 @@ public final class Renderer: @unchecked Sendable {
               } else {
                 var memo: [TileEvaluator.MemoKey: Tile] = [:]
                 let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
-                if linearStore {
+                if let outputTransform {
+                  TileConversion.storeConverting(tile, into: dst, rowBytes: rowBytes, format: format, transform: outputTransform)
+                } else if linearStore {
                   TileConversion.storeLinear8(tile, into: dst, rowBytes: rowBytes, format: format)
                 } else {
                   TileConversion.store(tile, into: dst, rowBytes: rowBytes, format: format)
@@ -314,7 +343,11 @@ extension Renderer {
   /// sources and operations that have none.
   static func outputSpace(of node: ImageNode) -> WorkingSpace? {
     let op = node.operation
-    if op is SourceOperation { return nil }
+    // A source with an ICC profile is loaded through lcms2 into linear light.
+    if op is SourceOperation {
+      if case .icc = node.info.colorSpace { return .linear }
+      return nil
+    }
     if let fused = op as? FusedPointOperation {
       if let last = fused.stages.last(where: { $0.workingSpace != nil }) { return last.workingSpace }
     } else if let space = op.workingSpace {

@@ -12,17 +12,26 @@ enum TileConversion {
   static let unitTable8: [Float] = (0..<256).map { Float($0) / 255 }
 
   /// Fills `tile` (same size as `source`) from `source`, in `space`.
-  static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace) {
+  static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace, transform: ColourTransform? = nil) {
     source.withUnsafeBaseAddress { base, rowBytes in
-      load(rows: { UnsafeRawPointer(base) + $0 * rowBytes }, format: source.format, colorSpace: source.colorSpace, into: &tile, space: space)
+      load(
+        rows: { UnsafeRawPointer(base) + $0 * rowBytes }, format: source.format, colorSpace: source.colorSpace, into: &tile,
+        space: space, transform: transform)
     }
   }
 
   /// Fills `tile` from stored rows: `rows(y)` is the first byte of the tile's row `y` (its first
   /// column), in `format` and `colorSpace`. Decoded sources and streamed strips both load here.
+  /// With a `transform` (a source with an ICC profile other than sRGB), each row goes through it
+  /// into linear sRGB instead (`loadConverting`).
   static func load(
-    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into tile: inout Tile, space: WorkingSpace
+    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into tile: inout Tile, space: WorkingSpace,
+    transform: ColourTransform? = nil
   ) {
+    if let transform, format.component != .float32 {
+      loadConverting(rows: rows, format: format, into: &tile, space: space, transform: transform)
+      return
+    }
     let layout = format.layout
     let channels = layout.channelCount
     let straight = format.alphaMode == .straight
@@ -415,6 +424,75 @@ extension TileConversion {
       if alpha {
         let q = quantized(SIMD4(repeating: a), scale: 255)
         d[o &+ n &- 1] = UInt8(truncatingIfNeeded: q.x)
+      }
+    }
+  }
+}
+
+// MARK: Sources with an ICC profile
+
+extension TileConversion {
+  /// `load` through an lcms2 transform: each stored row becomes linear sRGB (extended range) in
+  /// the tile's row directly, then gets its alpha, is premultiplied, and is encoded with the sRGB
+  /// curve when `space` is `.encoded` (the curve extends to values outside 0…1 as `SRGBCurve`'s).
+  static func loadConverting(
+    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, into tile: inout Tile, space: WorkingSpace,
+    transform: ColourTransform
+  ) {
+    let layout = format.layout
+    let channels = layout.channelCount
+    tile.withMutablePixels { dst in
+      for y in 0..<dst.height {
+        let s = rows(y), d = dst[row: y]
+        transform.run(s, UnsafeMutableRawPointer(d), count: dst.width)
+        if layout.hasAlpha {
+          if format.component == .uint8 {
+            let a = s.assumingMemoryBound(to: UInt8.self)
+            for x in 0..<dst.width {
+              let w = Float(a[x * channels + channels - 1]) / 255
+              d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
+            }
+          } else {
+            let a = s.assumingMemoryBound(to: UInt16.self)
+            for x in 0..<dst.width {
+              let w = Float(a[x * channels + channels - 1]) / 65535
+              d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
+            }
+          }
+        } else {
+          for x in 0..<dst.width { d[x].w = 1 }
+        }
+        if space == .encoded { SRGBCurve.encodeRow(d, count: dst.width) }
+      }
+    }
+  }
+}
+
+extension TileConversion {
+  /// `store` of a LINEAR-light tile through an lcms2 transform into an output ICC profile: each
+  /// row is unpremultiplied into a scratch row, converted there into the profile's encoded values
+  /// (the alpha lane kept), then clipped, rounded and packed as `store` does.
+  static func storeConverting(
+    _ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat, transform: ColourTransform
+  ) {
+    let layout = format.layout
+    tile.withPixels { src in
+      let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: src.width)
+      defer { scratch.deallocate() }
+      for y in 0..<src.height {
+        let s = src[row: y], row = base + y * rowBytes
+        for x in 0..<src.width { scratch[x] = straightened(s[x]) }
+        transform.run(UnsafeRawPointer(scratch), UnsafeMutableRawPointer(scratch), count: src.width)
+        switch format.component {
+        case .uint8 where layout == .rgb || layout == .rgba:
+          pack8(scratch, count: src.width, channels: layout.channelCount, straight: false, into: row)
+        case .uint8:
+          pack(scratch, count: src.width, layout: layout, straight: false, scale: 255, into: row.assumingMemoryBound(to: UInt8.self))
+        case .uint16:
+          pack(scratch, count: src.width, layout: layout, straight: false, scale: 65535, into: row.assumingMemoryBound(to: UInt16.self))
+        case .float32:
+          packFloat(scratch, count: src.width, layout: layout, straight: false, into: row.assumingMemoryBound(to: Float.self))
+        }
       }
     }
   }

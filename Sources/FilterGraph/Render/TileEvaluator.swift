@@ -44,9 +44,9 @@ final class TileEvaluator: @unchecked Sendable {
         try stream.prepare(rect.y..<rect.maxY)
         TileConversion.load(
           rows: { stream.row(rect.y + $0, x: rect.x) }, format: stream.format, colorSpace: stream.colorSpace,
-          into: &tile, space: space)
+          into: &tile, space: space, transform: plan.sourceTransforms[ObjectIdentifier(node)])
       } else if let pixels = plan.decoded[ObjectIdentifier(node)] {
-        TileConversion.load(pixels.cropped(to: rect), into: &tile, space: space)
+        TileConversion.load(pixels.cropped(to: rect), into: &tile, space: space, transform: plan.sourceTransforms[ObjectIdentifier(node)])
       } else {
         source.fill(&tile, space: space)
       }

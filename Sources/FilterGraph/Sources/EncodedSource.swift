@@ -87,6 +87,25 @@ public final class EncodedSource: @unchecked Sendable {
   /// The name used in messages: the file's name, or "image data".
   public var name: String { url?.lastPathComponent ?? "image data" }
 
+  /// True for a JPEG whose frame has four components (CMYK or YCCK), found by walking the
+  /// markers up to the first SOF.
+  var isCMYK: Bool {
+    guard header.fileFormat == .jpeg else { return false }
+    return bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
+      var i = 2
+      while i + 9 < b.count {
+        guard b[i] == 0xFF else { return false }
+        let marker = b[i + 1]
+        if marker == 0xFF { i += 1; continue }
+        let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+        if (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC { return b[i + 9] == 4 }
+        if marker == 0xDA || length < 2 { return false }
+        i += 2 + length
+      }
+      return false
+    }
+  }
+
   /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`)
   /// and returns the decoder's corrupt-data warnings with it (libjpeg recovered from them: a
   /// truncated JPEG comes back with its missing rows gray). With `LoadOptions.strict`, such

@@ -68,7 +68,9 @@ public struct EncodedSourceOperation: SourceOperation {
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     let h = source.header
-    let space: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    // An sRGB-equivalent or unusable profile leaves the pixels sRGB (the fast paths apply); any
+    // other is converted into the working space as tiles are loaded (SourceColour).
+    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile, layout: h.layout)
     return ImageInfo(
       size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
       component: h.component, colorSpace: space, metadata: h.metadata)

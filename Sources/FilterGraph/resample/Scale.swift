@@ -22,8 +22,9 @@
 //
 // Pixels are resampled premultiplied (so transparent pixels add no colour: no dark fringes around
 // cut-outs), in linear light by default (`linear=false` resamples the stored sRGB-encoded values,
-// as many tools do). Ringing of the negative-lobed kernels is clipped so each result is a valid
-// premultiplied pixel: 0 ≤ alpha ≤ 1 and 0 ≤ colour ≤ alpha.
+// as many tools do). Ringing of the negative-lobed kernels is clipped in alpha (0 ≤ alpha ≤ 1;
+// colour 0 where alpha is 0); colours are not clipped, because the working space is extended range
+// (a wide-gamut source's colours lie outside 0…1), and the store clips them at the end.
 
 import Foundation
 import PixelBufferModule
@@ -174,13 +175,12 @@ public struct ScaleOperation: ResampleOperation {
             let wj = w[j]
             for x in 0..<outW { d[x] += s[x] * wj }
           }
-          // Clip ringing to valid premultiplied pixels.
+          // Clip ringing of alpha to 0…1. Colours are not clipped: the working space is extended
+          // range (a wide-gamut source's colours lie outside 0…1) and the store clips at the end.
           for x in 0..<outW {
             let v = d[x]
             let a = min(max(v.w, 0), 1)
-            var c = v.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a))
-            c.w = a
-            d[x] = c
+            d[x] = a > 0 ? SIMD4(v.x, v.y, v.z, a) : .zero
           }
         }
       }

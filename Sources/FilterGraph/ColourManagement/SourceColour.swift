@@ -1,0 +1,45 @@
+// SourceColour.swift — how a source's pixels enter the working space.
+//
+// Every source is read into linear light with the sRGB primaries (extended range). Untagged
+// sources, and sources whose profile is sRGB or indistinguishable from it, take the ordinary sRGB
+// paths (tables, pass-through copies, shrink-on-load: nothing changes for them). Any other RGB or
+// gray profile makes the source's colour space `.icc(profile)`, and its tiles are converted by an
+// lcms2 transform as they are loaded (`TileConversion.loadConverting`). A profile that cannot be
+// used (unreadable, truncated, for another colour model such as CMYK on an RGB image) leaves the
+// pixels sRGB and gives a warning, or an error for a strict load. CMYK JPEGs are converted to RGB by
+// the decoder (naively, as before); their CMYK profile is therefore not applied (see docs/Colour.md).
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+enum SourceColour {
+  /// The colour space of a source with `profile` and decoded `layout`.
+  static func colorSpace(profile: Data?, layout: ChannelLayout) -> ColorSpace {
+    guard let profile else { return .sRGB }
+    switch TransformCache.sourceProfile(profile, channels: layout.channelCount >= 3 ? 3 : 1) {
+    case .profile: return .icc(profile)
+    case .sRGB, .unusable: return .sRGB
+    }
+  }
+
+  /// Why `source`'s embedded profile is ignored, or nil when it is used (or there is none, or
+  /// it is a CMYK file's, which the decoder's conversion stands in for).
+  static func problem(_ source: EncodedSourceOperation) -> String? {
+    let h = source.source.header
+    guard let profile = h.metadata.iccProfile else { return nil }
+    guard case .unusable(let reason) = TransformCache.sourceProfile(profile, channels: h.layout.channelCount >= 3 ? 3 : 1) else {
+      return nil
+    }
+    if reason.contains("for CMYK") && source.source.isCMYK { return nil }
+    return "\(source.source.name): \(reason); its colours are read as sRGB"
+  }
+
+  /// The transform that loads `node`'s pixels (stored in `format`), or nil for sRGB pixels.
+  static func transform(for node: ImageNode, format: PixelFormat, intent: RenderingIntent, bpc: Bool) throws -> ColourTransform? {
+    guard case .icc(let data) = node.info.colorSpace, format.component != .float32,
+      case .profile(let profile) = TransformCache.sourceProfile(data, channels: format.layout.channelCount >= 3 ? 3 : 1)
+    else { return nil }
+    return try TransformCache.transform(profile, .toWorking, format: format, intent: intent, bpc: bpc)
+  }
+}

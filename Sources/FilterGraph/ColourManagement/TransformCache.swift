@@ -1,0 +1,159 @@
+// TransformCache.swift — profiles read once and transforms built once, shared by every render.
+//
+// Building an lcms2 transform costs from a fraction of a millisecond (matrix/shaper) to tens of
+// milliseconds (LUT profiles such as CMYK), so each one is built once per (profile, direction,
+// pixel format, intent, black-point compensation) and shared by all tiles of all renders in the
+// process. Both caches hold a bounded number of entries and drop the least recently used.
+
+import CLCMS
+import Foundation
+import PixelBufferModule
+
+/// What a source's embedded profile means for its pixels.
+enum SourceProfile: Sendable {
+  /// sRGB, or close enough that converting would change no 8-bit code by half a step: the fast
+  /// sRGB paths apply.
+  case sRGB
+  /// A profile to convert through.
+  case profile(ICCProfile)
+  /// Unusable (unreadable, or for another colour model); the pixels are treated as sRGB.
+  case unusable(String)
+}
+
+/// The process-wide cache of profiles and transforms.
+enum TransformCache {
+  private struct TransformKey: Hashable {
+    let profile: Data
+    let direction: ColourTransform.Direction
+    let channels: Int, bytes: Int, extra: Int, flavor: Int
+    let intent: RenderingIntent
+    let bpc: Bool
+  }
+  private struct ProfileKey: Hashable {
+    let profile: Data
+    let channels: Int
+  }
+
+  /// At most this many transforms (and this many classified profiles) are kept.
+  static let limit = 32
+
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var transforms: [TransformKey: (transform: ColourTransform, used: Int)] = [:]
+  nonisolated(unsafe) private static var profiles: [ProfileKey: (profile: SourceProfile, used: Int)] = [:]
+  nonisolated(unsafe) private static var clock = 0
+  nonisolated(unsafe) private static var builtCount = 0
+
+  /// Transforms built since the process started (`fgrun --stats`).
+  static var built: Int { lock.withLock { builtCount } }
+
+  /// The transform for `profile` and the stored pixel `format` in `direction`, built on first use.
+  /// Throws `ProfileError` when lcms2 cannot build it.
+  static func transform(
+    _ profile: ICCProfile, _ direction: ColourTransform.Direction, format: PixelFormat, cmyk: CMYKFlavor? = nil,
+    intent: RenderingIntent, bpc: Bool
+  ) throws -> ColourTransform {
+    let layout = format.layout
+    let channels = cmyk != nil ? 4 : (layout == .gray || layout == .grayAlpha ? 1 : 3)
+    let bytes = format.component == .uint16 ? 2 : 1
+    let extra = cmyk == nil && layout.hasAlpha ? 1 : 0
+    let flavor = cmyk == .inverted ? 1 : 0
+    let key = TransformKey(
+      profile: profile.data, direction: direction, channels: channels, bytes: bytes, extra: extra, flavor: flavor,
+      intent: intent, bpc: bpc)
+    if let hit = lock.withLock({ () -> ColourTransform? in
+      clock += 1
+      guard let entry = transforms[key] else { return nil }
+      transforms[key] = (entry.transform, clock)
+      return entry.transform
+    }) { return hit }
+    let handle: UnsafeMutableRawPointer?
+    switch direction {
+    case .toWorking:
+      handle = fg_icc_transform_to_linear(
+        profile.handle, Int32(channels), Int32(bytes), Int32(extra), Int32(flavor), intent.iccValue, bpc ? 1 : 0)
+    case .fromWorking:
+      handle = fg_icc_transform_from_linear(profile.handle, Int32(channels), intent.iccValue, bpc ? 1 : 0)
+    }
+    guard let handle else { throw ProfileError(reason: String(cString: fg_icc_last_error())) }
+    let transform = ColourTransform(handle: handle, profileName: profile.name)
+    return lock.withLock {
+      builtCount += 1
+      clock += 1
+      if let raced = transforms[key] { return raced.transform }
+      if transforms.count >= limit, let oldest = transforms.min(by: { $0.value.used < $1.value.used })?.key {
+        transforms[oldest] = nil
+      }
+      transforms[key] = (transform, clock)
+      return transform
+    }
+  }
+
+  /// What `data` means for a source with `channels` colour channels (1 gray, 3 RGB).
+  static func sourceProfile(_ data: Data, channels: Int) -> SourceProfile {
+    let key = ProfileKey(profile: data, channels: channels)
+    if let hit = lock.withLock({ () -> SourceProfile? in
+      clock += 1
+      guard let entry = profiles[key] else { return nil }
+      profiles[key] = (entry.profile, clock)
+      return entry.profile
+    }) { return hit }
+    let result = classify(data, channels: channels)
+    lock.withLock {
+      clock += 1
+      if profiles.count >= limit, let oldest = profiles.min(by: { $0.value.used < $1.value.used })?.key {
+        profiles[oldest] = nil
+      }
+      profiles[key] = (result, clock)
+    }
+    return result
+  }
+
+  private static func classify(_ data: Data, channels: Int) -> SourceProfile {
+    let profile: ICCProfile
+    do { profile = try ICCProfile(data) } catch { return .unusable("unreadable ICC profile (\(error))") }
+    let expected: ProfileColourModel = channels == 1 ? .gray : .rgb
+    guard profile.model == expected else {
+      return .unusable("its ICC profile is for \(profile.model.rawValue.uppercased()), the image is \(expected.rawValue.uppercased())")
+    }
+    let format = PixelFormat(layout: channels == 1 ? .gray : .rgb, component: .uint8)
+    guard let transform = try? transform(profile, .toWorking, format: format, intent: .relative, bpc: false) else {
+      return .unusable("lcms2 cannot convert from its ICC profile (\(String(cString: fg_icc_last_error())))")
+    }
+    return isSRGB(transform, channels: channels) ? .sRGB : .profile(profile)
+  }
+
+  /// True when every sample of a 16-level grid (and a full gray ramp) lands within half an 8-bit
+  /// code of its sRGB decoding: converting would not change the stored codes.
+  private static func isSRGB(_ transform: ColourTransform, channels: Int) -> Bool {
+    var input: [UInt8] = []
+    var expected: [SIMD3<Int>] = []
+    let levels = stride(from: 0, through: 255, by: 17).map { $0 }
+    for v in 0...255 { input += channels == 1 ? [UInt8(v)] : [UInt8(v), UInt8(v), UInt8(v)]; expected.append(SIMD3(v, v, v)) }
+    if channels == 3 {
+      for r in levels { for g in levels { for b in levels {
+        input += [UInt8(r), UInt8(g), UInt8(b)]
+        expected.append(SIMD3(r, g, b))
+      } } }
+    }
+    var output = [SIMD4<Float>](repeating: .zero, count: expected.count)
+    input.withUnsafeBytes { i in output.withUnsafeMutableBytes { o in transform.run(i.baseAddress!, o.baseAddress!, count: expected.count) } }
+    for (o, e) in zip(output, expected) {
+      for c in 0..<3 where abs(Double(SRGBTransfer.encode(o[c])) * 255 - Double(e[c])) > 0.5 { return false }
+    }
+    return true
+  }
+}
+
+/// How a CMYK JPEG stores its inks.
+enum CMYKFlavor: Sendable {
+  /// 0 = no ink.
+  case normal
+  /// 255 = no ink (Adobe Photoshop's convention).
+  case inverted
+}
+
+/// Counters of the process-wide colour-management caches.
+public enum ColourStatistics {
+  /// lcms2 transforms built since the process started (each is then shared by every render).
+  public static var transformsBuilt: Int { TransformCache.built }
+}

@@ -1,0 +1,197 @@
+// ColourManagementTests.swift — ICC sources into the working space and outputs into profiles,
+// against lcms2's own conversions made by Pillow (scripts/colour-references.py).
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class ColourManagementTests: XCTestCase {
+  let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+
+  /// PSNR of two 8-bit RGB buffers of one size, over the colour channels.
+  func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    XCTAssertEqual(a.size, b.size)
+    var sum = 0.0
+    for y in 0..<a.height { for x in 0..<a.width { for c in 0..<3 {
+      let d = Double(a.value(x: x, y: y, channel: c) - b.value(x: x, y: y, channel: c)) * 255
+      sum += d * d
+    } } }
+    let mse = sum / Double(a.width * a.height * 3)
+    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+  }
+
+  /// The largest difference between two buffers' colour channels, in 8-bit codes.
+  func maxCodeDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    var m = 0.0
+    for y in 0..<a.height { for x in 0..<a.width { for c in 0..<3 {
+      m = max(m, abs(Double(a.value(x: x, y: y, channel: c) - b.value(x: x, y: y, channel: c)) * 255))
+    } } }
+    return m
+  }
+
+  /// `image` written as a PNG with `options` and read back (pixels as stored, profile as written).
+  func writtenAndRead(_ image: Image, _ options: WriteOptions = WriteOptions()) throws -> (PixelBuffer, Data?) {
+    let png = try renderer.encode(image, format: .png, options: options)
+    let decoded = try PNGDecoder.decode(png)
+    return (decoded, decoded.metadata.iccProfile)
+  }
+
+  func fixture(_ name: String) throws -> Image { try Image(contentsOf: Fixtures.url("colour/" + name)) }
+
+  func reference(_ name: String) throws -> PixelBuffer { try PNGDecoder.decode(Fixtures.data("colour/" + name)) }
+
+  /// An Adobe RGB photo and a Display P3 chart, converted to sRGB for each intent, are within 40 dB
+  /// of lcms2's own conversion (Pillow); read as sRGB numbers they are not (so the test can fail).
+  func testConversionToSRGBMatchesLcms2() throws {
+    let crop = Rect(x: 200, y: 100, width: 192, height: 192)
+    for intent in [RenderingIntent.relative, .perceptual] {
+      var options = WriteOptions()
+      options.intent = intent
+      let (photo, photoProfile) = try writtenAndRead(try fixture("rocket-adobergb.jpg").cropped(to: crop), options)
+      XCTAssertNil(photoProfile, "sRGB output carries no profile")
+      let photoReference = try reference("rocket-adobergb-srgb-\(intent.rawValue).png")
+      XCTAssertGreaterThan(psnr(photo, photoReference), 40, "Adobe RGB, \(intent)")
+      let (chart, _) = try writtenAndRead(try fixture("chart-p3.png"), options)
+      let chartReference = try reference("chart-p3-srgb-\(intent.rawValue).png")
+      XCTAssertGreaterThan(psnr(chart, chartReference), 40, "Display P3, \(intent)")
+    }
+    let naive = try PNGDecoder.decode(Fixtures.data("colour/chart-p3.png"))
+    XCTAssertLessThan(psnr(naive, try reference("chart-p3-srgb-relative.png")), 30)
+    let naivePhoto = try renderer.render(Image(buffer: try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).cropped(to: crop).reinterpreted(colorSpace: .sRGB)))
+    XCTAssertLessThan(psnr(naivePhoto, try reference("rocket-adobergb-srgb-relative.png")), 35)
+  }
+
+  /// `p3` output of a P3 input gives its numbers back within one code, with the P3 profile embedded.
+  func testP3RoundTrip() throws {
+    var options = WriteOptions()
+    options.profile = .displayP3
+    let (out, profile) = try writtenAndRead(try fixture("chart-p3.png"), options)
+    XCTAssertEqual(profile, OutputProfile.displayP3Data)
+    XCTAssertLessThanOrEqual(maxCodeDifference(out, try PNGDecoder.decode(Fixtures.data("colour/chart-p3.png"))), 1)
+  }
+
+  /// sRGB colours written as (16-bit) P3 and converted back to sRGB come back within one code.
+  /// (Through 8-bit P3 they come back within 8: a P3 code step, mixed by the matrix, is several sRGB
+  /// codes near black, as with lcms2.)
+  func testSRGBThenP3KeepsInGamutColours() throws {
+    let original = randomRGBA8(width: 64, height: 40).reinterpreted(colorSpace: .sRGB)
+    var rgb = PixelBuffer(width: 64, height: 40, format: .rgb8)
+    rgb.withUnsafeMutablePixels(as: UInt8.self) { d in
+      original.withUnsafePixels(as: UInt8.self) { s in
+        for y in 0..<40 { for x in 0..<64 { for c in 0..<3 { d[row: y][3 * x + c] = s[row: y][4 * x + c] } } }
+      }
+    }
+    var options = WriteOptions()
+    options.profile = .displayP3
+    options.formatOptions = ["bit-depth": "16"]
+    let p3 = try renderer.encode(Image(buffer: rgb), format: .png, options: options)
+    let (back, profile) = try writtenAndRead(try Image(data: p3))
+    XCTAssertNil(profile)
+    XCTAssertLessThanOrEqual(maxCodeDifference(back, rgb), 1)
+    XCTAssertGreaterThan(maxCodeDifference(try PNGDecoder.decode(p3), rgb), 10, "the P3 file holds other numbers")
+  }
+
+  /// A saturated Rec. 2020 red stays outside sRGB through blur and scale (float tiles keep it), and
+  /// only the 8-bit output clips it.
+  func testRec2020RedSurvivesExtendedRangeChain() throws {
+    var red = PixelBuffer(width: 32, height: 32, format: .rgb8, colorSpace: .icc(ICCProfile.rec2020Data))
+    red.withUnsafeMutablePixels(as: UInt8.self) { p in
+      for y in 0..<32 { for x in 0..<32 { p[row: y][3 * x] = 255; p[row: y][3 * x + 1] = 0; p[row: y][3 * x + 2] = 0 } }
+    }
+    let chain = Image(buffer: red).blurred(sigma: 1.5).scaled(by: 0.5)
+    let float = try renderer.render(chain, format: PixelFormat(layout: .rgb, component: .float32))
+    let centre = (float.value(x: 8, y: 8, channel: 0), float.value(x: 8, y: 8, channel: 1), float.value(x: 8, y: 8, channel: 2))
+    XCTAssertGreaterThan(centre.0, 1.05, "red beyond sRGB's")
+    XCTAssertLessThan(centre.1, -0.05, "negative green: outside sRGB")
+    let (clipped, _) = try writtenAndRead(chain)
+    XCTAssertEqual(clipped.value(x: 8, y: 8, channel: 0), 1)
+    XCTAssertEqual(clipped.value(x: 8, y: 8, channel: 1), 0)
+  }
+
+  /// A tint given in sRGB gives the same result on an Adobe RGB photo as on that photo converted
+  /// to sRGB first, wherever the photo's colours lie inside sRGB (outside it, the extended working
+  /// space keeps the colour the 8-bit sRGB file had to clip, so the results differ there by design).
+  func testTintIsInSRGBWhateverTheSourceProfile() throws {
+    let orange = Color(hex: "#FF8000")!
+    let photo = try fixture("rocket-adobergb.jpg")
+    let direct = try renderer.render(photo.tinted(orange, amount: 0.4))
+    let (converted, _) = try writtenAndRead(photo)
+    let viaSRGB = try renderer.render(Image(buffer: converted).tinted(orange, amount: 0.4))
+    var compared = 0, worst = 0.0
+    for y in 0..<converted.height { for x in 0..<converted.width {
+      let c = (0..<3).map { converted.value(x: x, y: y, channel: $0) }
+      guard c.allSatisfy({ $0 > 0 && $0 < 1 }) else { continue }
+      compared += 1
+      for ch in 0..<3 { worst = max(worst, Double(abs(direct.value(x: x, y: y, channel: ch) - viaSRGB.value(x: x, y: y, channel: ch))) * 255) }
+    } }
+    XCTAssertGreaterThan(compared, converted.width * converted.height / 2)
+    XCTAssertLessThanOrEqual(worst, 1.01)
+  }
+
+  /// `keep` on a graph that is only its source copies the stored pixels and embeds the profile.
+  func testKeepIsThePassThroughCopy() throws {
+    var options = WriteOptions()
+    options.profile = .keep
+    let (kept, profile) = try writtenAndRead(try fixture("rocket-adobergb.jpg"), options)
+    let stored = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg"))
+    XCTAssertEqual(profile, stored.metadata.iccProfile)
+    XCTAssertEqual(maxCodeDifference(kept, stored), 0)
+    // Through a filter, the pixels go to sRGB and back: still within a code of the stored ones.
+    let (filtered, _) = try writtenAndRead(try fixture("rocket-adobergb.jpg").blurred(sigma: 0.01), options)
+    XCTAssertLessThanOrEqual(maxCodeDifference(filtered, stored), 1)
+  }
+
+  /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash.
+  func testBadProfilesWarnAndFallBackToSRGB() throws {
+    let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
+    var cmyk = adobe
+    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+    let cases: [(String, Data)] = [
+      ("truncated", adobe.prefix(300)), ("garbage", Data(repeating: 0x41, count: 4_500_000)), ("CMYK on RGB", cmyk),
+    ]
+    let pixels = randomRGBA8(width: 16, height: 16)
+    var rgb = PixelBuffer(width: 16, height: 16, format: .rgb8)
+    rgb.withUnsafeMutablePixels(as: UInt8.self) { d in
+      pixels.withUnsafePixels(as: UInt8.self) { s in
+        for y in 0..<16 { for x in 0..<16 { for c in 0..<3 { d[row: y][3 * x + c] = s[row: y][4 * x + c] } } }
+      }
+    }
+    for (name, profile) in cases {
+      var tagged = rgb
+      tagged.metadata.iccProfile = profile
+      let jpeg = try JPEGEncoder.encode(tagged, options: JPEGEncodeOptions(quality: 95))
+      let warnings = WarningLog()
+      let lenient = Renderer(options: RendererOptions(threads: 2)) { warnings.append($0) }
+      let plain = try lenient.render(Image(data: JPEGEncoder.encode(rgb, options: JPEGEncodeOptions(quality: 95))))
+      let out = try lenient.render(Image(data: jpeg))
+      XCTAssertEqual(maxCodeDifference(out, plain), 0, name)
+      XCTAssertEqual(warnings.messages.count, 1, name)
+      XCTAssertTrue(warnings.messages.first?.contains("read as sRGB") ?? false, name)
+      XCTAssertThrowsError(try lenient.render(Image(data: jpeg, options: LoadOptions(strict: true))), name)
+    }
+  }
+
+  /// One transform per (profile, direction, format, intent, compensation), shared by renders.
+  func testTransformsAreBuiltOnce() throws {
+    let photo = try fixture("rocket-adobergb.jpg").scaled(by: 0.25)
+    var options = WriteOptions()
+    options.profile = .keep
+    options.intent = .saturation
+    _ = try renderer.encode(photo, format: .png, options: options)
+    let built = ColourStatistics.transformsBuilt
+    _ = try renderer.encode(photo, format: .png, options: options)
+    _ = try Renderer(options: RendererOptions(threads: 1)).encode(photo, format: .png, options: options)
+    XCTAssertEqual(ColourStatistics.transformsBuilt, built)
+  }
+}
+
+/// Collects a renderer's warnings.
+final class WarningLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [String] = []
+  func append(_ message: String) { lock.withLock { list.append(message) } }
+  var messages: [String] { lock.withLock { list } }
+}
