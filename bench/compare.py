@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5 (W4 = W4a,W4b; default all)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8 (W4 = W4a,W4b; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -15,7 +15,9 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   --no-lossless  skip the lossless variant of the JPEG workloads (W1, W4b, W5: fgrun and libvips
                  once each with PNG output, untimed, for the PSNR of the pixels before JPEG)
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
-                 when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh)
+                 when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh).
+                 W8 reads photo-24mp-rgba.png beside it, made from it by bench/make-rgba-input.py
+                 when missing.
 
 Every row is one whole process per run, timed by GNU time (/usr/bin/time -f "%e %U %S %M"):
 wall time, CPU time (user + system) and peak resident set size. The Markdown table goes to
@@ -33,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5"]
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -44,9 +46,11 @@ TITLES = {
     "W4a": "W4a JPEG to PNG level 6",
     "W4b": "W4b JPEG to JPEG Q90 4:2:0",
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
+    "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
+    "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
 }
-EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg"}
-LOSSY = [w for w, e in EXT.items() if e == "jpg"]
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg"}
+LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
 def find_imagemagick():
@@ -81,7 +85,15 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     o = os.path.join(out, w)
     pe = [py, os.path.join(HERE, "peer_ops.py")]
     r = []
-    if w == "W1":
+    if w == "W8":
+        inp = rgba_input(inp, py)
+    if w == "W6":
+        r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.webp[Q=80,strip]"], True)]
+    elif w == "W8":
+        r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]
+    elif w == "W1":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True),
               ("imagemagick", "jpeg:size=1600x1600, -resize Lanczos", f"{o}-im.jpg",
@@ -155,6 +167,17 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         r.insert(0, ("fgrun", f"bench/recipes/{w}.txt {' '.join(extra)}".strip(), out_file,
                      [fgrun, *extra, recipe, inp, out_file], False))
     return r
+
+
+def rgba_input(inp, py):
+    """W8's input: photo-24mp-rgba.png beside the JPEG photo, made from it when missing."""
+    png = os.path.join(os.path.dirname(inp), "photo-24mp-rgba.png")
+    if not os.path.exists(png):
+        png = os.path.join(HERE, "inputs", "photo-24mp-rgba.png")
+        if not os.path.exists(png):
+            os.makedirs(os.path.dirname(png), exist_ok=True)
+            subprocess.run([py, os.path.join(HERE, "make-rgba-input.py"), inp, png], check=True)
+    return png
 
 
 def lossless_rows(w, inp, out, py, fgrun, threads):
@@ -375,7 +398,7 @@ def main():
         lossless = ""
         if EXT[w] == "png":
             lossless = psnrs.get("fgrun", "")  # the outputs are lossless already
-        elif (not a.no_psnr and not a.no_lossless and "fgrun" in tools and "vips" in tools and w != "W1a"
+        elif (w in LOSSY and not a.no_psnr and not a.no_lossless and "fgrun" in tools and "vips" in tools
               and ref_file and "fgrun" in psnrs):
             print(f"   lossless variant (fgrun, libvips; PNG; one run each)", file=sys.stderr, flush=True)
             text, lossless = lossless_check(w, inp, out, py, fgrun, a.threads, env, results)

@@ -23,7 +23,7 @@ import PixelBufferModule
 /// Every requirement is static: a codec is a type, never instantiated. Implementations must not
 /// crash, `exit` or `longjmp` through Swift on bad input: every failure is a `CodecError` with a
 /// sentence a user understands (`.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`…).
-public protocol ImageCodec {
+public protocol ImageCodec: Sendable {
   /// The format's identity (`ImageFileFormat.jpeg`…). Declared next to the codec in its folder.
   static var format: ImageFileFormat { get }
   /// A short name for people: "JPEG", "WebP".
