@@ -125,6 +125,38 @@ void *fg_icc_transform_from_linear(void *profile, int channels, int intent, int 
   return t;
 }
 
+int fg_icc_matrix_shaper(void *profile, int intent, int bpc, int entries, float *tables, float *matrix) {
+  begin();
+  if (!profile || entries < 2 || !tables || !matrix || intent < 0 || intent > 2) return 0;
+  int model = fg_icc_model(profile);
+  if (!cmsIsMatrixShaper(profile) || (model != FG_ICC_RGB && model != FG_ICC_GRAY)) return 0;
+  int channels = model == FG_ICC_RGB ? 3 : 1;
+  static const cmsTagSignature tags[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+  for (int c = 0; c < channels; c++) {
+    cmsToneCurve *curve = cmsReadTag(profile, channels == 3 ? tags[c] : cmsSigGrayTRCTag);
+    if (!curve) return 0;
+    for (int i = 0; i < entries; i++) tables[c * entries + i] = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)i / (cmsFloat32Number)(entries - 1));
+  }
+  if (channels == 1) {
+    // Gray: the linear gray value is each of R, G and B (relative colorimetric maps white to white).
+    for (int i = 0; i < 9; i++) matrix[i] = (i % 4 == 0) ? 1.0f : 0.0f;
+    return 1;
+  }
+  // The matrix, column by column, from lcms2's own float pipeline (unbounded): the linear sRGB of
+  // each primary at full strength, minus that of black.
+  cmsHPROFILE out = linear_srgb();
+  if (!out) return 0;
+  cmsHTRANSFORM t = cmsCreateTransform(profile, TYPE_RGB_FLT, out, TYPE_RGB_FLT, (cmsUInt32Number)intent, flags(bpc));
+  cmsCloseProfile(out);
+  if (!t) return 0;
+  float in[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, res[12];
+  cmsDoTransform(t, in, res, 4);
+  cmsDeleteTransform(t);
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++) matrix[i * 3 + j] = res[3 * (j + 1) + i] - res[i];
+  return 1;
+}
+
 void fg_icc_run(void *transform, const void *input, void *output, size_t count) {
   if (!transform || !input || !output || count == 0 || count > 0x7FFFFFFF) return;
   cmsDoTransform(transform, input, output, (cmsUInt32Number)count);

@@ -41,6 +41,11 @@ void *fg_icc_transform_to_linear(void *profile, int channels, int bytes, int ext
 /// to `profile`'s encoded values, written as four floats per pixel: `channels` (1 gray or 3 RGB)
 /// values, the other lanes untouched. Values are not clipped. NULL on failure.
 void *fg_icc_transform_from_linear(void *profile, int channels, int intent, int bpc);
+/// For a matrix/shaper RGB or gray profile and intent 0–2: fills `tables` with each channel's tone
+/// curve sampled at `entries` evenly spaced codes (channel c at tables[c * entries], 3 channels for
+/// RGB, 1 for gray) and `matrix` (row-major 3×3) with the map from those linear values to linear
+/// sRGB, as lcms2's own float pipeline computes it. Returns 0 (nothing usable) otherwise.
+int fg_icc_matrix_shaper(void *profile, int intent, int bpc, int entries, float *tables, float *matrix);
 /// Runs `transform` on `count` pixels.
 void fg_icc_run(void *transform, const void *input, void *output, size_t count);
 /// Frees a transform (NULL is fine).

@@ -20,10 +20,14 @@ final class ColourTransform: @unchecked Sendable {
   private let handle: UnsafeMutableRawPointer
   /// The profile's description, for `explain` and messages.
   let profileName: String
+  /// The engine's own table + matrix path, when it agrees with lcms2 (see MatrixShaper).
+  /// Set once while the transform is built, before it is shared.
+  var fast: MatrixShaper?
 
-  init(handle: UnsafeMutableRawPointer, profileName: String) {
+  init(handle: UnsafeMutableRawPointer, profileName: String, fast: MatrixShaper? = nil) {
     self.handle = handle
     self.profileName = profileName
+    self.fast = fast
   }
 
   deinit { fg_icc_transform_free(handle) }
@@ -31,6 +35,15 @@ final class ColourTransform: @unchecked Sendable {
   /// Converts `count` pixels from `input` to `output`.
   @inline(__always)
   func run(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, count: Int) {
+    if let fast {
+      fast.run(input, output, count: count)
+    } else {
+      fg_icc_run(handle, input, output, count)
+    }
+  }
+
+  /// Converts through lcms2 only (for checking the fast path).
+  func runLcms2(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, count: Int) {
     fg_icc_run(handle, input, output, count)
   }
 }

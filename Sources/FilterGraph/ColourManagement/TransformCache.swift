@@ -75,7 +75,11 @@ enum TransformCache {
       handle = fg_icc_transform_from_linear(profile.handle, Int32(channels), intent.iccValue, bpc ? 1 : 0)
     }
     guard let handle else { throw ProfileError(reason: String(cString: fg_icc_last_error())) }
-    let transform = ColourTransform(handle: handle, profileName: profile.name)
+    // The engine's own path for matrix/shaper profiles, used only where it agrees with lcms2.
+    let fast = direction == .toWorking && cmyk == nil
+      ? MatrixShaper(profile, channels: channels, bytes: bytes, extra: extra, intent: intent, bpc: bpc) : nil
+    let transform = ColourTransform(handle: handle, profileName: profile.name, fast: fast)
+    if let fast, !agrees(fast, transform, channels: channels, bytes: bytes, extra: extra) { transform.fast = nil }
     return lock.withLock {
       builtCount += 1
       clock += 1
@@ -86,6 +90,40 @@ enum TransformCache {
       transforms[key] = (transform, clock)
       return transform
     }
+  }
+
+  /// True when `fast` and lcms2 give every sample of a 9-level grid (all codes for gray) within
+  /// half an 8-bit code of each other after the sRGB curve (values outside 0…1 included).
+  static func agrees(_ fast: MatrixShaper, _ transform: ColourTransform, channels: Int, bytes: Int, extra: Int) -> Bool {
+    let top = bytes == 2 ? 65535 : 255
+    var samples: [[Int]] = []
+    if channels == 1 {
+      samples = stride(from: 0, through: top, by: max(top / 255, 1)).map { [$0] }
+    } else {
+      let levels = (0...8).map { min($0 * (top + 1) / 8, top) }
+      for r in levels { for g in levels { for b in levels { samples.append([r, g, b]) } } }
+    }
+    let stride = channels + extra
+    var input = [UInt8](repeating: 0, count: samples.count * stride * bytes)
+    input.withUnsafeMutableBytes { raw in
+      for (i, s) in samples.enumerated() {
+        for c in 0..<channels {
+          if bytes == 2 {
+            raw.storeBytes(of: UInt16(s[c]), toByteOffset: (i * stride + c) * 2, as: UInt16.self)
+          } else {
+            raw[i * stride + c] = UInt8(s[c])
+          }
+        }
+      }
+    }
+    var a = [SIMD4<Float>](repeating: .zero, count: samples.count), b = a
+    input.withUnsafeBytes { i in
+      a.withUnsafeMutableBytes { fast.run(i.baseAddress!, $0.baseAddress!, count: samples.count) }
+      b.withUnsafeMutableBytes { transform.runLcms2(i.baseAddress!, $0.baseAddress!, count: samples.count) }
+    }
+    func encode(_ l: Float) -> Double { Double(l < 0 ? -SRGBTransfer.encode(-l) : SRGBTransfer.encode(l)) * 255 }
+    for (x, y) in zip(a, b) { for c in 0..<3 where abs(encode(x[c]) - encode(y[c])) > 0.5 { return false } }
+    return true
   }
 
   /// What `data` means for a source with `channels` colour channels (1 gray, 3 RGB).
