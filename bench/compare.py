@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W2,W3,W4a,W4b,W5,W6,W8 (W4 = W4a,W4b; default all)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8 (W4 = W4a,W4b; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -35,11 +35,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8"]
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
     "W1": "W1 thumbnail: 24 MP JPEG, fit 800x800 Lanczos3, JPEG Q85",
+    "W1a": "W1a thumbnail of an Adobe RGB 24 MP JPEG, converted to sRGB, fit 800x800, JPEG Q85",
     "W2": "W2 chain: x0.5 Lanczos3, tint 30% #FF8000, Gaussian sigma 2, Rec. 709 gray, PNG level 6",
     "W3": "W3 Gaussian sigma 5 at full size, PNG level 6",
     "W4a": "W4a JPEG to PNG level 6",
@@ -48,7 +49,7 @@ TITLES = {
     "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
 }
-EXT = {"W1": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg"}
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -103,6 +104,9 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
                 "+profile", "*", "-quality", "85", f"{o}-gm.jpg"], False),
               ("pillow", "thumbnail(LANCZOS)", f"{o}-pil.jpg", pe + ["pillow-W1", inp, f"{o}-pil.jpg"], False),
               ("opencv", "REDUCED_COLOR_4 + INTER_AREA", f"{o}-cv.jpg", pe + ["opencv-W1", inp, f"{o}-cv.jpg"], False)]
+    elif w == "W1a":
+        r += [("vips", "vipsthumbnail --export-profile srgb", f"{o}-vips.jpg",
+               ["vipsthumbnail", inp, "-s", "800x800", "--export-profile", "srgb", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]
     elif w == "W2":
         r += [("vips", "pyvips", f"{o}-vips.png", pe + ["pyvips-W2", inp, f"{o}-vips.png"], True),
               ("imagemagick", "convert", f"{o}-im.png",
@@ -342,7 +346,12 @@ def main():
         print(f"== {w} ({time.strftime('%H:%M:%S')}, load {open('/proc/loadavg').read().split()[0]})",
               file=sys.stderr, flush=True)
         results = []
-        for tool, variant, out_file, argv, ref in rows_for(w, inp, out, py, im, fgrun, a.threads):
+        winp = inp
+        if w == "W1a":  # the photo converted to Adobe RGB (made once, beside the outputs)
+            winp = os.path.join(out, "photo-24mp-adobergb.jpg")
+            if not os.path.exists(winp):
+                subprocess.run([py, os.path.join(HERE, "make-adobergb-input.py"), inp, winp], check=True)
+        for tool, variant, out_file, argv, ref in rows_for(w, winp, out, py, im, fgrun, a.threads):
             if tool not in tools:
                 continue
             exe = argv[0]

@@ -35,6 +35,17 @@ enum SourceColour {
     return "\(source.source.name): \(reason); its colours are read as sRGB"
   }
 
+  /// What happens to `node`'s colours when it is loaded, for `fgrun explain` (nil: untagged sRGB).
+  static func explanation(_ node: ImageNode) -> String? {
+    guard let data = node.info.metadata.iccProfile ?? { if case .icc(let d) = node.info.colorSpace { return d } else { return nil } }()
+    else { return nil }
+    switch TransformCache.sourceProfile(data, channels: node.info.layout.channelCount >= 3 ? 3 : 1) {
+    case .profile(let profile): return "ICC '\(profile.name)' → linear sRGB per tile at load (lcms2)"
+    case .sRGB: return "ICC profile equivalent to sRGB: read as sRGB"
+    case .unusable(let reason): return "ICC profile ignored (\(reason)): read as sRGB"
+    }
+  }
+
   /// The transform that loads `node`'s pixels (stored in `format`), or nil for sRGB pixels.
   static func transform(for node: ImageNode, format: PixelFormat, intent: RenderingIntent, bpc: Bool) throws -> ColourTransform? {
     guard case .icc(let data) = node.info.colorSpace, format.component != .float32,

@@ -85,9 +85,20 @@ public final class Renderer: @unchecked Sendable {
   /// The graph `image` runs as, after optimization.
   public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
 
-  /// The graph as written and as optimized, for `fgrun explain`.
-  public func explain(_ image: Image) -> String {
-    "as written:\n" + GraphPrinter.describe(image.node) + "\n\nas optimized:\n" + GraphPrinter.describe(optimized(image))
+  /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
+  /// between profiles when written with `profile`.
+  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative) -> String {
+    let output = try? OutputColour.plan(image, profile: profile, intent: intent, bpc: false)
+    let run = output?.image ?? image
+    var text = "as written:\n" + GraphPrinter.describe(image.node) + "\n\nas optimized:\n" + GraphPrinter.describe(optimized(run))
+    if let output {
+      let embedded = output.embedded.map { data in
+        (try? ICCProfile(data)).map { "'\($0.name)' embedded" } ?? "profile embedded"
+      } ?? "no profile embedded (sRGB)"
+      let stored = output.target.map { "stored through lcms2 into '\($0.name)' (\(intent.rawValue))" } ?? "stored as sRGB-encoded values"
+      text += "\n\noutput colour: \(stored); \(embedded)"
+    }
+    return text
   }
 
   /// Renders `image` into a new buffer in its own format (or `format`, when given).
