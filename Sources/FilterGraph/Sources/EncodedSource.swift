@@ -70,7 +70,7 @@ public final class EncodedSource: @unchecked Sendable {
     _ = try options.formatOptions.resolved(by: codec.decodeOptions)
     let request = request(options, scaleDenominator: 1)
     if request.page != 0, !codec.decodeOptions.contains(where: { $0.name == FormatOption.page.name }) {
-      throw CodecError(.invalidArgument, "\(name) is a \(codec.displayName) file, which has only page 0, not page \(request.page).")
+      throw CodecError(.invalidArgument, "\(name): FilterGraph reads only page 0 of \(codec.displayName) files, not page \(request.page).")
     }
     return try codec.readHeader(data, request: request)
   }
