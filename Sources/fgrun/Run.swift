@@ -3,10 +3,9 @@
 // One file: read the recipe (and check it) → read the input's header → compile → render,
 // encode and write atomically. `-` reads standard input or writes standard output.
 //
-// A batch runs the files one after the other through one Renderer, so its decode cache is
-// shared (a watermark is decoded once for the whole batch) and each render already uses every
-// worker thread; inputs are not decoded ahead, so at most one image's pixels are in memory at a
-// time besides the cache.
+// A batch (BatchRunner.swift) runs its files through one Renderer, so its worker pool and decode
+// cache are shared (a watermark is decoded once for the whole batch), with up to --jobs files in
+// flight; BatchOptions.swift lists its options.
 
 import ArgumentParser
 import FilterGraph
@@ -22,6 +21,7 @@ struct Run: ParsableCommand {
       fgrun RECIPE INPUT OUTPUT          one file; the format follows OUTPUT's extension
       fgrun -e 'TEXT' INPUT OUTPUT       an inline recipe (';' separates lines)
       fgrun RECIPE INPUT... -o DIR       a batch: DIR/<input name>.<--format or input's extension>
+      fgrun RECIPE --manifest LIST [-o DIR]  a batch from a list: INPUT or INPUT<TAB>OUTPUT a line
       INPUT or OUTPUT '-'                standard input / standard output
 
       A batch reports each file and goes on after a failure; it ends with a summary and exit
@@ -42,6 +42,7 @@ struct Run: ParsableCommand {
   var stats = false
 
   @OptionGroup var engine: EngineOptions
+  @OptionGroup(title: "Batches") var batch: BatchOptions
   @OptionGroup var output: OutputOptions
 
   @Argument(help: ArgumentHelp(
@@ -52,18 +53,26 @@ struct Run: ParsableCommand {
   private var layout: (recipe: String?, inputs: [String], output: String?) {
     var rest = files[...]
     let recipe = expression == nil ? rest.popFirst() : nil
-    if outputDirectory != nil { return (recipe, Array(rest), nil) }
+    if isBatch { return (recipe, Array(rest), nil) }
     let out = rest.popLast()
     return (recipe, Array(rest), out)
   }
 
+  /// True for a batch: `-o DIR` or `--manifest`.
+  private var isBatch: Bool { outputDirectory != nil || batch.manifest != nil }
+
   func validate() throws {
     let needed = expression == nil ? "RECIPE INPUT" : "INPUT"
-    if outputDirectory != nil {
+    if batch.manifest != nil {
+      let (recipe, inputs, _) = layout
+      if expression == nil && recipe == nil { throw ValidationError("Give RECIPE --manifest FILE (or -e TEXT --manifest FILE).") }
+      if !inputs.isEmpty { throw ValidationError("Give the inputs either in --manifest or on the command line, not both.") }
+    } else if outputDirectory != nil {
       let (_, inputs, _) = layout
       guard !inputs.isEmpty else { throw ValidationError("Give \(needed)... -o DIR.") }
       if inputs.contains("-") { throw ValidationError("A batch (-o) reads files; '-' (standard input) is for one file.") }
     } else {
+      if batch.isUsed { throw ValidationError("--shard, --resume, --report, --jobs and --timeout are for batches (-o DIR or --manifest).") }
       let count = expression == nil ? 3 : 2
       guard files.count == count else {
         throw ValidationError(
@@ -81,8 +90,8 @@ struct Run: ParsableCommand {
       let source = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
       let renderer = engine.makeRenderer()
       let status: Int32
-      if let outputDirectory {
-        status = try runBatch(source, inputs: inputs, directory: outputDirectory, renderer: renderer, stats: &stats)
+      if isBatch {
+        status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer)
       } else {
         try runOne(source, input: inputs[0], output: outputPath!, renderer: renderer, stats: &stats)
         status = ExitStatus.ok
@@ -164,61 +173,43 @@ struct Run: ParsableCommand {
 
   // MARK: - Batch
 
-  private func runBatch(
-    _ source: RecipeSource, inputs: [String], directory: String, renderer: Renderer, stats: inout Stats
-  ) throws -> Int32 {
-    let folder = URL(fileURLWithPath: directory, isDirectory: true)
-    do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    } catch {
-      throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(directory): \(error.localizedDescription)")
-    }
-    let inputURLs = inputs.map { URL(fileURLWithPath: $0) }
-    let progress = BatchProgress(total: inputs.count, terminal: Console.errorIsTerminal)
-    var written: [String: String] = [:]  // output path → input that wrote it
-    let loadOptions = engine.loadOptions
-    let inputOptions = try output.flags.inputLoadOptions(loadOptions)
-    let context = source.context(loadOptions: loadOptions)
-
-    for (path, url) in zip(inputs, inputURLs) {
-      progress.begin(path)
-      let started = Stats.now()
+  private func runBatch(_ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer) throws -> Int32 {
+    var folder: URL?
+    if let outputDirectory {
+      folder = URL(fileURLWithPath: outputDirectory, isDirectory: true)
       do {
-        let (image, format) = try stats.time(\.headerSeconds) { () throws -> (Image, ImageFileFormat) in
-          let encoded: EncodedSource
-          do {
-            encoded = try EncodedSource(contentsOf: url, options: inputOptions)
-          } catch {
-            throw Failure(error, stage: .input)
-          }
-          do {
-            let image = try source.recipe.compile(input: Image(source: encoded), context: context)
-            return (image, output.requestedFormat ?? encoded.header.fileFormat)
-          } catch {
-            throw Failure(error, stage: .recipe)
-          }
-        }
-        let name = url.deletingPathExtension().lastPathComponent + "." + format.fileExtension
-        let target = folder.appendingPathComponent(name)
-        if let other = written[target.standardizedFileURL.path] {
-          throw Failure(
-            status: ExitStatus.output,
-            message: "\(other) already wrote \(target.relativePath) in this batch; rename one of the inputs.")
-        }
-        try stats.time(\.renderSeconds) {
-          do {
-            try renderer.write(image, to: target, options: try output.writeOptions(format: format, protecting: inputURLs))
-          } catch {
-            throw Failure(error, stage: .output)
-          }
-        }
-        written[target.standardizedFileURL.path] = path
-        progress.succeeded(path, output: folder.appendingPathComponent(name).relativePath, seconds: Stats.now() - started)
-      } catch let failure as Failure {
-        progress.failed(path, failure)
+        try FileManager.default.createDirectory(at: folder!, withIntermediateDirectories: true)
+      } catch {
+        throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(outputDirectory): \(error.localizedDescription)")
       }
     }
-    progress.summary(seconds: Stats.now() - stats.start)
-    return progress.failures == 0 ? ExitStatus.ok : ExitStatus.batchFailures
+    let shard = batch.shard.flatMap(Shard.init(argument:))
+    let terminal = Console.errorIsTerminal
+    let report = try batch.report.map { try BatchReport(path: $0) }
+    var settings = BatchRunner.Settings(
+      folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, timeout: batch.timeout, resume: batch.resume,
+      recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim })
+    let status: Int32
+    if let manifest = batch.manifest {
+      let reader = try ManifestReader(path: manifest)
+      let total = terminal ? ManifestReader.count(path: manifest, shard: shard) : nil
+      let progress = BatchProgress(total: total, terminal: terminal, countsSkipped: batch.resume)
+      let runner = try BatchRunner(
+        source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
+        report: report, progress: progress)
+      status = runner.run(reader.lazy.filter { shard?.contains($0.input) ?? true })
+      progress.summary()
+      if let error = reader.readError { throw Failure(status: ExitStatus.input, message: error) }
+    } else {
+      settings.protectedInputs = inputs.map { URL(fileURLWithPath: $0) }
+      let items = inputs.map { BatchItem(input: $0, output: nil) }.filter { shard?.contains($0.input) ?? true }
+      let progress = BatchProgress(total: items.count, terminal: terminal, countsSkipped: batch.resume)
+      let runner = try BatchRunner(
+        source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
+        report: report, progress: progress)
+      status = runner.run(items)
+      progress.summary()
+    }
+    return status
   }
 }

@@ -63,11 +63,19 @@ extension Renderer {
   /// output: `OutputHandle.standardOutput`). Unlike `write(_:to:options:)` this is not atomic: on
   /// failure, the bytes already written stay written.
   ///
+  /// `stop` is asked after each band: once it returns true, tiles not yet started are dropped,
+  /// the render ends and `CancellationError` is thrown (a batch's per-file time limit).
+  ///
   /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
-  public func write(_ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws {
+  public func write(
+    _ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions(),
+    stop: (() -> Bool)? = nil
+  ) throws {
     let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
     let encoding = try Renderer.encoding(format, options)
-    try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: handle)
+    try encode(
+      prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: handle,
+      stop: stop)
   }
 
   /// Renders `image` and returns the encoded file bytes.
@@ -94,7 +102,7 @@ extension Renderer {
   @discardableResult
   func encode(
     _ plan: RenderPlan, _ encoding: (codec: any ImageCodec.Type, options: ResolvedFormatOptions), output: OutputColour,
-    handle: OutputHandle?
+    handle: OutputHandle?, stop: (() -> Bool)? = nil
   ) throws -> Data? {
     let info = plan.root.info
     let (codec, options) = encoding
@@ -114,7 +122,10 @@ extension Renderer {
       EncodeRequest(
         size: info.size, pixelFormat: pixelFormat, colorSpace: fileSpace, metadata: metadata,
         options: options, handle: handle, executor: pool))
-    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in try encoder.write(rows: band) }
+    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in
+      if let stop, stop() { throw CancellationError() }
+      try encoder.write(rows: band)
+    }
     return try encoder.finish()
   }
 }

@@ -1,0 +1,45 @@
+// BatchOptions.swift — the options of a batch: where its list comes from, which part of it this
+// process does, and how files run and are reported.
+
+import ArgumentParser
+
+/// `--manifest`, `--shard`, `--resume`, `--report`, `--jobs`, `--timeout`.
+struct BatchOptions: ParsableArguments {
+  /// Files in flight when `--jobs` is not given (see docs/Batches.md for the measurement).
+  static let defaultJobs = 2
+
+  @Option(help: ArgumentHelp(
+    "Read the inputs from FILE ('-': standard input), one a line: INPUT, or INPUT<TAB>OUTPUT (INPUT-only lines need -o DIR).",
+    valueName: "file"))
+  var manifest: String?
+
+  @Option(help: ArgumentHelp(
+    "Do only shard K of N (1-based): the inputs whose hash of the path, modulo N, is K-1. The N shards are disjoint and cover the list.",
+    valueName: "K/N"))
+  var shard: String?
+
+  @Flag(help: "Skip an input whose output exists and is newer than the input and the recipe file.")
+  var resume = false
+
+  @Option(help: ArgumentHelp(
+    "Append one JSON line per input to FILE as it finishes (input, output, status, error, class, exit, ms, sizes).",
+    valueName: "file"))
+  var report: String?
+
+  @Option(help: ArgumentHelp("Files in flight at once on the one worker pool (default \(BatchOptions.defaultJobs)).", valueName: "n"))
+  var jobs: Int?
+
+  @Option(help: ArgumentHelp("Fail a file that takes longer than this many seconds; the batch goes on.", valueName: "seconds"))
+  var timeout: Double?
+
+  /// True when any batch option was given.
+  var isUsed: Bool { manifest != nil || shard != nil || resume || report != nil || jobs != nil || timeout != nil }
+
+  func validate() throws {
+    if let shard, Shard(argument: shard) == nil {
+      throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, not '\(shard)'.")
+    }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a number of seconds above 0.") }
+  }
+}

@@ -1,0 +1,118 @@
+// BatchReport.swift — `--report FILE.jsonl`: one JSON object a line for each input as it finishes.
+//
+// Each line is written with one `write(2)` to a file opened for appending, so a crash loses no
+// finished line and a reader never sees half a line from a live batch. Fields:
+//
+//   input, output          the paths (output null when it could not be named)
+//   status                 "ok", "skipped" (--resume found it done) or "failed"
+//   error, class, exit     for failures: the message, its class (usage, input, output, software,
+//                          timeout) and the exit status fgrun gives that class
+//   ms                     wall time spent on the file
+//   input_bytes, output_bytes        file sizes (null when unknown)
+//   input_width, input_height, output_width, output_height   pixel sizes (null when unknown)
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What happened to one input.
+struct BatchOutcome {
+  /// How the file ended.
+  enum Status: String {
+    case ok, skipped, failed
+  }
+
+  var input: String
+  var output: String?
+  var status: Status
+  var failure: Failure?
+  /// True when the failure is the per-file time limit.
+  var timedOut = false
+  var milliseconds: Double
+  var inputBytes: Int?
+  var outputBytes: Int?
+  var inputSize: (width: Int, height: Int)?
+  var outputSize: (width: Int, height: Int)?
+
+  /// The failure's class name.
+  var failureClass: String? {
+    guard let failure else { return nil }
+    if timedOut { return "timeout" }
+    switch failure.status {
+    case ExitStatus.usage: return "usage"
+    case ExitStatus.input: return "input"
+    case ExitStatus.output: return "output"
+    default: return "software"
+    }
+  }
+
+  /// The JSON line (without its newline).
+  var jsonLine: String {
+    var fields: [(String, String)] = [
+      ("input", json(input)), ("output", output.map(json) ?? "null"), ("status", json(status.rawValue)),
+    ]
+    if let failure {
+      fields += [("error", json(failure.message)), ("class", json(failureClass!)), ("exit", String(failure.status))]
+    }
+    fields += [
+      ("ms", String(format: "%.1f", milliseconds)),
+      ("input_bytes", inputBytes.map(String.init) ?? "null"), ("output_bytes", outputBytes.map(String.init) ?? "null"),
+      ("input_width", inputSize.map { String($0.width) } ?? "null"),
+      ("input_height", inputSize.map { String($0.height) } ?? "null"),
+      ("output_width", outputSize.map { String($0.width) } ?? "null"),
+      ("output_height", outputSize.map { String($0.height) } ?? "null"),
+    ]
+    return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+  }
+}
+
+/// A JSON string literal for `text`.
+private func json(_ text: String) -> String {
+  var out = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\r": out += "\\r"
+    case "\t": out += "\\t"
+    case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+    default: out.unicodeScalars.append(scalar)
+    }
+  }
+  return out + "\""
+}
+
+/// The report file, appended to line by line from any thread.
+final class BatchReport: @unchecked Sendable {
+  private let fd: Int32
+  private let lock = NSLock()
+
+  /// Opens (creating, appending to) `path`.
+  ///
+  /// - Throws: `Failure` (output) when it cannot be opened.
+  init(path: String) throws {
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw Failure(status: ExitStatus.output, message: "Cannot open the report \(path): \(String(cString: strerror(errno))).")
+    }
+  }
+
+  deinit { close(fd) }
+
+  /// Appends one line for `outcome` with a single write.
+  func record(_ outcome: BatchOutcome) {
+    let bytes = Array((outcome.jsonLine + "\n").utf8)
+    lock.lock()
+    defer { lock.unlock() }
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}

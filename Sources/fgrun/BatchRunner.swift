@@ -1,0 +1,255 @@
+// BatchRunner.swift — a batch: items from the command line or a manifest, up to `jobs` files in
+// flight on the one renderer, each written atomically, skipped when already done (--resume),
+// limited in time (--timeout) and reported line by line (--report).
+//
+// Every file is rendered through the one Renderer, so its worker pool and its decode cache are
+// shared (a watermark is decoded once per batch). With `jobs` > 1 the serial stages of one file
+// (reading it, entropy decoding, encoding bands in order) overlap the tiles of the others, which
+// all run on the same pool: memory holds at most `jobs` files' working sets plus the decode
+// cache. Items are pulled from the manifest only as a slot frees up, so the list itself is never
+// held in memory.
+//
+// A file past its time limit is reported failed at once; its render stops after the band in
+// progress (tiles not yet started are dropped), its output is never linked into place, and only
+// then does its slot go to the next file, so memory stays bounded. The limit is wall time, which
+// includes waiting for the shared pool behind the other files in flight. `--resume` skips a file whose output exists and is newer than both the input and the
+// recipe file; outputs appear only complete, so an existing one is a finished one.
+
+import FilterGraph
+import Foundation
+import ImageCodecs
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a batch and reports every file.
+final class BatchRunner: @unchecked Sendable {
+  /// How a batch runs.
+  struct Settings {
+    /// `-o DIR` for items without an output of their own.
+    var folder: URL?
+    /// Files in flight at once.
+    var jobs: Int
+    /// Per-file limit in seconds.
+    var timeout: Double?
+    /// Skip finished outputs.
+    var resume: Bool
+    /// The recipe file's modification time (nil for `-e`).
+    var recipeModified: timespec?
+    /// Inputs no output may overwrite besides each file's own (the command line's; a manifest's
+    /// are not held in memory).
+    var protectedInputs: [URL] = []
+  }
+
+  private let source: RecipeSource
+  private let renderer: Renderer
+  private let output: OutputOptions
+  private let settings: Settings
+  private let context: FilterContext
+  private let inputOptions: LoadOptions
+  private let report: BatchReport?
+  private let progress: BatchProgress
+  private let lock = NSLock()
+  /// Hashes of the outputs written so far: two inputs must not write one file.
+  private var written: Set<UInt64> = []
+  private var createdFolders: Set<String> = []
+
+  init(
+    source: RecipeSource, renderer: Renderer, output: OutputOptions, loadOptions: LoadOptions, settings: Settings,
+    report: BatchReport?, progress: BatchProgress
+  ) throws {
+    self.source = source
+    self.renderer = renderer
+    self.output = output
+    self.settings = settings
+    self.context = source.context(loadOptions: loadOptions)
+    self.inputOptions = try output.flags.inputLoadOptions(loadOptions)
+    self.report = report
+    self.progress = progress
+  }
+
+  /// Runs every item and returns the batch's exit status.
+  func run<Items: Sequence>(_ items: Items) -> Int32 where Items.Element == BatchItem {
+    let slots = DispatchSemaphore(value: settings.jobs)
+    let group = DispatchGroup()
+    for item in items {
+      slots.wait()
+      group.enter()
+      let job = Job()
+      let started = Stats.now()
+      progress.begin(item.input)
+      DispatchQueue.global().async {
+        var outcome = self.process(item, job: job)
+        outcome.milliseconds = (Stats.now() - started) * 1000
+        if job.claim() { self.record(outcome) }
+        slots.signal()
+        group.leave()
+      }
+      if let timeout = settings.timeout {
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+          guard job.claim() else { return }
+          let message = String(format: "Took longer than --timeout %g s; abandoned, nothing written.", timeout)
+          var outcome = BatchOutcome(
+            input: item.input, output: job.target, status: .failed,
+            failure: Failure(status: ExitStatus.input, message: message), milliseconds: (Stats.now() - started) * 1000)
+          outcome.timedOut = true
+          outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
+          self.record(outcome)
+        }
+      }
+    }
+    group.wait()
+    return progress.failures == 0 ? ExitStatus.ok : ExitStatus.batchFailures
+  }
+
+  private func record(_ outcome: BatchOutcome) {
+    report?.record(outcome)
+    progress.finished(outcome)
+  }
+
+  /// One file in flight: whoever claims it first (its render or its timer) reports it.
+  private final class Job: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+    private var storedTarget: String?
+    /// The output path, once known.
+    var target: String? {
+      get { lock.withLock { storedTarget } }
+      set { lock.withLock { storedTarget = newValue } }
+    }
+    /// True when the timer claimed the job: the render must not publish its output.
+    var expired: Bool { lock.withLock { claimed } }
+    /// Claims the job; true for the first caller only.
+    func claim() -> Bool {
+      lock.withLock {
+        if claimed { return false }
+        claimed = true
+        return true
+      }
+    }
+  }
+
+  private func process(_ item: BatchItem, job: Job) -> BatchOutcome {
+    let inputURL = URL(fileURLWithPath: item.input)
+    var outcome = BatchOutcome(input: item.input, output: nil, status: .failed, milliseconds: 0)
+    let inputStatus = fileStatus(item.input)
+    outcome.inputBytes = inputStatus.map { Int($0.st_size) }
+    do {
+      var target = try predictedTarget(item)
+      if let target, let skipped = resumed(item, target: target, inputStatus: inputStatus) { return skipped }
+      let (image, inputFormat, inputSize) = try compile(inputURL)
+      outcome.inputSize = inputSize
+      let format: ImageFileFormat
+      if let known = target {
+        format = output.requestedFormat ?? ImageFileFormat(pathExtension: known.pathExtension) ?? inputFormat
+      } else {
+        format = output.requestedFormat ?? inputFormat
+        let named = try name(item, format: format)
+        if let skipped = resumed(item, target: named, inputStatus: inputStatus) { return skipped }
+        target = named
+      }
+      let url = target!
+      outcome.output = url.relativePath
+      job.target = url.relativePath
+      try claimOutput(url)
+      let protected = [inputURL] + settings.protectedInputs
+      let options = try output.writeOptions(format: format, protecting: protected)
+      do {
+        try OutputFile.write(to: url, protecting: protected) { handle in
+          try renderer.write(image, to: handle, format: format, options: options, stop: { job.expired })
+          if job.expired { throw CancellationError() }
+        }
+      } catch {
+        throw Failure(error, stage: .output)
+      }
+      outcome.status = .ok
+      outcome.outputSize = (image.info.size.width, image.info.size.height)
+      outcome.outputBytes = fileStatus(url.path).map { Int($0.st_size) }
+    } catch let failure as Failure {
+      outcome.failure = failure
+    } catch {
+      outcome.failure = Failure(error, stage: .input)
+    }
+    return outcome
+  }
+
+  /// Reads `url`'s header and compiles the recipe over it.
+  private func compile(_ url: URL) throws -> (Image, ImageFileFormat, (width: Int, height: Int)) {
+    let encoded: EncodedSource
+    do {
+      encoded = try EncodedSource(contentsOf: url, options: inputOptions)
+    } catch {
+      throw Failure(error, stage: .input)
+    }
+    let input = Image(source: encoded)
+    do {
+      let image = try source.recipe.compile(input: input, context: context)
+      return (image, encoded.header.fileFormat, (input.info.size.width, input.info.size.height))
+    } catch {
+      throw Failure(error, stage: .recipe)
+    }
+  }
+
+  /// The output when it can be told before reading the input: the manifest's, or `-o DIR` with
+  /// `--format` or an input extension that names a format.
+  private func predictedTarget(_ item: BatchItem) throws -> URL? {
+    if let path = item.output { return URL(fileURLWithPath: path) }
+    let ext = URL(fileURLWithPath: item.input).pathExtension
+    guard let format = output.requestedFormat ?? ImageFileFormat(pathExtension: ext) else { return nil }
+    return try name(item, format: format)
+  }
+
+  /// `-o DIR`'s naming: DIR/<input name>.<format's extension>.
+  private func name(_ item: BatchItem, format: ImageFileFormat) throws -> URL {
+    guard let folder = settings.folder else {
+      throw Failure(status: ExitStatus.usage, message: "This manifest line has no OUTPUT and no -o DIR was given.")
+    }
+    let base = URL(fileURLWithPath: item.input).deletingPathExtension().lastPathComponent
+    return folder.appendingPathComponent(base + "." + format.fileExtension)
+  }
+
+  /// A skipped outcome when --resume finds `target` newer than the input and the recipe.
+  private func resumed(_ item: BatchItem, target: URL, inputStatus: stat?) -> BatchOutcome? {
+    guard settings.resume, let done = fileStatus(target.path), let inputStatus else { return nil }
+    guard newer(done.st_mtim, than: inputStatus.st_mtim) else { return nil }
+    if let recipe = settings.recipeModified, !newer(done.st_mtim, than: recipe) { return nil }
+    var outcome = BatchOutcome(input: item.input, output: target.relativePath, status: .skipped, milliseconds: 0)
+    outcome.inputBytes = Int(inputStatus.st_size)
+    outcome.outputBytes = Int(done.st_size)
+    return outcome
+  }
+
+  /// Records `url` as written by this batch (creating its folder), or fails when another input
+  /// already wrote it.
+  private func claimOutput(_ url: URL) throws {
+    let path = url.standardizedFileURL.path
+    let folder = url.deletingLastPathComponent().path
+    try lock.withLock {
+      guard written.insert(Shard.hash(path)).inserted else {
+        throw Failure(
+          status: ExitStatus.output,
+          message: "Another input of this batch already wrote \(url.relativePath); rename one of the inputs or outputs.")
+      }
+      if !createdFolders.contains(folder) {
+        do {
+          try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+          throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(folder): \(error.localizedDescription)")
+        }
+        createdFolders.insert(folder)
+      }
+    }
+  }
+}
+
+/// `stat(2)` of `path`, nil when it does not exist.
+func fileStatus(_ path: String) -> stat? {
+  var status = stat()
+  return stat(path, &status) == 0 ? status : nil
+}
+
+/// True when `a` is strictly later than `b`.
+private func newer(_ a: timespec, than b: timespec) -> Bool {
+  a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec
+}

@@ -1,0 +1,149 @@
+// BatchTests.swift — fgrun batches from a manifest: shards, --resume, --report, --jobs, --timeout.
+
+import Foundation
+import TestSupport
+import XCTest
+
+extension FGRunTests {
+  /// Twenty small PngSuite pictures copied in as p00.png…p19.png.
+  private func batchInputs(_ count: Int = 20) throws -> [String] {
+    let sources = ["basn0g08", "basn2c08", "basn2c16", "basn3p08", "basn4a08", "basn6a08", "basn6a16", "basi0g08",
+      "basi2c08", "basi6a08", "bgai4a08", "bgan6a08", "ccwn2c08", "cdfn2c08", "f00n2c08", "f01n2c08", "f02n2c08",
+      "f03n2c08", "f04n2c08", "g03n0g16"]
+    return try (0..<count).map { i in
+      let name = String(format: "p%02d.png", i)
+      try copyFixture("pngsuite/\(sources[i % sources.count]).png", as: name)
+      return name
+    }
+  }
+
+  /// The report's lines, each parsed as a JSON object.
+  private func reportLines(_ name: String) throws -> [[String: Any]] {
+    let text = try String(contentsOf: file(name), encoding: .utf8)
+    XCTAssertTrue(text.hasSuffix("\n"), "every line ends in a newline")
+    return try text.split(separator: "\n").map { line in
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      return try XCTUnwrap(object as? [String: Any], String(line))
+    }
+  }
+
+  func testShardsAreDisjointAndCoverAShuffledList() throws {
+    let inputs = try batchInputs()
+    var generator = SystemRandomNumberGenerator()
+    var seen: [String] = []
+    for k in 1...3 {
+      // Each shard reads the list in another order: membership depends on the path alone.
+      try write(inputs.shuffled(using: &generator).joined(separator: "\n") + "\n", to: "list\(k).txt")
+      let run = try fgrun(["-e", "flip", "--manifest", "list\(k).txt", "--shard", "\(k)/3", "-o", "out", "--report", "r\(k).jsonl"])
+      XCTAssertEqual(run.status, 0, run.stderr)
+      let shard = try reportLines("r\(k).jsonl").map { $0["input"] as! String }
+      XCTAssertFalse(shard.isEmpty, "shard \(k) of 3 over 20 files is empty")
+      XCTAssertTrue(Set(shard).isDisjoint(with: seen), "shard \(k) overlaps the earlier ones")
+      seen += shard
+    }
+    XCTAssertEqual(seen.sorted(), inputs.sorted())
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted(), inputs.sorted())
+    XCTAssertEqual(try fgrun(["-e", "flip", "--manifest", "list1.txt", "--shard", "4/3", "-o", "out"]).status, 64)
+  }
+
+  func testResumeSkipsExactlyTheFinishedFilesAndLeavesThemUntouched() throws {
+    let inputs = try batchInputs(8)
+    try write(inputs.joined(separator: "\n") + "\n", to: "list.txt")
+    try write("rotate 90\n", to: "r.txt")
+    XCTAssertEqual(try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out"]).status, 0)
+    // Two outputs lost, one input changed since: those three are done again, the rest skipped.
+    try FileManager.default.removeItem(at: file("out/p02.png"))
+    try FileManager.default.removeItem(at: file("out/p05.png"))
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: file("p07.png").path)
+    var before: [String: (Data, Date)] = [:]
+    for name in ["p00", "p01", "p03", "p04", "p06"] {
+      let path = file("out/\(name).png").path
+      before[name] = (try Data(contentsOf: file("out/\(name).png")),
+        try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as! Date)
+    }
+    let run = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "--resume", "--report", "r.jsonl"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.text.contains("8 files: 3 ok, 5 skipped, 0 failed"), run.text)
+    var status: [String: String] = [:]
+    for line in try reportLines("r.jsonl") { status[line["input"] as! String] = line["status"] as? String }
+    XCTAssertEqual(status, [
+      "p00.png": "skipped", "p01.png": "skipped", "p02.png": "ok", "p03.png": "skipped", "p04.png": "skipped",
+      "p05.png": "ok", "p06.png": "skipped", "p07.png": "ok",
+    ])
+    for (name, (bytes, date)) in before {
+      let path = file("out/\(name).png").path
+      XCTAssertEqual(try Data(contentsOf: file("out/\(name).png")), bytes, name)
+      XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date, date, name)
+    }
+    // A recipe edited after the outputs makes every file stale.
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(120)], ofItemAtPath: file("r.txt").path)
+    let again = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "--resume"])
+    XCTAssertTrue(again.text.contains("8 files: 8 ok, 0 skipped, 0 failed"), again.text)
+  }
+
+  func testReportHasOneParsedLinePerInputWithPairsFromStandardInput() throws {
+    let inputs = try batchInputs(5)
+    var list = inputs.enumerated().map { "\($0.element)\tdeep/\($0.offset)/out.jpg" }
+    list.insert("missing.png\tdeep/missing.jpg", at: 2)
+    list.insert("", at: 4)
+    let run = try fgrun(["-e", "scale 2", "--manifest", "-", "--report", "r.jsonl"], stdin: Data((list.joined(separator: "\r\n") + "\n").utf8))
+    XCTAssertEqual(run.status, 1, "a file failed")
+    XCTAssertTrue(run.stderr.contains("fgrun: error: missing.png: "), run.stderr)
+    let lines = try reportLines("r.jsonl")
+    XCTAssertEqual(lines.map { $0["input"] as! String }.sorted(), (inputs + ["missing.png"]).sorted())
+    for line in lines {
+      let input = line["input"] as! String
+      if input == "missing.png" {
+        XCTAssertEqual(line["status"] as? String, "failed")
+        XCTAssertEqual(line["class"] as? String, "input")
+        XCTAssertEqual(line["exit"] as? Int, 65)
+        XCTAssertFalse((line["error"] as? String ?? "").isEmpty)
+        continue
+      }
+      let index = inputs.firstIndex(of: input)!
+      XCTAssertEqual(line["status"] as? String, "ok")
+      XCTAssertEqual(line["output"] as? String, "deep/\(index)/out.jpg")
+      let bytes = try Data(contentsOf: file("deep/\(index)/out.jpg"))
+      XCTAssertEqual(line["output_bytes"] as? Int, bytes.count)
+      XCTAssertEqual(Array(bytes.prefix(2)), [0xFF, 0xD8])
+      XCTAssertEqual(line["input_bytes"] as? Int, try Data(contentsOf: file(input)).count)
+      XCTAssertEqual(line["input_width"] as? Int, 32)
+      XCTAssertEqual(line["output_width"] as? Int, 64)
+      XCTAssertEqual(line["output_height"] as? Int, 64)
+      XCTAssertNotNil(line["ms"] as? Double)
+    }
+  }
+
+  func testTwoJobsWriteTheSameBytesAsOne() throws {
+    let inputs = try batchInputs(12)
+    try write(inputs.joined(separator: "\n") + "\n", to: "list.txt")
+    for jobs in ["1", "2", "3"] {
+      let run = try fgrun(["-e", "scale 3; blur sigma=1.5", "--manifest", "list.txt", "-o", "j\(jobs)", "--format", "jpg", "--jobs", jobs])
+      XCTAssertEqual(run.status, 0, run.stderr)
+    }
+    for name in inputs.map({ $0.replacingOccurrences(of: ".png", with: ".jpg") }) {
+      let one = try Data(contentsOf: file("j1/\(name)"))
+      XCTAssertEqual(try Data(contentsOf: file("j2/\(name)")), one, name)
+      XCTAssertEqual(try Data(contentsOf: file("j3/\(name)")), one, name)
+    }
+  }
+
+  func testTimeoutFailsOnlyTheSlowFile() throws {
+    let inputs = try batchInputs(6)
+    // A 1280×1280 input under a wide blur takes many seconds; the 32×32 ones take milliseconds.
+    XCTAssertEqual(try fgrun(["-e", "scale 40", "p00.png", "slow.png"]).status, 0)
+    let list = ["p01.png", "slow.png"] + inputs.dropFirst(2)
+    try write(list.joined(separator: "\n") + "\n", to: "list.txt")
+    let run = try fgrun(["-e", "blur sigma=60", "--manifest", "list.txt", "-o", "out", "--timeout", "2", "--jobs", "1", "--report", "r.jsonl"])
+    XCTAssertEqual(run.status, 1, run.stderr)
+    let lines = try reportLines("r.jsonl")
+    XCTAssertEqual(lines.count, list.count)
+    for line in lines {
+      let slow = line["input"] as? String == "slow.png"
+      XCTAssertEqual(line["status"] as? String, slow ? "failed" : "ok", "\(line)")
+      if slow { XCTAssertEqual(line["class"] as? String, "timeout") }
+    }
+    let written = try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted()
+    XCTAssertEqual(written, list.filter { $0 != "slow.png" }.sorted(), "nothing is written for the file past its limit")
+  }
+}
