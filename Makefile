@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
 #   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
-.PHONY: demo test test-tsan test-asan fuzz deps release bench docs clean
+.PHONY: demo test test-cluster test-tsan test-asan fuzz deps release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -26,6 +26,13 @@ demo: release
 test: deps
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
+	$(MAKE) test-cluster
+
+# The Dask cluster driver (cluster/) against a real scheduler and two workers on 127.0.0.1, with
+# the debug fgrun that `swift build` made (about a minute).
+test-cluster:
+	@bash scripts/install-cluster-deps.sh
+	FGRUN=$(CURDIR)/.build/debug/fgrun timeout 600 python3 -m unittest discover -s cluster/tests -v
 
 # ThreadSanitizer over the whole suite (CI runs it): a data race is a bug even when the pixels come
 # out right. FILTERGRAPH_SANITIZER tells the few tests that cannot run under a sanitizer to skip.

@@ -1,0 +1,131 @@
+"""The driver: split the manifest into chunks, run them as Dask tasks, gather one report.
+
+At most ``window`` chunks are submitted at a time (four per worker thread by default), so a
+manifest of millions of lines is read as the work goes and never held whole, by the driver or
+by the scheduler.
+"""
+
+import argparse
+import collections
+import itertools
+import json
+import os
+import sys
+import time
+
+from .task import FgrunFailed, FgrunMissing, run_chunk
+
+USAGE = """python -m fgrun_cluster RECIPE --manifest FILE -o DIR --report FILE.jsonl
+       (--scheduler tcp://HOST:PORT | --local N) [--chunk M] [--fgrun PATH] [fgrun options…]"""
+
+
+def parse(argv):
+    """The driver's options, and the rest, passed on to fgrun."""
+    parser = argparse.ArgumentParser(
+        prog="python -m fgrun_cluster", usage=USAGE,
+        description="Runs an fgrun batch on a Dask cluster: the manifest is split into chunks, each run as "
+                    "`fgrun RECIPE --manifest CHUNK --resume --report …` on a worker. Paths must be reachable "
+                    "by every worker (a shared filesystem); relative ones start from this folder. Options not "
+                    "listed here (--format, --quality, --threads, --timeout…) are passed to fgrun.")
+    parser.add_argument("recipe", help="the recipe file (a path every worker can read)")
+    parser.add_argument("--manifest", required=True, help="INPUT or INPUT<TAB>OUTPUT a line ('-': standard input)")
+    parser.add_argument("-o", "--output-dir", help="folder for inputs without an OUTPUT of their own")
+    parser.add_argument("--report", required=True, help="the gathered report, one JSON line per input (replaced)")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
+    where.add_argument("--local", type=int, metavar="N", help="start a LocalCluster of N single-threaded workers")
+    parser.add_argument("--chunk", type=int, default=100, metavar="M", help="files per task (default 100)")
+    parser.add_argument("--fgrun", default="fgrun", metavar="PATH", help="fgrun on the workers (default: their PATH)")
+    parser.add_argument("--window", type=int, metavar="K", help="chunks in flight (default 4 per worker thread)")
+    options, rest = parser.parse_known_args(argv)
+    if options.chunk < 1:
+        parser.error("--chunk must be at least 1")
+    if options.local is not None and options.local < 1:
+        parser.error("--local must be at least 1")
+    for forbidden in ("--manifest", "--report", "--resume", "--shard"):
+        if forbidden in rest:
+            parser.error(f"{forbidden} is set by the driver")
+    return options, rest
+
+
+def chunks(manifest, size):
+    """The manifest's non-empty lines, `size` at a time."""
+    stream = sys.stdin if manifest == "-" else open(manifest, encoding="utf-8")
+    with stream:
+        lines = (line.rstrip("\r\n") for line in stream)
+        lines = (line for line in lines if line)
+        while True:
+            batch = list(itertools.islice(lines, size))
+            if not batch:
+                return
+            yield batch
+
+
+def run_batch(client, options, fgrun_args, out=sys.stdout):
+    """Runs the batch on `client`'s cluster; returns the summary as a dict."""
+    from distributed import as_completed
+
+    recipe = os.path.abspath(options.recipe)
+    args = list(fgrun_args)
+    if options.output_dir:
+        args = ["-o", os.path.abspath(options.output_dir)] + args
+    threads = sum(client.nthreads().values()) or 1
+    window = options.window or max(4 * threads, 4)
+    counts = collections.Counter()
+    per_worker = collections.Counter()
+    started = time.monotonic()
+    source = chunks(options.manifest, options.chunk)
+    pending = as_completed()
+
+    def submit(n):
+        for batch in itertools.islice(source, n):
+            pending.add(client.submit(run_chunk, batch, recipe, args, options.fgrun, os.getcwd(), pure=False))
+
+    with open(options.report, "w", encoding="utf-8") as report:
+        submit(window)
+        for future in pending:
+            try:
+                result = future.result()
+            except (FgrunMissing, FgrunFailed) as error:
+                for other in list(pending.futures):
+                    other.cancel()
+                raise SystemExit(f"fgrun_cluster: error: {error}")
+            for line in result["report"]:
+                entry = json.loads(line)
+                entry["worker"] = result["worker"]
+                report.write(json.dumps(entry, separators=(",", ":")) + "\n")
+                counts[entry["status"]] += 1
+                per_worker[result["worker"]] += 1
+            report.flush()
+            submit(1)
+    seconds = time.monotonic() - started
+    files = sum(counts.values())
+    summary = {"files": files, "ok": counts["ok"], "skipped": counts["skipped"], "failed": counts["failed"],
+               "seconds": seconds, "files_per_second": files / seconds if seconds > 0 else 0.0,
+               "workers": dict(per_worker)}
+    print(f"{files} files: {counts['ok']} ok, {counts['skipped']} skipped, {counts['failed']} failed "
+          f"in {seconds:.2f} s ({summary['files_per_second']:.1f} files/s)", file=out)
+    for worker, n in sorted(per_worker.items()):
+        print(f"  {worker}: {n} files", file=out)
+    return summary
+
+
+def main(argv=None):
+    """The command; exit status 0 when every file was written or skipped, 1 when some failed."""
+    options, fgrun_args = parse(sys.argv[1:] if argv is None else argv)
+    from distributed import Client, LocalCluster
+
+    if options.local is not None:
+        cluster = LocalCluster(n_workers=options.local, threads_per_worker=1, processes=True,
+                               dashboard_address=None, host="127.0.0.1")
+        client = Client(cluster)
+    else:
+        cluster = None
+        client = Client(options.scheduler, timeout="30s")
+    try:
+        summary = run_batch(client, options, fgrun_args)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return 1 if summary["failed"] else 0
