@@ -12,15 +12,15 @@ public protocol ComposablePointOperation: PointOperation {
 /// Consecutive point operations fused by the optimizer: each row of a tile goes through every
 /// stage while it is in cache, converting between linear and encoded values only where two
 /// stages disagree.
-public struct FusedPointOperation: ImageOperation {
+public struct FusedPointOperation: PositionalPointOperation {
   /// The stages, first applied first.
-  public let stages: [any PointOperation]
+  public let stages: [any PositionalPointOperation]
 
   /// Fuses `stages`, merging neighbours that compose (colour matrices).
-  public init(stages: [any PointOperation]) {
-    var merged: [any PointOperation] = []
+  public init(stages: [any PositionalPointOperation]) {
+    var merged: [any PositionalPointOperation] = []
     for stage in stages {
-      if let last = merged.last as? any ComposablePointOperation,
+      if let last = merged.last as? any ComposablePointOperation, let stage = stage as? any PointOperation,
         last.workingSpace == stage.workingSpace,
         let both = last.composed(with: stage)
       {
@@ -38,9 +38,13 @@ public struct FusedPointOperation: ImageOperation {
     parameters: [], example: "")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments() }
+  /// The stages' labels (`stages=tint … → gamma …`): two fused passes are the same computation
+  /// only when their stages are.
+  public var arguments: Arguments { Arguments([("stages", .choice(label))]) }
   /// The space the first stage wants its input in.
   public var workingSpace: WorkingSpace? { stages.first { $0.workingSpace != nil }?.workingSpace }
+  /// The space the last stage leaves its pixels in.
+  public var resultSpace: WorkingSpace? { stages.last { $0.resultSpace != nil }?.resultSpace }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
@@ -56,29 +60,15 @@ public struct FusedPointOperation: ImageOperation {
     }.joined(separator: " → ")
   }
 
-  /// Runs the stages over `tile`, which arrives in `inputSpace`, leaving it in `outputSpace`.
-  func apply(to tile: inout Tile, inputSpace: WorkingSpace, outputSpace: WorkingSpace) {
-    tile.withMutablePixels { px in
-      for y in 0..<px.height {
-        let row = px[row: y]
-        var space = inputSpace
-        for stage in stages {
-          if let wanted = stage.workingSpace, wanted != space {
-            if wanted == .linear { SRGBCurve.decodeRow(row, count: px.width) } else { SRGBCurve.encodeRow(row, count: px.width) }
-            space = wanted
-          }
-          stage.apply(to: row, count: px.width)
-        }
-        if space != outputSpace {
-          if outputSpace == .linear { SRGBCurve.decodeRow(row, count: px.width) } else { SRGBCurve.encodeRow(row, count: px.width) }
-        }
+  /// Runs the stages over one row, which arrives in `workingSpace` and is left in `resultSpace`.
+  public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, at position: PixelRowPosition) {
+    var space = workingSpace
+    for stage in stages {
+      if let wanted = stage.workingSpace, let current = space, wanted != current {
+        SRGBCurve.convertRow(pixels, count: count, to: wanted)
       }
+      stage.apply(to: pixels, count: count, at: position)
+      space = stage.resultSpace ?? space
     }
-  }
-
-  public func render(into output: inout Tile, inputs: [Tile]) throws {
-    output.buffer = inputs[0].buffer
-    let space = workingSpace ?? .encoded
-    apply(to: &output, inputSpace: space, outputSpace: space)
   }
 }

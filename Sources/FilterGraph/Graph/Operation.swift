@@ -3,7 +3,11 @@
 // An operation states three things: the format and extent of its result (`outputInfo`), the
 // region of each input it needs for a region of output (`inputRegion`), and how to compute one
 // region (`render`). It never sees threads, tile sizes or the order tiles run in: the Renderer
-// owns that (the Halide split between algorithm and schedule).
+// owns that (the Halide split between algorithm and schedule). What else the renderer and the
+// optimizer may do with an operation it says by adopting a capability protocol: per-pixel
+// (`PointOperation`, `PositionalPointOperation`: run in place and fused), resampling
+// (`ResampleOperation`: may be fed a reduced-size decode), folding (`FoldingOperation`) and
+// commuting with scaling (`ScaleCommutingOperation`) — see Optimizer.swift.
 
 import PixelBufferModule
 
@@ -17,15 +21,21 @@ public enum WorkingSpace: String, Hashable, Sendable {
 
 /// A rectangle of an image's pixels in the renderer's working format: float RGBA with
 /// premultiplied alpha, in one `WorkingSpace`.
-public struct Tile: @unchecked Sendable {
+public struct Tile: Sendable {
   /// Where the pixels lie, in the coordinates of the image they belong to.
   public var rect: Rect
+  /// The size of the whole image the tile is part of. The renderer sets it on every tile it hands
+  /// an operation: an input tile carries its input's real size (which shrink-on-load may make
+  /// smaller than the graph was built with), an output tile the operation's output size.
+  public var imageSize: Size
   /// The pixels: `rect.size`, `.rgbaFloatPremultiplied`.
   public var buffer: PixelBuffer
 
-  /// A tile with fresh, uninitialised pixels (memory recycled from earlier tiles when possible).
-  public init(rect: Rect) {
+  /// A tile with fresh, uninitialised pixels (memory recycled from earlier tiles when possible),
+  /// part of an image of `imageSize` (default: the smallest image holding `rect`).
+  public init(rect: Rect, imageSize: Size? = nil) {
     self.rect = rect
+    self.imageSize = imageSize ?? Tile.smallestImage(holding: rect)
     let format = PixelFormat.rgbaFloatPremultiplied
     let rowBytes = PixelBuffer.alignedRowBytes(width: rect.width, format: format)
     self.buffer = PixelBuffer(
@@ -33,11 +43,17 @@ public struct Tile: @unchecked Sendable {
       rowBytes: rowBytes, format: format)
   }
 
-  /// A tile over existing pixels.
-  public init(rect: Rect, buffer: PixelBuffer) {
+  /// A tile over existing pixels, part of an image of `imageSize` (default: the smallest image
+  /// holding `rect`).
+  public init(rect: Rect, buffer: PixelBuffer, imageSize: Size? = nil) {
     precondition(buffer.width == rect.width && buffer.height == rect.height)
     self.rect = rect
+    self.imageSize = imageSize ?? Tile.smallestImage(holding: rect)
     self.buffer = buffer
+  }
+
+  private static func smallestImage(holding rect: Rect) -> Size {
+    Size(width: max(rect.maxX, 0), height: max(rect.maxY, 0))
   }
 
   /// Reads the pixels: `pixels[row: y][x]` is the pixel at `(rect.x + x, rect.y + y)`.
@@ -139,13 +155,10 @@ public protocol ImageOperation: Sendable {
   /// extent: the renderer extends edges (clamps coordinates) to fill it.
   func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect
   /// Computes `output.rect` of the result into `output.buffer` from tiles of the inputs that
-  /// cover the regions `inputRegion` asked for.
+  /// cover the regions `inputRegion` asked for. Each input tile's `imageSize` is that input's
+  /// size as it is rendered, which may differ from the size the graph was built with: the
+  /// optimizer may feed a resampling operation a reduced-size decode (`ResampleOperation`).
   func render(into output: inout Tile, inputs: [Tile]) throws
-  /// The same, also given the inputs' infos (what `inputRegion` was given). The renderer calls
-  /// this one; the default ignores `inputInfos` and calls `render(into:inputs:)`. Operations whose
-  /// arithmetic depends on an input's size, which the optimizer may change under them (`scale`
-  /// fed by a reduced-size JPEG decode), implement it.
-  func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws
 }
 
 extension ImageOperation {
@@ -153,27 +166,68 @@ extension ImageOperation {
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[0] }
   /// Most filters need exactly the output region of their input.
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect { output }
-  /// Most filters do not need the inputs' infos to compute a region.
-  public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
-    try render(into: &output, inputs: inputs)
+}
+
+/// Where a row of pixels handed to a point operation lies: pixel `i` of the row is at
+/// `(x + i, y)` in an image of `imageSize`.
+public struct PixelRowPosition: Hashable, Sendable {
+  /// The column of the row's first pixel.
+  public var x: Int
+  /// The row.
+  public var y: Int
+  /// The size of the image the row belongs to (the operation's output).
+  public var imageSize: Size
+
+  /// Creates a position.
+  public init(x: Int, y: Int, imageSize: Size) {
+    self.x = x
+    self.y = y
+    self.imageSize = imageSize
   }
 }
 
-/// A filter whose output pixel depends only on the input pixel at the same place.
+/// A filter whose output pixel depends only on the input pixel at the same place and on that
+/// place (a vignette, a gradient).
 ///
-/// The renderer runs chains of point operations as one fused pass over each tile, in place.
-public protocol PointOperation: ImageOperation {
+/// The renderer runs it in place on its input's tile, row by row, and the optimizer fuses chains
+/// of them into one pass over each tile (`FusedPointOperation`).
+public protocol PositionalPointOperation: ImageOperation {
+  /// Transforms `count` premultiplied pixels in place, in `workingSpace` (or the input's encoding
+  /// when that is nil); `pixels[i]` lies at `(position.x + i, position.y)`.
+  func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, at position: PixelRowPosition)
+  /// The space `apply` leaves the pixels in: nil when it is the space they arrived in (the
+  /// default, `workingSpace`, is right for every operation of one stage).
+  var resultSpace: WorkingSpace? { get }
+}
+
+extension PositionalPointOperation {
+  public var resultSpace: WorkingSpace? { workingSpace }
+
+  /// Copies the input and applies the operation to each row (the renderer works in place instead).
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    output.buffer = inputs[0].buffer
+    let (rect, size) = (output.rect, output.imageSize)
+    output.withMutablePixels { px in
+      for y in 0..<px.height {
+        apply(to: px[row: y], count: px.width, at: PixelRowPosition(x: rect.x, y: rect.y + y, imageSize: size))
+      }
+    }
+  }
+}
+
+/// A filter whose output pixel depends only on the input pixel at the same place (colour
+/// matrices, tint, gamma, conversions). It is a `PositionalPointOperation` that ignores the
+/// position.
+public protocol PointOperation: PositionalPointOperation {
   /// Transforms `count` premultiplied pixels in place (in `workingSpace`, or the input's encoding
   /// when that is nil).
   func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
 }
 
 extension PointOperation {
-  /// Copies the input and applies the operation (the renderer's fused path avoids the copy).
-  public func render(into output: inout Tile, inputs: [Tile]) throws {
-    output.buffer = inputs[0].buffer
-    output.withMutablePixels { px in
-      for y in 0..<px.height { apply(to: px[row: y], count: px.width) }
-    }
+  /// Ignores the position.
+  @inlinable
+  public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, at position: PixelRowPosition) {
+    apply(to: pixels, count: count)
   }
 }

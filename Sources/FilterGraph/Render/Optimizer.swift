@@ -1,47 +1,55 @@
 // Optimizer.swift — rewrites a graph before it runs; every rewrite keeps the pixels the same
 // (shrink-on-load keeps them within a stated PSNR; see the tests).
 //
-// Passes, in order:
+// Passes, in order, each driven by a capability an operation adopts (Graph/Capabilities.swift):
 //  1. identical subgraphs share one node (common-subexpression elimination);
-//  2. consecutive orient operations combine into one (rotate ×4 disappears);
-//  3. a downscale of a JPEG source (through any orient) decodes the JPEG at 1/2, 1/4 or 1/8
-//     size, keeping at least twice the target size, and resamples only the rest;
-//  4. chains of per-pixel operations fuse into one pass; colour matrices multiply together.
+//  2. folding operations merge with the one below (orientations compose; rotate ×4 disappears);
+//  3. a downscale (`ResampleOperation`) of a source that decodes at reduced sizes
+//     (`ReducibleSource`), through operations that commute with scaling, decodes it reduced,
+//     keeping at least twice the target size, and resamples only the rest;
+//  4. chains of per-pixel operations fuse into one pass; colour matrices multiply together;
+//  5. common-subexpression elimination again over the rewritten graph.
 
 import PixelBufferModule
 
-/// An operation that resamples to a target size, which the optimizer can feed from a
-/// reduced-size decode.
-public protocol ResampleOperation: ImageOperation {
-  /// The output size (the input may shrink under it: the operation rescales from whatever it gets).
-  var targetSize: Size { get }
-  /// False when the user asked for exact full-resolution sampling.
-  var allowsShrinkOnLoad: Bool { get }
-}
-
-/// Options for the optimizer.
+/// Options for the optimizer: which passes run (all by default).
 public struct OptimizerOptions: Hashable, Sendable {
-  /// Decode JPEGs at reduced size when the graph scales them down (default true).
+  /// Compute identical subgraphs once (default true).
+  public var eliminateCommonSubgraphs = true
+  /// Fold operations into the one below them: orientations compose (default true).
+  public var foldOperations = true
+  /// Decode sources at reduced size when the graph scales them down (default true).
   public var shrinkOnLoad = true
   /// Fuse per-pixel chains (default true).
   public var fusePointOperations = true
 
   /// Creates options.
-  public init(shrinkOnLoad: Bool = true, fusePointOperations: Bool = true) {
+  public init(
+    eliminateCommonSubgraphs: Bool = true, foldOperations: Bool = true, shrinkOnLoad: Bool = true,
+    fusePointOperations: Bool = true
+  ) {
+    self.eliminateCommonSubgraphs = eliminateCommonSubgraphs
+    self.foldOperations = foldOperations
     self.shrinkOnLoad = shrinkOnLoad
     self.fusePointOperations = fusePointOperations
   }
+
+  /// No pass at all: the graph runs exactly as it was built.
+  public static let none = OptimizerOptions(
+    eliminateCommonSubgraphs: false, foldOperations: false, shrinkOnLoad: false, fusePointOperations: false)
 }
 
 /// The rewrites applied before rendering.
 public enum Optimizer {
   /// The optimized graph for `root`.
   public static func optimize(_ root: ImageNode, options: OptimizerOptions = OptimizerOptions()) -> ImageNode {
-    var node = eliminateCommonSubgraphs(root)
-    node = combineOrientations(node)
+    var node = root
+    if options.eliminateCommonSubgraphs { node = eliminateCommonSubgraphs(node) }
+    if options.foldOperations { node = foldOperations(node) }
     if options.shrinkOnLoad { node = shrinkOnLoad(node) }
     if options.fusePointOperations { node = fusePointOperations(node) }
-    return eliminateCommonSubgraphs(node)
+    if options.eliminateCommonSubgraphs { node = eliminateCommonSubgraphs(node) }
+    return node
   }
 
   /// Rebuilds the graph bottom-up with `transform` applied to each node (inputs first).
@@ -67,45 +75,37 @@ public enum Optimizer {
     }
   }
 
-  static func combineOrientations(_ root: ImageNode) -> ImageNode {
+  static func foldOperations(_ root: ImageNode) -> ImageNode {
     rewrite(root) { node in
-      guard let outer = node.operation as? OrientOperation else { return node }
-      guard let inner = node.inputs[0].operation as? OrientOperation else {
-        return outer.transform == OrientTransform(.up) ? node.inputs[0] : node
+      guard let outer = node.operation as? any FoldingOperation else { return node }
+      let inner = node.inputs[0]
+      guard inner.inputs.count == 1, let both = outer.folded(after: inner.operation) else {
+        return outer.isIdentity ? inner : node
       }
-      let both = inner.transform.followed(by: outer.transform)
-      let below = node.inputs[0].inputs[0]
-      return both == OrientTransform(.up) ? below : ImageNode(operation: OrientOperation(both), inputs: [below])
+      let below = inner.inputs[0]
+      if let folded = both as? any FoldingOperation, folded.isIdentity { return below }
+      return ImageNode(operation: both, inputs: [below])
     }
   }
 
   static func shrinkOnLoad(_ root: ImageNode) -> ImageNode {
     rewrite(root) { node in
       guard let resample = node.operation as? any ResampleOperation, resample.allowsShrinkOnLoad else { return node }
-      // Walk down through orientations to a full-size source whose codec decodes at reduced sizes.
+      // Walk down through operations that commute with scaling to a source that decodes reduced.
       var chain: [ImageNode] = []
       var cursor = node.inputs[0]
       var swapped = false
-      while let orient = cursor.operation as? OrientOperation {
+      while let step = cursor.operation as? any ScaleCommutingOperation, cursor.inputs.count == 1 {
         chain.append(cursor)
-        if orient.transform.swapsAxes { swapped.toggle() }
+        if step.swapsAxes { swapped.toggle() }
         cursor = cursor.inputs[0]
       }
-      guard let source = cursor.operation as? EncodedSourceOperation, source.scaleDenominator == 1,
-        !source.source.reducedScaleDenominators.isEmpty
-      else { return node }
       let target = swapped ? resample.targetSize.transposed : resample.targetSize
-      var chosen = 1
-      for d in source.source.reducedScaleDenominators.sorted(by: >) {
-        let s = source.source.decodedSize(scaleDenominator: d)
-        if s.width >= 2 * target.width && s.height >= 2 * target.height {
-          chosen = d
-          break
-        }
-      }
-      guard chosen > 1 else { return node }
-      var rebuilt = ImageNode(operation: EncodedSourceOperation(source: source.source, scaleDenominator: chosen), inputs: [])
-      for orient in chain.reversed() { rebuilt = ImageNode(operation: orient.operation, inputs: [rebuilt]) }
+      guard let source = cursor.operation as? any ReducibleSource,
+        let reduced = source.reduced(toAtLeast: Size(width: 2 * target.width, height: 2 * target.height))
+      else { return node }
+      var rebuilt = ImageNode(operation: reduced, inputs: [])
+      for step in chain.reversed() { rebuilt = ImageNode(operation: step.operation, inputs: [rebuilt]) }
       return ImageNode(operation: node.operation, inputs: [rebuilt] + node.inputs.dropFirst())
     }
   }
@@ -116,11 +116,11 @@ public enum Optimizer {
     func visit(_ node: ImageNode) -> ImageNode {
       if let d = done[ObjectIdentifier(node)] { return d }
       let result: ImageNode
-      if let point = node.operation as? any PointOperation {
+      if let point = node.operation as? any PositionalPointOperation {
         // Gather the run of point operations below that nothing else reads.
-        var stages: [any PointOperation] = [point]
+        var stages: [any PositionalPointOperation] = [point]
         var below = node.inputs[0]
-        while let inner = below.operation as? any PointOperation, consumers[ObjectIdentifier(below), default: 0] == 1 {
+        while let inner = below.operation as? any PositionalPointOperation, consumers[ObjectIdentifier(below), default: 0] == 1 {
           stages.insert(inner, at: 0)
           below = below.inputs[0]
         }

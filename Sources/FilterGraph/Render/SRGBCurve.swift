@@ -76,4 +76,10 @@ public enum SRGBCurve {
       }
     }
   }
+
+  /// Converts premultiplied pixels in place into `space` from the other one.
+  @inline(__always)
+  static func convertRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, to space: WorkingSpace) {
+    if space == .linear { decodeRow(p, count: count) } else { encodeRow(p, count: count) }
+  }
 }

@@ -4,7 +4,7 @@ import PixelBufferModule
 
 /// Evaluates regions of an optimized graph. Read-only and shared by all workers of a render;
 /// each call keeps its own memo of regions of shared nodes.
-final class TileEvaluator: @unchecked Sendable {
+final class TileEvaluator: Sendable {
   let plan: RenderPlan
 
   init(plan: RenderPlan) { self.plan = plan }
@@ -19,7 +19,10 @@ final class TileEvaluator: @unchecked Sendable {
   func evaluate(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
     let inside = Regions.computed(rect, extent: node.info.extent)
     let tile = try compute(node, inside, space: space, memo: &memo)
-    return inside == rect ? tile : TileConversion.extendEdges(tile, to: rect)
+    if inside == rect { return tile }
+    var extended = TileConversion.extendEdges(tile, to: rect)
+    extended.imageSize = node.info.size
+    return extended
   }
 
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
@@ -29,7 +32,7 @@ final class TileEvaluator: @unchecked Sendable {
     var tile: Tile
     let op = node.operation
     if let source = op as? SourceOperation {
-      tile = Tile(rect: rect)
+      tile = Tile(rect: rect, imageSize: node.info.size)
       if let stream = plan.streamed[ObjectIdentifier(node)] {
         try stream.prepare(rect.y..<rect.maxY)
         TileConversion.load(
@@ -40,39 +43,36 @@ final class TileEvaluator: @unchecked Sendable {
       } else {
         source.fill(&tile, space: space)
       }
-    } else if let fused = op as? FusedPointOperation {
-      let inSpace = fused.workingSpace ?? space
+    } else if let point = op as? any PositionalPointOperation {
+      // In place on the input's tile (same rect), converting each row to `space` while in cache.
+      let inSpace = point.workingSpace ?? space
+      let outSpace = point.resultSpace ?? inSpace
+      let size = node.info.size
       tile = try evaluate(node.inputs[0], rect, space: inSpace, memo: &memo)
-      fused.apply(to: &tile, inputSpace: inSpace, outputSpace: space)
-    } else if let point = op as? any PointOperation {
-      let opSpace = point.workingSpace ?? space
-      tile = try evaluate(node.inputs[0], rect, space: opSpace, memo: &memo)
       tile.withMutablePixels { px in
-        for y in 0..<px.height { point.apply(to: px[row: y], count: px.width) }
+        for y in 0..<px.height {
+          let row = px[row: y]
+          point.apply(to: row, count: px.width, at: PixelRowPosition(x: rect.x, y: rect.y + y, imageSize: size))
+          if outSpace != space { SRGBCurve.convertRow(row, count: px.width, to: space) }
+        }
       }
-      if opSpace != space { convert(&tile, from: opSpace, to: space) }
     } else {
       let opSpace = op.workingSpace ?? space
-      let infos = node.inputs.map(\.info)
       var inputs: [Tile] = []
       inputs.reserveCapacity(node.inputs.count)
       for (i, input) in node.inputs.enumerated() {
         let region = Regions.input(i, of: node, for: rect)
         inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
       }
-      tile = Tile(rect: rect)
-      try op.render(into: &tile, inputs: inputs, inputInfos: infos)
-      if opSpace != space { convert(&tile, from: opSpace, to: space) }
+      tile = Tile(rect: rect, imageSize: node.info.size)
+      try op.render(into: &tile, inputs: inputs)
+      if opSpace != space {
+        tile.withMutablePixels { px in
+          for y in 0..<px.height { SRGBCurve.convertRow(px[row: y], count: px.width, to: space) }
+        }
+      }
     }
     if shared { memo[key] = tile }
     return tile
-  }
-
-  private func convert(_ tile: inout Tile, from: WorkingSpace, to: WorkingSpace) {
-    tile.withMutablePixels { px in
-      for y in 0..<px.height {
-        if to == .linear { SRGBCurve.decodeRow(px[row: y], count: px.width) } else { SRGBCurve.encodeRow(px[row: y], count: px.width) }
-      }
-    }
   }
 }

@@ -67,8 +67,8 @@ extension Renderer {
       if case .icc = node.info.colorSpace { return .linear }
       return nil
     }
-    if let fused = op as? FusedPointOperation {
-      if let last = fused.stages.last(where: { $0.workingSpace != nil }) { return last.workingSpace }
+    if let point = op as? any PositionalPointOperation {
+      if let space = point.resultSpace { return space }
     } else if let space = op.workingSpace {
       return space
     }

@@ -84,6 +84,19 @@ public struct EncodedSourceOperation: SourceOperation {
   }
 }
 
+extension EncodedSourceOperation: ReducibleSource {
+  /// The file decoded at the largest of its codec's reduced scales (1/8, 1/4, 1/2 for JPEG) whose
+  /// size is still at least `minimum`.
+  public func reduced(toAtLeast minimum: Size) -> (any SourceOperation)? {
+    guard scaleDenominator == 1 else { return nil }
+    for d in source.reducedScaleDenominators.sorted(by: >) where d > 1 {
+      let s = source.decodedSize(scaleDenominator: d)
+      if s.width >= minimum.width && s.height >= minimum.height { return EncodedSourceOperation(source: source, scaleDenominator: d) }
+    }
+    return nil
+  }
+}
+
 /// An existing `PixelBuffer`, used as it is: no copy, no decode.
 public struct BufferSourceOperation: SourceOperation {
   /// The pixels.

@@ -5,8 +5,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `tint`, `convert`, `matrix`, `sepia`, `saturate`, `brightness`, `contrast`,
-/// `exposure`, `gamma`, `invert`. (`convert to=gray` is the grayscale verb.)
+/// The colour family's recipe verbs (`all` lists them; `convert to=gray` is the grayscale verb).
 public enum ColourFilters {
   /// `tint color=#FF8000 amount=0.3 mode=mix|multiply|template|monochrome`.
   public static let tint = FilterDefinition(TintOperation.table) { inputs, args, _ in

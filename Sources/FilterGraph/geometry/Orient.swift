@@ -159,3 +159,17 @@ extension Image {
   /// The image mirrored top–bottom.
   public func flippedVertically() -> Image { oriented(.downMirrored) }
 }
+
+extension OrientOperation: FoldingOperation, ScaleCommutingOperation {
+  /// `inner`'s transform followed by this one, when `inner` is an orientation too.
+  public func folded(after inner: any ImageOperation) -> (any ImageOperation)? {
+    guard let inner = inner as? OrientOperation else { return nil }
+    return OrientOperation(inner.transform.followed(by: transform))
+  }
+
+  /// True for the identity transform.
+  public var isIdentity: Bool { transform == OrientTransform(.up) }
+
+  /// True for quarter turns and transpositions.
+  public var swapsAxes: Bool { transform.swapsAxes }
+}

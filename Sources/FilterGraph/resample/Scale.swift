@@ -92,14 +92,10 @@ public struct ScaleOperation: ResampleOperation {
     return Rect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
   }
 
-  /// Not used: the ratio needs the input's size (`render(into:inputs:inputInfos:)`).
-  public func render(into output: inout Tile, inputs: [Tile]) throws {
-    throw FilterError("scale needs its input's size to render: the renderer calls render(into:inputs:inputInfos:).")
-  }
-
-  public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
-    let inSize = inputInfos[0].size
+  /// The ratios come from the input tile's `imageSize`: the input as it is rendered.
+  public func render(into output: inout Tile, inputs: [Tile]) {
     let input = inputs[0]
+    let inSize = input.imageSize
     let xAxis = ResampleAxis(
       outputs: output.rect.x..<output.rect.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel,
       origin: input.rect.x)

@@ -50,7 +50,23 @@ final class OptimizerTests: XCTestCase {
     let photo = try Image(contentsOf: Fixtures.url("pngsuite/basn6a08.png"))
     let img = photo.rotated(byDegrees: 90).flippedHorizontally().rotated(byDegrees: 180)
       .composited(over: photo.flippedVertically().flippedVertically(), mode: .screen, opacity: 0.5)
-    let plain = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 16, height: 8), optimizer: OptimizerOptions(shrinkOnLoad: false, fusePointOperations: false)))
+    let plain = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 16, height: 8), optimizer: .none))
+    // The plain renderer runs the graph as built; the default one folds the orients and shares
+    // the source, so the two renders compute the pixels in different ways.
+    XCTAssertEqual(nodeCount(plain.optimized(img)), nodeCount(img.node))
+    XCTAssertLessThan(nodeCount(renderer.optimized(img)), nodeCount(img.node))
     XCTAssertTrue(try renderer.render(img, format: .rgbaFloatPremultiplied).hasSamePixels(as: try plain.render(img, format: .rgbaFloatPremultiplied)))
+  }
+
+  func testFusedRunsOfDifferentFiltersOverOneInputStayApart() throws {
+    // Two different per-pixel chains read one photo: each fuses into its own pass, and the two
+    // passes must not be taken for the same computation.
+    let photo = Image(buffer: PixelBuffer.random(width: 19, height: 11, format: .rgb8, seed: 5))
+    let warm = photo.tinted(Color(hex: "#FF8000")!, amount: 0.5), cool = photo.tinted(Color(hex: "#0040FF")!, amount: 0.5)
+    let img = warm.composited(over: cool, mode: .multiply)
+    let plain = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 16, height: 8), optimizer: .none))
+    let optimized = renderer.optimized(img)
+    XCTAssertFalse(optimized.inputs[0] === optimized.inputs[1], GraphPrinter.describe(optimized))
+    XCTAssertTrue(try renderer.render(img).hasSamePixels(as: try plain.render(img)))
   }
 }

@@ -1,0 +1,45 @@
+// Capabilities.swift — what an operation lets the optimizer do with it, declared by adopting a
+// protocol (the optimizer never names a concrete operation).
+//
+// - `PointOperation` / `PositionalPointOperation` (Operation.swift): runs in place; chains fuse.
+// - `ResampleOperation`: may be fed a reduced-size decode of its source (shrink-on-load).
+// - `ReducibleSource`: a source that can decode at reduced sizes.
+// - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
+// - `FoldingOperation`: merges with the operation below it into one (orientations).
+
+import PixelBufferModule
+
+/// An operation that resamples to a target size, which the optimizer can feed from a
+/// reduced-size decode.
+public protocol ResampleOperation: ImageOperation {
+  /// The output size (the input may shrink under it: the operation rescales from whatever it
+  /// gets, reading its input tile's `imageSize`).
+  var targetSize: Size { get }
+  /// False when the user asked for exact full-resolution sampling.
+  var allowsShrinkOnLoad: Bool { get }
+}
+
+/// A source that can decode at reduced sizes (JPEG's DCT scaling, WebP's scaler, PNG's box
+/// average while decoding).
+public protocol ReducibleSource: SourceOperation {
+  /// This source decoded at the strongest reduction whose size is still at least `minimum` on
+  /// both sides, or nil when there is none (or the source is reduced already).
+  func reduced(toAtLeast minimum: Size) -> (any SourceOperation)?
+}
+
+/// An operation that only rearranges its one input as a whole, so that running it on a
+/// reduced-size input gives its full-size result reduced (orientations): shrink-on-load looks
+/// through it.
+public protocol ScaleCommutingOperation: ImageOperation {
+  /// Whether the output's width is the input's height (and the other way round).
+  var swapsAxes: Bool { get }
+}
+
+/// A one-input operation that merges with the operation below it into one (two orientations
+/// compose into one), and disappears when it changes nothing.
+public protocol FoldingOperation: ImageOperation {
+  /// One operation equal to applying `inner` and then `self`, or nil when they don't fold.
+  func folded(after inner: any ImageOperation) -> (any ImageOperation)?
+  /// Whether it leaves its input unchanged.
+  var isIdentity: Bool { get }
+}
