@@ -47,7 +47,7 @@ public enum ColourFilters {
 
   /// Every colour verb.
   public static var all: [FilterDefinition] {
-    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert]
+    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, vignette]
   }
 
   /// The `space=` argument.
