@@ -60,6 +60,8 @@ public final class Renderer: @unchecked Sendable {
   public let options: RendererOptions
   let pool: WorkerPool
   let cache: DecodeCache
+  /// Results of analyses, kept across renders (Renderer+Analysis.swift).
+  let analyses = AnalysisCache()
   /// Receives the sources' recoverable corrupt-data warnings (see `init`).
   let warningHandler: (@Sendable (String) -> Void)?
 
@@ -122,7 +124,7 @@ public final class Renderer: @unchecked Sendable {
   /// compensation `bpc`).
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
-    let plan = RenderPlan(root: optimized(image))
+    let plan = RenderPlan(root: optimized(try resolved(image)))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
       if let encoded = source as? EncodedSourceOperation, let stream = try streamingSource(encoded, node: node, plan: plan) {
