@@ -108,9 +108,8 @@ extension Renderer {
     let ready = try analysis.prepared(reading: read, viewSize: viewSize)
     var total: A.Partial?
     if !viewSize.isEmpty {
-      let tiles = tileSize(for: plan.root)
-      let across = (viewSize.width + tiles.width - 1) / tiles.width
-      let bands = (viewSize.height + tiles.height - 1) / tiles.height
+      let grid = plan.grid
+      let across = grid.tilesAcross, bands = grid.bandCount
       let group = bandWindow
       var first = 0
       while first < bands {
@@ -118,11 +117,7 @@ extension Renderer {
         let slots = AnalysisSlots<A.Partial>(count)
         let firstBand = first
         pool.parallelFor(count) { i in
-          let band = firstBand + i / across, column = i % across
-          let rect = Rect(
-            x: column * tiles.width, y: band * tiles.height,
-            width: min(tiles.width, viewSize.width - column * tiles.width),
-            height: min(tiles.height, viewSize.height - band * tiles.height))
+          let rect = grid.tile(i % across, ofBand: firstBand + i / across)
           do {
             let partial = ready.partial(of: try read(rect), viewSize: viewSize)
             slots.lock.lock()
