@@ -74,8 +74,8 @@ public enum EXIF {
 
   /// `tiff` made true of upright pixels of `pixelSize`: every Orientation entry becomes 1, the
   /// PixelXDimension and PixelYDimension entries become `pixelSize` (as LONGs), and IFD1 — the
-  /// thumbnail, which no longer matches — is unlinked; when IFD1 and the thumbnail are the end of
-  /// the block (as cameras write it) they are cut off, otherwise their bytes are zeroed.
+  /// thumbnail, which no longer matches — is unlinked and its bytes removed: cut off where they
+  /// end the block (as cameras write it), zeroed elsewhere.
   /// Everything else (maker notes included) stays where it was, byte for byte.
   ///
   /// Returns nil when `tiff` is not a readable TIFF structure (it is then not written at all:
@@ -160,6 +160,10 @@ public enum EXIF {
           from = max(from, k.upperBound)
         }
         if from < range.upperBound { for i in from..<range.upperBound { out[i] = 0 } }
+      }
+      // A dropped range that ends the block is cut off where nothing kept overlaps it.
+      if let tail = merged(dropped).last, tail.upperBound == out.count {
+        out.removeSubrange(max(tail.lowerBound, usedEnd, 8)...)
       }
     }
     return out
