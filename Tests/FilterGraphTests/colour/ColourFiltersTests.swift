@@ -13,7 +13,10 @@ final class ColourFiltersTests: XCTestCase {
     let names = ColourFilters.all.map(\.descriptor.name)
     XCTAssertEqual(Set(names).count, names.count)
     // Every verb of the family is listed (a new filter adds itself to `all` without editing this).
-    XCTAssertTrue(Set(names).isSuperset(of: ["tint", "convert", "matrix", "sepia", "saturate", "brightness", "contrast", "exposure", "gamma", "invert"]))
+    XCTAssertTrue(Set(names).isSuperset(of: [
+      "tint", "convert", "matrix", "sepia", "saturate", "brightness", "contrast", "exposure", "gamma", "invert", "modulate", "levels",
+      "normalize",
+    ]))
     XCTAssertTrue(ColourFilters.all.allSatisfy { $0.descriptor.category == .colour })
   }
 
