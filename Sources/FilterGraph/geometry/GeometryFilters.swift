@@ -2,7 +2,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `crop` (CropFilter.swift), `rotate`, `affine`, `flip`, `orient`.
+/// Recipe verbs: `crop` (CropFilter.swift), `rotate`, `affine`, `extend`, `pad`, `roundcorners`, `flip`, `orient`.
 public enum GeometryFilters {
   /// `rotate angle=θ [kernel=] [background=]`: clockwise by any angle; multiples of 90° are exact
   /// pixel moves, others are resampled onto the rotated bounding box (Affine.swift).
@@ -32,6 +32,40 @@ public enum GeometryFilters {
       background: args.color("background"))
   }
 
+  /// `extend top= right= bottom= left= [mode=color|copy|mirror] [color=]` (Extend.swift).
+  public static let extend = FilterDefinition(ExtendOperation.table) { inputs, args, _ in
+    let insets = EdgeInsets(
+      top: args.integer("top"), right: args.integer("right"), bottom: args.integer("bottom"), left: args.integer("left"))
+    let mode: ExtendMode
+    switch args.choice("mode") {
+    case "copy": mode = .copy
+    case "mirror": mode = .mirror
+    default: mode = .color(args.color("color"))
+    }
+    return inputs[0].extended(by: insets, mode: mode)
+  }
+
+  /// `pad size=WxH [gravity=] [color=]` (Extend.swift).
+  public static let pad = FilterDefinition(
+    OperationDescriptor(
+      name: "pad", category: .geometry,
+      summary: "Places the image on a canvas of a size and colour, against a side or corner (cut where larger).",
+      parameters: [
+        ParameterSpec("size", .size(1...ExtendOperation.maximumMargin), help: "Canvas width and height."),
+        ParameterSpec("gravity", .choice(Gravity.allCases.map(\.rawValue)), default: .choice("center"), help: "Which side or corner of the canvas the image sits against."),
+        ParameterSpec("color", .color, default: .color(.black), help: "Canvas colour (transparent colours give the image alpha)."),
+      ],
+      example: "pad size=1200x1200 color=white")
+  ) { inputs, args, _ in
+    guard let size = args.size("size") else { throw FilterError("pad needs a size: write 'pad size=WIDTHxHEIGHT'.") }
+    return inputs[0].padded(to: size, gravity: Gravity(rawValue: args.choice("gravity")) ?? .center, color: args.color("color"))
+  }
+
+  /// `roundcorners radius=` (RoundCorners.swift).
+  public static let roundcorners = FilterDefinition(RoundCornersOperation.table) { inputs, args, _ in
+    inputs[0].roundingCorners(radius: args.number("radius"))
+  }
+
   /// `flip axis=horizontal|vertical`.
   public static let flip = FilterDefinition(
     OperationDescriptor(
@@ -49,5 +83,5 @@ public enum GeometryFilters {
   }
 
   /// Every geometry verb.
-  public static var all: [FilterDefinition] { [crop, rotate, affine, flip, orient] }
+  public static var all: [FilterDefinition] { [crop, rotate, affine, extend, pad, roundcorners, flip, orient] }
 }
