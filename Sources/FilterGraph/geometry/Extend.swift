@@ -1,4 +1,4 @@
-// Extend.swift — grow the canvas: `extend` (margins) and `pad` (to a size, placed by gravity).
+// Extend.swift — grow the canvas by margins: `extend` (`pad`, to a size by gravity, is Pad.swift).
 //
 // Definition: with margins top, right, bottom, left ≥ 0 and an input of w × h, the output is
 // (left + w + right) × (top + h + bottom) and output pixel (x, y) is the input pixel
@@ -12,10 +12,6 @@
 // Pixels are moved, never resampled, so `extend` followed by `crop` of the input's place is the
 // identity to the bit. `color` works on sRGB-encoded values (where the colour is defined); `copy`
 // and `mirror` only move pixels.
-//
-// `pad size=W×H gravity=g color=C` places the input on a W × H canvas of C with its top-left at
-// Gravity.origin(of: input, in: canvas): the margins are that point and the remainder, and an
-// input larger than the canvas on an axis is cut to the part that lands on it (a crop).
 
 import PixelBufferModule
 
@@ -205,22 +201,5 @@ extension Image {
   public func extended(by insets: EdgeInsets, mode: ExtendMode = .color(.black)) -> Image {
     let op = ExtendOperation(insets: insets, mode: mode)
     return op.insets.isZero ? self : applying(op)
-  }
-
-  /// The image placed on a `size` canvas of `color` (black by default) against the side or corner
-  /// `gravity` names (centred on the other axes, rounding down); an image larger than the canvas
-  /// on an axis is cut to the part that lands on it. Sides are clamped into 1…65535.
-  public func padded(to size: Size, gravity: Gravity = .center, color: Color = .black) -> Image {
-    let canvas = Size(
-      width: min(max(size.width, 1), ExtendOperation.maximumMargin), height: min(max(size.height, 1), ExtendOperation.maximumMargin))
-    let origin = gravity.origin(of: self.size, in: canvas)
-    // The part of the image that lands on the canvas, then the margins around it.
-    let visible = Rect(origin: origin, size: self.size).intersection(Rect(size: canvas))
-    let kept = cropped(to: visible.offsetBy(dx: -origin.x, dy: -origin.y))
-    let left = max(origin.x, 0), top = max(origin.y, 0)
-    return kept.extended(
-      by: EdgeInsets(
-        top: top, right: canvas.width - left - kept.size.width, bottom: canvas.height - top - kept.size.height, left: left),
-      mode: .color(color))
   }
 }

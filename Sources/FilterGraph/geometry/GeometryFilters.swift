@@ -45,20 +45,14 @@ public enum GeometryFilters {
     return inputs[0].extended(by: insets, mode: mode)
   }
 
-  /// `pad size=WxH [gravity=] [color=]` (Extend.swift).
-  public static let pad = FilterDefinition(
-    OperationDescriptor(
-      name: "pad", category: .geometry,
-      summary: "Places the image on a canvas of a size and colour, against a side or corner (cut where larger).",
-      parameters: [
-        ParameterSpec("size", .size(1...ExtendOperation.maximumMargin), help: "Canvas width and height."),
-        ParameterSpec("gravity", .choice(Gravity.allCases.map(\.rawValue)), default: .choice("center"), help: "Which side or corner of the canvas the image sits against."),
-        ParameterSpec("color", .color, default: .color(.black), help: "Canvas colour (transparent colours give the image alpha)."),
-      ],
-      example: "pad size=1200x1200 color=white")
-  ) { inputs, args, _ in
-    guard let size = args.size("size") else { throw FilterError("pad needs a size: write 'pad size=WIDTHxHEIGHT'.") }
-    return inputs[0].padded(to: size, gravity: Gravity(rawValue: args.choice("gravity")) ?? .center, color: args.color("color"))
+  /// `pad size=WxH | square=true [gravity=] [color=]` (Pad.swift).
+  public static let pad = FilterDefinition(PadOperation.table) { inputs, args, _ in
+    let gravity = Gravity(rawValue: args.choice("gravity")) ?? .center, color = args.color("color")
+    switch (args.size("size"), args.bool("square")) {
+    case (let size?, false): return inputs[0].padded(to: size, gravity: gravity, color: color)
+    case (nil, true): return inputs[0].paddedToSquare(gravity: gravity, color: color)
+    default: throw FilterError("pad needs a canvas: write 'pad size=WIDTHxHEIGHT' or 'pad square=true' (not both).")
+    }
   }
 
   /// `roundcorners radius=` (RoundCorners.swift).

@@ -97,6 +97,19 @@ final class CanvasTests: XCTestCase {
     let square = image.padded(to: Size(width: 30, height: 30), color: .white)
     XCTAssertEqual(square.size, Size(width: 30, height: 30))
     try G.assertSamePixels(square, image.cropped(to: Rect(x: 5, y: 0, width: 30, height: 30)))
+    // A square as wide as the longer side, the image centred on it.
+    let squared = image.paddedToSquare(color: .white)
+    XCTAssertEqual(squared.size, Size(width: 40, height: 40))
+    try G.assertSamePixels(squared.cropped(to: Rect(x: 0, y: 5, width: 40, height: 30)), image)
+    let band = try T.bytes(squared, format: .rgb8)
+    XCTAssertEqual(Array(band[4][0..<3]), [255, 255, 255])
+    XCTAssertEqual(Array(band[35][3 * 39..<3 * 40]), [255, 255, 255])
+    try G.assertTilingInvariant(T.randomImage(width: 150, height: 60, alpha: true, seed: 5).paddedToSquare(gravity: .south, color: Color(hex: "#00FF0080")!))
+    // The placement follows the input it is given, not the size seen when the node was built.
+    let op = try XCTUnwrap(squared.node.operation as? PadOperation)
+    let info = ImageInfo(size: Size(width: 10, height: 50), layout: .rgb, component: .uint8, colorSpace: .sRGB)
+    XCTAssertEqual(op.outputInfo(inputs: [info]).size, Size(width: 50, height: 50))
+    XCTAssertEqual(op.origin(for: info.size), Point(x: 20, y: 0))
   }
 
   func testRoundCornersCoverage() throws {
@@ -135,5 +148,8 @@ final class CanvasTests: XCTestCase {
     try same("extend top=9 mode=copy", image.extended(by: EdgeInsets(top: 9), mode: .copy))
     try same("pad size=50x50 gravity=north color=#FFFFFF", image.padded(to: Size(width: 50, height: 50), gravity: .north, color: .white))
     try same("roundcorners 6", image.roundingCorners(radius: 6))
+    try same("pad square=true gravity=west color=white", image.paddedToSquare(gravity: .west, color: .white))
+    XCTAssertThrowsError(try G.compile("pad color=white", input: image))
+    XCTAssertThrowsError(try G.compile("pad size=10x10 square=true", input: image))
   }
 }
