@@ -21,7 +21,8 @@ public struct ImageFileInfo: Sendable {
   public var profileDescription: String?
   /// The EXIF orientation (`.up` when the file has none).
   public var orientation: Orientation
-  /// The kinds of metadata the file carries (`ICC profile`, `EXIF orientation`, `gAMA`…).
+  /// The kinds of metadata the file carries, in this order: `ICC profile`, `EXIF` (or `EXIF
+  /// orientation` when only the orientation is known), `XMP`, `IPTC`, `comment`, `gAMA`, `cHRM`.
   public var metadata: [String]
   /// Pages (frames, images) in the file.
   public var pageCount: Int
@@ -41,10 +42,19 @@ public struct ImageFileInfo: Sendable {
     profileDescription = header.metadata.iccProfile.map { data in
       (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)"
     }
+    let m = header.metadata
     var kinds: [String] = []
-    if header.metadata.iccProfile != nil { kinds.append("ICC profile") }
-    if header.metadata.orientation != .up { kinds.append("EXIF orientation") }
-    if header.metadata.gamma != nil { kinds.append("gAMA") }
+    if m.iccProfile != nil { kinds.append("ICC profile") }
+    if m.exif != nil {
+      kinds.append("EXIF")
+    } else if m.orientation != .up {
+      kinds.append("EXIF orientation")
+    }
+    if m.xmp != nil { kinds.append("XMP") }
+    if m.iptc != nil { kinds.append("IPTC") }
+    if m.comment != nil { kinds.append("comment") }
+    if m.gamma != nil { kinds.append("gAMA") }
+    if m.chromaticities != nil { kinds.append("cHRM") }
     metadata = kinds
   }
 
