@@ -170,7 +170,7 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
               ("pillow", "Pillow + NumPy", f"{o}-pil.jpg", pe + ["pillow-W5", inp, f"{o}-pil.jpg"], False),
               ("opencv", "OpenCV + NumPy", f"{o}-cv.jpg", pe + ["opencv-W5", inp, f"{o}-cv.jpg"], False)]
     elif w == "W11rot":
-        r += [("vips", "rotate (bilinear, black)", f"{o}-vips.jpg", ["vips", "rotate", inp, f"{o}-vips.jpg{jpeg90}", "12.5"], True)]
+        r += [("vips", "rotate (bilinear, black)", f"{o}-vips.jpg", ["vips", "rotate", inp, f"{o}-vips.jpg{jpeg90}", "347.5"], True)]  # vips turns anticlockwise
     elif w == "W11aff":
         r += [("vips", "affine (bilinear)", f"{o}-vips.jpg",
                ["vips", "affine", inp, f"{o}-vips.jpg{jpeg90}", "0.9 0.2 -0.1 1.1"], True)]
