@@ -16,10 +16,11 @@
 // the alpha-weighted mean colour of the cell with the largest total (the lowest cell index on a
 // tie), or nil when every pixel is transparent.
 //
-// The computation is a reduction in the shape of an analysis: `partial` reduces one rectangle of
-// premultiplied pixels, `merged` combines two partials in a fixed order (means and squared
-// deviations with Chan et al.'s pairwise formulas, so precision does not degrade with size), and
-// `result` finishes. `Renderer.statistics(of:)` drives it over bands of the rendered image.
+// The computation is an analysis (Graph/Analysis.swift) of the full-size image: `partial` reduces
+// one tile of premultiplied sRGB-encoded pixels, `merged` combines two partials in tile order
+// (means and squared deviations with Chan et al.'s pairwise formulas, so precision does not
+// degrade with size), and `result` finishes. `Renderer.statistics(of:)` runs it tile-parallel on
+// the renderer's workers through `Renderer.analyse`, which keeps the result for the same input.
 
 import Foundation
 import PixelBufferModule
@@ -48,13 +49,20 @@ public struct ImageStatistics: Hashable, Sendable {
   public var dominantColor: Color?
 }
 
-/// The reduction behind `ImageStatistics`: partial results of parts of an image and their merge.
-public struct ImageStatisticsReduction: Sendable {
+/// The analysis behind `ImageStatistics`: partial results of tiles and their merge.
+public struct ImageStatisticsAnalysis: ImageAnalysis {
   /// The layout whose channels are reported.
   public let layout: ChannelLayout
 
-  /// Creates the reduction for an image of `layout`.
+  /// Creates the analysis for an image of `layout`.
   public init(layout: ChannelLayout) { self.layout = layout }
+
+  /// `channel statistics (rgb)`: the layout decides which channels are reported.
+  public var label: String { "channel statistics (\(layout))" }
+  /// Every pixel, at full size.
+  public var view: AnalysisView { .fullSize }
+  /// Statistics are of the sRGB-encoded values.
+  public var workingSpace: WorkingSpace { .encoded }
 
   /// Cells per axis of the dominant-colour grid.
   static let cells = 16
@@ -72,7 +80,7 @@ public struct ImageStatisticsReduction: Sendable {
   }
 
   /// Reduces `tile` (premultiplied float RGBA, sRGB-encoded).
-  public func partial(of tile: Tile) -> Partial {
+  public func partial(of tile: Tile, viewSize: Size) -> Partial {
     var p = Partial()
     let n = Self.cells
     tile.withPixels { px in
@@ -136,8 +144,8 @@ public struct ImageStatisticsReduction: Sendable {
     return m
   }
 
-  /// The statistics of an image of `size` whose pixels reduced to `partial`.
-  public func result(_ partial: Partial, size: Size) -> ImageStatistics {
+  /// The statistics of an image of `imageSize` whose pixels reduced to `partial`.
+  public func result(_ partial: Partial, viewSize: Size, imageSize: Size) -> ImageStatistics {
     let names: [String]
     let lanes: [Int]
     switch layout {
@@ -158,44 +166,17 @@ public struct ImageStatisticsReduction: Sendable {
       let c = partial.sums[best] / partial.weights[best]
       return Color(red: Float(c.x), green: Float(c.y), blue: Float(c.z))
     }()
-    return ImageStatistics(size: size, channels: channels, dominantColor: dominant)
+    return ImageStatistics(size: imageSize, channels: channels, dominantColor: dominant)
   }
 }
 
 extension Renderer {
-  /// Rows rendered at a time by `statistics(of:)`.
-  static let statisticsBandRows = 64
-
   /// Per-channel minimum, maximum, mean and standard deviation and the dominant colour of
   /// `image` as this renderer renders it (see ImageStatistics.swift for the exact definition).
   ///
-  /// The image is rendered tile-parallel (in 16-bit straight RGBA, held once) and reduced band by
-  /// band in order, so the result does not depend on threads or tiles.
+  /// Computed tile-parallel on the renderer's workers and merged in tile order, so the result
+  /// does not depend on threads or tiles; kept for the same input like any analysis.
   public func statistics(of image: Image) throws -> ImageStatistics {
-    let reduction = ImageStatisticsReduction(layout: image.info.layout)
-    let pixels = try render(image, format: .rgba16)
-    var total: ImageStatisticsReduction.Partial?
-    var y = 0
-    while y < pixels.height {
-      let rows = min(Self.statisticsBandRows, pixels.height - y)
-      let band = Rect(x: 0, y: y, width: pixels.width, height: rows)
-      var tile = Tile(rect: band)
-      pixels.withUnsafePixels(as: UInt16.self) { src in
-        tile.withMutablePixels { dst in
-          for r in 0..<rows {
-            let s = src[row: y + r], d = dst[row: r]
-            for x in 0..<pixels.width {
-              let v = SIMD4<Float>(Float(s[4 * x]), Float(s[4 * x + 1]), Float(s[4 * x + 2]), Float(s[4 * x + 3])) / 65535
-              d[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
-            }
-          }
-        }
-      }
-      let part = reduction.partial(of: tile)
-      total = total.map { reduction.merged($0, part) } ?? part
-      y += rows
-    }
-    guard let total else { throw FilterError("statistics: the image has no pixels.") }
-    return reduction.result(total, size: image.size)
+    try analyse(image, ImageStatisticsAnalysis(layout: image.info.layout))
   }
 }
