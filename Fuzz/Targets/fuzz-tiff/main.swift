@@ -1,0 +1,9 @@
+// fuzz-tiff — the TIFF decoder through the codec protocol (see FuzzCodec).
+import FuzzCodec
+import ImageCodecs
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+  fuzzDecode(TIFFCodec.self, start, count)
+  return 0
+}
