@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8 (W4 = W4a,W4b; default all)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8,W9 (W4 = W4a,W4b; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -17,7 +17,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
                  when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh).
                  W8 reads photo-24mp-rgba.png beside it, made from it by bench/make-rgba-input.py
-                 when missing.
+                 when missing; W9 photo-24mp-16bit.tif, made by bench/make-tiff16-input.py.
 
 Every row is one whole process per run, timed by GNU time (/usr/bin/time -f "%e %U %S %M"):
 wall time, CPU time (user + system) and peak resident set size. The Markdown table goes to
@@ -35,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8"]
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8", "W9"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -48,8 +48,9 @@ TITLES = {
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
     "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
+    "W9": "W9 16-bit TIFF thumbnail: 24 MP 16-bit RGB LZW TIFF, fit 800x800 Lanczos3, 16-bit PNG",
 }
-EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg"}
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg", "W9": "png"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -87,12 +88,19 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     r = []
     if w == "W8":
         inp = rgba_input(inp, py)
+    if w == "W9":
+        inp = tiff16_input(inp, py)
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.webp[Q=80,strip]"], True)]
     elif w == "W8":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]
+    elif w == "W9":
+        # vipsthumbnail exports 8-bit sRGB; the 16-bit reference is pyvips's resize.
+        r += [("vips", "pyvips resize lanczos3, 16-bit", f"{o}-vips.png", pe + ["pyvips-W9", inp, f"{o}-vips.png"], True),
+              ("vips", "vipsthumbnail (8-bit output)", f"{o}-vipsthumbnail.png",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vipsthumbnail.png[compression=6,strip]"], False)]
     elif w == "W1":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True),
@@ -178,6 +186,17 @@ def rgba_input(inp, py):
             os.makedirs(os.path.dirname(png), exist_ok=True)
             subprocess.run([py, os.path.join(HERE, "make-rgba-input.py"), inp, png], check=True)
     return png
+
+
+def tiff16_input(inp, py):
+    """W9's input: photo-24mp-16bit.tif beside the JPEG photo, made from it when missing."""
+    tif = os.path.join(os.path.dirname(inp), "photo-24mp-16bit.tif")
+    if not os.path.exists(tif):
+        tif = os.path.join(HERE, "inputs", "photo-24mp-16bit.tif")
+        if not os.path.exists(tif):
+            os.makedirs(os.path.dirname(tif), exist_ok=True)
+            subprocess.run([py, os.path.join(HERE, "make-tiff16-input.py"), inp, tif], check=True)
+    return tif
 
 
 def lossless_rows(w, inp, out, py, fgrun, threads):

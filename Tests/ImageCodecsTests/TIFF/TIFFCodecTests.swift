@@ -230,6 +230,44 @@ final class TIFFCodecTests: XCTestCase {
     }
   }
 
+  /// Shrink-on-load: at 1/2, 1/4 and 1/8 an opaque page is the rounded box average of each d×d
+  /// block of the full decode (clipped at the edges), computed here from the definition; float
+  /// pages refuse reduced scales.
+  func testReducedDecodeIsTheBoxAverage() throws {
+    for file in ["rgb16-deflate-tiled.tif", "rgb8-separate.tif", "gray8.tif"] {
+      let data = try CodecTest.data("tiff/" + file)
+      let full = try TIFFDecoder(data: data).decodeAll()
+      let channels = full.format.channelCount, samples = CodecTest.integers(full)
+      XCTAssertEqual(TIFFCodec.reducedScaleDenominators(for: try TIFFCodec.readHeader(data, request: DecodeRequest())), [2, 4, 8])
+      for d in [2, 4, 8] {
+        let reduced = try TIFFCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: d)).decodeAll()
+        let size = Size(width: (45 + d - 1) / d, height: (37 + d - 1) / d)
+        XCTAssertEqual(reduced.size, size)
+        var expected: [Int] = []
+        for oy in 0..<size.height {
+          for ox in 0..<size.width {
+            for c in 0..<channels {
+              var sum = 0, n = 0
+              for y in oy * d..<min(oy * d + d, 37) {
+                for x in ox * d..<min(ox * d + d, 45) {
+                  sum += samples[(y * 45 + x) * channels + c]
+                  n += 1
+                }
+              }
+              expected.append((sum + n / 2) / n)
+            }
+          }
+        }
+        XCTAssertEqual(CodecTest.integers(reduced), expected, "\(file) 1/\(d)")
+      }
+    }
+    let float = try CodecTest.data("tiff/rgbf-deflate.tif")
+    XCTAssertEqual(TIFFCodec.reducedScaleDenominators(for: try TIFFCodec.readHeader(float, request: DecodeRequest())), [])
+    XCTAssertThrowsError(try TIFFCodec.makeDecoder(float, request: DecodeRequest(scaleDenominator: 2))) {
+      XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument)
+    }
+  }
+
   /// Sniffing: classic and BigTIFF in both byte orders; nothing else.
   func testSniffing() {
     XCTAssertTrue(TIFFCodec.sniff([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]))
