@@ -35,6 +35,7 @@ seed() { # seed TARGET SELECTORS FILES…
 }
 seed fuzz-jpeg "0 9 14" "$fixtures"/jpeg/*.jpg "$fixtures"/jpeg/*/*.jpg
 seed fuzz-png "0 1" "$fixtures"/pngsuite/*.png
+seed fuzz-tiff "0 1 2 3 4 8" "$fixtures"/tiff/*.tif
 mkdir -p "$work/corpus/fuzz-exif" "$work/corpus/fuzz-recipe" "$work/corpus/fuzz-deflate"
 python3 - "$fixtures" "$work/corpus/fuzz-exif" <<'PY'
 import glob, os, sys
@@ -67,7 +68,7 @@ for i, level in enumerate([0, 1, 6, 9]):
     open('$work/corpus/fuzz-deflate/%d' % i, 'wb').write(c.compress(bytes(range(256)) * (i + 1) + b'abc' * 300) + c.flush())
 "
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-exif fuzz-recipe fuzz-deflate"}
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-tiff fuzz-exif fuzz-recipe fuzz-deflate"}
 failed=()
 for t in $targets; do
   exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"

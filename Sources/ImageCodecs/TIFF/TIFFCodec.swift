@@ -16,7 +16,7 @@ public enum TIFFCodec: ImageCodec {
   public static let displayName = "TIFF"
   public static let fileExtensions = ["tif", "tiff"]
   public static let summary =
-    "libtiff; gray, RGB, palette, CMYK (converted to RGB), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; orientation tag applied; ICC in and out."
+    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; orientation tag applied; ICC in and out."
 
   /// `II*\0` or `MM\0*` (classic), `II+\0` or `MM\0+` (BigTIFF).
   public static func sniff(_ head: [UInt8]) -> Bool {

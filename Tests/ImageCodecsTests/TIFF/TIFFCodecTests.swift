@@ -137,6 +137,29 @@ final class TIFFCodecTests: XCTestCase {
     XCTAssertGreaterThan(checked, 4000)
   }
 
+  /// A CMYK page with a CMYK profile goes through it: 16-bit sRGB close to Pillow's lcms2
+  /// conversion (relative colorimetric, black-point compensation; Pillow converts in 8 bits), far
+  /// from the naive conversion; the profile does not stay with the (now sRGB) pixels.
+  func testCMYKGoesThroughItsProfile() throws {
+    let decoder = try TIFFDecoder(data: CodecTest.data("tiff/cmyk8-icc.tif"))
+    XCTAssertTrue(decoder.isCMYK)
+    XCTAssertNil(decoder.header.metadata.iccProfile)
+    XCTAssertEqual(decoder.colorSpace, .sRGB)
+    let buffer = try decoder.decodeAll()
+    XCTAssertEqual(buffer.format, .rgb16)
+    let got = CodecTest.integers(buffer).map { ($0 + 128) / 257 }
+    let reference = CodecTest.samples(try PNGDecoder.decode(CodecTest.data("tiff/cmyk8-icc.pillow.png"))).map(Int.init)
+    XCTAssertEqual(got.count, reference.count)
+    // Pillow's 8-bit lcms2 transform interpolates a coarser, 8-bit table than our float one: a
+    // few samples differ by up to 6 codes, the mean by a quarter of a code.
+    let differences = zip(got, reference).map { abs($0 - $1) }
+    XCTAssertLessThanOrEqual(differences.max() ?? 0, 8)
+    XCTAssertLessThan(Double(differences.reduce(0, +)) / Double(differences.count), 0.5)
+    XCTAssertLessThan(differences.filter { $0 > 2 }.count, differences.count / 50)
+    let naive = CodecTest.integers(try decode("cmyk8.tif"))
+    XCTAssertGreaterThan(zip(got, naive).map { abs($0 - $1) }.max() ?? 0, 20, "the profile changes the colours")
+  }
+
   /// JPEG-compressed pages (RGB and YCbCr) equal Pillow's and libvips' decodes of the same files,
   /// and stay near the pattern (q90; YCbCr's 4:2:0 chroma costs much more on a pattern whose
   /// channels differ from pixel to pixel).
