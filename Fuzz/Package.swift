@@ -29,6 +29,7 @@ let package = Package(
     fuzzTarget("fuzz-png", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-tiff", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-exif", ["ImageCodecs"]),
+    fuzzTarget("fuzz-metadata", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),
   ]
 )
