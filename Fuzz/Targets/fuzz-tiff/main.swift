@@ -15,7 +15,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   case 0:
     _ = try? decoder.decodeAll()
   case 1:
-    var band = decoder.makeBuffer(rows: 5)
+    guard var band = try? decoder.makeBuffer(rows: 5) else { return 0 }
     while decoder.rowsRead < decoder.outputSize.height {
       guard let n = try? decoder.readRows(5, into: &band, at: 0), n > 0 else { break }
     }

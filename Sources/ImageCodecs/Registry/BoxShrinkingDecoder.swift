@@ -19,21 +19,21 @@ final class BoxShrinkingDecoder: ImageRowDecoder {
   let outputSize: Size
 
   /// Decodes `source` (8- or 16-bit, nothing read yet) at 1/`factor` (≥ 2).
-  init(_ source: any ImageRowDecoder, factor: Int) {
+  init(_ source: any ImageRowDecoder, factor: Int) throws {
     precondition(source.outputFormat.component != .float32, "box shrinking reads 8- and 16-bit rows")
     self.source = source
     self.factor = factor
     let size = source.outputSize
     outputSize = Size(width: (size.width + factor - 1) / factor, height: (size.height + factor - 1) / factor)
-    scratch = source.makeBuffer(rows: factor)
+    scratch = try source.makeBuffer(rows: factor)
   }
 
   var outputFormat: PixelFormat { source.outputFormat }
   var warnings: [String] { source.warnings }
 
-  func makeBuffer(rows: Int?) -> PixelBuffer {
-    PixelBuffer(
-      width: outputSize.width, height: rows ?? outputSize.height, format: scratch.format,
+  func makeBuffer(rows: Int?) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: outputSize.width, height: outputSize.height, rows: rows, format: scratch.format,
       colorSpace: scratch.colorSpace, metadata: scratch.metadata)
   }
 

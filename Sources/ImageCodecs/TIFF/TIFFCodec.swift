@@ -52,7 +52,7 @@ public enum TIFFCodec: ImageCodec {
           ? "Float TIFF pages decode at full size only, not at 1/\(d)."
           : "TIFF pages decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
-    return BoxShrinkingDecoder(decoder, factor: d)
+    return try BoxShrinkingDecoder(decoder, factor: d)
   }
 
   public static let encodeOptions: [FormatOption] = [

@@ -161,9 +161,9 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
   /// colour space and metadata.
-  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
-    PixelBuffer(
-      width: header.size.width, height: rows ?? header.size.height, format: outputFormat, colorSpace: colorSpace,
+  public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: header.size.width, height: header.size.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
@@ -200,7 +200,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     else {
       throw CodecError(.invalidArgument, "The region \(region) is not inside the \(header.size) TIFF page.")
     }
-    var buffer = PixelBuffer(
+    var buffer = try PixelBuffer.forDecoding(
       width: region.width, height: region.height, format: outputFormat, colorSpace: colorSpace, metadata: header.metadata)
     try decode(region, into: &buffer, at: 0)
     return buffer
@@ -213,11 +213,13 @@ public final class TIFFDecoder: ImageRowDecoder {
     if let cmyk {
       // CMYK(A) rows from the shim, then through the profile into the buffer.
       let rowBytes = region.width * storedPixelBytes
-      let stored = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * region.height, alignment: 16)
-      let scratch = UnsafeMutablePointer<Float>.allocate(capacity: region.width * 4)
+      let stored = malloc(rowBytes * region.height), scratch = malloc(region.width * 16)?.assumingMemoryBound(to: Float.self)
       defer {
-        stored.deallocate()
-        scratch.deallocate()
+        free(stored)
+        free(scratch)
+      }
+      guard let stored, let scratch else {
+        throw CodecError(.tooLarge, "There is not enough memory to convert \(region.width)×\(region.height) CMYK pixels.")
       }
       status = ctiff_read_region(
         reader, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height),
