@@ -27,12 +27,12 @@ let package = Package(
   targets: [
     fuzzTarget("fuzz-jpeg", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-png", ["ImageCodecs", "PixelBufferModule"]),
+    fuzzTarget("fuzz-tiff", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-exif", ["ImageCodecs"]),
     fuzzTarget("fuzz-metadata", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),
     fuzzTarget("fuzz-webp", ["ImageCodecs"], local: ["FuzzCodec"]),
     fuzzTarget("fuzz-gif", ["ImageCodecs"], local: ["FuzzCodec"]),
-    fuzzTarget("fuzz-tiff", ["ImageCodecs"], local: ["FuzzCodec"]),
     // The formats without a target of their own above go through this library's driver.
     .target(
       name: "FuzzCodec",

@@ -38,7 +38,7 @@ seed fuzz-png "0 1" "$fixtures"/pngsuite/*.png
 # Codec-protocol targets: whole, strips (32), scaled (1, 2), strict (4), page 1 (8).
 seed fuzz-webp "0 1 2 32 4" "$fixtures"/webp/*.webp
 seed fuzz-gif "0 32 4" "$fixtures"/gif/*.gif
-seed fuzz-tiff "0 32 4 8" "$fixtures"/tiff/*.tif
+seed fuzz-tiff "0 1 2 3 4 8" "$fixtures"/tiff/*.tif
 mkdir -p "$work/corpus/fuzz-exif" "$work/corpus/fuzz-recipe" "$work/corpus/fuzz-deflate"
 python3 - "$fixtures" "$work/corpus/fuzz-exif" <<'PY'
 import glob, os, sys
