@@ -11,6 +11,8 @@ public enum CodecRegistry {
     PNGCodec.self,
     WebPCodec.self,
     GIFCodec.self,
+    AVIFCodec.self,
+    HEICCodec.self,
   ]
 
   /// How many leading bytes `sniff` needs at most.
