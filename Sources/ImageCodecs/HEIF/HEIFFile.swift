@@ -106,6 +106,15 @@ public struct HEIFColour: Hashable, Sendable {
   /// Red, green, blue and white (x, y) chromaticities libheif derived from `primaries`.
   public var chromaticities: [Double]
 
+  /// A description with these code points and chromaticities.
+  public init(primaries: Int, transfer: Int, matrix: Int, isFullRange: Bool, chromaticities: [Double]) {
+    self.primaries = primaries
+    self.transfer = transfer
+    self.matrix = matrix
+    self.isFullRange = isFullRange
+    self.chromaticities = chromaticities
+  }
+
   /// The transfer curve as ICC parametric curve type 4 parameters (g, a, b, c, d:
   /// Y = (aX + b)^g for X ≥ d, else cX), or nil for a curve this library does not model (PQ,
   /// HLG and other HDR or legacy curves: the values are then read with the sRGB curve).
