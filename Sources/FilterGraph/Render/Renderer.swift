@@ -24,6 +24,8 @@ public final class Renderer: Sendable {
   public let options: RendererOptions
   let pool: WorkerPool
   let cache: DecodeCache
+  /// Results of analyses, kept across renders (Renderer+Analysis.swift).
+  let analyses = AnalysisCache()
   /// Receives the sources' recoverable corrupt-data warnings (see `init`).
   let warningHandler: (@Sendable (String) -> Void)?
 
@@ -86,7 +88,7 @@ public final class Renderer: Sendable {
   /// compensation `bpc`).
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
-    let root = optimized(image)
+    let root = optimized(try resolved(image))
     let plan = RenderPlan(root: root, grid: tileGrid(for: root))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
