@@ -74,9 +74,15 @@ public final class Renderer: Sendable {
     let plan = try prepare(colour.image)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
-    let output = PixelBuffer(
-      width: info.size.width, height: info.size.height, format: outFormat,
-      colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: colour.embedded))
+    let output: PixelBuffer
+    do {
+      output = try PixelBuffer.allocate(
+        width: info.size.width, height: info.size.height, format: outFormat,
+        colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: colour.embedded))
+    } catch {
+      throw CodecError(
+        .tooLarge, "There is not enough memory for the \(info.size.width)×\(info.size.height) result (\(error.amount) could not be allocated).")
+    }
     try run(
       plan, format: outFormat, band: { y, h in output.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) },
       eager: true, sink: { _, _ in })
