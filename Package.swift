@@ -42,7 +42,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
