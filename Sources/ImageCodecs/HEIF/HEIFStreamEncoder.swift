@@ -64,7 +64,8 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
   /// embedding the ICC profile, Exif block and XMP packet given, written to `handle` (nil:
   /// returned by `finish`).
   ///
-  /// - Throws: `.invalidArgument` for an empty size or another format.
+  /// - Throws: `.invalidArgument` for an empty size or another format, `.tooLarge` when the
+  ///   image cannot be held in memory.
   public init(
     size: Size, format: PixelFormat, settings: HEIFEncodeSettings, iccProfile: Data? = nil, exif: Data? = nil,
     xmp: Data? = nil, handle: OutputHandle? = nil
@@ -81,7 +82,12 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
     self.exif = exif
     self.xmp = xmp
     self.handle = handle
-    pixels = PixelBuffer(width: size.width, height: size.height, format: format)
+    do {
+      pixels = try PixelBuffer.allocate(width: size.width, height: size.height, format: format)
+    } catch {
+      throw CodecError(
+        .tooLarge, "There is not enough memory to encode the \(size.width)×\(size.height) HEIF image (\(error.amount) could not be allocated).")
+    }
   }
 
   /// An encoder for a registry request: the options resolved against the AVIF or HEIC table.
