@@ -25,16 +25,12 @@ struct EngineOptions: ParsableArguments {
     if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1.") }
   }
 
-  /// The renderer these options describe. It lives until the process exits: a Renderer freed
-  /// before its worker threads have started makes them trap (WorkerPool's threads hold it
-  /// `unowned`), which a run that fails early (a missing input) would otherwise hit.
+  /// The renderer these options describe.
   func makeRenderer() -> Renderer {
     var options = RendererOptions()
     if let threads { options.threads = threads }
     if let maxPixels { options.maxPixels = maxPixels }
-    let renderer = Renderer(options: options) { Console.error("fgrun: warning: \($0)") }
-    RendererLifetime.keep(renderer)
-    return renderer
+    return Renderer(options: options) { Console.error("fgrun: warning: \($0)") }
   }
 
   /// How input files (and files a recipe loads) are read.
@@ -154,11 +150,4 @@ struct OutputOptions: ParsableArguments {
 /// Same file? (after resolving `.`/`..` and symbolic links).
 func sameFile(_ a: URL, _ b: URL) -> Bool {
   a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
-}
-
-/// Keeps renderers alive for the life of the process.
-enum RendererLifetime {
-  nonisolated(unsafe) private static var renderers: [Renderer] = []
-  /// Keeps `renderer` until exit.
-  static func keep(_ renderer: Renderer) { renderers.append(renderer) }
 }

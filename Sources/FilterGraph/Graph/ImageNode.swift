@@ -1,13 +1,12 @@
 // ImageNode.swift — one immutable node of the recipe graph.
 
-import Foundation
 import PixelBufferModule
 
 /// A node of the recipe graph: an operation applied to input nodes.
 ///
 /// Nodes are immutable and shared: two `Image` values built from the same photo share its source
 /// node, which is how the renderer knows to decode it once.
-public final class ImageNode: @unchecked Sendable {  // `inputs` is written only by deinit (no other reference left), `cachedKey` only under `keyLock`
+public final class ImageNode: @unchecked Sendable {  // `inputs` is written only by deinit, when no other reference is left
   /// What this node computes.
   public let operation: any ImageOperation
   /// The nodes it reads.
@@ -45,17 +44,13 @@ public final class ImageNode: @unchecked Sendable {  // `inputs` is written only
   /// and inputs), whatever object they are. Computed on first use and kept: renders on several
   /// threads may share a node (a watermark), so the kept key is read and written under a lock.
   public var structuralKey: String {
-    if let key = keyLock.withLock({ cachedKey }) { return key }
+    if let key = cachedKey.withLock({ $0 }) { return key }
     var key = label
     if let source = operation as? SourceOperation { key += " #" + source.identity }
     if !inputs.isEmpty { key += " (" + inputs.map(\.structuralKey).joined(separator: ", ") + ")" }
-    keyLock.withLock { cachedKey = key }
+    cachedKey.withLock { $0 = key }
     return key
   }
 
-  /// An NSLock, not a `Mutex`: a contended `Mutex` waits in the kernel (a priority-inheritance
-  /// futex), where ThreadSanitizer cannot see it order threads, so `make test-tsan` would report
-  /// a race that is not there.
-  private let keyLock = NSLock()
-  private var cachedKey: String?
+  private let cachedKey = Locked<String?>(nil)
 }

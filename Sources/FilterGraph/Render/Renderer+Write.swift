@@ -48,6 +48,12 @@ extension Renderer {
   /// - Throws: `CodecError` (`.io` for write failures such as a full disk), or the first error a
   ///   source or filter raised.
   public func write(_ image: Image, to url: URL, options: WriteOptions = WriteOptions()) throws {
+    try write(image, to: url, options: options, stop: nil)
+  }
+
+  /// `write(_:to:options:)`, asking `stop` after each band: once it returns true the render ends,
+  /// `CancellationError` is thrown and the destination is left as it was.
+  func write(_ image: Image, to url: URL, options: WriteOptions, stop: (() -> Bool)?) throws {
     guard let format = options.format ?? ImageFileFormat(pathExtension: url.pathExtension) else {
       throw CodecError(
         .invalidArgument,
@@ -57,7 +63,7 @@ extension Renderer {
     let encoding = try Renderer.encoding(format, options)
     let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
-      try encode(plan, encoding, output: output, handle: handle)
+      try encode(plan, encoding, output: output, handle: handle, stop: stop)
     }
   }
 

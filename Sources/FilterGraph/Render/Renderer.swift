@@ -26,6 +26,8 @@ public final class Renderer: Sendable {
   let cache: DecodeCache
   /// Results of analyses, kept across renders (Renderer+Analysis.swift).
   let analyses = AnalysisCache()
+  /// The threads the async `render` and `write` run their calling side on.
+  let drivers: DriverThreads
   /// Receives the sources' recoverable corrupt-data warnings (see `init`).
   let warningHandler: (@Sendable (String) -> Void)?
 
@@ -40,6 +42,7 @@ public final class Renderer: Sendable {
     self.warningHandler = warningHandler
     self.pool = WorkerPool(threadCount: options.threads)
     self.cache = DecodeCache(byteLimit: options.cacheLimitBytes)
+    self.drivers = DriverThreads(count: options.threads)
   }
 
   /// Decode counters: decodes, cache hits, bytes held.

@@ -6,19 +6,19 @@
 import Foundation
 
 /// A fixed pool of worker threads fed from one FIFO queue.
-public final class WorkerPool: @unchecked Sendable {
+public final class WorkerPool: Sendable {
   /// How many threads run jobs.
   public let threadCount: Int
   /// The queue the threads serve. Threads hold it, not the pool, so dropping the last reference
   /// to the pool (its Renderer) runs `deinit`, which tells the threads to finish and exit.
   private let jobs = JobQueue()
 
-  /// Starts `threadCount` threads (at least one).
-  public init(threadCount: Int) {
+  /// Starts `threadCount` threads (at least one), named `name` and their number.
+  public init(threadCount: Int, name: String = "FilterGraph worker") {
     self.threadCount = max(1, threadCount)
     for i in 0..<self.threadCount {
       let thread = Thread { [jobs] in jobs.run() }
-      thread.name = "FilterGraph worker \(i)"
+      thread.name = "\(name) \(i)"
       thread.stackSize = 8 << 20
       thread.start()
     }
@@ -37,7 +37,7 @@ public final class WorkerPool: @unchecked Sendable {
   public func submitUrgent(_ job: @escaping () -> Void) { jobs.submit(job, urgent: true) }
 
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
-  private final class JobQueue: @unchecked Sendable {
+  private final class JobQueue: @unchecked Sendable {  // every var is only touched under `condition`
     private let condition = NSCondition()
     private var queue: [() -> Void] = []
     private var head = 0
@@ -104,7 +104,8 @@ public final class WorkerPool: @unchecked Sendable {
     }
   }
 
-  /// Runs `body(i)` for `i` in `0..<count` on the pool and waits for all of them.
+  /// Runs `body(i)` for `i` in `0..<count` on the pool and waits for all of them (the analyses'
+  /// tile passes).
   public func parallelFor(_ count: Int, _ body: @escaping (Int) -> Void) {
     if count == 0 { return }
     let done = NSCondition()

@@ -200,7 +200,7 @@ struct ResampleAxis {
   init(outputs: Range<Int>, inSize: Int, outSize: Int, kernel: ResampleKernel, origin: Int) {
     // The whole axis's taps are computed once per (sizes, kernel) and shared by every tile: the
     // per-output weights do not depend on the tile, so slicing them changes no value.
-    let full = ResampleAxisCache.shared.axis(inSize: inSize, outSize: outSize, kernel: kernel)
+    let full = ResampleAxisCache.axis(inSize: inSize, outSize: outSize, kernel: kernel)
     let lo = min(max(outputs.lowerBound, 0), full.counts.count), hi = min(max(outputs.upperBound, lo), full.counts.count)
     if lo == outputs.lowerBound && hi == outputs.upperBound {
       self.init(
@@ -274,28 +274,21 @@ struct ResampleAxis {
 }
 
 /// Whole-axis taps shared by the tiles of a render (a handful of entries; cleared when it grows).
-final class ResampleAxisCache: @unchecked Sendable {
-  static let shared = ResampleAxisCache()
+enum ResampleAxisCache {
   private struct Key: Hashable {
     var inSize: Int, outSize: Int, kernel: ResampleKernel
   }
-  private let lock = NSLock()
-  private var axes: [Key: ResampleAxis] = [:]
+  private static let axes = Locked<[Key: ResampleAxis]>([:])
 
   /// Every output 0 ..< outSize, tap starts absolute (origin 0).
-  func axis(inSize: Int, outSize: Int, kernel: ResampleKernel) -> ResampleAxis {
+  static func axis(inSize: Int, outSize: Int, kernel: ResampleKernel) -> ResampleAxis {
     let key = Key(inSize: inSize, outSize: outSize, kernel: kernel)
-    lock.lock()
-    if let hit = axes[key] {
-      lock.unlock()
-      return hit
-    }
-    lock.unlock()
+    if let hit = axes.withLock({ $0[key] }) { return hit }
     let made = ResampleAxis(computing: 0..<max(outSize, 0), inSize: inSize, outSize: outSize, kernel: kernel, origin: 0)
-    lock.lock()
-    if axes.count >= 32 { axes.removeAll() }
-    axes[key] = made
-    lock.unlock()
+    axes.withLock { axes in
+      if axes.count >= 32 { axes.removeAll() }
+      axes[key] = made
+    }
     return made
   }
 }

@@ -11,15 +11,21 @@ final class WorkerPoolTests: XCTestCase {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
   }
 
-  func testParallelForRunsEveryIndexOnce() {
+  func testEveryJobRunsOnce() {
     let pool = WorkerPool(threadCount: 3)
     let lock = NSLock()
+    let done = DispatchGroup()
     var seen = [Int](repeating: 0, count: 500)
-    pool.parallelFor(500) { i in
-      lock.lock()
-      seen[i] += 1
-      lock.unlock()
+    for i in 0..<500 {
+      done.enter()
+      pool.submit {
+        lock.lock()
+        seen[i] += 1
+        lock.unlock()
+        done.leave()
+      }
     }
+    done.wait()
     XCTAssertEqual(seen, [Int](repeating: 1, count: 500))
   }
 
@@ -39,8 +45,8 @@ final class WorkerPoolTests: XCTestCase {
   }
 
   func testShortLivedRenderersNeitherCrashNorLeakThreads() throws {
-    // A renderer dropped right after creation (its threads possibly not started yet) used to
-    // trap: the threads read the pool through an unowned reference after it was destroyed.
+    // A renderer dropped right after creation, its threads possibly not started yet (fgrun's
+    // when a run fails early): the threads hold only the job queue, and exit.
     let before = threadCount()
     for _ in 0..<20 {
       let r = Renderer(options: RendererOptions(threads: 3, tileSize: Size(width: 8, height: 8)))
@@ -64,9 +70,17 @@ final class WorkerPoolReleaseTests: XCTestCase {
     do {
       let payload = Payload()
       watched = payload
-      pool.parallelFor(4) { _ in withExtendedLifetime(payload) {} }
+      let done = DispatchGroup()
+      for _ in 0..<4 {
+        done.enter()
+        pool.submit {
+          withExtendedLifetime(payload) {}
+          done.leave()
+        }
+      }
+      done.wait()
     }
-    // parallelFor returns once every body ran; the last job may still be unwinding.
+    // Every body has run; the last job may still be unwinding.
     for _ in 0..<200 where watched != nil { usleep(1000) }
     XCTAssertNil(watched, "the queue still holds a finished job's closure")
   }

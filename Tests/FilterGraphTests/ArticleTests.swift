@@ -1,0 +1,22 @@
+// ArticleTests.swift — the DocC article "Writing a filter" shows the real code: every Swift block
+// in it appears, line for line, in the files it walks through.
+
+import Foundation
+import XCTest
+
+final class ArticleTests: XCTestCase {
+  private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  func testWritingAFilterShowsTheRealVignetteCode() throws {
+    let article = try String(contentsOf: root.appendingPathComponent("Sources/FilterGraph/FilterGraph.docc/WritingAFilter.md"), encoding: .utf8)
+    let sources = try [
+      "Sources/FilterGraph/colour/Vignette.swift", "Sources/FilterGraph/colour/ColourFilters.swift",
+      "Tests/FilterGraphTests/colour/VignetteTests.swift",
+    ].map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
+    let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+    XCTAssertGreaterThanOrEqual(blocks.count, 6)
+    for block in blocks {
+      XCTAssertTrue(sources.contains { $0.contains(block) }, "not in the sources:\n\(block)")
+    }
+  }
+}
