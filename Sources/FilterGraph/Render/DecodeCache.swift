@@ -22,7 +22,7 @@ public struct DecodeStatistics: Hashable, Sendable {
 ///
 /// The same file in two branches, in two renders, or in every image of a batch (a watermark) is
 /// decoded once while it fits. Concurrent requests for one key wait for the single decode.
-final class DecodeCache: @unchecked Sendable {
+final class DecodeCache: @unchecked Sendable {  // every var is only touched under `lock`
   let byteLimit: Int
   private let lock = NSCondition()
   private var entries: [String: (buffer: PixelBuffer, lastUse: Int)] = [:]

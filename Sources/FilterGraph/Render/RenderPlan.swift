@@ -4,7 +4,7 @@ import Foundation
 import PixelBufferModule
 
 /// What the renderer runs: the optimized graph, who reads what, and the decoded sources.
-final class RenderPlan: @unchecked Sendable {
+final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any tile runs, read-only after
   let root: ImageNode
   let consumerCount: [ObjectIdentifier: Int]
   /// How the output is cut into bands and tiles.

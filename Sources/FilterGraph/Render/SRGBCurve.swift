@@ -15,7 +15,7 @@ public enum SRGBCurve {
 
   /// Converts premultiplied pixels from encoded to linear in place (table-driven, error ≲ 3e-8).
   public static func decodeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    // The table is fetched once per row: through `SRGBTransfer.fastDecode(_:)` each value paid a
+    // The table is fetched once per row: through `SRGBTransfer.fastDecode(_:)` each value would pay a
     // global-initialiser check and an array access (a third of W5's time).
     SRGBTransfer.withDecodeTable { t in
       for i in 0..<count {
@@ -46,7 +46,7 @@ public enum SRGBCurve {
 
   /// Converts premultiplied pixels from linear to encoded in place (table-driven, error < 3e-6).
   public static func encodeRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    // The table is fetched once per row: through `SRGBTransfer.fastEncode(_:)` each value paid a
+    // The table is fetched once per row: through `SRGBTransfer.fastEncode(_:)` each value would pay a
     // global-initialiser check and an array access (a third of W5's time).
     SRGBTransfer.withEncodeTable { t in
       for i in 0..<count {

@@ -18,7 +18,7 @@ import ImageCodecs
 import PixelBufferModule
 import Synchronization
 
-final class StreamingSource: @unchecked Sendable {
+final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failure` only under `lock`; readers stay below the atomic `decoded`
   /// The rows kept: row `y` lives in ring row `y % capacity`.
   let capacity: Int
   let format: PixelFormat

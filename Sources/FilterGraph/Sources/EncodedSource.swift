@@ -8,7 +8,7 @@ import PixelBufferModule
 ///
 /// Instances are shared by every `Image` made from the same load, and identified for the decode
 /// cache by path, size and modification time (files) or by a digest of the bytes (memory).
-public final class EncodedSource: @unchecked Sendable {
+public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is a type whose methods keep no state
   /// The file, when the source is one.
   public let url: URL?
   /// The header read when the source was created.
