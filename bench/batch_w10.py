@@ -96,18 +96,20 @@ def psnr_median(reference, folder):
         from PIL import Image
     except ImportError:
         return ""
-    values = []
+    values, other_size = [], 0
     for name in sorted(os.listdir(reference)):
         a, b = os.path.join(reference, name), os.path.join(folder, name)
         if not os.path.exists(b):
             continue
         x = np.asarray(Image.open(a).convert("RGB"), dtype=np.float64)
         y = np.asarray(Image.open(b).convert("RGB"), dtype=np.float64)
-        if x.shape != y.shape:
-            return "sizes differ"
+        if x.shape != y.shape:  # a fit rounded the other way (533 or 534 rows)
+            other_size += 1
+            continue
         mse = float(np.mean((x - y) ** 2))
         values.append(float("inf") if mse == 0 else 10 * np.log10(255 ** 2 / mse))
-    return f"{statistics.median(values):.2f}" if values else ""
+    text = f"{statistics.median(values):.2f}" if values else ""
+    return text + (f" ({other_size} of another size)" if other_size else "")
 
 
 def run(photo, out, fgrun, fgrun_options, threads, runs, env, tools, jobs_rows, psnr=True):
@@ -141,7 +143,8 @@ def run(photo, out, fgrun, fgrun_options, threads, runs, env, tools, jobs_rows, 
              f"{n} files ({sum(os.path.getsize(f) for f in files) / 1e6:.0f} MB, bench/make-batch-inputs.py); "
              "files/s, wall and CPU time and peak RSS are medians of the runs; `fgrun ÷ this` is fgrun's (--jobs "
              "default) files/s divided by this row's (> 1: fgrun is faster); PSNR: the median over the files "
-             "against vipsthumbnail's (one process) output.", "",
+             "against vipsthumbnail's (one process) output, of those of the same size (a fit to 800 rounds "
+             "some sizes the other way: 533 or 534 pixels).", "",
              "| tool | variant | files/s | median s | min–max s | CPU s | peak RSS MB | fgrun ÷ this | PSNR vs libvips dB |",
              "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
     for tool, variant, folder, m in measured:

@@ -119,6 +119,7 @@ def driver_run(cluster, fgrun, recipe, listing, out, chunk, options, folder):
     """Runs the driver once; returns (seconds, files, scheduler CPU seconds, CPU seconds of every
     process: driver, scheduler, workers, fgrun)."""
     shutil.rmtree(out, ignore_errors=True)
+    os.sync()  # fgrun fsyncs each output; a journal commit would also flush earlier rows' writes
     before = cpu_seconds(cluster.scheduler.pid)
     before_all = cluster_cpu(cluster) + children_cpu()
     environment = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "cluster"))
@@ -141,6 +142,7 @@ def driver_run(cluster, fgrun, recipe, listing, out, chunk, options, folder):
 def fgrun_run(fgrun, recipe, listing, out, options, folder):
     """Runs one fgrun batch; returns (wall seconds, CPU seconds)."""
     shutil.rmtree(out, ignore_errors=True)
+    os.sync()  # as in driver_run: no earlier writes left to flush
     cpu = children_cpu()
     started = time.perf_counter()
     done = subprocess.run([fgrun, recipe, "--manifest", listing, "-o", out, *options], cwd=folder,
