@@ -9,6 +9,7 @@
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
 //   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
+//   CTIFF              libtiff behind a reader and a writer with per-handle error handlers
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
@@ -40,7 +41,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
@@ -76,6 +77,10 @@ let package = Package(
       name: "CGIF",
       cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("gif")]),
+    .target(
+      name: "CTIFF",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("tiff")]),
     .target(
       name: "CKernels",
       // No fused multiply-add: the kernels must round exactly as the Swift loops they replace.

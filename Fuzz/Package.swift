@@ -28,6 +28,7 @@ let package = Package(
     fuzzTarget("fuzz-jpeg", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-png", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-exif", ["ImageCodecs"]),
+    fuzzTarget("fuzz-metadata", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),
   ]
 )

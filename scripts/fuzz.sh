@@ -67,7 +67,32 @@ for i, level in enumerate([0, 1, 6, 9]):
     open('$work/corpus/fuzz-deflate/%d' % i, 'wb').write(c.compress(bytes(range(256)) * (i + 1) + b'abc' * 300) + c.flush())
 "
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-exif fuzz-recipe fuzz-deflate"}
+# fuzz-metadata: the EXIF seeds behind selector 0 (EXIF.upright), JPEG segment payloads behind 1
+# and 4 (APP13) and 7 (COM), the PNG fixtures' chunks after IHDR behind 2.
+mkdir -p "$work/corpus/fuzz-metadata"
+for f in "$work"/corpus/fuzz-exif/*-tiff; do [ -f "$f" ] && { printf '\x00'; cat "$f"; } > "$work/corpus/fuzz-metadata/0-$(basename "$f")"; done
+for f in "$fixtures"/metadata/*.jpg; do
+  [ -f "$f" ] || continue
+  python3 - "$f" "$work/corpus/fuzz-metadata" <<'PY'
+import os, struct, sys
+b = open(sys.argv[1], 'rb').read()
+out, name, i = sys.argv[2], os.path.basename(sys.argv[1]), 2
+while i + 4 <= len(b) and b[i] == 0xFF and b[i + 1] != 0xDA:
+    n = struct.unpack('>H', b[i + 2:i + 4])[0]
+    payload, marker = b[i + 4:i + 2 + n], b[i + 1]
+    selector = {0xE1: 1, 0xED: 4, 0xFE: 7}.get(marker)
+    if selector is not None:
+        open(os.path.join(out, '%d-%s-%x' % (selector, name, i)), 'wb').write(bytes([selector]) + payload)
+    if marker == 0xE1 and payload.startswith(b'Exif\0\0'):
+        open(os.path.join(out, '0-%s' % name), 'wb').write(b'\0' + payload[6:])
+    i += 2 + n
+PY
+done
+for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
+  [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
+done
+
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
 failed=()
 for t in $targets; do
   exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"

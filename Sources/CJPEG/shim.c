@@ -192,6 +192,8 @@ static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy) {
   jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
   jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
   jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+  jpeg_save_markers(&d->cinfo, JPEG_APP0 + 13, 0xFFFF);
+  jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
   d->stage = STAGE_CREATED;
   return d;
 }
@@ -548,6 +550,14 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
     return cj_fail(&e->err, CJ_ERR_USAGE, "The image to encode is empty");
   if (p->restart_interval > 65535)
     return cj_fail(&e->err, CJ_ERR_USAGE, "The restart interval exceeds 65535 MCUs");
+  if (p->marker_count < 0 || (p->marker_count > 0 && p->markers == NULL))
+    return cj_fail(&e->err, CJ_ERR_USAGE, "The marker list is invalid");
+  for (int32_t i = 0; i < p->marker_count; i++) {
+    const cj_marker *m = &p->markers[i];
+    if (m->length > 65533 || (m->length > 0 && m->data == NULL) ||
+        !(m->marker == JPEG_COM || (m->marker >= JPEG_APP0 && m->marker <= JPEG_APP0 + 15)))
+      return cj_fail(&e->err, CJ_ERR_USAGE, "A metadata marker is not an APPn or COM segment of at most 65533 bytes");
+  }
   if (setjmp(e->err.jump)) {
     e->stage = STAGE_FAILED;
     return e->err.status;
@@ -578,8 +588,15 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
   e->cinfo.restart_interval = (unsigned int)p->restart_interval;
   if (p->progressive) jpeg_simple_progression(&e->cinfo);
   jpeg_start_compress(&e->cinfo, TRUE);
+  // APP1 (EXIF, XMP) right after JFIF, then the ICC profile, then the rest in the given order.
+  for (int32_t i = 0; i < p->marker_count; i++)
+    if (p->markers[i].marker == JPEG_APP0 + 1)
+      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
   if (p->icc != NULL && p->icc_length > 0)
     jpeg_write_icc_profile(&e->cinfo, p->icc, (unsigned int)p->icc_length);
+  for (int32_t i = 0; i < p->marker_count; i++)
+    if (p->markers[i].marker != JPEG_APP0 + 1)
+      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
   e->stage = STAGE_STARTED;
   return CJ_OK;
 }

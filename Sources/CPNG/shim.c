@@ -126,6 +126,10 @@ int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
   png_set_chunk_malloc_max(png, CPNG_CHUNK_MALLOC_MAX);
   // Critical-chunk CRC errors stop decoding; ancillary ones warn and drop the chunk.
   png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_WARN_DISCARD);
+  // Text chunks are read by the caller (the Swift side keeps XMP and the comment, inflating them
+  // within its own limit); libpng skips them, so it never inflates a zTXt/iTXt bomb.
+  static const png_byte text_chunks[] = {'t', 'E', 'X', 't', 0, 'z', 'T', 'X', 't', 0, 'i', 'T', 'X', 't', 0};
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, text_chunks, 3);
   png_read_info(png, info);
 
   cpng_info i;

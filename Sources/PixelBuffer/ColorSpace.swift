@@ -77,6 +77,11 @@ public enum Orientation: Int, Hashable, Sendable, CaseIterable {
 }
 
 /// What a file said about its pixels beyond the pixels themselves.
+///
+/// The blocks are kept as the file stored them, so they can be written back unchanged:
+/// `exif` is the TIFF structure (byte-order mark first, without JPEG's `Exif\0\0` prefix),
+/// `xmp` the XMP packet's XML, `iptc` the IPTC-IIM records (the Photoshop resource 0x0404 of a
+/// JPEG APP13 segment), `comment` the JPEG COM or PNG `Comment` text.
 public struct ImageMetadata: Hashable, Sendable {
   /// The EXIF (JPEG APP1, PNG eXIf) orientation; `.up` when the file has none.
   public var orientation: Orientation
@@ -84,11 +89,58 @@ public struct ImageMetadata: Hashable, Sendable {
   public var iccProfile: Data?
   /// The PNG gAMA value (file gamma, for example 0.45455), if any.
   public var gamma: Double?
+  /// The PNG cHRM chromaticities (white x, y; red x, y; green x, y; blue x, y), if any.
+  public var chromaticities: [Double]?
+  /// The EXIF block: a TIFF structure starting with `II` or `MM`.
+  public var exif: Data?
+  /// The XMP packet (UTF-8 XML).
+  public var xmp: Data?
+  /// The IPTC-IIM records.
+  public var iptc: Data?
+  /// The comment (JPEG COM, PNG `Comment` text chunk).
+  public var comment: String?
 
   /// Creates metadata.
-  public init(orientation: Orientation = .up, iccProfile: Data? = nil, gamma: Double? = nil) {
+  public init(
+    orientation: Orientation = .up, iccProfile: Data? = nil, gamma: Double? = nil, chromaticities: [Double]? = nil,
+    exif: Data? = nil, xmp: Data? = nil, iptc: Data? = nil, comment: String? = nil
+  ) {
     self.orientation = orientation
     self.iccProfile = iccProfile
     self.gamma = gamma
+    self.chromaticities = chromaticities
+    self.exif = exif
+    self.xmp = xmp
+    self.iptc = iptc
+    self.comment = comment
+  }
+
+  /// True when there is an EXIF, XMP, IPTC or comment block to write.
+  public var hasDescriptiveBlocks: Bool { exif != nil || xmp != nil || iptc != nil || comment != nil }
+}
+
+/// The EXIF fields FilterGraph interprets (parsed by `EXIF.fields(tiff:)` in ImageCodecs).
+public struct EXIFFields: Hashable, Sendable {
+  /// The Orientation tag, when present and valid (1…8).
+  public var orientation: Orientation?
+  /// PixelXDimension × PixelYDimension, when both are present.
+  public var pixelSize: Size?
+  /// DateTimeOriginal (else DateTime), as stored: `YYYY:MM:DD HH:MM:SS`.
+  public var captureTime: String?
+  /// The camera's maker (Make).
+  public var cameraMake: String?
+  /// The camera's model (Model).
+  public var cameraModel: String?
+
+  /// Creates fields.
+  public init(
+    orientation: Orientation? = nil, pixelSize: Size? = nil, captureTime: String? = nil, cameraMake: String? = nil,
+    cameraModel: String? = nil
+  ) {
+    self.orientation = orientation
+    self.pixelSize = pixelSize
+    self.captureTime = captureTime
+    self.cameraMake = cameraMake
+    self.cameraModel = cameraModel
   }
 }

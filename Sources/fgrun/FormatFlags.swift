@@ -23,6 +23,8 @@ struct FormatFlags: ParsableArguments {
   @Flag(name: .customLong("optimize-coding"), help: FormatFlags.help("optimize-coding")) var optimizeCoding = false
   @Flag(help: FormatFlags.help("lossless")) var lossless = false
   @Option(help: FormatFlags.help("page")) var page: String?
+  @Option(help: FormatFlags.help("predictor")) var predictor: String?
+  @Option(help: FormatFlags.help("tile")) var tile: String?
 
   /// The option names these flags cover, with the text given (booleans: "true" when set).
   var given: [String: String] {
@@ -39,6 +41,8 @@ struct FormatFlags: ParsableArguments {
     if optimizeCoding { values["optimize-coding"] = "true" }
     if lossless { values["lossless"] = "true" }
     values["page"] = page
+    values["predictor"] = predictor
+    values["tile"] = tile
     return values
   }
 
@@ -46,6 +50,7 @@ struct FormatFlags: ParsableArguments {
   static let names: Set<String> = [
     "quality", "compression", "bit-depth", "chroma", "filter", "effort", "near-lossless", "alpha-quality",
     "progressive", "optimize-coding", "lossless", "page",
+    "predictor", "tile",
   ]
 
   /// Each value must suit at least one codec that has the option (the output's codec checks it

@@ -108,10 +108,22 @@ struct OutputOptions: ParsableArguments {
   @Flag(help: "Black-point compensation in ICC conversions (default off).")
   var bpc = false
 
+  @Option(help: ArgumentHelp(
+    "Metadata the output keeps: all (default), none, or a comma-separated list of exif, xmp, iptc, icc, comment. EXIF is written with Orientation 1, the output's pixel dimensions and no thumbnail.",
+    valueName: "all|none|LIST"))
+  var keep: String = "all"
+
+  @Flag(help: "Write no metadata at all (--keep none).")
+  var strip = false
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
     do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
+    do { _ = try MetadataKinds(argument: keep) } catch { throw ValidationError("\(error)") }
+    if strip && keep.lowercased() != "all" && keep.lowercased() != "none" {
+      throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
+    }
     if RenderingIntent(rawValue: intent.lowercased()) == nil {
       throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
     }
@@ -134,6 +146,7 @@ struct OutputOptions: ParsableArguments {
     options.profile = (try? OutputProfile(argument: profile)) ?? .sRGB
     options.intent = RenderingIntent(rawValue: intent.lowercased()) ?? .relative
     options.blackPointCompensation = bpc
+    options.keptMetadata = strip ? .none : (try? MetadataKinds(argument: keep)) ?? .all
     return options
   }
 }

@@ -88,11 +88,12 @@ typedef struct {
   int32_t output_components;
 } cj_header;
 
-/// A saved APP marker.
+/// A saved APP or COM marker (decoding), or one to write (encoding).
 typedef struct {
-  /// The marker code (0xE1 for APP1, 0xE2 for APP2).
+  /// The marker code (0xE1 for APP1, 0xE2 for APP2, 0xED for APP13, 0xFE for COM).
   int32_t marker;
-  /// The payload (after the length field); owned by the decoder.
+  /// The payload (after the length field); owned by the decoder when decoding, by the caller
+  /// (at most 65533 bytes) when encoding.
   const uint8_t *data;
   size_t length;
 } cj_marker;
@@ -118,10 +119,11 @@ void cj_decoder_destroy(cj_decoder *decoder);
 /// Makes corrupt-data warnings (for example "Premature end of JPEG file") fatal when `strict` is 1.
 void cj_decoder_set_strict(cj_decoder *decoder, int strict);
 
-/// Reads the markers up to the first scan and fills `header`. APP1 and APP2 markers are saved.
+/// Reads the markers up to the first scan and fills `header`. APP1, APP2, APP13 and COM markers
+/// are saved.
 int cj_read_header(cj_decoder *decoder, cj_header *header);
 
-/// The number of saved APP1/APP2 markers (valid after cj_read_header).
+/// The number of saved markers (valid after cj_read_header).
 int cj_marker_count(const cj_decoder *decoder);
 
 /// The saved marker at `index` (0-based); returns CJ_ERR_USAGE when out of range.
@@ -204,6 +206,10 @@ typedef struct {
   /// The restart interval in MCUs written in a DRI marker (0: none). The parallel strip encoder
   /// sets it to the MCUs of one whole strip, so the strip itself holds no RST marker.
   uint32_t restart_interval;
+  /// Metadata segments to write (APPn or COM, at most 65533 bytes each): APP1 segments right after
+  /// the JFIF header, the others after the ICC profile, in order. NULL when `marker_count` is 0.
+  const cj_marker *markers;
+  int32_t marker_count;
 } cj_encode_params;
 
 /// Creates an encoder writing to a growable memory buffer. Returns NULL only when out of memory.

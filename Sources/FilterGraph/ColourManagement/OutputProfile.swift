@@ -49,6 +49,8 @@ struct OutputColour {
   let target: ICCProfile?
   let intent: RenderingIntent
   let bpc: Bool
+  /// The metadata kinds the file keeps (`WriteOptions.keptMetadata`).
+  var kept: MetadataKinds = .all
 
   init(image: Image, embedded: Data?, target: ICCProfile? = nil, intent: RenderingIntent = .relative, bpc: Bool = false) {
     self.image = image
@@ -66,6 +68,21 @@ struct OutputColour {
     } catch {
       throw CodecError(.invalidArgument, "lcms2 cannot convert to the output ICC profile: \(error).")
     }
+  }
+
+  /// Plans `image`'s output in `profile`, keeping the metadata in `kept`: without `.icc` the
+  /// output is sRGB with no profile embedded, whatever `profile` says.
+  static func plan(_ image: Image, profile: OutputProfile, intent: RenderingIntent, bpc: Bool, kept: MetadataKinds) throws -> OutputColour {
+    var output: OutputColour
+    if kept.contains(.icc) {
+      output = try plan(image, profile: profile, intent: intent, bpc: bpc)
+    } else {
+      let info = image.info
+      let isSRGB = info.colorSpace == .sRGB || info.colorSpace == .linearSRGB
+      output = OutputColour(image: isSRGB ? image : image.converted(to: .sRGB), embedded: nil)
+    }
+    output.kept = kept
+    return output
   }
 
   /// Plans `image`'s output in `profile`.

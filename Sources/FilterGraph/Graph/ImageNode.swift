@@ -10,7 +10,7 @@ public final class ImageNode: @unchecked Sendable {
   /// What this node computes.
   public let operation: any ImageOperation
   /// The nodes it reads.
-  public let inputs: [ImageNode]
+  public private(set) var inputs: [ImageNode]
   /// Size and format of its result.
   public let info: ImageInfo
 
@@ -19,6 +19,19 @@ public final class ImageNode: @unchecked Sendable {
     self.operation = operation
     self.inputs = inputs
     self.info = operation.outputInfo(inputs: inputs.map(\.info))
+  }
+
+  /// Releases the nodes below one at a time. The default release recurses once per node, and a
+  /// chain of some tens of thousands of filters overflowed the stack when its last image was
+  /// dropped; a node no one else holds gives its inputs to this loop before it goes.
+  deinit {
+    var pending = inputs
+    inputs = []
+    while var node = pending.popLast() {
+      guard isKnownUniquelyReferenced(&node) else { continue }
+      pending.append(contentsOf: node.inputs)
+      node.inputs = []
+    }
   }
 
   /// `name arg=value …` — how the node reads in `explain` output and in cache keys.

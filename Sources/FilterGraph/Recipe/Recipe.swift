@@ -52,6 +52,9 @@ public struct Recipe: Sendable {
   public static let inputName = "input"
   /// The name whose node is the result (otherwise the last statement's is).
   public static let outputName = "output"
+  /// The most statements a recipe may hold: far above any real recipe, low enough that building
+  /// its graph stays within `Renderer`'s node limit and takes no noticeable memory.
+  public static let maxStatements = 10_000
 
   /// Parses recipe text. `file` names the text in error messages (nil: `<recipe>`).
   ///

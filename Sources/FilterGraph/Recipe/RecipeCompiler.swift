@@ -100,6 +100,11 @@ extension Recipe {
 
   /// Looks up, checks and resolves every statement; returns them and the result's index.
   func resolve(filters: [FilterDefinition]) throws -> ([ResolvedStatement], Int) {
+    if statements.count > Recipe.maxStatements {
+      throw error(
+        statements[Recipe.maxStatements].verb.location,
+        "a recipe holds at most \(Recipe.maxStatements) statements; split the work into several recipes")
+    }
     var byName: [String: FilterDefinition] = [:]
     for f in filters where byName[f.descriptor.name] == nil { byName[f.descriptor.name] = f }
     let filterNames = filters.map(\.descriptor.name)

@@ -1,18 +1,28 @@
-// GraphLimits.swift — the size every image of a graph may have, checked before any decode.
+// GraphLimits.swift — what a graph may be, checked before anything is optimized or decoded.
+//
+// Three limits, each far above any real recipe and each refused with a sentence:
+// - pixels: the output, and every image inside the graph, has at most `maxPixels` pixels
+//   (`RendererOptions.maxPixels`), so `scale factor=100` of a photo or `solid size=65535x65535`
+//   fails at once instead of running for minutes and filling the disk;
+// - nodes: at most `maxNodes` distinct images in one graph;
+// - depth: at most `maxDepth` images on the longest path from the output to a source. Tiles are
+//   evaluated by walking that path on a worker thread's stack, so the depth bounds the stack a
+//   render can use (a 2,500-filter recipe once overflowed it).
 
 import ImageCodecs
 
-/// Refuses a graph whose output, or any image inside it, would have more pixels than the
-/// renderer allows (`RendererOptions.maxPixels`), before anything is decoded or computed: a
-/// `scale factor=100` of a photo or a `solid size=65535x65535` fails at once with a sentence
-/// naming the step, instead of running for minutes and filling the disk.
 enum GraphLimits {
-  /// Throws `CodecError.tooLarge` for the first node (outputs first) over `maxPixels`.
+  /// The most distinct images one graph may hold.
+  static let maxNodes = 10_000
+  /// The most images on one path from the output to a source.
+  static let maxDepth = 512
+
+  /// Throws `CodecError.tooLarge` when the graph under `root` breaks a limit: too many nodes,
+  /// too deep, or a node (the output first) with more than `maxPixels` pixels.
   static func check(_ root: ImageNode, maxPixels: Int) throws {
-    var pending = [root]
-    var seen = Set<ObjectIdentifier>()
-    while let node = pending.popLast() {
-      guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+    let nodes = try reachableNodes(root)
+    try checkDepth(root, nodeCount: nodes.count)
+    for node in nodes {
       let size = node.info.size
       let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
       if overflow || pixels > maxPixels {
@@ -22,7 +32,49 @@ enum GraphLimits {
           "The recipe's \(what) would be \(size.width)×\(size.height) pixels, more than the limit of \(maxPixels) pixels; "
             + "nothing was decoded. Raise the limit (fgrun --max-pixels) if this is intended.")
       }
+    }
+  }
+
+  /// Every node under `root` once, the root first, walked without recursion.
+  private static func reachableNodes(_ root: ImageNode) throws -> [ImageNode] {
+    var order: [ImageNode] = []
+    var pending = [root]
+    var seen = Set<ObjectIdentifier>()
+    while let node = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+      order.append(node)
+      if order.count > maxNodes {
+        throw CodecError(
+          .tooLarge,
+          "The recipe's graph has more than \(maxNodes) images; nothing was decoded. Split the work into several recipes.")
+      }
       pending.append(contentsOf: node.inputs)
+    }
+    return order
+  }
+
+  /// Finds the longest path from `root` to a source by an explicit post-order walk (a recursive
+  /// walk would itself overflow on the graphs this guards against).
+  private static func checkDepth(_ root: ImageNode, nodeCount: Int) throws {
+    var depth: [ObjectIdentifier: Int] = [:]
+    depth.reserveCapacity(nodeCount)
+    var stack: [(node: ImageNode, expanded: Bool)] = [(root, false)]
+    while let (node, expanded) = stack.popLast() {
+      let id = ObjectIdentifier(node)
+      if depth[id] != nil { continue }
+      if expanded {
+        let below = node.inputs.map { depth[ObjectIdentifier($0)] ?? 0 }.max() ?? 0
+        depth[id] = below + 1
+        if below + 1 > maxDepth {
+          throw CodecError(
+            .tooLarge,
+            "The recipe chains more than \(maxDepth) steps one after another (at '\(node.label)'); nothing was decoded. "
+              + "Split the work into several recipes.")
+        }
+        continue
+      }
+      stack.append((node, true))
+      for input in node.inputs where depth[ObjectIdentifier(input)] == nil { stack.append((input, false)) }
     }
   }
 }

@@ -7,14 +7,17 @@ import PixelBufferModule
 final class RenderPlan: @unchecked Sendable {
   let root: ImageNode
   let consumerCount: [ObjectIdentifier: Int]
+  /// How the output is cut into bands and tiles.
+  let grid: TileGrid
   var decoded: [ObjectIdentifier: PixelBuffer] = [:]
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
   /// Sources whose pixels are converted from their ICC profile into the working space on load.
   var sourceTransforms: [ObjectIdentifier: ColourTransform] = [:]
 
-  init(root: ImageNode) {
+  init(root: ImageNode, grid: TileGrid) {
     self.root = root
+    self.grid = grid
     self.consumerCount = Optimizer.consumerCounts(root)
   }
 

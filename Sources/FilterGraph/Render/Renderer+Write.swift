@@ -25,6 +25,8 @@ public struct WriteOptions: Hashable, Sendable {
   public var intent: RenderingIntent = .relative
   /// Black-point compensation for every profile conversion (default off).
   public var blackPointCompensation = false
+  /// The metadata the file keeps (default `.all`; `.none` is `fgrun --strip`). See `MetadataKinds`.
+  public var keptMetadata: MetadataKinds = .all
 
   /// Creates options.
   public init(format: ImageFileFormat? = nil, options: FormatOptionValues = [:], protectedInputs: [URL] = []) {
@@ -51,7 +53,7 @@ extension Renderer {
         .invalidArgument,
         "Cannot tell the output format from '\(url.lastPathComponent)': use a name ending in \(CodecRegistry.writableExtensions).")
     }
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
@@ -71,7 +73,7 @@ extension Renderer {
     _ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions(),
     stop: (() -> Bool)? = nil
   ) throws {
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     try encode(
       prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: handle,
@@ -80,7 +82,7 @@ extension Renderer {
 
   /// Renders `image` and returns the encoded file bytes.
   public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation)
+    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil)!
   }
@@ -110,8 +112,7 @@ extension Renderer {
     let transform = try output.transform(for: pixelFormat)
     // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
     let fileSpace: ColorSpace = output.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
-    var metadata = info.metadata
-    metadata.iccProfile = output.embedded
+    let metadata = output.kept.written(from: info.metadata, size: info.size, profile: output.embedded)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
       TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)

@@ -17,19 +17,9 @@ final class TileEvaluator: @unchecked Sendable {
 
   /// Exactly `rect` of `node` in `space`; pixels outside the node's extent repeat its edges.
   func evaluate(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
-    let inside = Self.computedRegion(rect, extent: node.info.extent)
+    let inside = Regions.computed(rect, extent: node.info.extent)
     let tile = try compute(node, inside, space: space, memo: &memo)
     return inside == rect ? tile : TileConversion.extendEdges(tile, to: rect)
-  }
-
-  /// The part of `rect` a node actually computes: `rect ∩ extent`, or the nearest edge pixels
-  /// when `rect` lies entirely outside.
-  static func computedRegion(_ rect: Rect, extent: Rect) -> Rect {
-    let inside = rect.intersection(extent)
-    if !inside.isEmpty { return inside }
-    let x = min(max(rect.x, 0), extent.width - 1), y = min(max(rect.y, 0), extent.height - 1)
-    let x1 = min(max(rect.maxX, 1), extent.width), y1 = min(max(rect.maxY, 1), extent.height)
-    return Rect(x: min(x, x1 - 1), y: min(y, y1 - 1), width: max(x1 - min(x, x1 - 1), 1), height: max(y1 - min(y, y1 - 1), 1))
   }
 
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
@@ -67,7 +57,7 @@ final class TileEvaluator: @unchecked Sendable {
       var inputs: [Tile] = []
       inputs.reserveCapacity(node.inputs.count)
       for (i, input) in node.inputs.enumerated() {
-        let region = op.inputRegion(for: rect, input: i, inputs: infos)
+        let region = Regions.input(i, of: node, for: rect)
         inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
       }
       tile = Tile(rect: rect)

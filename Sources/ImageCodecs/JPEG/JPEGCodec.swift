@@ -70,7 +70,7 @@ public enum JPEGCodec: ImageCodec {
     // (W4b with 6: +3 MB RSS, +10 ms CPU, no faster).
     return try JPEGStreamEncoder(
       size: request.size, layout: request.pixelFormat.layout, options: options,
-      iccProfile: request.metadata.iccProfile,
+      iccProfile: request.metadata.iccProfile, metadata: request.metadata,
       to: request.handle.map { .handle($0) } ?? .memory, executor: request.executor,
       maxStripsInFlight: max(2, request.executor?.threadCount ?? 0))
   }

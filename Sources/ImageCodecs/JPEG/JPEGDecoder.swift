@@ -27,7 +27,8 @@ import PixelBufferModule
 ///
 /// A decoder is not thread-safe; use one per thread.
 public final class JPEGDecoder {
-  /// What the header says: stored size, output layout, EXIF orientation and ICC profile.
+  /// What the header says: stored size, output layout, EXIF orientation, ICC profile, and the
+  /// EXIF, XMP, IPTC and comment blocks (see `JPEGMetadata`).
   public let header: ImageHeader
   /// True for progressive files (which libjpeg reads completely when decoding starts).
   public let isProgressive: Bool
@@ -88,6 +89,7 @@ public final class JPEGDecoder {
       markers.lazy.filter { $0.marker == 0xE1 }.compactMap { EXIF.orientation(app1: $0.payload) }
       .first ?? .up
     metadata.iccProfile = Self.iccProfile(fromAPP2: markers.filter { $0.marker == 0xE2 }.map(\.payload))
+    JPEGMetadata.read(markers.filter { $0.marker != 0xE2 }.map { JPEGSegment(marker: $0.marker, payload: $0.payload) }, into: &metadata)
     header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
       layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata)

@@ -52,7 +52,9 @@ public final class JPEGStreamEncoder {
   private var failure: CodecError?
 
   /// Starts a JPEG of `size` pixels with `layout` channels (an alpha layout means the same
-  /// layout without alpha), embedding `iccProfile` when given and `options.embedsICCProfile`.
+  /// layout without alpha), embedding `iccProfile` when given and `options.embedsICCProfile`,
+  /// and `metadata`'s EXIF, XMP, IPTC and comment blocks as they are (see `JPEGMetadata`; the
+  /// caller makes the EXIF block true of the pixels, `EXIF.upright`).
   ///
   /// With an `executor`, a baseline file with standard Huffman tables (not progressive, not
   /// `optimizesHuffmanCoding`) is compressed in parallel: strips of whole MCU rows (at least 64
@@ -65,21 +67,22 @@ public final class JPEGStreamEncoder {
   /// thread, streaming as it goes.
   ///
   /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
-  ///   side) or a quality outside 1…100; `.io` when writing the headers to `destination` fails.
+  ///   side) or a quality outside 1…100; `.tooLarge` for a metadata block larger than a JPEG
+  ///   segment holds; `.io` when writing the headers to `destination` fails.
   public convenience init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
-    iccProfile: Data? = nil, to destination: Destination = .memory,
+    iccProfile: Data? = nil, metadata: ImageMetadata = ImageMetadata(), to destination: Destination = .memory,
     executor: JPEGStripExecutor? = nil, maxStripsInFlight: Int = 6
   ) throws {
     try self.init(
-      size: size, layout: layout, options: options, iccProfile: iccProfile, to: destination,
-      executor: executor, maxStripsInFlight: maxStripsInFlight, stripRows: nil)
+      size: size, layout: layout, options: options, iccProfile: iccProfile, segments: try JPEGMetadata.segments(for: metadata),
+      to: destination, executor: executor, maxStripsInFlight: maxStripsInFlight, stripRows: nil)
   }
 
   /// As the public initialiser, with the rows per strip chosen (rounded up to whole MCU rows; for
   /// tests).
   init(
-    size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, iccProfile: Data?,
+    size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, iccProfile: Data?, segments: [JPEGSegment] = [],
     to destination: Destination, executor: JPEGStripExecutor?, maxStripsInFlight: Int, stripRows: Int?
   ) throws {
     guard (1...65500).contains(size.width), (1...65500).contains(size.height) else {
@@ -114,7 +117,7 @@ public final class JPEGStreamEncoder {
       handle = nil
       self.strips = JPEGStripEncoder(
         size: size, layout: self.layout, quality: options.quality, subsampling: subsampling,
-        strips: strips, icc: icc, output: output, executor: executor,
+        strips: strips, icc: icc, segments: segments, output: output, executor: executor,
         maxStripsInFlight: maxStripsInFlight)
       return
     }
@@ -124,16 +127,17 @@ public final class JPEGStreamEncoder {
       throw CodecError(.tooLarge, "Out of memory creating a JPEG encoder.")
     }
     handle = created
-    let status = icc.withOptionalBytes { iccBytes in
+    let status = icc.withOptionalBytes { iccBytes in segments.withMarkers { markers, markerCount in
       var params = cj_encode_params(
         width: UInt32(size.width), height: UInt32(size.height),
         components: self.layout == .gray ? 1 : 3, quality: Int32(options.quality),
         subsampling: Int32(bitPattern: subsampling.rawValue),
         progressive: options.isProgressive ? 1 : 0,
         optimize_coding: options.optimizesHuffmanCoding ? 1 : 0,
-        icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0, restart_interval: 0)
+        icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0, restart_interval: 0,
+        markers: markers, marker_count: markerCount)
       return cj_encoder_start(created, &params)
-    }
+    } }
     if let error = Self.error(created, status, output: output) {
       throw error
     }

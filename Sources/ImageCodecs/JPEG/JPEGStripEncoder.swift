@@ -6,7 +6,7 @@
 // image of the strip's height, with a restart interval of one whole strip (so the strip itself
 // holds no RST marker). The file is then assembled in order:
 //
-//   SOI, APP0, ICC APP2…, DQT, SOF (full height), DHT, DRI, SOS   — strip 0's header, height patched
+//   SOI, APP0, EXIF/XMP APP1, ICC APP2…, APP13, COM, DQT, SOF (full height), DHT, DRI, SOS   — strip 0's header, height patched
 //   segment 0, RST0, segment 1, RST1, … RSTn cycling 0–7 …, last segment, EOI
 //
 // where a segment is a strip's entropy-coded data (after its SOS header, before its EOI). A
@@ -67,6 +67,7 @@ final class JPEGStripEncoder {
   private let subsampling: Int32
   private let strips: Layout
   private let icc: [UInt8]?
+  private let segments: [JPEGSegment]
   private let output: OutputHandle?
   private let executor: JPEGStripExecutor
   private let maxInFlight: Int
@@ -80,8 +81,9 @@ final class JPEGStripEncoder {
 
   init(
     size: Size, layout: ChannelLayout, quality: Int, subsampling: cj_subsampling, strips: Layout,
-    icc: [UInt8]?, output: OutputHandle?, executor: JPEGStripExecutor, maxStripsInFlight: Int
+    icc: [UInt8]?, segments: [JPEGSegment], output: OutputHandle?, executor: JPEGStripExecutor, maxStripsInFlight: Int
   ) {
+    self.segments = segments
     self.size = size
     self.layout = layout
     self.quality = Int32(quality)
@@ -145,7 +147,7 @@ final class JPEGStripEncoder {
     /// Compresses the strip as a standalone JPEG of its own height (on any thread).
     func compress(
       width: Int, layout: ChannelLayout, quality: Int32, subsampling: Int32, restartInterval: Int,
-      icc: [UInt8]?
+      icc: [UInt8]?, segments: [JPEGSegment]
     ) {
       var failure: CodecError?
       var result: UnsafePointer<UInt8>?
@@ -153,17 +155,17 @@ final class JPEGStripEncoder {
       // Room for half a byte per sample (quality 90 photos need about 0.1): libjpeg's memory
       // destination would otherwise start at 4 KiB and copy as it doubles. Untouched pages of the
       // allocation cost nothing.
-      let capacity = width * height * (layout == .gray ? 1 : 3) / 2 + 4096 + (icc?.count ?? 0) * 2
+      let capacity = width * height * (layout == .gray ? 1 : 3) / 2 + 4096 + (icc?.count ?? 0) * 2 + segments.reduce(0) { $0 + $1.payload.count + 4 }
       let encoder = cj_encoder_create_with_capacity(capacity)
       if let encoder {
-        let status = icc.withOptionalBytes { iccBytes -> Int32 in
+        let status = icc.withOptionalBytes { iccBytes -> Int32 in segments.withMarkers { markers, markerCount in
           var params = cj_encode_params(
             width: UInt32(width), height: UInt32(height), components: layout == .gray ? 1 : 3,
             quality: quality, subsampling: subsampling, progressive: 0, optimize_coding: 0,
             icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0,
-            restart_interval: UInt32(restartInterval))
+            restart_interval: UInt32(restartInterval), markers: markers, marker_count: markerCount)
           return cj_encoder_start(encoder, &params)
-        }
+        } }
         var failed = status
         if failed == 0 {
           for piece in pieces where failed == 0 {
@@ -216,10 +218,11 @@ final class JPEGStripEncoder {
       size.width, self.layout, self.quality, self.subsampling, strips.restartInterval
     )
     let icc = strip.index == 0 ? self.icc : nil
+    let segments = strip.index == 0 ? self.segments : []
     executor.submit {
       strip.compress(
         width: width, layout: layout, quality: quality, subsampling: subsampling,
-        restartInterval: interval, icc: icc)
+        restartInterval: interval, icc: icc, segments: segments)
     }
     // Write whatever has already finished, in order, without waiting.
     while let oldest = inFlight.first, oldest.isDone { try writeOldest() }

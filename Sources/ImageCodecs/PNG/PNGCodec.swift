@@ -67,7 +67,7 @@ public enum PNGCodec: ImageCodec {
     png.filter = request.options.choice("filter").flatMap(PNGEncodeOptions.Filter.init(rawValue:)) ?? .adaptive
     return try PNGStreamEncoder(
       size: request.size, layout: request.pixelFormat.layout, component: request.pixelFormat.component,
-      options: png, colorSpace: request.colorSpace, to: request.handle.map { .handle($0) } ?? .memory,
+      options: png, colorSpace: request.colorSpace, metadata: request.metadata, to: request.handle.map { .handle($0) } ?? .memory,
       executor: request.executor, maxSegmentsInFlight: 2 * (request.executor?.threadCount ?? 0) + 2)
   }
 }

@@ -110,6 +110,20 @@ public final class PNGDecoder {
     if let exif = info.exif, info.exif_length > 0 {
       let bytes = Array(UnsafeBufferPointer(start: exif, count: Int(info.exif_length)))
       metadata.orientation = EXIF.orientation(tiff: bytes) ?? .up
+      metadata.exif = Data(bytes)
+    }
+    if info.has_chrm != 0 {
+      metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
+    }
+    do {
+      guard Int(info.exif_length) <= MetadataLimits.maxBlockBytes else {
+        throw CodecError(.tooLarge, "The PNG's eXIf chunk is \(info.exif_length) bytes; metadata blocks are limited to 1 MiB.")
+      }
+      try PNGTextChunks.read(data, into: &metadata)
+    } catch {
+      cpng_reader_destroy(reader)
+      copy?.deallocate()
+      throw error
     }
     if info.has_srgb != 0 {
       colorSpace = .sRGB

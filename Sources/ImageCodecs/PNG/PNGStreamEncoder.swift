@@ -80,6 +80,10 @@ public final class PNGStreamEncoder {
   /// - Parameters:
   ///   - colorSpace: `.icc(profile)` writes an iCCP chunk; `.sRGB` writes an sRGB chunk when
   ///     `options.writeSRGBChunk` is true; other colour spaces write no colour chunk.
+  ///   - metadata: its EXIF block is written as an `eXIf` chunk, its XMP packet as an `iTXt`
+  ///     chunk with keyword `XML:com.adobe.xmp`, its comment as a `tEXt` `Comment` chunk (`iTXt`
+  ///     when it is not Latin-1), all before the image data and as they are (the caller makes
+  ///     the EXIF block true of the pixels, `EXIF.upright`). IPTC has no PNG chunk and is not written.
   ///   - executor: runs the compression jobs (nil: compressed inline, on the calling thread).
   ///     The output is byte-identical either way.
   ///   - maxSegmentsInFlight: at most this many segments (about 1 MiB of pixels each) are queued
@@ -88,20 +92,20 @@ public final class PNGStreamEncoder {
   ///   option; `.io` when writing fails.
   public convenience init(
     size: Size, layout: ChannelLayout, component: ComponentType,
-    options: PNGEncodeOptions = .default, colorSpace: ColorSpace = .sRGB,
+    options: PNGEncodeOptions = .default, colorSpace: ColorSpace = .sRGB, metadata: ImageMetadata = ImageMetadata(),
     to destination: Destination = .memory, executor: PNGSegmentExecutor? = nil,
     maxSegmentsInFlight: Int = 6
   ) throws {
     try self.init(
       size: size, layout: layout, component: component, options: options, colorSpace: colorSpace,
-      to: destination, executor: executor, maxSegmentsInFlight: maxSegmentsInFlight,
+      metadata: metadata, to: destination, executor: executor, maxSegmentsInFlight: maxSegmentsInFlight,
       segmentBytes: 1 << 20)
   }
 
   /// As the public initialiser, with the segment size (bytes of pixels) chosen (for tests).
   init(
     size: Size, layout: ChannelLayout, component: ComponentType,
-    options: PNGEncodeOptions, colorSpace: ColorSpace, to destination: Destination,
+    options: PNGEncodeOptions, colorSpace: ColorSpace, metadata: ImageMetadata = ImageMetadata(), to destination: Destination,
     executor: PNGSegmentExecutor?, maxSegmentsInFlight: Int, segmentBytes: Int
   ) throws {
     try options.validate()
@@ -159,6 +163,7 @@ public final class PNGStreamEncoder {
       Self.appendChunk("sRGB", Data([0]), to: &header)
     default: break
     }
+    if metadata.hasDescriptiveBlocks { Self.appendMetadata(metadata, to: &header) }
     try emit(header)
   }
 
@@ -411,6 +416,23 @@ public final class PNGStreamEncoder {
       raw.count == 0 ? crc : cpng_crc32(crc, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
     }
     out.appendBigEndian(crc)
+  }
+
+  /// Appends the eXIf, XMP iTXt and Comment chunks of `metadata`.
+  private static func appendMetadata(_ metadata: ImageMetadata, to header: inout Data) {
+    if let exif = metadata.exif { appendChunk("eXIf", exif, to: &header) }
+    if let xmp = metadata.xmp {
+      // keyword, NUL, uncompressed (0, 0), empty language tag and translated keyword.
+      appendChunk("iTXt", Data(PNGTextChunks.xmpKeyword.utf8) + [0, 0, 0, 0, 0] + xmp, to: &header)
+    }
+    if let comment = metadata.comment {
+      let keyword = Data(PNGTextChunks.commentKeyword.utf8)
+      if comment.unicodeScalars.allSatisfy({ $0.value < 256 && $0.value != 0 }) {
+        appendChunk("tEXt", keyword + [0] + comment.unicodeScalars.map { UInt8($0.value) }, to: &header)
+      } else {
+        appendChunk("iTXt", keyword + [0, 0, 0, 0, 0] + Data(comment.utf8), to: &header)
+      }
+    }
   }
 
   private static func zlibCompress(_ bytes: Data) throws -> Data {

@@ -11,6 +11,7 @@ public enum CodecRegistry {
     PNGCodec.self,
     WebPCodec.self,
     GIFCodec.self,
+    TIFFCodec.self,
   ]
 
   /// How many leading bytes `sniff` needs at most.

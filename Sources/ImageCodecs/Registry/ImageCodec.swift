@@ -176,8 +176,9 @@ public struct EncodeRequest {
   public var pixelFormat: PixelFormat
   /// The colour space of the pixels (an ICC profile to embed, or sRGB).
   public var colorSpace: ColorSpace
-  /// Metadata to write where the format can hold it (ICC profile…); orientation is never
-  /// written, the pixels are upright.
+  /// Metadata to write where the format can hold it: the ICC profile, and the EXIF, XMP, IPTC
+  /// and comment blocks, written as given (the renderer has already made the EXIF block true of
+  /// the upright pixels, `EXIF.upright`). `orientation` is never written.
   public var metadata: ImageMetadata
   /// The codec's encode options, checked against its table, defaults filled in.
   public var options: ResolvedFormatOptions

@@ -17,7 +17,7 @@ public enum WebPCodec: ImageCodec {
   public static let displayName = "WebP"
   public static let fileExtensions = ["webp"]
   public static let summary =
-    "libwebp; lossy, lossless, alpha; animations give their first frame (the others are ignored); scaled decoding for shrink-on-load; ICC in and out, EXIF orientation read."
+    "libwebp; lossy, lossless, alpha; animations give their first frame (the others are ignored); scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
 
   /// `RIFF` …size… `WEBP`.
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -31,7 +31,8 @@ public enum WebPCodec: ImageCodec {
   private static func header(_ file: WebPFile) -> ImageHeader {
     ImageHeader(
       fileFormat: .webp, size: file.size, layout: file.hasAlpha ? .rgba : .rgb, component: .uint8,
-      metadata: ImageMetadata(orientation: file.orientation, iccProfile: file.iccProfile), pageCount: file.frameCount)
+      metadata: ImageMetadata(orientation: file.orientation, iccProfile: file.iccProfile, exif: file.exifTIFF, xmp: file.xmp),
+      pageCount: file.frameCount)
   }
 
   /// libwebp scales still images while decoding (its own resampler); animations are box-averaged
@@ -96,6 +97,6 @@ public enum WebPCodec: ImageCodec {
       effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
     return try WebPStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
-      handle: request.handle)
+      exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)
   }
 }

@@ -42,6 +42,16 @@ public struct WebPFile: Sendable {
     iccProfile = data.withUnsafeBytes { _ in chunk(info.icc, info.icc_length) }
     exif = data.withUnsafeBytes { _ in chunk(info.exif, info.exif_length) }
     xmp = data.withUnsafeBytes { _ in chunk(info.xmp, info.xmp_length) }
+    for (name, length) in [("EXIF", info.exif_length), ("XMP", info.xmp_length)] where length > MetadataLimits.maxBlockBytes {
+      throw CodecError(.tooLarge, "The WebP's \(name) chunk is \(length) bytes; metadata blocks are limited to 1 MiB.")
+    }
+  }
+
+  /// The EXIF chunk as a TIFF structure (without the `Exif\0\0` prefix some writers add).
+  public var exifTIFF: Data? {
+    guard let exif else { return nil }
+    guard exif.starts(with: EXIF.app1Signature) else { return exif }
+    return exif.count > 6 ? Data(exif.dropFirst(6)) : nil
   }
 
   /// The orientation the EXIF chunk gives (`.up` without one). Some writers start the chunk

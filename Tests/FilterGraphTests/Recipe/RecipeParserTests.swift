@@ -288,6 +288,9 @@ final class RecipeParserTests: XCTestCase {
       """)
     XCTAssertTrue(diagnostic("base = input\nblend mode=screen sfot base").contains("2:19: error: undefined image name 'sfot'"))
     XCTAssertTrue(diagnostic("a = blur\na = rotate 90").contains("2:1: error: 'a' is already defined on line 1"))
+    let tooLong = Array(repeating: "flip", count: Recipe.maxStatements + 5).joined(separator: "\n")
+    XCTAssertTrue(
+      diagnostic(tooLong).contains("\(Recipe.maxStatements + 1):1: error: a recipe holds at most \(Recipe.maxStatements) statements"))
     XCTAssertTrue(diagnostic("a = blur of=b\nb = rotate 90").contains(
       "1:13: error: 'b' is used before it is defined on line 2; move its definition above this line"))
     XCTAssertTrue(diagnostic("a = blur of=a").contains("1:13: error: 'a' refers to itself"))

@@ -1,5 +1,6 @@
-// GraphLimitsTests.swift — outputs and intermediate images over the renderer's pixel limit are
-// refused before anything is decoded.
+// GraphLimitsTests.swift — outputs and intermediate images over the renderer's pixel limit, and
+// graphs too deep or too large, are refused before anything is decoded; the deepest allowed graph
+// renders, and long chains are released without overflowing the stack.
 import FilterGraph
 import Foundation
 import ImageCodecs
@@ -38,5 +39,54 @@ final class GraphLimitsTests: XCTestCase {
     let photo = try Image(contentsOf: Fixtures.url("pngsuite/basn2c08.png"))
     XCTAssertEqual(try renderer.render(photo.scaled(by: 2)).size, Size(width: 64, height: 64))
     XCTAssertThrowsError(try renderer.render(photo.scaled(toWidth: 65)))
+  }
+
+  /// A chain of `count` blurs on a small grey image.
+  private func blurChain(_ count: Int) -> Image {
+    var image = Image(color: Color(white: 0.5), size: Size(width: 16, height: 12))
+    for _ in 0..<count { image = image.blurred(sigma: 0.5) }
+    return image
+  }
+
+  func testTheDeepestAllowedChainRendersOnTheWorkersStacks() throws {
+    // 511 blurs under a source: 512 nodes on the longest path. Blurs do not fuse, so each tile is
+    // evaluated through all of them on a worker thread.
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    let pixels = try renderer.render(blurChain(511))
+    XCTAssertEqual(pixels.size, Size(width: 16, height: 12))
+    // A flat image stays flat under any blur: every pixel is still the source's grey.
+    let gray = try renderer.render(Image(color: Color(white: 0.5), size: Size(width: 16, height: 12)))
+    XCTAssertEqual(pixels.integerValues(), gray.integerValues())
+  }
+
+  func testAChainOneStepTooDeepIsRefusedBeforeAnyDecode() throws {
+    let renderer = Renderer(options: RendererOptions(threads: 1))
+    XCTAssertThrowsError(try renderer.render(blurChain(512))) { error in
+      guard let error = error as? CodecError else { return XCTFail("\(error)") }
+      XCTAssertEqual(error.kind, .tooLarge)
+      XCTAssertTrue(error.message.contains("more than 512 steps"), error.message)
+    }
+    XCTAssertEqual(renderer.statistics.decodes, 0)
+  }
+
+  func testAGraphWithTooManyImagesIsRefused() throws {
+    // A balanced tree of composites: 2^14 leaves (each a distinct crop), 32,767 nodes, 15 deep.
+    let base = Image(color: Color(white: 0.5), size: Size(width: 64, height: 64))
+    var level = (0..<(1 << 14)).map { base.cropped(to: Rect(x: $0 % 32, y: $0 / 32 % 32, width: 8, height: 8)) }
+    while level.count > 1 {
+      level = stride(from: 0, to: level.count, by: 2).map { level[$0 + 1].composited(over: level[$0]) }
+    }
+    XCTAssertThrowsError(try Renderer(options: RendererOptions(threads: 1)).render(level[0])) { error in
+      let message = (error as? CodecError)?.message ?? "\(error)"
+      XCTAssertTrue(message.contains("more than 10000 images"), message)
+    }
+  }
+
+  func testDroppingAVeryLongChainDoesNotOverflowTheStack() {
+    // Released recursively, a chain this long overflowed the 8 MiB main-thread stack.
+    var image: Image? = blurChain(300_000)
+    XCTAssertEqual(image?.size, Size(width: 16, height: 12))
+    image = nil
+    XCTAssertNil(image)
   }
 }

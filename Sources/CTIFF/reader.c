@@ -1,0 +1,627 @@
+// reader.c — TIFF pages decoded from memory into gray/RGB(A) at 8, 16 bits or float (see ctiff_shim.h).
+//
+// A page is read block by block (a strip, or a tile; one block per plane for planar files) with
+// TIFFReadEncodedStrip/Tile, and each block's rows are converted into the caller's buffer:
+//   - direct: the stored samples already are the output (chunky 8/16-bit or 32-bit float gray or
+//     RGB, with or without unassociated alpha): copied;
+//   - converted: sample (x, c) is read at any depth 1–16 (integers) or 16/32/64 (floats) and
+//     mapped: v · max_out / max_in rounded for integers (1/2/4-bit codes fill 8 bits, 9–16 fill 16);
+//     MinIsWhite inverts (max − v, 1 − v); a palette gives its colormap entry (16-bit entries
+//     shifted to 8 bits, as libtiff and Pillow do, unless every entry is below 256); CMYK becomes
+//     R = (max − C)(max − K) / max (and G, B from M, Y), the naive conversion the JPEG reader also
+//     uses; associated (premultiplied) alpha is divided out, colour = min(max, C · max / A)
+//     rounded (0 where A = 0);
+//   - through libtiff's RGBA interface (TIFFRGBAImage) for what only it decodes: the whole page
+//     once, 8-bit, unpremultiplied the same way.
+// A cache holds the last row of blocks (one slot per block column and plane), so consecutive bands
+// of rows, or regions inside one row of tiles, never decode a block twice.
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctiff_shim.h"
+#include "log.h"
+
+enum { KIND_DIRECT, KIND_CONVERTED, KIND_RGBA };
+
+struct ctiff_reader {
+  ctiff_log log;
+  TIFF *tif;
+  const uint8_t *data;
+  size_t length;
+  uint64_t position;
+
+  ctiff_info info;
+  int kind;
+  uint16_t photometric;   ///< after JPEG YCbCr is upsampled to RGB
+  int colour_samples;     ///< stored colour samples per pixel (1, 3 or 4)
+  int alpha_sample;       ///< index of the alpha sample, or -1
+  int is_float, is_separate, out_bytes, out_channels;
+  uint32_t in_max, out_max;
+  uint16_t *colormap[3];
+  uint32_t colormap_size;
+  int colormap_16;
+
+  uint32_t blocks_across, blocks_down, planes;
+  uint64_t block_bytes, row_bytes;
+  uint8_t **slots;
+  uint32_t *slot_block;   ///< which block each slot holds (UINT32_MAX: none)
+  uint32_t *rgba;         ///< the whole page, for KIND_RGBA
+};
+
+// MARK: Reading from memory
+
+static tmsize_t read_proc(thandle_t handle, void *buffer, tmsize_t size) {
+  ctiff_reader *r = handle;
+  if (size <= 0) return 0;
+  if (r->position >= r->length) {
+    r->log.hit_end = 1;
+    return 0;
+  }
+  uint64_t available = r->length - r->position;
+  uint64_t n = (uint64_t)size < available ? (uint64_t)size : available;
+  if (n < (uint64_t)size) r->log.hit_end = 1;
+  memcpy(buffer, r->data + r->position, n);
+  r->position += n;
+  return (tmsize_t)n;
+}
+
+static tmsize_t write_proc(thandle_t handle, void *buffer, tmsize_t size) {
+  (void)handle, (void)buffer, (void)size;
+  return 0;
+}
+
+static toff_t seek_proc(thandle_t handle, toff_t offset, int whence) {
+  ctiff_reader *r = handle;
+  uint64_t base = whence == SEEK_CUR ? r->position : whence == SEEK_END ? r->length : 0;
+  if (offset > UINT64_MAX - base) return (toff_t)-1;
+  r->position = base + offset;
+  return r->position;
+}
+
+static int close_proc(thandle_t handle) {
+  (void)handle;
+  return 0;
+}
+
+static toff_t size_proc(thandle_t handle) { return ((ctiff_reader *)handle)->length; }
+
+static int map_proc(thandle_t handle, void **base, toff_t *size) {
+  ctiff_reader *r = handle;
+  *base = (void *)r->data;
+  *size = r->length;
+  return 1;
+}
+
+static void unmap_proc(thandle_t handle, void *base, toff_t size) { (void)handle, (void)base, (void)size; }
+
+// MARK: Opening and selecting pages
+
+ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc, int *status, char *message,
+                         size_t capacity) {
+  ctiff_reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    *status = CTIFF_NO_MEMORY;
+    snprintf(message, capacity, "Out of memory while opening the TIFF file.");
+    return NULL;
+  }
+  r->data = data;
+  r->length = length;
+  TIFFOpenOptions *options = ctiff_log_options(&r->log, max_alloc);
+  if (options) {
+    r->tif = TIFFClientOpenExt("TIFF", "r", r, read_proc, write_proc, seek_proc, close_proc, size_proc, map_proc,
+                               unmap_proc, options);
+    TIFFOpenOptionsFree(options);
+  }
+  if (!r->tif) {
+    if (!r->log.failed) ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF file could not be opened.");
+    *status = ctiff_log_status(&r->log, CTIFF_CORRUPT);
+    snprintf(message, capacity, "%s", r->log.message);
+    free(r);
+    return NULL;
+  }
+  *status = CTIFF_OK;
+  return r;
+}
+
+static void release_page(ctiff_reader *r) {
+  if (r->slots) {
+    for (uint32_t i = 0; i < r->blocks_across * r->planes; i++) free(r->slots[i]);
+  }
+  free(r->slots);
+  free(r->slot_block);
+  free(r->rgba);
+  r->slots = NULL;
+  r->slot_block = NULL;
+  r->rgba = NULL;
+}
+
+void ctiff_close(ctiff_reader *r) {
+  if (!r) return;
+  release_page(r);
+  if (r->tif) TIFFClose(r->tif);
+  free(r);
+}
+
+const char *ctiff_message(const ctiff_reader *r) { return r->log.message; }
+int ctiff_warning_count(const ctiff_reader *r) { return r->log.warning_count; }
+const char *ctiff_warning(const ctiff_reader *r, int index) {
+  return index >= 0 && index < r->log.warning_count ? r->log.warnings[index] : "";
+}
+
+/// Sets up decoding through TIFFRGBAImage (8-bit RGB or RGBA).
+static int select_rgba(ctiff_reader *r) {
+  char why[1024] = "";
+  if (!TIFFRGBAImageOK(r->tif, why)) {
+    return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "This TIFF layout cannot be decoded: %s.", why);
+  }
+  TIFFRGBAImage image;
+  if (!TIFFRGBAImageBegin(&image, r->tif, 0, why)) {
+    return ctiff_log_fail(&r->log, ctiff_log_status(&r->log, CTIFF_UNSUPPORTED), "This TIFF page cannot be decoded: %s.", why);
+  }
+  int alpha = image.alpha != 0;
+  TIFFRGBAImageEnd(&image);
+  r->kind = KIND_RGBA;
+  r->out_bytes = 1;
+  r->out_channels = alpha ? 4 : 3;
+  r->info.through_rgba = 1;
+  r->info.associated_alpha = 0;
+  r->info.channels = r->out_channels;
+  r->info.sample_bytes = 1;
+  r->info.block_width = r->info.width;
+  r->info.block_height = r->info.height;
+  return CTIFF_OK;
+}
+
+int ctiff_select(ctiff_reader *r, uint32_t page, ctiff_info *info) {
+  ctiff_log_reset(&r->log);
+  release_page(r);
+  memset(&r->info, 0, sizeof r->info);
+  TIFF *tif = r->tif;
+  uint32_t pages = TIFFNumberOfDirectories(tif);
+  if (r->log.failed) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  if (page >= pages) {
+    return ctiff_log_fail(&r->log, CTIFF_INVALID, "The TIFF file has %u page%s; page %u does not exist.", pages,
+                          pages == 1 ? "" : "s", page);
+  }
+  if (!TIFFSetDirectory(tif, (tdir_t)page)) {
+    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "Page %u of the TIFF file cannot be read.", page);
+    return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  }
+  if (r->log.lost_tag) {
+    // libtiff drops a tag it cannot read and carries on (a palette page without its colormap
+    // would become gray): for FilterGraph that is a damaged file.
+    return ctiff_log_fail(&r->log, CTIFF_TRUNCATED, "Page %u of the TIFF file is damaged: %s.", page,
+                          r->log.warning_count ? r->log.warnings[r->log.warning_count - 1] : "a tag cannot be read");
+  }
+  ctiff_info *in = &r->info;
+  in->page_count = pages;
+  uint32_t width = 0, height = 0;
+  if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height) || !width ||
+      !height) {
+    return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page gives no image size (%ux%u).", width, height);
+  }
+  in->width = width;
+  in->height = height;
+  uint16_t bps = 1, spp = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, compression = COMPRESSION_NONE;
+  uint16_t orientation = ORIENTATION_TOPLEFT, photometric, inkset = INKSET_CMYK;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
+  if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) {
+    photometric = spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+  }
+  in->photometric = photometric;
+  in->compression = compression;
+  in->bits_per_sample = bps;
+  in->samples_per_pixel = spp;
+  in->sample_format = format;
+  in->planar = planar;
+  in->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+  in->is_tiled = TIFFIsTiled(tif);
+  uint32_t icc_length = 0;
+  void *icc = NULL;
+  if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_length, &icc) && icc && icc_length) {
+    in->icc = icc;
+    in->icc_length = icc_length;
+  }
+  if (!TIFFIsCODECConfigured(compression)) {
+    return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "The TIFF page is compressed with scheme %u, which this libtiff cannot decode.",
+                          compression);
+  }
+  if (spp == 0) return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page has no samples per pixel.");
+
+  // Colour model.
+  int colour;
+  switch (photometric) {
+  case PHOTOMETRIC_MINISBLACK:
+  case PHOTOMETRIC_MINISWHITE:
+  case PHOTOMETRIC_PALETTE: colour = 1; break;
+  case PHOTOMETRIC_RGB: colour = 3; break;
+  case PHOTOMETRIC_SEPARATED:
+    if (inkset != INKSET_CMYK || spp < 4) {
+      return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "Only CMYK separated TIFF pages are supported (ink set %u, %u samples).",
+                            inkset, spp);
+    }
+    colour = 4;
+    in->is_cmyk = 1;
+    break;
+  case PHOTOMETRIC_YCBCR:
+    if (compression == COMPRESSION_JPEG && planar == PLANARCONFIG_CONTIG && spp == 3) {
+      // libjpeg converts to RGB (and upsamples) while decoding.
+      TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+      photometric = PHOTOMETRIC_RGB;
+      colour = 3;
+      break;
+    }
+    return select_rgba(r) == CTIFF_OK ? (*info = *in, CTIFF_OK) : ctiff_log_status(&r->log, CTIFF_UNSUPPORTED);
+  default:
+    return select_rgba(r) == CTIFF_OK ? (*info = *in, CTIFF_OK) : ctiff_log_status(&r->log, CTIFF_UNSUPPORTED);
+  }
+  if (compression == COMPRESSION_OJPEG) {
+    return select_rgba(r) == CTIFF_OK ? (*info = *in, CTIFF_OK) : ctiff_log_status(&r->log, CTIFF_UNSUPPORTED);
+  }
+  if (spp < colour) {
+    return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page has %u samples per pixel, too few for its colour model.", spp);
+  }
+  r->photometric = photometric;
+  r->colour_samples = colour;
+  r->alpha_sample = -1;
+  if (spp > colour) {
+    // The first extra sample is alpha: associated (premultiplied), unassociated, or unspecified
+    // (read as unassociated, as libvips does).
+    uint16_t count = 0, *types = NULL;
+    if (TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &types) && count > 0 && types) {
+      in->associated_alpha = types[0] == EXTRASAMPLE_ASSOCALPHA;
+    }
+    r->alpha_sample = colour;
+  }
+
+  // Sample type.
+  r->is_float = 0;
+  if (format == SAMPLEFORMAT_IEEEFP) {
+    if (bps != 16 && bps != 32 && bps != 64) {
+      return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "%u-bit floating-point TIFF samples are not supported.", bps);
+    }
+    if (photometric == PHOTOMETRIC_PALETTE) {
+      return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "A TIFF palette page cannot have floating-point samples.");
+    }
+    r->is_float = 1;
+    r->out_bytes = 4;
+  } else if (format == SAMPLEFORMAT_UINT || format == SAMPLEFORMAT_VOID) {
+    if (bps < 1 || bps > 16) {
+      return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "%u-bit integer TIFF samples are not supported (1 to 16 bits are).", bps);
+    }
+    r->in_max = (1u << bps) - 1;
+    r->out_bytes = bps <= 8 || photometric == PHOTOMETRIC_PALETTE ? 1 : 2;
+    r->out_max = r->out_bytes == 1 ? 255 : 65535;
+  } else {
+    return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "Signed or complex TIFF samples (sample format %u) are not supported.", format);
+  }
+  if (photometric == PHOTOMETRIC_PALETTE) {
+    uint16_t *red = NULL, *green = NULL, *blue = NULL;
+    if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &red, &green, &blue) || !red || !green || !blue) {
+      return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF palette page has no colormap.");
+    }
+    r->colormap[0] = red;
+    r->colormap[1] = green;
+    r->colormap[2] = blue;
+    r->colormap_size = 1u << bps;
+    r->colormap_16 = 0;
+    for (uint32_t i = 0; i < r->colormap_size; i++) {
+      if (red[i] > 255 || green[i] > 255 || blue[i] > 255) r->colormap_16 = 1;
+    }
+  }
+  r->out_channels = (colour == 1 && photometric != PHOTOMETRIC_PALETTE ? 1 : 3) + (r->alpha_sample >= 0 ? 1 : 0);
+  r->is_separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
+  r->kind = !r->is_separate && spp == r->out_channels && !in->associated_alpha &&
+                    (photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_MINISBLACK) &&
+                    ((!r->is_float && (bps == 8 || bps == 16)) || (r->is_float && bps == 32))
+                ? KIND_DIRECT
+                : KIND_CONVERTED;
+
+  // Blocks.
+  if (in->is_tiled) {
+    uint32_t tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    if (!tw || !th) return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page's tiles have no size.");
+    in->block_width = tw;
+    in->block_height = th;
+    r->block_bytes = TIFFTileSize64(tif);
+    r->row_bytes = TIFFTileRowSize64(tif);
+  } else {
+    uint32_t rows = height;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows);
+    if (rows == 0 || rows > height) rows = height;
+    in->block_width = width;
+    in->block_height = rows;
+    r->block_bytes = TIFFStripSize64(tif);
+    r->row_bytes = TIFFScanlineSize64(tif);
+  }
+  r->blocks_across = (uint32_t)(((uint64_t)width + in->block_width - 1) / in->block_width);
+  r->blocks_down = (uint32_t)(((uint64_t)height + in->block_height - 1) / in->block_height);
+  r->planes = r->is_separate ? spp : 1;
+  uint64_t samples_in_row = (uint64_t)in->block_width * (r->is_separate ? 1 : spp);
+  if (r->block_bytes == 0 || r->row_bytes == 0 || r->row_bytes < (samples_in_row * bps + 7) / 8 ||
+      r->row_bytes * in->block_height > r->block_bytes || r->block_bytes > ((uint64_t)1 << 40)) {
+    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page's strips or tiles have an impossible size.");
+    return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  }
+  uint64_t expected = (uint64_t)r->blocks_across * r->blocks_down * r->planes;
+  uint64_t stored = in->is_tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+  if (stored < expected) {
+    return ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page lists %llu strips or tiles; it needs %llu.",
+                          (unsigned long long)stored, (unsigned long long)expected);
+  }
+  in->channels = r->out_channels;
+  in->sample_bytes = r->out_bytes;
+  *info = *in;
+  return CTIFF_OK;
+}
+
+// MARK: Decoding
+
+/// The decoded block at (bx, by) of `plane`, from the cache or decoded into it; NULL on failure.
+static const uint8_t *block(ctiff_reader *r, uint32_t bx, uint32_t by, uint32_t plane) {
+  if (!r->slots) {
+    size_t count = (size_t)r->blocks_across * r->planes;
+    r->slots = calloc(count, sizeof *r->slots);
+    r->slot_block = malloc(count * sizeof *r->slot_block);
+    if (!r->slots || !r->slot_block) {
+      ctiff_log_fail(&r->log, CTIFF_NO_MEMORY, "Out of memory for TIFF strips or tiles.");
+      return NULL;
+    }
+    for (size_t i = 0; i < count; i++) r->slot_block[i] = UINT32_MAX;
+  }
+  uint32_t slot = plane * r->blocks_across + bx;
+  uint32_t index = r->info.is_tiled ? TIFFComputeTile(r->tif, bx * r->info.block_width, by * r->info.block_height, 0, (uint16_t)plane)
+                                    : TIFFComputeStrip(r->tif, by * r->info.block_height, (uint16_t)plane);
+  if (r->slot_block[slot] == index) return r->slots[slot];
+  if (!r->slots[slot]) {
+    r->slots[slot] = malloc((size_t)r->block_bytes);
+    if (!r->slots[slot]) {
+      ctiff_log_fail(&r->log, CTIFF_NO_MEMORY, "Out of memory for a TIFF strip or tile of %llu bytes.",
+                     (unsigned long long)r->block_bytes);
+      return NULL;
+    }
+  }
+  r->slot_block[slot] = UINT32_MAX;
+  tmsize_t n = r->info.is_tiled ? TIFFReadEncodedTile(r->tif, index, r->slots[slot], (tmsize_t)r->block_bytes)
+                                : TIFFReadEncodedStrip(r->tif, index, r->slots[slot], (tmsize_t)r->block_bytes);
+  if (n < 0 || r->log.failed) {
+    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "TIFF %s %u cannot be decoded.", r->info.is_tiled ? "tile" : "strip", index);
+    return NULL;
+  }
+  if ((uint64_t)n < r->block_bytes) memset(r->slots[slot] + n, 0, (size_t)(r->block_bytes - (uint64_t)n));
+  r->slot_block[slot] = index;
+  return r->slots[slot];
+}
+
+static inline uint32_t integer_sample(const uint8_t *row, size_t index, int bps) {
+  switch (bps) {
+  case 8: return row[index];
+  case 16: return ((const uint16_t *)row)[index];
+  case 1:
+  case 2:
+  case 4: {
+    size_t bit = index * (size_t)bps;
+    return (uint32_t)(row[bit >> 3] >> (8 - bps - (bit & 7))) & ((1u << bps) - 1);
+  }
+  default: {
+    size_t bit = index * (size_t)bps;
+    uint32_t v = 0;
+    for (int b = 0; b < bps; b++, bit++) v = v << 1 | ((row[bit >> 3] >> (7 - (bit & 7))) & 1);
+    return v;
+  }
+  }
+}
+
+static inline float half_to_float(uint16_t h) {
+  int exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  float v;
+  if (exponent == 0) {
+    v = ldexpf((float)mantissa, -24);
+  } else if (exponent == 31) {
+    v = mantissa ? NAN : INFINITY;
+  } else {
+    v = ldexpf((float)(mantissa | 0x400), exponent - 25);
+  }
+  return (h & 0x8000) ? -v : v;
+}
+
+static inline float float_sample(const uint8_t *row, size_t index, int bps) {
+  if (bps == 32) {
+    float v;
+    memcpy(&v, row + index * 4, 4);
+    return v;
+  }
+  if (bps == 64) {
+    double v;
+    memcpy(&v, row + index * 8, 8);
+    return (float)v;
+  }
+  uint16_t h;
+  memcpy(&h, row + index * 2, 2);
+  return half_to_float(h);
+}
+
+static inline void store(uint8_t *out, int index, int bytes, uint32_t v) {
+  if (bytes == 1) {
+    out[index] = (uint8_t)v;
+  } else {
+    ((uint16_t *)out)[index] = (uint16_t)v;
+  }
+}
+
+/// Converts `count` pixels starting at block column `column` of the block rows `rows` (one per
+/// plane, or one for chunky data) into `out`.
+static void convert(const ctiff_reader *r, const uint8_t *const *rows, uint32_t column, uint32_t count, uint8_t *out) {
+  const int bps = r->info.bits_per_sample, spp = r->info.samples_per_pixel;
+  const int channels = r->out_channels, colour = r->colour_samples, alpha = r->alpha_sample;
+  const int separate = r->is_separate;
+  if (r->kind == KIND_DIRECT) {
+    memcpy(out, rows[0] + (size_t)column * spp * (bps / 8), (size_t)count * spp * (bps / 8));
+    return;
+  }
+#define SAMPLE_AT(x, s) (separate ? (rows[(s)]) : rows[0]), (separate ? (size_t)(column + (x)) : (size_t)(column + (x)) * spp + (s))
+  if (r->is_float) {
+    float *o = (float *)out;
+    for (uint32_t x = 0; x < count; x++) {
+      float v[4] = {0, 0, 0, 1};
+      for (int s = 0; s < colour; s++) v[s] = float_sample(SAMPLE_AT(x, s), bps);
+      float a = alpha >= 0 ? float_sample(SAMPLE_AT(x, alpha), bps) : 1;
+      float c[3];
+      int n;
+      if (r->photometric == PHOTOMETRIC_SEPARATED) {
+        for (int i = 0; i < 3; i++) c[i] = (1 - v[i]) * (1 - v[3]);
+        n = 3;
+      } else if (colour == 1) {
+        c[0] = r->photometric == PHOTOMETRIC_MINISWHITE ? 1 - v[0] : v[0];
+        n = 1;
+      } else {
+        for (int i = 0; i < 3; i++) c[i] = v[i];
+        n = 3;
+      }
+      if (r->info.associated_alpha) {
+        for (int i = 0; i < n; i++) c[i] = a != 0 ? c[i] / a : 0;
+      }
+      for (int i = 0; i < n; i++) o[i] = c[i];
+      if (alpha >= 0) o[n] = a;
+      o += channels;
+    }
+    return;
+  }
+  const uint32_t in_max = r->in_max, out_max = r->out_max;
+  const int bytes = r->out_bytes;
+  const int rescale = !((bps == 8 && bytes == 1) || (bps == 16 && bytes == 2));
+  for (uint32_t x = 0; x < count; x++) {
+    uint32_t c[3], a = out_max;
+    int n;
+    if (r->photometric == PHOTOMETRIC_PALETTE) {
+      uint32_t index = integer_sample(SAMPLE_AT(x, 0), bps);
+      if (index >= r->colormap_size) index = r->colormap_size - 1;
+      for (int i = 0; i < 3; i++) c[i] = r->colormap_16 ? r->colormap[i][index] >> 8 : r->colormap[i][index];
+      n = 3;
+    } else {
+      uint32_t v[4];
+      for (int s = 0; s < colour; s++) {
+        uint32_t raw = integer_sample(SAMPLE_AT(x, s), bps);
+        if (r->photometric == PHOTOMETRIC_MINISWHITE) raw = in_max - raw;
+        v[s] = rescale ? (uint32_t)(((uint64_t)raw * out_max + in_max / 2) / in_max) : raw;
+      }
+      if (r->photometric == PHOTOMETRIC_SEPARATED) {
+        for (int i = 0; i < 3; i++) {
+          c[i] = (uint32_t)(((uint64_t)(out_max - v[i]) * (out_max - v[3]) + out_max / 2) / out_max);
+        }
+        n = 3;
+      } else {
+        for (int i = 0; i < colour; i++) c[i] = v[i];
+        n = colour;
+      }
+    }
+    if (alpha >= 0) {
+      uint32_t raw = integer_sample(SAMPLE_AT(x, alpha), bps);
+      a = rescale ? (uint32_t)(((uint64_t)raw * out_max + in_max / 2) / in_max) : raw;
+      if (r->info.associated_alpha) {
+        for (int i = 0; i < n; i++) {
+          uint64_t straight = a ? ((uint64_t)c[i] * out_max + a / 2) / a : 0;
+          c[i] = straight > out_max ? out_max : (uint32_t)straight;
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) store(out, i, bytes, c[i]);
+    if (alpha >= 0) store(out, n, bytes, a);
+    out += (size_t)channels * bytes;
+  }
+#undef SAMPLE_AT
+}
+
+/// Decodes the whole page through TIFFRGBAImage, in stored row order.
+static int decode_rgba(ctiff_reader *r) {
+  char why[1024] = "";
+  TIFFRGBAImage image;
+  if (!TIFFRGBAImageBegin(&image, r->tif, 0, why)) {
+    return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "This TIFF page cannot be decoded: %s.", why);
+  }
+  // Ask for the file's own orientation: rows come out as stored (orientation is applied later,
+  // like every format's).
+  image.req_orientation = image.orientation;
+  size_t pixels = (size_t)r->info.width * r->info.height;
+  r->rgba = malloc(pixels * 4);
+  if (!r->rgba) {
+    TIFFRGBAImageEnd(&image);
+    return ctiff_log_fail(&r->log, CTIFF_NO_MEMORY, "Out of memory for a %ux%u TIFF page.", r->info.width, r->info.height);
+  }
+  int ok = TIFFRGBAImageGet(&image, r->rgba, r->info.width, r->info.height);
+  TIFFRGBAImageEnd(&image);
+  if (!ok || r->log.failed) {
+    free(r->rgba);
+    r->rgba = NULL;
+    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "The TIFF page cannot be decoded.");
+    return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  }
+  return CTIFF_OK;
+}
+
+int ctiff_read_region(ctiff_reader *r, uint32_t x, uint32_t y, uint32_t width, uint32_t height, uint8_t *out,
+                      size_t stride) {
+  if (r->log.failed) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  const ctiff_info *in = &r->info;
+  if (!in->width || (uint64_t)x + width > in->width || (uint64_t)y + height > in->height) {
+    return ctiff_log_fail(&r->log, CTIFF_INVALID, "The region %ux%u+%u+%u is outside the %ux%u TIFF page.", width, height, x, y,
+                          in->width, in->height);
+  }
+  if (!width || !height) return CTIFF_OK;
+  const size_t pixel_bytes = (size_t)r->out_channels * r->out_bytes;
+  if (r->kind == KIND_RGBA) {
+    if (!r->rgba) {
+      int status = decode_rgba(r);
+      if (status != CTIFF_OK) return status;
+    }
+    for (uint32_t row = 0; row < height; row++) {
+      const uint32_t *src = r->rgba + (size_t)(y + row) * in->width + x;
+      uint8_t *dst = out + row * stride;
+      for (uint32_t i = 0; i < width; i++) {
+        uint32_t p = src[i], a = TIFFGetA(p);
+        uint32_t c[3] = {TIFFGetR(p), TIFFGetG(p), TIFFGetB(p)};
+        if (r->out_channels == 4) {
+          for (int k = 0; k < 3; k++) {
+            uint32_t v = a ? (c[k] * 255 + a / 2) / a : 0;
+            dst[k] = (uint8_t)(v > 255 ? 255 : v);
+          }
+          dst[3] = (uint8_t)a;
+          dst += 4;
+        } else {
+          dst[0] = (uint8_t)c[0], dst[1] = (uint8_t)c[1], dst[2] = (uint8_t)c[2];
+          dst += 3;
+        }
+      }
+    }
+    return CTIFF_OK;
+  }
+  const uint32_t bw = in->block_width, bh = in->block_height;
+  const int needed = r->is_separate ? (r->alpha_sample >= 0 ? r->alpha_sample + 1 : r->colour_samples) : 1;
+  for (uint32_t by = y / bh; by <= (y + height - 1) / bh; by++) {
+    for (uint32_t bx = x / bw; bx <= (x + width - 1) / bw; bx++) {
+      const uint8_t *planes[5] = {0};
+      for (int p = 0; p < needed; p++) {
+        planes[p] = block(r, bx, by, (uint32_t)p);
+        if (!planes[p]) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+      }
+      uint32_t x0 = x > bx * bw ? x : bx * bw, x1 = bx * bw + bw < x + width ? bx * bw + bw : x + width;
+      uint32_t y0 = y > by * bh ? y : by * bh, y1 = by * bh + bh < y + height ? by * bh + bh : y + height;
+      for (uint32_t row = y0; row < y1; row++) {
+        const uint8_t *rows[5];
+        for (int p = 0; p < needed; p++) rows[p] = planes[p] + (size_t)(row - by * bh) * r->row_bytes;
+        convert(r, rows, x0 - bx * bw, x1 - x0, out + (size_t)(row - y) * stride + (size_t)(x0 - x) * pixel_bytes);
+      }
+    }
+  }
+  return CTIFF_OK;
+}

@@ -1,0 +1,40 @@
+// Image+Metadata.swift — reading what an image's file said about it.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+extension Image {
+  /// What an image's source file says about it beyond its pixels: the parsed EXIF fields and the
+  /// blocks a written file keeps (see `MetadataKinds`).
+  public struct Metadata: Hashable, Sendable {
+    /// The EXIF fields FilterGraph interprets (orientation, pixel dimensions, capture time, camera
+    /// make and model), nil without an EXIF block.
+    public var exif: EXIFFields?
+    /// The EXIF block as stored (a TIFF structure).
+    public var exifBlock: Data?
+    /// The XMP packet as text (nil when absent or not UTF-8).
+    public var xmp: String?
+    /// The IPTC-IIM records, raw.
+    public var iptc: Data?
+    /// The comment.
+    public var comment: String?
+    /// The ICC profile the pixels are described by, if any.
+    public var iccProfile: Data?
+  }
+
+  /// What this image's file says about it: the source's metadata, carried through filters from
+  /// their first input (the base of a composite, not the overlay). Known without decoding pixels.
+  ///
+  /// ```swift
+  /// let photo = try Image(contentsOf: url)
+  /// print(photo.metadata.exif?.cameraModel ?? "unknown camera", photo.metadata.exif?.captureTime ?? "")
+  /// ```
+  public var metadata: Metadata {
+    let m = info.metadata
+    return Metadata(
+      exif: m.exif.flatMap { EXIF.fields(tiff: [UInt8]($0)) }, exifBlock: m.exif,
+      xmp: m.xmp.flatMap { String(validating: [UInt8]($0), as: UTF8.self) }, iptc: m.iptc, comment: m.comment,
+      iccProfile: m.iccProfile)
+  }
+}

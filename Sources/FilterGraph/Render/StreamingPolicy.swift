@@ -1,0 +1,86 @@
+// StreamingPolicy.swift — which sources a render decodes in order, a window of rows at a time.
+//
+// A large source of a codec that streams rows is decoded on demand into a ring of rows
+// (StreamingSource) when the graph reads it top to bottom: reached from the root by one path,
+// and every band's reads lying within a window of rows at most half the source's height. The
+// window and each band's last row come from the regions the tiles will read (`Regions`), so a
+// tile never asks for a row the ring has dropped. Everything else decodes fully, once, through
+// the DecodeCache.
+
+import ImageCodecs
+import PixelBufferModule
+
+extension Renderer {
+  /// How many bands of tiles may be in flight at once.
+  var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
+
+  /// A streamed decoder for `source` when the rules allow it (see `streamingMinimumBytes`).
+  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) throws -> StreamingSource? {
+    let info = node.info
+    guard source.source.codec.streamsRows,
+      info.size.width * info.size.height * info.layout.channelCount >= options.streamingMinimumBytes,
+      !cache.contains(source.identity),
+      let reads = streamingWindow(plan, source: node),
+      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator)
+    else { return nil }
+    return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
+  }
+
+  /// The rows of `source` a render must hold at once when it decodes them in order (`window`),
+  /// and the rows each band reads up to (`bandEnds`, for decoding ahead), or nil when the graph
+  /// does not read it in order within a window of at most half its height.
+  ///
+  /// The rule: `source` is reached from the root by one path only (every node on it read once),
+  /// and, following the regions the tiles will read, band `b` reads rows `lo[b]..<hi[b]`. With
+  /// `W` bands in flight (band `b + W` starts only once band `b` is done), rows up to
+  /// `max(hi[..<b+W])` may be decoded while band `b` still reads from `min(lo[b..<b+W])`: the
+  /// window is the largest such span.
+  func streamingWindow(_ plan: RenderPlan, source: ImageNode) -> (window: Int, bandEnds: [Int])? {
+    guard let path = Self.onlyPath(in: plan, to: source) else { return nil }
+    let grid = plan.grid, sourceHeight = source.info.size.height
+    if grid.size.isEmpty || sourceHeight == 0 { return nil }
+    let bandCount = grid.bandCount
+    var lo = [Int](repeating: .max, count: bandCount), hi = [Int](repeating: .min, count: bandCount)
+    for b in 0..<bandCount {
+      for t in 0..<grid.tilesAcross {
+        var rect = grid.tile(t, ofBand: b)
+        for step in path {
+          rect = Regions.input(step.input, of: step.node, for: Regions.computed(rect, extent: step.node.info.extent))
+        }
+        rect = Regions.computed(rect, extent: source.info.extent)
+        lo[b] = min(lo[b], rect.y)
+        hi[b] = max(hi[b], rect.maxY)
+      }
+    }
+    let w = bandWindow
+    var window = 0
+    var highest = Int.min
+    for b in 0..<min(w - 1, bandCount) { highest = max(highest, hi[b]) }
+    for b in 0..<bandCount {
+      if b + w - 1 < bandCount { highest = max(highest, hi[b + w - 1]) }
+      let lowest = lo[b..<min(b + w, bandCount)].min()!
+      window = max(window, highest - lowest)
+    }
+    guard window <= sourceHeight / 2 else { return nil }
+    return (max(window, 1), hi.map { min(max($0, 0), sourceHeight) })
+  }
+
+  /// The nodes (and which of their inputs to follow) from the root down to `source`, when that
+  /// is the only way the graph reaches it: every node on the path, and the source, read once.
+  static func onlyPath(in plan: RenderPlan, to source: ImageNode) -> [(node: ImageNode, input: Int)]? {
+    var path: [(node: ImageNode, input: Int)] = []
+    func find(_ node: ImageNode) -> Bool {
+      if node === source { return true }
+      for (i, input) in node.inputs.enumerated() {
+        path.append((node, i))
+        if find(input) { return true }
+        path.removeLast()
+      }
+      return false
+    }
+    guard find(plan.root) else { return nil }
+    for step in path.dropFirst() where plan.consumerCount[ObjectIdentifier(step.node), default: 0] != 1 { return nil }
+    guard plan.consumerCount[ObjectIdentifier(source), default: 0] == 1 else { return nil }
+    return path
+  }
+}

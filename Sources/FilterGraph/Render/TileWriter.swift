@@ -1,0 +1,77 @@
+// TileWriter.swift — computes one tile of the output and stores it into its band, in the
+// output's format.
+//
+// Tiles are evaluated in the space the output needs and stored by one of four paths: rows copied
+// as bytes when the graph is just its source in the output's own format (PassThrough); through
+// an lcms2 transform into an output ICC profile; linear light straight to 8-bit sRGB codes
+// through one table (TileConversion.storeLinear8); or the plain store of encoded values.
+
+import PixelBufferModule
+
+/// How the tiles of one render are computed and stored.
+struct TileWriter {
+  private let plan: RenderPlan
+  private let evaluator: TileEvaluator
+  private let format: PixelFormat
+  private let passThrough: PassThrough?
+  private let outputTransform: ColourTransform?
+  /// Linear tiles go to 8-bit codes through one table (`storeLinear8`).
+  private let linearStore: Bool
+  /// The space tiles are evaluated in.
+  private let evaluationSpace: WorkingSpace
+
+  /// The writer of `plan`'s tiles in `format`; with `outputTransform` (an output ICC profile)
+  /// tiles are evaluated in linear light and stored through it.
+  init(plan: RenderPlan, format: PixelFormat, outputTransform: ColourTransform?) {
+    self.plan = plan
+    self.evaluator = TileEvaluator(plan: plan)
+    self.format = format
+    self.outputTransform = outputTransform
+    // A linear-tagged image (`converted(to: .linearSRGB)`) is evaluated in linear light so its
+    // values are written without the sRGB curve.
+    let storeSpace: WorkingSpace = plan.root.info.colorSpace.isLinear ? .linear : .encoded
+    // A root that computes in linear light and an 8-bit encoded output: the tiles stay linear and
+    // go to codes through one table, not encode-then-quantise.
+    linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Renderer.outputSpace(of: plan.root) == .linear
+    evaluationSpace = linearStore || outputTransform != nil ? .linear : storeSpace
+    passThrough = PassThrough(plan: plan, format: format)
+  }
+
+  /// Computes `rect` of the output and stores it at `destination` (its first pixel), rows
+  /// `rowBytes` apart.
+  func write(_ rect: Rect, to destination: UnsafeMutableRawPointer, rowBytes: Int) throws {
+    if let passThrough {
+      try passThrough.copy(rect, to: destination, rowBytes: rowBytes)
+      return
+    }
+    var memo: [TileEvaluator.MemoKey: Tile] = [:]
+    let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
+    if let outputTransform {
+      TileConversion.storeConverting(tile, into: destination, rowBytes: rowBytes, format: format, transform: outputTransform)
+    } else if linearStore {
+      TileConversion.storeLinear8(tile, into: destination, rowBytes: rowBytes, format: format)
+    } else {
+      TileConversion.store(tile, into: destination, rowBytes: rowBytes, format: format)
+    }
+  }
+}
+
+extension Renderer {
+  /// The space `node` leaves its pixels in when asked for its own: its last stage's working
+  /// space, looking through operations that take whichever space they are asked for; nil for
+  /// sources and operations that have none.
+  static func outputSpace(of node: ImageNode) -> WorkingSpace? {
+    let op = node.operation
+    // A source with an ICC profile is loaded through lcms2 into linear light.
+    if op is SourceOperation {
+      if case .icc = node.info.colorSpace { return .linear }
+      return nil
+    }
+    if let fused = op as? FusedPointOperation {
+      if let last = fused.stages.last(where: { $0.workingSpace != nil }) { return last.workingSpace }
+    } else if let space = op.workingSpace {
+      return space
+    }
+    return node.inputs.count == 1 ? outputSpace(of: node.inputs[0]) : nil
+  }
+}

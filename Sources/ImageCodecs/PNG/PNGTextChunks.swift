@@ -1,0 +1,102 @@
+// PNGTextChunks.swift — the XMP packet and the comment of a PNG, from its text chunks.
+//
+// Text chunks before the image data are read here (libpng is told to skip them, so it never
+// inflates them): `iTXt` with keyword `XML:com.adobe.xmp` is the XMP packet (UTF-8), and a
+// `tEXt`, `zTXt` or `iTXt` with keyword `Comment` the comment (Latin-1 in tEXt/zTXt, UTF-8 in
+// iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a chunk that
+// inflates to more is refused with an error, a damaged one (bad CRC, bad zlib data) is skipped.
+import CPNG
+import Foundation
+import PixelBufferModule
+
+/// Limits on metadata read from files.
+public enum MetadataLimits {
+  /// The largest EXIF, XMP, IPTC or comment block read (after decompression): 1 MiB.
+  public static let maxBlockBytes = 1 << 20
+}
+
+enum PNGTextChunks {
+  /// The XMP keyword of an iTXt chunk.
+  static let xmpKeyword = "XML:com.adobe.xmp"
+  /// The comment keyword.
+  static let commentKeyword = "Comment"
+
+  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`.
+  ///
+  /// - Throws: `.tooLarge` for a block above `MetadataLimits.maxBlockBytes`.
+  static func read(_ png: Data, into metadata: inout ImageMetadata) throws {
+    try png.withUnsafeBytes { raw in
+      let b = raw.bindMemory(to: UInt8.self)
+      func u32(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
+      var at = 8
+      while at + 12 <= b.count {
+        let length = u32(at)
+        guard length <= b.count - at - 12 else { return }
+        let type = String(decoding: UnsafeBufferPointer(rebasing: b[(at + 4)..<(at + 8)]), as: UTF8.self)
+        if type == "IDAT" || type == "IEND" { return }
+        let dataRange = (at + 8)..<(at + 8 + length)
+        defer { at += 12 + length }
+        guard type == "tEXt" || type == "zTXt" || type == "iTXt" else { continue }
+        let crc = cpng_crc32(0, b.baseAddress! + at + 4, length + 4)
+        guard crc == UInt32(truncatingIfNeeded: u32(at + 8 + length)) else { continue }
+        let chunk = Array(b[dataRange])
+        guard let nul = chunk.firstIndex(of: 0), nul < 80 else { continue }
+        let keyword = String(decoding: chunk[..<nul], as: UTF8.self)
+        let isXMP = type == "iTXt" && keyword == xmpKeyword
+        guard isXMP || keyword == commentKeyword else { continue }
+        guard let text = try Self.text(of: type, chunk, after: nul, keyword: keyword) else { continue }
+        if isXMP {
+          if metadata.xmp == nil { metadata.xmp = Data(text) }
+        } else if metadata.comment == nil {
+          metadata.comment = type == "iTXt" ? String(decoding: text, as: UTF8.self) : String(text.map { Character(Unicode.Scalar($0)) })
+        }
+      }
+    }
+  }
+
+  /// The text bytes of a text chunk whose keyword ends at `nul`, inflated when compressed; nil when
+  /// malformed.
+  private static func text(of type: String, _ chunk: [UInt8], after nul: Int, keyword: String) throws -> [UInt8]? {
+    var i = nul + 1
+    var compressed = false
+    switch type {
+    case "tEXt": break
+    case "zTXt":
+      guard i < chunk.count, chunk[i] == 0 else { return nil }
+      compressed = true
+      i += 1
+    default:  // iTXt: compression flag, method, language tag, translated keyword
+      guard i + 2 <= chunk.count, chunk[i + 1] == 0 else { return nil }
+      compressed = chunk[i] == 1
+      i += 2
+      for _ in 0..<2 {
+        guard let end = chunk[i...].firstIndex(of: 0) else { return nil }
+        i = end + 1
+      }
+    }
+    let body = Array(chunk[i...])
+    if !compressed {
+      try check(body.count, keyword)
+      return body
+    }
+    let capacity = MetadataLimits.maxBlockBytes
+    var out = [UInt8](repeating: 0, count: capacity)
+    var produced = 0
+    let status = body.withUnsafeBufferPointer { input in
+      out.withUnsafeMutableBufferPointer { cpng_zlib_uncompress(input.baseAddress, input.count, $0.baseAddress, capacity, &produced) }
+    }
+    if status != CPNG_OK {
+      if produced == capacity { try check(capacity + 1, keyword) }
+      return nil
+    }
+    return Array(out[..<produced])
+  }
+
+  private static func check(_ count: Int, _ keyword: String) throws {
+    guard count <= MetadataLimits.maxBlockBytes else {
+      throw CodecError(
+        .tooLarge,
+        "The PNG's '\(keyword)' text chunk holds more than \(MetadataLimits.maxBlockBytes) bytes; metadata blocks are limited to 1 MiB.")
+    }
+  }
+}

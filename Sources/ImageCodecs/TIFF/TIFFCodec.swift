@@ -1,0 +1,82 @@
+// TIFFCodec.swift — TIFF in the codec registry: libtiff decoding by strips or tiles (any page),
+// LZW/deflate/JPEG/PackBits encoding in strips or tiles.
+import Foundation
+import PixelBufferModule
+
+extension ImageFileFormat {
+  /// TIFF (and BigTIFF), through libtiff.
+  public static let tiff = ImageFileFormat(rawValue: "tiff")
+}
+
+/// TIFF: reads gray, RGB, palette and CMYK pages with or without alpha, 1–16-bit integer and
+/// 16/32/64-bit float samples, strips or tiles, any compression libtiff has, any page; writes 8,
+/// 16-bit or float gray/RGB(A) in strips or tiles with the ICC profile.
+public enum TIFFCodec: ImageCodec {
+  public static let format = ImageFileFormat.tiff
+  public static let displayName = "TIFF"
+  public static let fileExtensions = ["tif", "tiff"]
+  public static let summary =
+    "libtiff; gray, RGB, palette, CMYK (converted to RGB), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip; orientation tag applied; ICC in and out."
+
+  /// `II*\0` or `MM\0*` (classic), `II+\0` or `MM\0+` (BigTIFF).
+  public static func sniff(_ head: [UInt8]) -> Bool {
+    guard head.count >= 4 else { return false }
+    let magic = Array(head[0..<4])
+    return magic == [0x49, 0x49, 0x2A, 0x00] || magic == [0x4D, 0x4D, 0x00, 0x2A] || magic == [0x49, 0x49, 0x2B, 0x00]
+      || magic == [0x4D, 0x4D, 0x00, 0x2B]
+  }
+
+  public static let decodeOptions: [FormatOption] = [FormatOption.page]
+
+  public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
+    try TIFFDecoder(data: data, page: request.page, limits: request.limits).header
+  }
+
+  /// Strips and rows of tiles are decoded as rows are asked for.
+  public static let streamsRows = true
+
+  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    guard request.scaleDenominator == 1 else {
+      throw CodecError(.invalidArgument, "TIFF files decode at full size only, not at 1/\(request.scaleDenominator).")
+    }
+    return try TIFFDecoder(data: data, page: request.page, limits: request.limits)
+  }
+
+  public static let encodeOptions: [FormatOption] = [
+    FormatOption(
+      "compression", .choice(TIFFEncodeSettings.Compression.allCases.map(\.rawValue)), default: "lzw",
+      help: "TIFF compression: lzw, deflate and packbits are lossless, jpeg is lossy and 8-bit only."),
+    FormatOption(
+      "predictor", .choice(["auto", "none"]), default: "auto",
+      help: "With lzw or deflate: auto predicts each sample from its left neighbour (floating-point prediction for floats); none does not."),
+    FormatOption("quality", .integer(1...100), default: 90, help: "Quality of JPEG compression: higher is better and larger."),
+    FormatOption(
+      "tile", .integer(0...8192), default: 0,
+      help: "Write square tiles of this many pixels (a multiple of 16, e.g. 256) instead of strips; 0 writes strips."),
+    FormatOption(
+      "bit-depth", .choice(["8", "16", "float"]),
+      help: "Bits per sample: 8, 16 or 32-bit float (default: the image's own; 8 with jpeg compression)."),
+  ]
+
+  /// The image's channels (alpha kept) at its own depth, unless `bit-depth` says otherwise; JPEG
+  /// compression writes 8 bits.
+  public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
+    if options.choice("compression") == "jpeg" { return PixelFormat(layout: layout, component: .uint8) }
+    switch options.choice("bit-depth") {
+    case "8": return PixelFormat(layout: layout, component: .uint8)
+    case "16": return PixelFormat(layout: layout, component: .uint16)
+    case "float": return PixelFormat(layout: layout, component: .float32)
+    default: return PixelFormat(layout: layout, component: component)
+    }
+  }
+
+  public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
+    let o = request.options
+    let settings = TIFFEncodeSettings(
+      compression: o.choice("compression").flatMap(TIFFEncodeSettings.Compression.init(rawValue:)) ?? .lzw,
+      usesPredictor: o.choice("predictor") != "none", quality: o.integer("quality") ?? 90, tileSize: o.integer("tile") ?? 0)
+    return try TIFFStreamEncoder(
+      size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
+      handle: request.handle)
+  }
+}

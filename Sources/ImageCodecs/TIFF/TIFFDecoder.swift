@@ -1,0 +1,212 @@
+// TIFFDecoder.swift — one page of a TIFF file, decoded by rows or by regions through libtiff.
+import CTIFF
+import Foundation
+import PixelBufferModule
+
+/// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
+///
+/// Output: gray, gray + alpha, RGB or RGBA (a palette expands to RGB; CMYK is converted to RGB
+/// as `1 − C` times `1 − K`, as the JPEG reader converts untagged CMYK), 8-bit for files of 1–8
+/// bits (smaller codes are scaled to fill 8 bits), 16-bit for 9–16 bits, 32-bit float for 16-, 32-
+/// and 64-bit float samples: precision is never reduced below the file's. Alpha is straight:
+/// associated (premultiplied) alpha is divided out, and an unspecified extra sample is read as
+/// unassociated alpha. Pages libtiff decodes only through its RGBA interface (subsampled YCbCr
+/// without JPEG, CIE L*a*b*, LogLuv, old-style JPEG) come out as 8-bit RGB(A).
+///
+/// Metadata: the orientation tag → `metadata.orientation` (applied later like EXIF
+/// orientation); the ICC profile → `metadata.iccProfile` and, for gray and RGB pages,
+/// `colorSpace == .icc(profile)`.
+///
+/// Rows are decoded strip by strip (or by rows of tiles) as they are asked for, so reading a page
+/// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
+/// tiles a rectangle touches.
+public final class TIFFDecoder: ImageRowDecoder {
+  /// Size (of the selected page), decoded layout and component type, metadata, page count.
+  public let header: ImageHeader
+  /// The colour space decoded buffers are tagged with.
+  public let colorSpace: ColorSpace
+  /// The selected page (0-based).
+  public let page: Int
+  /// True when the page is stored in tiles (false: strips).
+  public let isTiled: Bool
+  /// The tile size, or the width and rows per strip.
+  public let blockSize: Size
+  /// True when the page stores CMYK (decoded as RGB).
+  public let isCMYK: Bool
+  /// True when the page stores associated (premultiplied) alpha.
+  public let hasAssociatedAlpha: Bool
+  /// The file's compression scheme (TIFF tag 259: 1 none, 5 LZW, 7 JPEG, 8 deflate, 32773 PackBits…).
+  public let compression: Int
+  /// Bits per stored sample.
+  public let storedBitsPerSample: Int
+  /// The number of rows handed out by `readRows` so far.
+  public private(set) var rowsRead = 0
+
+  private let reader: OpaquePointer
+  /// The encoded bytes libtiff reads in place (see `EncodedBytes`), or a private copy of them.
+  private let input: Data
+  private let copy: UnsafeMutableRawBufferPointer?
+  private var failure: CodecError?
+
+  /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
+  /// before any pixel memory is allocated.
+  ///
+  /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
+  ///   `.invalidArgument` for a page the file does not have.
+  public init(data: Data, page: Int = 0, limits: DecodeLimits = .default) throws {
+    guard page >= 0, page <= Int(UInt32.max) else {
+      throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
+    }
+    var copy: UnsafeMutableRawBufferPointer?
+    if !EncodedBytes.isStable(data) {
+      copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+      data.copyBytes(to: copy!)
+    }
+    // No single allocation libtiff makes may exceed what the largest allowed page could need
+    // (16-bit RGBA, 8 bytes a pixel), nor less than 64 MiB for directories and codec state.
+    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
+    let maxAlloc = UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 512)
+    let opened = data.withUnsafeBytes { raw in
+      let base = (copy.map { UnsafeRawBufferPointer($0) } ?? raw).baseAddress
+      return ctiff_open(base?.assumingMemoryBound(to: UInt8.self), data.count, maxAlloc, &status, &message, message.count)
+    }
+    guard let opened else {
+      copy?.deallocate()
+      throw TIFFDecoder.error(status, String(cString: message))
+    }
+    var info = ctiff_info()
+    let selected = ctiff_select(opened, UInt32(page), &info)
+    do {
+      if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
+      try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+    } catch {
+      ctiff_close(opened)
+      copy?.deallocate()
+      throw error
+    }
+    reader = opened
+    input = data
+    self.copy = copy
+    self.page = page
+
+    let layout: ChannelLayout
+    switch info.channels {
+    case 1: layout = .gray
+    case 2: layout = .grayAlpha
+    case 3: layout = .rgb
+    default: layout = .rgba
+    }
+    let component: ComponentType = info.sample_bytes == 1 ? .uint8 : info.sample_bytes == 2 ? .uint16 : .float32
+    var metadata = ImageMetadata(orientation: Orientation(rawValue: Int(info.orientation)) ?? .up)
+    if let icc = info.icc, info.icc_length > 0 {
+      metadata.iccProfile = Data(bytes: icc, count: Int(info.icc_length))
+    }
+    isCMYK = info.is_cmyk != 0
+    colorSpace = isCMYK ? .sRGB : metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    header = ImageHeader(
+      fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
+      metadata: metadata, pageCount: Int(info.page_count))
+    isTiled = info.is_tiled != 0
+    blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
+    hasAssociatedAlpha = info.associated_alpha != 0
+    compression = Int(info.compression)
+    storedBitsPerSample = Int(info.bits_per_sample)
+  }
+
+  deinit {
+    ctiff_close(reader)
+    copy?.deallocate()
+  }
+
+  /// The pixel format of decoded buffers.
+  public var outputFormat: PixelFormat { PixelFormat(layout: header.layout, component: header.component) }
+  /// The size of the page.
+  public var outputSize: Size { header.size }
+
+  /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
+  public var warnings: [String] {
+    (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
+  }
+
+  /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
+  /// colour space and metadata.
+  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
+    PixelBuffer(
+      width: header.size.width, height: rows ?? header.size.height, format: outputFormat, colorSpace: colorSpace,
+      metadata: header.metadata)
+  }
+
+  /// Decodes the next `count` rows (fewer at the bottom) into `buffer` from its row
+  /// `destinationRow`, and returns how many were decoded.
+  ///
+  /// - Throws: `.invalidArgument` for a buffer of the wrong width, format or height; `CodecError`
+  ///   for damaged data (the decoder then stays failed).
+  public func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int {
+    guard buffer.width == header.size.width, buffer.format == outputFormat else {
+      throw CodecError(
+        .invalidArgument,
+        "The buffer for TIFF rows is \(buffer.width) pixels wide in \(buffer.format); "
+          + "\(header.size.width) pixels in \(outputFormat) are needed.")
+    }
+    let wanted = min(max(count, 0), header.size.height - rowsRead)
+    guard destinationRow >= 0, destinationRow + wanted <= buffer.height else {
+      throw CodecError(.invalidArgument, "The buffer has \(buffer.height) rows; \(wanted) rows at row \(destinationRow) do not fit.")
+    }
+    guard wanted > 0 else { return 0 }
+    try decode(Rect(x: 0, y: rowsRead, width: header.size.width, height: wanted), into: &buffer, at: destinationRow)
+    rowsRead += wanted
+    return wanted
+  }
+
+  /// Decodes the pixels inside `region` (in stored coordinates, before orientation) into a new
+  /// buffer of its size. Only the strips or tiles the region touches are decoded. Independent of
+  /// `readRows`: regions may be read in any order.
+  ///
+  /// - Throws: `.invalidArgument` for a region outside the page; `CodecError` for damaged data.
+  public func decodeRegion(_ region: Rect) throws -> PixelBuffer {
+    let page = Rect(x: 0, y: 0, width: header.size.width, height: header.size.height)
+    guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= page.maxX, region.maxY <= page.maxY
+    else {
+      throw CodecError(.invalidArgument, "The region \(region) is not inside the \(header.size) TIFF page.")
+    }
+    var buffer = PixelBuffer(
+      width: region.width, height: region.height, format: outputFormat, colorSpace: colorSpace, metadata: header.metadata)
+    try decode(region, into: &buffer, at: 0)
+    return buffer
+  }
+
+  private func decode(_ region: Rect, into buffer: inout PixelBuffer, at destinationRow: Int) throws {
+    if let failure { throw failure }
+    let reader = self.reader
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      ctiff_read_region(
+        reader, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height),
+        (base + destinationRow * stride).assumingMemoryBound(to: UInt8.self), stride)
+    }
+    guard Int(status) == CTIFF_OK else {
+      let error = TIFFDecoder.error(status, String(cString: ctiff_message(reader)))
+      if Int(status) != CTIFF_INVALID { failure = error }
+      throw error
+    }
+  }
+
+  /// The CodecError for a shim status and message.
+  static func error(_ status: Int32, _ message: String) -> CodecError {
+    error(Int(status), message)
+  }
+
+  /// The CodecError for a shim status and message.
+  static func error(_ status: Int, _ message: String) -> CodecError {
+    let text = message.isEmpty ? "The TIFF file cannot be read." : message
+    switch status {
+    case CTIFF_TRUNCATED: return CodecError(.truncated, text)
+    case CTIFF_UNSUPPORTED: return CodecError(.unsupported, text)
+    case CTIFF_NO_MEMORY: return CodecError(.tooLarge, text)
+    case CTIFF_INVALID: return CodecError(.invalidArgument, text)
+    case CTIFF_IO: return CodecError(.io, text)
+    default: return CodecError(.corrupt, text)
+    }
+  }
+}

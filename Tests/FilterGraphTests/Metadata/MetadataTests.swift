@@ -1,0 +1,175 @@
+// MetadataTests.swift — EXIF, XMP, IPTC and comments carried from sources to written files, read
+// back with an independent scan of the files (TestSupport/FileStructure.swift). Fixtures made by
+// scripts/metadata-fixtures.py (pixels and EXIF built without FilterGraph).
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class MetadataTests: XCTestCase {
+  let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+
+  func photo(_ n: Int = 6) throws -> Image { try Image(contentsOf: Fixtures.url("metadata/orient-\(n).jpg")) }
+
+  func encode(_ image: Image, _ format: ImageFileFormat, keep: MetadataKinds = .all) throws -> Data {
+    var options = WriteOptions()
+    options.keptMetadata = keep
+    return try renderer.encode(image, format: format, options: options)
+  }
+
+  /// The mean absolute difference of two 8-bit RGB buffers of one size, in codes.
+  func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    XCTAssertEqual(a.size, b.size)
+    guard a.size == b.size else { return .infinity }
+    var sum = 0.0
+    for y in 0..<a.height { for x in 0..<a.width { for c in 0..<3 {
+      sum += abs(Double(a.value(x: x, y: y, channel: c) - b.value(x: x, y: y, channel: c))) * 255
+    } } }
+    return sum / Double(a.width * a.height * 3)
+  }
+
+  func testEveryOrientationIsWrittenUprightWithOrientationOne() throws {
+    let upright = try PNGDecoder.decode(Fixtures.data("metadata/upright.png"))
+    for n in 1...8 {
+      let image = try photo(n)
+      XCTAssertEqual(image.metadata.exif?.orientation?.rawValue, n)
+      for format in [ImageFileFormat.png, .jpeg] {
+        let file = try encode(image, format)
+        let pixels = format == .png ? try PNGDecoder.decode(file) : try JPEGDecoder.decode(file)
+        XCTAssertLessThan(meanDifference(pixels, upright), 4, "orientation \(n) \(format)")
+        let tiff = format == .png ? FileStructure.pngChunks(file).first { $0.type == "eXIf" }?.data : FileStructure.jpegEXIF(file)
+        let ifd0 = try XCTUnwrap(tiff.flatMap(FileStructure.ifd0), "orientation \(n) \(format)")
+        XCTAssertEqual(ifd0.entries[0x0112]?.value, 1, "orientation \(n) \(format)")
+        XCTAssertEqual(ifd0.next, 0, "the IFD1 thumbnail is unlinked")
+        let exifIFD = try XCTUnwrap(FileStructure.ifd(tiff!, at: ifd0.entries[0x8769]!.value))
+        XCTAssertEqual(exifIFD.entries[0xA002]?.value, 48)
+        XCTAssertEqual(exifIFD.entries[0xA003]?.value, 32)
+        // The thumbnail (a JPEG: FF D8 FF) is gone from the block.
+        XCTAssertFalse(tiff!.indices.dropLast(2).contains { tiff![$0] == 0xFF && tiff![$0 + 1] == 0xD8 && tiff![$0 + 2] == 0xFF })
+      }
+    }
+  }
+
+  func testPixelDimensionsFollowScaling() throws {
+    let file = try encode(try photo(6).scaled(toFit: Size(width: 24, height: 24)), .jpeg)
+    let tiff = try XCTUnwrap(FileStructure.jpegEXIF(file))
+    let exifIFD = try XCTUnwrap(FileStructure.ifd(tiff, at: FileStructure.ifd0(tiff)!.entries[0x8769]!.value))
+    XCTAssertEqual(exifIFD.entries[0xA002]?.value, 24)
+    XCTAssertEqual(exifIFD.entries[0xA003]?.value, 16)
+  }
+
+  func testCameraAndCaptureTimeSurviveJPEGToPNGToJPEG() throws {
+    let png = try encode(try photo(3).blurred(sigma: 0.5), .png)
+    let pngImage = try Image(data: png)
+    let jpeg = try encode(pngImage, .jpeg)
+    let tiff = try XCTUnwrap(FileStructure.jpegEXIF(jpeg))
+    let ifd0 = try XCTUnwrap(FileStructure.ifd0(tiff))
+    XCTAssertEqual(ifd0.text(0x010F, in: tiff), "FilterGraph Test Camera")
+    XCTAssertEqual(ifd0.text(0x0110, in: tiff), "Model 8")
+    let exifIFD = try XCTUnwrap(FileStructure.ifd(tiff, at: ifd0.entries[0x8769]!.value))
+    XCTAssertEqual(exifIFD.text(0x9003, in: tiff), "2021:06:15 10:20:30")
+    // And through the Swift API.
+    let again = try Image(data: jpeg)
+    XCTAssertEqual(again.metadata.exif?.cameraMake, "FilterGraph Test Camera")
+    XCTAssertEqual(again.metadata.exif?.cameraModel, "Model 8")
+    XCTAssertEqual(again.metadata.exif?.captureTime, "2021:06:15 10:20:30")
+    XCTAssertEqual(again.metadata.exif?.orientation, .up)
+    XCTAssertEqual(again.metadata.exif?.pixelSize, Size(width: 48, height: 32))
+    XCTAssertEqual(again.metadata.comment, "FilterGraph metadata fixture")
+  }
+
+  func testXMPBytesAreIdenticalAfterRoundTrips() throws {
+    let xmp = try [UInt8](Fixtures.data("metadata/xmp.xml"))
+    XCTAssertEqual(try photo().metadata.xmp.map { Array($0.utf8) }, xmp)
+    let png = try encode(try photo(), .png)
+    let itxt = try XCTUnwrap(FileStructure.pngChunks(png).first { $0.type == "iTXt" }?.data)
+    XCTAssertEqual(Array(itxt.suffix(xmp.count)), xmp)
+    XCTAssertTrue(itxt.starts(with: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]))
+    let fromPNG = try Image(data: png)
+    let jpeg = try encode(fromPNG, .jpeg)
+    let app1 = try XCTUnwrap(FileStructure.jpegSegments(jpeg).first { $0.marker == 0xE1 && $0.payload.starts(with: Array("http://ns.adobe.com/xap/1.0/".utf8)) })
+    XCTAssertEqual(Array(app1.payload.dropFirst(29)), xmp)
+    let fromJPEG = try Image(data: jpeg)
+    let webp = try encode(fromJPEG, .webp)
+    XCTAssertEqual(FileStructure.webpChunks(webp).first { $0.type == "XMP " }?.data, xmp)
+    let fromWebP = try Image(data: webp)
+    XCTAssertEqual(fromWebP.metadata.xmp.map { Array($0.utf8) }, xmp)
+    XCTAssertEqual(fromWebP.metadata.exif?.cameraModel, "Model 8")
+    XCTAssertEqual(fromWebP.metadata.exif?.orientation, .up)
+  }
+
+  func testIPTCAndCommentInJPEG() throws {
+    let jpeg = try encode(try photo(), .jpeg)
+    let segments = FileStructure.jpegSegments(jpeg)
+    let app13 = try XCTUnwrap(segments.first { $0.marker == 0xED }?.payload)
+    let byline = Array("Test Author".utf8)
+    XCTAssertTrue(app13.starts(with: Array("Photoshop 3.0\0".utf8) + Array("8BIM".utf8) + [4, 4]))
+    XCTAssertNotNil(app13.indices.first { app13[$0...].starts(with: byline) })
+    XCTAssertEqual(segments.first { $0.marker == 0xFE }?.payload, Array("FilterGraph metadata fixture".utf8))
+    let iptc: [UInt8] = [0x1C, 2, 0, 0, 2, 0, 4, 0x1C, 2, 0x50, 0, 11] + byline
+    XCTAssertEqual(try photo().metadata.iptc.map { [UInt8]($0) }, iptc)
+    XCTAssertEqual(try Image(data: jpeg).metadata.iptc.map { [UInt8]($0) }, iptc)
+  }
+
+  func testStripWritesNoMetadata() throws {
+    let jpeg = try encode(try photo(), .jpeg, keep: .none)
+    XCTAssertEqual(FileStructure.jpegSegments(jpeg).map(\.marker).filter { ($0 >= 0xE1 && $0 <= 0xEF) || $0 == 0xFE }, [])
+    let png = try encode(try photo(), .png, keep: .none)
+    let types = FileStructure.pngChunks(png).map(\.type).filter { $0 != "IDAT" }
+    XCTAssertEqual(types, ["IHDR", "sRGB", "IEND"])
+    let webp = try encode(try photo(), .webp, keep: .none)
+    XCTAssertEqual(FileStructure.webpChunks(webp).map(\.type).filter { $0 != "VP8 " && $0 != "VP8L" && $0 != "VP8X" && $0 != "ALPH" }, [])
+    // The default keeps them (so the check above can fail).
+    XCTAssertEqual(FileStructure.pngChunks(try encode(try photo(), .png)).map(\.type).filter { $0 != "IDAT" }, ["IHDR", "sRGB", "eXIf", "iTXt", "tEXt", "IEND"])
+  }
+
+  func testKeepList() throws {
+    let jpeg = try encode(try photo(), .jpeg, keep: try MetadataKinds(argument: "exif,comment"))
+    let markers = FileStructure.jpegSegments(jpeg).map(\.marker).filter { ($0 >= 0xE1 && $0 <= 0xEF) || $0 == 0xFE }
+    XCTAssertEqual(markers, [0xE1, 0xFE])
+    XCTAssertNotNil(FileStructure.jpegEXIF(jpeg))
+    XCTAssertThrowsError(try MetadataKinds(argument: "exif,gps"))
+    XCTAssertEqual(try MetadataKinds(argument: "XMP, icc").description, "xmp,icc")
+  }
+
+  func testICCNotKeptWritesSRGBWithoutProfile() throws {
+    let adobe = try Image(contentsOf: Fixtures.url("colour/rocket-adobergb.jpg")).scaled(toFit: Size(width: 64, height: 64))
+    var options = WriteOptions()
+    options.profile = .displayP3
+    let tagged = try renderer.encode(adobe, format: .jpeg, options: options)
+    XCTAssertTrue(FileStructure.jpegSegments(tagged).contains { $0.marker == 0xE2 })
+    options.keptMetadata = [.exif, .xmp]
+    let untagged = try renderer.encode(adobe, format: .jpeg, options: options)
+    XCTAssertFalse(FileStructure.jpegSegments(untagged).contains { $0.marker == 0xE2 })
+    // The pixels are sRGB: the same as the default output.
+    let srgb = try JPEGDecoder.decode(renderer.encode(adobe, format: .jpeg))
+    XCTAssertLessThan(meanDifference(try JPEGDecoder.decode(untagged), srgb), 0.5)
+  }
+
+  func testMetadataComesFromTheBaseImage() throws {
+    let logo = try Image(contentsOf: Fixtures.url("metadata/upright.png"))
+    let base = try photo(1)
+    let watermarked = logo.composited(over: base, gravity: .southEast)
+    XCTAssertEqual(watermarked.metadata.exif?.cameraModel, "Model 8")
+    XCTAssertEqual(FileStructure.jpegEXIF(try encode(watermarked, .jpeg)).flatMap(FileStructure.ifd0)?.text(0x0110, in: FileStructure.jpegEXIF(try encode(watermarked, .jpeg))!), "Model 8")
+    XCTAssertNil(base.composited(over: logo).metadata.exif)
+  }
+
+  func testOversizedMetadataIsRefused() throws {
+    // An XMP packet larger than a JPEG segment holds: refused when writing a JPEG.
+    var packet = try [UInt8](Fixtures.data("metadata/xmp.xml"))
+    packet += [UInt8](repeating: 0x20, count: 70_000)
+    let png = try PNGStreamEncoder(size: Size(width: 4, height: 4), layout: .rgb, component: .uint8, metadata: ImageMetadata(xmp: Data(packet)))
+    try png.write(rows: PixelBuffer(width: 4, height: 4, format: .rgb8))
+    let pngData = try XCTUnwrap(png.finish())
+    let image = try Image(data: pngData)
+    XCTAssertEqual(image.metadata.xmp?.utf8.count, packet.count)
+    XCTAssertThrowsError(try encode(image, .jpeg)) { error in
+      XCTAssertTrue("\(error)".contains("XMP packet"), "\(error)")
+    }
+    XCTAssertNoThrow(try encode(image, .jpeg, keep: [.exif]))
+  }
+}
