@@ -1,5 +1,7 @@
 // CodecError.swift — every way reading or writing an image file can fail, in words a user understands.
 
+import PixelBufferModule
+
 /// A decoding or encoding failure. `description` is a complete sentence fit to show a user.
 public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
   /// What kind of failure this is: callers map kinds to exit codes and retry policies.
@@ -10,7 +12,8 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncated
     /// A valid file using a feature this build cannot handle (12-bit or lossless JPEG…).
     case unsupported
-    /// The header claims more pixels than the configured limit allows.
+    /// The header claims more pixels than the configured limit allows, or the memory for the
+    /// pixels could not be had.
     case tooLarge
     /// Reading or writing the file itself failed (missing file, permission, full disk…).
     case io
@@ -31,6 +34,22 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
 
   /// The message.
   public var description: String { message }
+}
+
+extension PixelBuffer {
+  /// A buffer for `rows` decoded rows of a `width`-wide image (by default `height`: the whole
+  /// image); memory the system refuses is a `CodecError.tooLarge`, not the end of the process.
+  public static func forDecoding(
+    width: Int, height: Int, rows: Int? = nil, format: PixelFormat, colorSpace: ColorSpace,
+    metadata: ImageMetadata
+  ) throws(CodecError) -> PixelBuffer {
+    do {
+      return try allocate(width: width, height: rows ?? height, format: format, colorSpace: colorSpace, metadata: metadata)
+    } catch {
+      throw CodecError(
+        .tooLarge, "There is not enough memory to decode the \(width)×\(height) image (\(error.amount) could not be allocated).")
+    }
+  }
 }
 
 /// Limits checked against a file's header before any pixel memory is allocated.

@@ -55,6 +55,24 @@ public struct PixelBuffer: @unchecked Sendable {
     self.byteOffset = 0
   }
 
+  /// Allocates a buffer as `init(width:height:format:colorSpace:metadata:zeroed:)` does, but
+  /// throws when the memory cannot be had instead of stopping the process: for whole images,
+  /// whose size comes from a file or a recipe.
+  ///
+  /// - Throws: `PixelAllocationError`.
+  public static func allocate(
+    width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace = .sRGB,
+    metadata: ImageMetadata = ImageMetadata(), zeroed: Bool = false
+  ) throws(PixelAllocationError) -> PixelBuffer {
+    precondition(width >= 0 && height >= 0, "PixelBuffer size must not be negative")
+    let rowBytes = alignedRowBytes(width: width, format: format)
+    let (byteCount, overflow) = rowBytes.multipliedReportingOverflow(by: height)
+    if overflow { throw PixelAllocationError(byteCount: .max) }
+    return PixelBuffer(
+      storage: try PixelStorage(allocating: byteCount, zeroed: zeroed), width: width, height: height,
+      rowBytes: rowBytes, format: format, colorSpace: colorSpace, metadata: metadata)
+  }
+
   /// Wraps existing storage (for example memory a decoder filled) without copying.
   ///
   /// - Precondition: the rows fit inside `storage`.

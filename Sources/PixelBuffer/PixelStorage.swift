@@ -22,25 +22,55 @@ public final class PixelStorage: @unchecked Sendable {
   public let baseAddress: UnsafeMutableRawPointer
   /// The size of the block in bytes.
   public let byteCount: Int
-  private let deallocator: (@Sendable (UnsafeMutableRawPointer) -> Void)?
+  private let deallocator: @Sendable (UnsafeMutableRawPointer) -> Void
+
+  /// Allocates `byteCount` bytes, zero-filled when `zeroed` is true; stops the process when
+  /// the memory cannot be had. For tiles and other blocks of a bounded size: whole images,
+  /// whose size comes from a file or a recipe, use `init(allocating:zeroed:)`.
+  public convenience init(byteCount: Int, zeroed: Bool = false) {
+    do {
+      try self.init(allocating: byteCount, zeroed: zeroed)
+    } catch {
+      fatalError("\(error)")
+    }
+  }
 
   /// Allocates `byteCount` bytes, zero-filled when `zeroed` is true.
-  public init(byteCount: Int, zeroed: Bool = false) {
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the memory (an address-space
+  ///   limit, an overcommit refusal, a size past what malloc serves).
+  public init(allocating byteCount: Int, zeroed: Bool = false) throws(PixelAllocationError) {
+    precondition(byteCount >= 0, "PixelStorage size must not be negative")
     self.byteCount = byteCount
-    if byteCount >= PixelStorage.hugePageMinimumBytes, let (block, length) = PixelStorage.mapHugePageBlock(byteCount) {
-      // Fresh anonymous pages read as zeros already.
-      self.baseAddress = block
-      self.deallocator = { PixelStorage.unmap($0, length: length) }
-      return
+    if byteCount >= PixelStorage.hugePageMinimumBytes {
+      if let (block, length) = PixelStorage.mapHugePageBlock(byteCount) {
+        // Fresh anonymous pages read as zeros already.
+        self.baseAddress = block
+        self.deallocator = { PixelStorage.unmap($0, length: length) }
+        return
+      }
+      // Where blocks this large are mapped, a refused mapping is final (malloc would map too).
+      if PixelStorage.mapsLargeBlocks { throw PixelAllocationError(byteCount: byteCount) }
     }
-    self.baseAddress = UnsafeMutableRawPointer.allocate(
-      byteCount: Swift.max(byteCount, 1), alignment: PixelStorage.alignment)
-    if zeroed { baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
-    self.deallocator = nil
+    var block: UnsafeMutableRawPointer?
+    guard posix_memalign(&block, PixelStorage.alignment, Swift.max(byteCount, 1)) == 0, let block else {
+      throw PixelAllocationError(byteCount: byteCount)
+    }
+    if zeroed { block.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
+    self.baseAddress = block
+    self.deallocator = { free($0) }
   }
 
   /// Blocks at least this large are mapped with transparent huge pages (Linux; see the file's header).
   public static let hugePageMinimumBytes = 4 << 20
+  /// True where `mapHugePageBlock` serves the large blocks (Linux).
+  static let mapsLargeBlocks: Bool = {
+    #if os(Linux)
+    return true
+    #else
+    return false
+    #endif
+  }()
   /// The huge page size the blocks are aligned to.
   static let hugePageBytes = 2 << 20
 
@@ -48,6 +78,7 @@ public final class PixelStorage: @unchecked Sendable {
   /// huge pages, and its length; nil where that is not available (then malloc serves the block).
   static func mapHugePageBlock(_ byteCount: Int) -> (UnsafeMutableRawPointer, Int)? {
     #if os(Linux)
+    guard byteCount <= Int.max - 2 * hugePageBytes else { return nil }
     let length = (byteCount + hugePageBytes - 1) / hugePageBytes * hugePageBytes
     guard let raw = mmap(nil, length + hugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
       raw != MAP_FAILED
@@ -83,6 +114,20 @@ public final class PixelStorage: @unchecked Sendable {
   }
 
   deinit {
-    if let deallocator { deallocator(baseAddress) } else { baseAddress.deallocate() }
+    deallocator(baseAddress)
   }
+}
+
+/// The memory for pixels could not be allocated.
+public struct PixelAllocationError: Error, CustomStringConvertible {
+  /// The size of the block that was refused.
+  public let byteCount: Int
+
+  /// Creates the error for a refused block of `byteCount` bytes.
+  public init(byteCount: Int) { self.byteCount = byteCount }
+
+  public var description: String { "not enough memory: \(amount) for pixels could not be allocated" }
+
+  /// The refused size in words: "412 MB".
+  public var amount: String { byteCount >= 10 << 20 ? "\(byteCount >> 20) MB" : "\(byteCount) bytes" }
 }

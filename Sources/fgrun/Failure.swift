@@ -57,6 +57,8 @@ struct Failure: Error, CustomStringConvertible {
       case (.recipe, _): self.init(status: ExitStatus.usage, message: codec.message)
       default: self.init(status: ExitStatus.input, message: codec.message)
       }
+    case let allocation as PixelAllocationError:
+      self.init(status: ExitStatus.input, message: "\(allocation.description).")
     case let filter as FilterError:
       self.init(status: ExitStatus.usage, message: filter.message)
     default:

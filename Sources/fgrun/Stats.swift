@@ -50,5 +50,11 @@ struct Stats {
       "fgrun: stats: decodes \(cache.decodes), cache hits \(cache.hits), cache holds \(mb(cache.bytesHeld)), "
         + "streamed decodes \(cache.streamedDecodes), colour transforms built \(ColourStatistics.transformsBuilt), "
         + "threads \(renderer.options.threads), peak memory \(mb(Stats.peakMemoryBytes)) (ru_maxrss)")
+    let analyses = renderer.analysisStatistics
+    if analyses.computed + analyses.reused > 0 {
+      Console.error(
+        "fgrun: stats: analyses computed \(analyses.computed) in \(ms(analyses.seconds)), reused \(analyses.reused)"
+          + analyses.timings.map { "; \($0)" }.joined())
+    }
   }
 }

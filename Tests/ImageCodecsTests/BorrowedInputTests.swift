@@ -19,7 +19,7 @@ final class BorrowedInputTests: XCTestCase {
 
   private func decodeJPEGRows(_ decoder: JPEGDecoder) throws -> PixelBuffer {
     try decoder.start()
-    var buffer = decoder.makeBuffer()
+    var buffer = try decoder.makeBuffer()
     var row = 0
     while !decoder.isComplete { row += try decoder.readRows(7, into: &buffer, at: row) }
     return buffer

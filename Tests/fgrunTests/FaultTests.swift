@@ -130,6 +130,20 @@ final class FaultTests: XCTestCase {
     XCTAssertEqual(try listing(), ["in.png"])
   }
 
+  /// A decode whose memory the system refuses (an address-space limit below the 412 MB a 5.5 kB
+  /// lossless WebP unpacks to) is exit 65 with a sentence, not an abort; nothing is written.
+  func testMemoryTheSystemRefusesIsAnInputError() throws {
+    // The sanitizers reserve terabytes of address space and cannot run under `ulimit -v`.
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("not under a sanitizer") }
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    try FileManager.default.copyItem(at: Fixtures.url("webp/flat-12000.webp"), to: file("in.webp"))
+    let run = try ChildProcess.run(
+      "/bin/bash", ["-c", "ulimit -v 400000; exec \"$0\" -e orient in.webp out.png", binary], in: folder)
+    XCTAssertEqual(run.status, 65, run.stderr)
+    XCTAssertTrue(run.stderr.contains("not enough memory to decode the 12000×12000 image (412 MB could not be allocated)"), run.stderr)
+    XCTAssertEqual(try listing(), ["in.webp"])
+  }
+
   private func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
   private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
 }

@@ -61,6 +61,7 @@ public enum GraphPrinter {
         line += "  [\(h.fileFormat.rawValue) \(h.size)"
         line += source.scaleDenominator > 1 ? ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]" : ", full decode]"
       }
+      if let analysed = node.operation as? any AnalysedOperation { line += "  [\(analysed.analysisSummary)]" }
       if node.operation is SourceOperation, let colour = SourceColour.explanation(node) { line += "  [\(colour)]" }
       lines.append(line)
       for input in node.inputs { visit(input, depth: depth + 1) }

@@ -24,6 +24,8 @@ public final class Renderer: Sendable {
   public let options: RendererOptions
   let pool: WorkerPool
   let cache: DecodeCache
+  /// Results of analyses, kept across renders (Renderer+Analysis.swift).
+  let analyses = AnalysisCache()
   /// Receives the sources' recoverable corrupt-data warnings (see `init`).
   let warningHandler: (@Sendable (String) -> Void)?
 
@@ -72,9 +74,15 @@ public final class Renderer: Sendable {
     let plan = try prepare(colour.image)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
-    let output = PixelBuffer(
-      width: info.size.width, height: info.size.height, format: outFormat,
-      colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: colour.embedded))
+    let output: PixelBuffer
+    do {
+      output = try PixelBuffer.allocate(
+        width: info.size.width, height: info.size.height, format: outFormat,
+        colorSpace: info.colorSpace, metadata: ImageMetadata(iccProfile: colour.embedded))
+    } catch {
+      throw CodecError(
+        .tooLarge, "There is not enough memory for the \(info.size.width)×\(info.size.height) result (\(error.amount) could not be allocated).")
+    }
     try run(
       plan, format: outFormat, band: { y, h in output.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) },
       eager: true, sink: { _, _ in })
@@ -86,7 +94,7 @@ public final class Renderer: Sendable {
   /// compensation `bpc`).
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
-    let root = optimized(image)
+    let root = optimized(try resolved(image))
     let plan = RenderPlan(root: root, grid: tileGrid(for: root))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }

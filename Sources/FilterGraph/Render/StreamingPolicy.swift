@@ -23,7 +23,7 @@ extension Renderer {
       let reads = streamingWindow(plan, source: node),
       case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator)
     else { return nil }
-    return StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
+    return try StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
   }
 
   /// The rows of `source` a render must hold at once when it decodes them in order (`window`),

@@ -43,7 +43,7 @@ final class StreamingSource: @unchecked Sendable {
   /// The source's name, for warnings.
   let name: String
 
-  init(decoder: any ImageRowDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") {
+  init(decoder: any ImageRowDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") throws {
     self.bandEnds = bandEnds
     self.name = name
     let size = decoder.outputSize
@@ -51,7 +51,7 @@ final class StreamingSource: @unchecked Sendable {
     self.capacity = max(1, min(capacity, size.height))
     self.height = size.height
     self.format = decoder.outputFormat
-    var ring = decoder.makeBuffer(rows: self.capacity)
+    var ring = try decoder.makeBuffer(rows: self.capacity)
     self.colorSpace = ring.colorSpace
     self.base = ring.withUnsafeMutableBaseAddress { p, _ in p }
     self.rowBytes = ring.rowBytes

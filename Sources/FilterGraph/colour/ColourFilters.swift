@@ -6,7 +6,7 @@
 import PixelBufferModule
 
 /// Recipe verbs: `tint`, `convert`, `matrix`, `sepia`, `saturate`, `brightness`, `contrast`,
-/// `exposure`, `gamma`, `invert`. (`convert to=gray` is the grayscale verb.)
+/// `exposure`, `gamma`, `invert`, `modulate`, `levels`, `normalize`. (`convert to=gray` is the grayscale verb.)
 public enum ColourFilters {
   /// `tint color=#FF8000 amount=0.3 mode=mix|multiply|template|monochrome`.
   public static let tint = FilterDefinition(TintOperation.table) { inputs, args, _ in
@@ -49,9 +49,30 @@ public enum ColourFilters {
     inputs[0].adjustingGamma(args[GammaOperation.value], in: args[ColorMatrixOperation.space])
   }
 
+  /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
+  public static let modulate = FilterDefinition(ModulateOperation.table) { inputs, args, _ in
+    inputs[0].modulated(
+      brightness: args.number("brightness"), saturation: args.number("saturation"), hue: args.number("hue"),
+      lightness: args.number("lightness"))
+  }
+
+  /// `levels black=0 white=1 gamma=1 out-black=0 out-white=1 channel=all`.
+  public static let levels = FilterDefinition(LevelsOperation.table) { inputs, args, _ in
+    let black = args.number("black"), white = args.number("white")
+    guard white > black else { throw FilterError("levels: white (\(ParameterValue.format(white))) must be above black (\(ParameterValue.format(black))).") }
+    return inputs[0].leveled(
+      black: black, white: white, gamma: args.number("gamma"), outputBlack: args.number("out-black"),
+      outputWhite: args.number("out-white"), channel: ToneChannel(rawValue: args.choice("channel")) ?? .all)
+  }
+
+  /// `normalize low=1 high=99`.
+  public static let normalize = FilterDefinition(NormalizeOperation.table) { inputs, args, _ in
+    inputs[0].normalized(low: args.number("low") / 100, high: args.number("high") / 100)
+  }
+
   /// Every colour verb.
   public static var all: [FilterDefinition] {
-    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert]
+    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, normalize]
   }
 
   /// A matrix preset verb with one number parameter `key`.

@@ -128,10 +128,10 @@ public final class JPEGDecoder {
   /// file's colour space and metadata, ready for `readRows`.
   ///
   /// - Precondition: `start(options:)` has run.
-  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
+  public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
     guard let scaledSize else { preconditionFailure("call start(options:) before makeBuffer(rows:)") }
-    return PixelBuffer(
-      width: scaledSize.width, height: rows ?? scaledSize.height, format: outputFormat,
+    return try PixelBuffer.forDecoding(
+      width: scaledSize.width, height: scaledSize.height, rows: rows, format: outputFormat,
       colorSpace: outputColorSpace, metadata: header.metadata)
   }
 
@@ -262,7 +262,7 @@ public final class JPEGDecoder {
   ) throws -> JPEGDecodeResult {
     let decoder = try JPEGDecoder(data: data, limits: limits)
     let size = try decoder.start(options: options)
-    var buffer = decoder.makeBuffer()
+    var buffer = try decoder.makeBuffer()
     try decoder.readRows(size.height, into: &buffer)
     return JPEGDecodeResult(buffer: buffer, warnings: decoder.warnings)
   }

@@ -35,7 +35,7 @@ public enum PNGCodec: ImageCodec {
       throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
     let decoder = try PNGDecoder(data: data, limits: request.limits)
-    return d == 1 ? decoder : PNGShrinkingDecoder(decoder, factor: d)
+    return d == 1 ? decoder : try PNGShrinkingDecoder(decoder, factor: d)
   }
 
   public static let encodeOptions: [FormatOption] = [

@@ -155,9 +155,9 @@ public final class PNGDecoder {
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole image) in this decoder's
   /// format, colour space and metadata.
-  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
-    PixelBuffer(
-      width: header.size.width, height: rows ?? header.size.height, format: format, colorSpace: colorSpace,
+  public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: header.size.width, height: header.size.height, rows: rows, format: format, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
@@ -224,7 +224,7 @@ public final class PNGDecoder {
     if let failure { throw failure }
     let n = min(count, remainingRows)
     guard n > 0 else { return nil }
-    var strip = makeBuffer(rows: n)
+    var strip = try makeBuffer(rows: n)
     try readRows(into: &strip)
     return strip
   }
@@ -238,7 +238,7 @@ public final class PNGDecoder {
       wholeImage = nil
       return whole
     }
-    var buffer = makeBuffer(rows: remainingRows)
+    var buffer = try makeBuffer(rows: remainingRows)
     try readRows(into: &buffer)
     return buffer
   }
@@ -278,7 +278,7 @@ public final class PNGDecoder {
   /// Decodes every pass of the image at once (used for interlaced files).
   private func decodeWholeImage() throws -> PixelBuffer {
     if let wholeImage { return wholeImage }
-    var whole = makeBuffer(rows: header.size.height)
+    var whole = try makeBuffer(rows: header.size.height)
     let reader = self.reader
     let status = whole.withUnsafeMutableBaseAddress { base, stride -> Int32 in
       var rows = (0..<header.size.height).map {

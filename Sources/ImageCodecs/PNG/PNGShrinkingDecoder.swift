@@ -18,20 +18,20 @@ final class PNGShrinkingDecoder: ImageRowDecoder {
   let outputSize: Size
 
   /// Decodes `source` (nothing read yet) at 1/`factor` (≥ 2).
-  init(_ source: PNGDecoder, factor: Int) {
+  init(_ source: PNGDecoder, factor: Int) throws {
     self.source = source
     self.factor = factor
     let size = source.header.size
     outputSize = Size(width: (size.width + factor - 1) / factor, height: (size.height + factor - 1) / factor)
-    scratch = source.makeBuffer(rows: factor)
+    scratch = try source.makeBuffer(rows: factor)
   }
 
   var outputFormat: PixelFormat { source.format }
   var warnings: [String] { source.warnings }
 
-  func makeBuffer(rows: Int?) -> PixelBuffer {
-    PixelBuffer(
-      width: outputSize.width, height: rows ?? outputSize.height, format: source.format,
+  func makeBuffer(rows: Int?) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: outputSize.width, height: outputSize.height, rows: rows, format: source.format,
       colorSpace: source.colorSpace, metadata: source.header.metadata)
   }
 

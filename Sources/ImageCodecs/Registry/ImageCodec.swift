@@ -135,7 +135,7 @@ public protocol ImageRowDecoder: AnyObject {
   var outputFormat: PixelFormat { get }
   /// A buffer of `rows` rows (default: the whole image) in the output format, tagged with the
   /// file's colour space and metadata, ready for `readRows`.
-  func makeBuffer(rows: Int?) -> PixelBuffer
+  func makeBuffer(rows: Int?) throws -> PixelBuffer
   /// Decodes the next `count` rows (fewer at the bottom of the image) into `buffer`, starting at
   /// its row `destinationRow`, and returns how many rows were decoded.
   ///
@@ -153,7 +153,7 @@ public protocol ImageRowDecoder: AnyObject {
 extension ImageRowDecoder {
   /// Reads every row into `makeBuffer(rows: nil)`.
   public func decodeAll() throws -> PixelBuffer {
-    var buffer = makeBuffer(rows: nil)
+    var buffer = try makeBuffer(rows: nil)
     _ = try readRows(outputSize.height, into: &buffer, at: 0)
     return buffer
   }

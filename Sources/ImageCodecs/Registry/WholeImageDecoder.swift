@@ -33,9 +33,9 @@ public final class WholeImageDecoder: ImageRowDecoder {
   /// No recoverable warnings: these libraries either decode or fail.
   public var warnings: [String] { [] }
 
-  public func makeBuffer(rows: Int?) -> PixelBuffer {
-    PixelBuffer(
-      width: outputSize.width, height: rows ?? outputSize.height, format: outputFormat, colorSpace: colorSpace,
+  public func makeBuffer(rows: Int?) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: outputSize.width, height: outputSize.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
       metadata: metadata)
   }
 
@@ -46,7 +46,7 @@ public final class WholeImageDecoder: ImageRowDecoder {
       whole = nil
       return buffer
     }
-    var rest = makeBuffer(rows: outputSize.height - rowsRead)
+    var rest = try makeBuffer(rows: outputSize.height - rowsRead)
     _ = try readRows(rest.height, into: &rest, at: 0)
     return rest
   }
@@ -80,7 +80,7 @@ public final class WholeImageDecoder: ImageRowDecoder {
   private func decoded() throws -> PixelBuffer {
     if let failure { throw failure }
     if let whole { return whole }
-    var buffer = makeBuffer(rows: nil)
+    var buffer = try makeBuffer(rows: nil)
     do {
       try decodeWhole(&buffer)
     } catch {

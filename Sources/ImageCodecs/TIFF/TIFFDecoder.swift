@@ -132,9 +132,9 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
   /// colour space and metadata.
-  public func makeBuffer(rows: Int? = nil) -> PixelBuffer {
-    PixelBuffer(
-      width: header.size.width, height: rows ?? header.size.height, format: outputFormat, colorSpace: colorSpace,
+  public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: header.size.width, height: header.size.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
@@ -171,7 +171,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     else {
       throw CodecError(.invalidArgument, "The region \(region) is not inside the \(header.size) TIFF page.")
     }
-    var buffer = PixelBuffer(
+    var buffer = try PixelBuffer.forDecoding(
       width: region.width, height: region.height, format: outputFormat, colorSpace: colorSpace, metadata: header.metadata)
     try decode(region, into: &buffer, at: 0)
     return buffer

@@ -52,7 +52,8 @@ public enum WebPCodec: ImageCodec {
     let data = data
     return WholeImageDecoder(size: size, format: format, colorSpace: colorSpace, metadata: h.metadata) { buffer in
       if file.isAnimated && d > 1 {
-        var full = PixelBuffer(width: file.size.width, height: file.size.height, format: format, colorSpace: colorSpace, metadata: h.metadata)
+        var full = try PixelBuffer.forDecoding(
+          width: file.size.width, height: file.size.height, format: format, colorSpace: colorSpace, metadata: h.metadata)
         try decode(data, into: &full)
         buffer = full.boxShrunk(by: d)
       } else {

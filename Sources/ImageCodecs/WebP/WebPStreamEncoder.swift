@@ -56,7 +56,11 @@ public final class WebPStreamEncoder: ImageRowEncoder {
     self.exif = exif
     self.xmp = xmp
     self.handle = handle
-    pixels = PixelBuffer(width: size.width, height: size.height, format: format)
+    do {
+      pixels = try PixelBuffer.allocate(width: size.width, height: size.height, format: format)
+    } catch {
+      throw CodecError(.tooLarge, "There is not enough memory to encode the \(size.width)×\(size.height) WebP image (\(error.amount) could not be allocated).")
+    }
   }
 
   public func write(rows: PixelBuffer) throws {

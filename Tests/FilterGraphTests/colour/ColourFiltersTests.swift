@@ -12,7 +12,7 @@ final class ColourFiltersTests: XCTestCase {
   func testVerbNamesAreUniqueAndComplete() {
     let names = ColourFilters.all.map(\.descriptor.name)
     XCTAssertEqual(Set(names).count, names.count)
-    XCTAssertEqual(Set(names), ["tint", "convert", "matrix", "sepia", "saturate", "brightness", "contrast", "exposure", "gamma", "invert"])
+    XCTAssertEqual(Set(names), ["tint", "convert", "matrix", "sepia", "saturate", "brightness", "contrast", "exposure", "gamma", "invert", "modulate", "levels", "normalize"])
     XCTAssertTrue(ColourFilters.all.allSatisfy { $0.descriptor.category == .colour })
   }
 

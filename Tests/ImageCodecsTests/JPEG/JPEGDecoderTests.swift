@@ -114,8 +114,8 @@ final class JPEGDecoderTests: XCTestCase {
     let full = try JPEGDecoder.decode(data)
     let decoder = try JPEGDecoder(data: data)
     try decoder.start()
-    var assembled = decoder.makeBuffer()
-    var strip = decoder.makeBuffer(rows: 16)
+    var assembled = try decoder.makeBuffer()
+    var strip = try decoder.makeBuffer(rows: 16)
     XCTAssertEqual(strip.colorSpace, .sRGB)
     while !decoder.isComplete {
       let first = decoder.nextRow
@@ -142,7 +142,7 @@ final class JPEGDecoderTests: XCTestCase {
     try decoder.start()
     XCTAssertEqual(try decoder.skipRows(50), 50)
     XCTAssertEqual(decoder.nextRow, 50)
-    var buffer = decoder.makeBuffer()
+    var buffer = try decoder.makeBuffer()
     XCTAssertEqual(try decoder.readRows(200, into: &buffer, at: 50), 99)
     let rect = Rect(x: 0, y: 50, width: 227, height: 99)
     XCTAssertTrue(buffer.cropped(to: rect).hasSamePixels(as: full.cropped(to: rect)))
@@ -155,7 +155,7 @@ final class JPEGDecoderTests: XCTestCase {
     try decoder.start()
     assertCodecError(.invalidArgument) { try decoder.start() }
     assertCodecError(.invalidArgument) { try decoder.readRows(1, into: &wrong) }
-    var short = decoder.makeBuffer(rows: 4)
+    var short = try decoder.makeBuffer(rows: 4)
     assertCodecError(.invalidArgument) { try decoder.readRows(8, into: &short) }
   }
 }

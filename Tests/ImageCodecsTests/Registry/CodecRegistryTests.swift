@@ -76,7 +76,7 @@ final class CodecRegistryTests: XCTestCase {
       let codec = try XCTUnwrap(CodecRegistry.sniff(data))
       let whole = try codec.makeDecoder(data, request: DecodeRequest()).decodeAll()
       let decoder = try codec.makeDecoder(data, request: DecodeRequest())
-      var ring = decoder.makeBuffer(rows: 5)
+      var ring = try decoder.makeBuffer(rows: 5)
       var y = 0
       while y < decoder.outputSize.height {
         let n = try decoder.readRows(3, into: &ring, at: 2)

@@ -191,7 +191,7 @@ final class TIFFCodecTests: XCTestCase {
       let data = try CodecTest.data("tiff/" + file)
       let whole = try TIFFCodec.makeDecoder(data, request: DecodeRequest()).decodeAll()
       let decoder = try TIFFCodec.makeDecoder(data, request: DecodeRequest())
-      var ring = decoder.makeBuffer(rows: 7)
+      var ring = try decoder.makeBuffer(rows: 7)
       var y = 0
       while y < decoder.outputSize.height {
         let n = try decoder.readRows(5, into: &ring, at: 1)

@@ -1,0 +1,180 @@
+// Renderer+Analysis.swift — computing analyses (Graph/Analysis.swift) before the tiles that need them.
+//
+// `prepare` first resolves the graph: inputs before the nodes that read them, every
+// `AnalysedOperation` has its analysis computed on its (already resolved) input and is replaced
+// by the ordinary operation it resolves to; nodes above are rebuilt so their sizes follow. A graph
+// without analyses is returned as it is.
+//
+// An analysis runs on its own small render of the input (or of the downscaled view it asks for):
+// the view is optimized and its sources decoded through the decode cache as for any render, then
+// cut into the render's bands of tiles; a group of bands at a time goes to the worker pool (in
+// order, which keeps a streamed source's window of rows valid), each tile reduced to a partial
+// result on the worker that computed it, and the partials are merged in tile order on the calling
+// thread — so the result does not depend on scheduling. Results are kept (`AnalysisCache`, the 64
+// most recent) under the analysis's label and the input's structural key, which includes each
+// source file's identity (path, size, modification time): an analysis of the same input is
+// computed once per render and once across renders while kept.
+
+import Foundation
+import PixelBufferModule
+
+/// Counters of the analyses a renderer computed (`fgrun --stats` prints them).
+public struct AnalysisStatistics: Hashable, Sendable {
+  /// Analyses computed.
+  public var computed = 0
+  /// Analyses answered from results kept from earlier (same input, same settings).
+  public var reused = 0
+  /// Wall-clock seconds spent computing analyses (views' decodes included).
+  public var seconds = 0.0
+  /// Each computed analysis, `label of input: seconds`, in the order they ran.
+  public var timings: [String] = []
+}
+
+/// Results of analyses, keyed by analysis and input; thread-safe.
+final class AnalysisCache: @unchecked Sendable {
+  private let lock = NSLock()
+  private var results: [String: any Sendable] = [:]
+  private var order: [String] = []
+  private var counters = AnalysisStatistics()
+  /// How many results are kept.
+  let capacity = 64
+
+  func lookup(_ key: String) -> (any Sendable)? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard let hit = results[key] else { return nil }
+    counters.reuse()
+    order.removeAll { $0 == key }
+    order.append(key)
+    return hit
+  }
+
+  func store(_ value: any Sendable, for key: String, label: String, seconds: Double) {
+    lock.lock()
+    defer { lock.unlock() }
+    counters.computed += 1
+    counters.seconds += seconds
+    counters.timings.append(String(format: "%@: %.1f ms", label, seconds * 1000))
+    if results.updateValue(value, forKey: key) == nil { order.append(key) }
+    while order.count > capacity { results.removeValue(forKey: order.removeFirst()) }
+  }
+
+  var statistics: AnalysisStatistics {
+    lock.lock()
+    defer { lock.unlock() }
+    return counters
+  }
+
+  func removeAll() {
+    lock.lock()
+    defer { lock.unlock() }
+    results = [:]
+    order = []
+  }
+}
+
+/// The partial results of one group of tiles, filled by the workers.
+private final class AnalysisSlots<Partial>: @unchecked Sendable {
+  var partials: [Partial?]
+  var failure: Error?
+  let lock = NSLock()
+  init(_ n: Int) { partials = Array(repeating: nil, count: n) }
+}
+
+extension AnalysisStatistics {
+  fileprivate mutating func reuse() { reused += 1 }
+}
+
+extension Renderer {
+  /// Counters of the analyses computed and reused so far.
+  public var analysisStatistics: AnalysisStatistics { analyses.statistics }
+
+  /// Computes `analysis` of `image` (tile-parallel, on this renderer's workers), or returns the
+  /// result kept from an earlier identical request.
+  public func analyse<A: ImageAnalysis>(_ image: Image, _ analysis: A) throws -> A.Result {
+    let resolvedImage = try resolved(image)
+    let view = Self.view(of: resolvedImage, analysis.view, space: analysis.workingSpace)
+    let key = "\(analysis.label) [\(analysis.view)] of \(resolvedImage.node.structuralKey)"
+    if let kept = analyses.lookup(key) as? A.Result { return kept }
+    let start = DispatchTime.now().uptimeNanoseconds
+    let plan = try prepare(view)
+    let evaluator = TileEvaluator(plan: plan)
+    let viewSize = plan.root.info.size
+    let space = analysis.workingSpace
+    func read(_ rect: Rect) throws -> Tile {
+      var memo: [TileEvaluator.MemoKey: Tile] = [:]
+      return try evaluator.evaluate(plan.root, rect, space: space, memo: &memo)
+    }
+    let ready = try analysis.prepared(reading: read, viewSize: viewSize)
+    var total: A.Partial?
+    if !viewSize.isEmpty {
+      let grid = plan.grid
+      let across = grid.tilesAcross, bands = grid.bandCount
+      let group = bandWindow
+      var first = 0
+      while first < bands {
+        let count = min(group, bands - first) * across
+        let slots = AnalysisSlots<A.Partial>(count)
+        let firstBand = first
+        pool.parallelFor(count) { i in
+          let rect = grid.tile(i % across, ofBand: firstBand + i / across)
+          do {
+            let partial = ready.partial(of: try read(rect), viewSize: viewSize)
+            slots.lock.lock()
+            slots.partials[i] = partial
+            slots.lock.unlock()
+          } catch {
+            slots.lock.lock()
+            if slots.failure == nil { slots.failure = error }
+            slots.lock.unlock()
+          }
+        }
+        if let failure = slots.failure { throw failure }
+        for case let partial? in slots.partials { total = total.map { ready.merged($0, partial) } ?? partial }
+        first += group
+      }
+    }
+    guard let total else { throw FilterError("\(analysis.label): the image has no pixels to analyse") }
+    let result = ready.result(total, viewSize: viewSize, imageSize: resolvedImage.size)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    analyses.store(result, for: key, label: analysis.label, seconds: seconds)
+    return result
+  }
+
+  /// `image` with every analysis computed and every `AnalysedOperation` replaced by the operation
+  /// it resolves to: the graph as it renders, with final sizes (a `trim`'s result size).
+  public func resolved(_ image: Image) throws -> Image {
+    var done: [ObjectIdentifier: ImageNode] = [:]
+    func visit(_ node: ImageNode) throws -> ImageNode {
+      if let hit = done[ObjectIdentifier(node)] { return hit }
+      let inputs = try node.inputs.map(visit)
+      var result = node
+      if let analysed = node.operation as? any AnalysedOperation {
+        result = try resolve(analysed, input: inputs[0])
+      } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
+        result = ImageNode(operation: node.operation, inputs: inputs)
+      }
+      done[ObjectIdentifier(node)] = result
+      return result
+    }
+    let root = try visit(image.node)
+    return root === image.node ? image : Image(node: root)
+  }
+
+  private func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
+    let result = try analyse(Image(node: input), operation.analysis)
+    return ImageNode(operation: operation.resolved(with: result, input: input.info), inputs: [input])
+  }
+
+  /// The pixels `view` asks for: the image itself, or the image scaled to fit the pixel budget
+  /// (box-averaged in `space`, the encoding the analysis reads).
+  static func view(of image: Image, _ view: AnalysisView, space: WorkingSpace) -> Image {
+    guard case .reduced(let budget) = view else { return image }
+    let size = image.size
+    let pixels = Double(size.width) * Double(size.height)
+    guard pixels > Double(budget), budget > 0 else { return image }
+    let f = (Double(budget) / pixels).squareRoot()
+    let target = Size(width: max(1, Int(Double(size.width) * f)), height: max(1, Int(Double(size.height) * f)))
+    return image.scaled(to: target, kernel: .box, linearLight: space == .linear)
+  }
+}

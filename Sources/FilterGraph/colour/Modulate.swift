@@ -1,0 +1,165 @@
+// Modulate.swift — brightness, saturation, hue and lightness in the Oklch perceptual space.
+//
+// Definition, on straight (not premultiplied) linear-light sRGB c = (r, g, b) (Oklab is defined on
+// linear sRGB; Björn Ottosson, "A perceptual color space for image processing", 2020):
+//
+//   (L, a, b) = M₂ · ∛(M₁ · c)                              Oklab; ∛ per component, odd for negatives
+//   L' = L · brightness + lightness
+//   (a', b') = saturation · R(hue) · (a, b)                 chroma C = √(a² + b²) scaled, angle h + hue
+//   c' = M₁⁻¹ · (M₂⁻¹ · (L', a', b'))³                       alpha unchanged
+//
+// with R(θ) the rotation by θ degrees, M₁ and M₂ Ottosson's published matrices (LMS from linear
+// sRGB; Oklab from cube-rooted LMS) and M₁⁻¹, M₂⁻¹ his published inverses. In Oklch terms: L' = βL + λ,
+// C' = sC, h' = h + θ. Lightness is an offset in Oklab L units (0 black, 1 white); brightness and
+// saturation are multipliers (1 = unchanged); hue is degrees. No clamping: colours pushed outside
+// sRGB stay outside until the output is stored (where they clip), so consecutive modulates
+// compose exactly — and the optimizer merges them: (β₁, λ₁, s₁, θ₁) then (β₂, λ₂, s₂, θ₂) is
+// (β₁β₂, λ₁β₂ + λ₂, s₁s₂, θ₁ + θ₂). The steps between the cube roots are affine, so they run as
+// one 3×3 matrix plus offset on cube-rooted LMS: K = M₂⁻¹ · A · M₂, k = M₂⁻¹ · (λ, 0, 0).
+// The cube root is computed to Float precision (an exponent-bits first guess and two Halley steps).
+
+import Foundation
+import PixelBufferModule
+
+/// Scales Oklab lightness and chroma, rotates hue and offsets lightness; see the file's definition.
+public struct ModulateOperation: ComposablePointOperation {
+  /// Multiplies Oklab L (1 = unchanged).
+  public let brightness: Double
+  /// Multiplies Oklch chroma (1 = unchanged, 0 = gray).
+  public let saturation: Double
+  /// Rotates Oklch hue, in degrees.
+  public let hue: Double
+  /// Added to Oklab L (0 = unchanged).
+  public let lightness: Double
+
+  private let matrix: [SIMD4<Float>]  // rows of K (w unused)
+  private let offset: SIMD4<Float>
+
+  /// Creates the operation; values are clamped to the table's ranges (NaN: unchanged).
+  public init(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) {
+    func clamp(_ v: Double, _ r: ClosedRange<Double>, _ neutral: Double) -> Double { v.isNaN ? neutral : min(max(v, r.lowerBound), r.upperBound) }
+    self.init(
+      merged: clamp(brightness, 0...10, 1), saturation: clamp(saturation, 0...10, 1), hue: clamp(hue, -360...360, 0),
+      lightness: clamp(lightness, -1...1, 0))
+  }
+
+  /// Values already checked, or the composition of two valid operations (which may leave the ranges).
+  private init(merged brightness: Double, saturation: Double, hue: Double, lightness: Double) {
+    self.brightness = brightness
+    self.saturation = saturation
+    self.hue = hue
+    self.lightness = lightness
+    let theta = hue * .pi / 180
+    let cs = saturation * cos(theta), sn = saturation * sin(theta)
+    let a: [[Double]] = [[brightness, 0, 0], [0, cs, -sn], [0, sn, cs]]
+    let k = Self.multiply(Self.m2Inverse, Self.multiply(a, Self.m2))
+    matrix = k.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), 0) }
+    let o = Self.m2Inverse.map { $0[0] * lightness }
+    offset = SIMD4(Float(o[0]), Float(o[1]), Float(o[2]), 0)
+  }
+
+  /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
+  public static let table = OperationDescriptor(
+    name: "modulate", category: .colour,
+    summary: "Brightness and saturation multipliers, hue rotation and lightness offset in Oklch (perceptual).",
+    parameters: [
+      ParameterSpec("brightness", .number(0...10), default: .number(1), help: "Multiplies Oklab lightness L (1 = unchanged)."),
+      ParameterSpec("saturation", .number(0...10), default: .number(1), help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray)."),
+      ParameterSpec("hue", .number(-360...360), default: .number(0), help: "Rotates Oklch hue by this many degrees."),
+      ParameterSpec("lightness", .number(-1...1), default: .number(0), help: "Added to Oklab L (0 black … 1 white)."),
+    ],
+    example: "modulate brightness=1.05 saturation=1.2 hue=10")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    Arguments([
+      ("brightness", .number(brightness)), ("saturation", .number(saturation)), ("hue", .number(hue)),
+      ("lightness", .number(lightness)),
+    ])
+  }
+  public var workingSpace: WorkingSpace? { .linear }
+
+  public func composed(with next: any PointOperation) -> (any PointOperation)? {
+    guard let n = next as? ModulateOperation else { return nil }
+    return ModulateOperation(
+      merged: brightness * n.brightness, saturation: saturation * n.saturation, hue: hue + n.hue,
+      lightness: lightness * n.brightness + n.lightness)
+  }
+
+  public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    let k0 = matrix[0], k1 = matrix[1], k2 = matrix[2], off = offset
+    let (a0, a1, a2) = Self.toLMS, (b0, b1, b2) = Self.fromLMS
+    @inline(__always) func row(_ r: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), _ v: SIMD4<Float>) -> SIMD4<Float> {
+      r.0 * v.x + r.1 * v.y + r.2 * v.z
+    }
+    for i in 0..<count {
+      let p = pixels[i]
+      let alpha = p.w
+      if alpha <= 0 { continue }
+      let straight = alpha == 1 ? p : p / alpha
+      let lms = Self.cubeRoot(row((a0, a1, a2), straight))
+      let moved = SIMD4((k0 * lms).sum(), (k1 * lms).sum(), (k2 * lms).sum(), 0) + off
+      let cubed = moved * moved * moved
+      var rgb = row((b0, b1, b2), cubed)
+      rgb.w = 1
+      pixels[i] = rgb * alpha
+    }
+  }
+
+  /// ∛x per lane (odd for negatives), to Float precision; lane w is ignored.
+  @inline(__always)
+  static func cubeRoot(_ x: SIMD4<Float>) -> SIMD4<Float> {
+    let ax = x.replacing(with: -x, where: x .< 0)
+    // First guess: a third of the exponent (the bits of a positive float are nearly log₂ of it).
+    let bits = unsafeBitCast(ax, to: SIMD4<UInt32>.self)
+    var y = unsafeBitCast(bits / 3 &+ 0x2A51_4067, to: SIMD4<Float>.self)
+    for _ in 0..<2 {  // Halley: cubic convergence, ≈ 3 % → 5·10⁻⁵ → below Float's ulp
+      let y3 = y * y * y
+      y = y * (y3 + 2 * ax) / (2 * y3 + ax)
+    }
+    let r = y.replacing(with: 0, where: ax .== 0)
+    return r.replacing(with: -r, where: x .< 0)
+  }
+
+  /// M₁ as columns (lane j of column i is row j): LMS = Σ col_i · c_i.
+  static let toLMS = columns([
+    [0.4122214708, 0.5363325363, 0.0514459929],
+    [0.2119034982, 0.6806995451, 0.1073969566],
+    [0.0883024619, 0.2817188376, 0.6299787005],
+  ])
+  /// M₁⁻¹ as columns.
+  static let fromLMS = columns([
+    [4.0767416621, -3.3077115913, 0.2309699292],
+    [-1.2684380046, 2.6097574011, -0.3413193965],
+    [-0.0041960863, -0.7034186147, 1.7076147010],
+  ])
+  /// M₂: cube-rooted LMS → Oklab.
+  static let m2: [[Double]] = [
+    [0.2104542553, 0.7936177850, -0.0040720468],
+    [1.9779984951, -2.4285922050, 0.4505937099],
+    [0.0259040371, 0.7827717662, -0.8086757660],
+  ]
+  /// M₂⁻¹: Oklab → cube-rooted LMS.
+  static let m2Inverse: [[Double]] = [
+    [1, 0.3963377774, 0.2158037573],
+    [1, -0.1055613458, -0.0638541728],
+    [1, -0.0894841775, -1.2914855480],
+  ]
+
+  private static func columns(_ m: [[Double]]) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+    func col(_ i: Int) -> SIMD4<Float> { SIMD4(Float(m[0][i]), Float(m[1][i]), Float(m[2][i]), 0) }
+    return (col(0), col(1), col(2))
+  }
+
+  private static func multiply(_ x: [[Double]], _ y: [[Double]]) -> [[Double]] {
+    (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0) { $0 + x[i][$1] * y[$1][j] } } }
+  }
+}
+
+extension Image {
+  /// The image with Oklab lightness multiplied by `brightness` and offset by `lightness`, Oklch
+  /// chroma multiplied by `saturation` and hue rotated by `hue` degrees (see Modulate.swift).
+  public func modulated(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) -> Image {
+    applying(ModulateOperation(brightness: brightness, saturation: saturation, hue: hue, lightness: lightness))
+  }
+}

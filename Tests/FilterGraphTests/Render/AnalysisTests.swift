@@ -1,0 +1,74 @@
+// AnalysisTests.swift — analyses computed before the tiles: once per render, kept across renders,
+// independent of tiling, shown by explain.
+import Foundation
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+/// Counts pixels and sums red over the view; counts how often its tiles were reduced.
+private struct SumAnalysis: ImageAnalysis {
+  var view: AnalysisView = .fullSize
+  var label: String { "sum" }
+  var workingSpace: WorkingSpace { .encoded }
+  func partial(of tile: Tile, viewSize: Size) -> SIMD2<Double> {
+    tile.withPixels { px in
+      var s = SIMD2<Double>(0, 0)
+      for y in 0..<px.height { for x in 0..<px.width { s += SIMD2(1, Double(px[row: y][x].x)) } }
+      return s
+    }
+  }
+  func merged(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> SIMD2<Double> { a + b }
+  func result(_ p: SIMD2<Double>, viewSize: Size, imageSize: Size) -> SIMD2<Double> { p }
+}
+
+final class AnalysisTests: XCTestCase {
+  func testReductionCoversEveryPixelOnceWhateverTheTiling() throws {
+    let image = floatImage(samplePixels(37 * 23, opaque: true), width: 37)
+    let want = samplePixels(37 * 23, opaque: true).reduce(0.0) { $0 + Double($1.x) }
+    for renderer in [colourRenderer, oneTileRenderer, Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 8, height: 3)))] {
+      let sum = try renderer.analyse(image, SumAnalysis())
+      XCTAssertEqual(sum.x, 37 * 23)
+      XCTAssertEqual(sum.y, want, accuracy: 1e-3)
+    }
+  }
+
+  func testComputedOncePerRenderAndKeptAcrossRenders() throws {
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32)))
+    let photo = try Image(contentsOf: photoURL)
+    // The same normalize read by two branches: one analysis.
+    let a = photo.normalized(), b = photo.normalized()
+    _ = try renderer.render(a.overlaid(with: b, mode: .multiply))
+    XCTAssertEqual(renderer.analysisStatistics.computed, 1)
+    _ = try renderer.render(photo.normalized().blurred(sigma: 1))
+    XCTAssertEqual(renderer.analysisStatistics.computed, 1)
+    XCTAssertEqual(renderer.analysisStatistics.reused, 2)
+    // Other settings of the analysis, or another input, are computed anew.
+    _ = try renderer.render(photo.blurred(sigma: 1).normalized())
+    XCTAssertEqual(renderer.analysisStatistics.computed, 2)
+    XCTAssertEqual(renderer.analysisStatistics.timings.count, 2)
+  }
+
+  func testTileParallelEqualsOneTile() throws {
+    let photo = try Image(contentsOf: photoURL)
+    let image = photo.normalized(low: 0.05, high: 0.9).modulated(saturation: 1.2)
+    let parallel = try renderFloat(image, renderer: Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 40, height: 16))))
+    let single = try renderFloat(image, renderer: Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 4096, height: 4096))))
+    assertPixelsClose(parallel, single, tolerance: 0)
+  }
+
+  func testExplainShowsTheAnalysis() throws {
+    let photo = try Image(contentsOf: photoURL)
+    let text = colourRenderer.explain(photo.normalized())
+    XCTAssertTrue(text.contains("analysis before the tiles: histogram of r,g,b bins=4096 (≤ 4 MP view)"), text)
+  }
+
+  func testResolvedReplacesAnalysedNodes() throws {
+    let photo = try Image(contentsOf: photoURL)
+    let resolved = try colourRenderer.resolved(photo.normalized().modulated(hue: 10))
+    XCTAssertTrue(resolved.node.inputs[0].operation is LevelsOperation)
+    let plain = photo.modulated(hue: 10)
+    XCTAssertTrue(try colourRenderer.resolved(plain).node === plain.node)
+  }
+}
