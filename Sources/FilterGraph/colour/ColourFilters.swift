@@ -51,23 +51,25 @@ public enum ColourFilters {
 
   /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public static let modulate = FilterDefinition(ModulateOperation.table) { inputs, args, _ in
-    inputs[0].modulated(
-      brightness: args.number("brightness"), saturation: args.number("saturation"), hue: args.number("hue"),
-      lightness: args.number("lightness"))
+    typealias Modulate = ModulateOperation
+    return inputs[0].modulated(
+      brightness: args[Modulate.brightness], saturation: args[Modulate.saturation], hue: args[Modulate.hue],
+      lightness: args[Modulate.lightness])
   }
 
   /// `levels black=0 white=1 gamma=1 out-black=0 out-white=1 channel=all`.
   public static let levels = FilterDefinition(LevelsOperation.table) { inputs, args, _ in
-    let black = args.number("black"), white = args.number("white")
+    typealias Levels = LevelsOperation
+    let black = args[Levels.black], white = args[Levels.white]
     guard white > black else { throw FilterError("levels: white (\(ParameterValue.format(white))) must be above black (\(ParameterValue.format(black))).") }
     return inputs[0].leveled(
-      black: black, white: white, gamma: args.number("gamma"), outputBlack: args.number("out-black"),
-      outputWhite: args.number("out-white"), channel: ToneChannel(rawValue: args.choice("channel")) ?? .all)
+      black: black, white: white, gamma: args[Levels.gamma], outputBlack: args[Levels.outputBlack],
+      outputWhite: args[Levels.outputWhite], channel: args[ToneChannel.parameter])
   }
 
   /// `normalize low=1 high=99`.
   public static let normalize = FilterDefinition(NormalizeOperation.table) { inputs, args, _ in
-    inputs[0].normalized(low: args.number("low") / 100, high: args.number("high") / 100)
+    inputs[0].normalized(low: args[NormalizeOperation.low] / 100, high: args[NormalizeOperation.high] / 100)
   }
 
   /// Every colour verb.
