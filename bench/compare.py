@@ -5,7 +5,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8 (W4 = W4a,W4b; default all)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8,W11rot,W11aff,W11pad,
+                 W11ext,W11flat (W4 = W4a,W4b; W11 = every W11 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -35,7 +36,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8"]
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8",
+                 "W11rot", "W11aff", "W11pad", "W11ext", "W11flat"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -48,8 +50,14 @@ TITLES = {
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
     "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
+    "W11rot": "W11rot rotate 12.5 degrees, bilinear, black corners, JPEG Q90 4:2:0",
+    "W11aff": "W11aff affine 0.9,0.2,-0.1,1.1, bilinear, JPEG Q90 4:2:0",
+    "W11pad": "W11pad pad to a 6400x6400 white square, centred, JPEG Q90 4:2:0",
+    "W11ext": "W11ext extend 200 pixels on every side, mirrored, JPEG Q90 4:2:0",
+    "W11flat": "W11flat flatten the 24 MP RGBA PNG onto white, JPEG Q90 4:2:0",
 }
-EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg"}
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg",
+       "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -85,8 +93,9 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     o = os.path.join(out, w)
     pe = [py, os.path.join(HERE, "peer_ops.py")]
     r = []
-    if w == "W8":
+    if w in ("W8", "W11flat"):
         inp = rgba_input(inp, py)
+    jpeg90 = "[Q=90,subsample-mode=on,strip]"
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.webp[Q=80,strip]"], True)]
@@ -160,6 +169,21 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
                 "-quality", "90", f"{o}-gm.jpg"], False),
               ("pillow", "Pillow + NumPy", f"{o}-pil.jpg", pe + ["pillow-W5", inp, f"{o}-pil.jpg"], False),
               ("opencv", "OpenCV + NumPy", f"{o}-cv.jpg", pe + ["opencv-W5", inp, f"{o}-cv.jpg"], False)]
+    elif w == "W11rot":
+        r += [("vips", "rotate (bilinear, black)", f"{o}-vips.jpg", ["vips", "rotate", inp, f"{o}-vips.jpg{jpeg90}", "347.5"], True)]  # vips turns anticlockwise
+    elif w == "W11aff":
+        r += [("vips", "affine (bilinear)", f"{o}-vips.jpg",
+               ["vips", "affine", inp, f"{o}-vips.jpg{jpeg90}", "0.9 0.2 -0.1 1.1"], True)]
+    elif w == "W11pad":
+        r += [("vips", "gravity centre, white", f"{o}-vips.jpg",
+               ["vips", "gravity", inp, f"{o}-vips.jpg{jpeg90}", "centre", "6400", "6400",
+                "--extend", "background", "--background", "255 255 255"], True)]
+    elif w == "W11ext":
+        r += [("vips", "embed, mirror", f"{o}-vips.jpg",
+               ["vips", "embed", inp, f"{o}-vips.jpg{jpeg90}", "200", "200", "6400", "4400", "--extend", "mirror"], True)]
+    elif w == "W11flat":
+        r += [("vips", "flatten, white", f"{o}-vips.jpg",
+               ["vips", "flatten", inp, f"{o}-vips.jpg{jpeg90}", "--background", "255 255 255"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])
@@ -287,7 +311,12 @@ def main():
     runs = 1 if a.quick else max(1, a.n)
     workloads = []
     for w in a.w.split(","):
-        workloads += ["W4a", "W4b"] if w == "W4" else [w]
+        if w == "W4":
+            workloads += ["W4a", "W4b"]
+        elif w == "W11":
+            workloads += [x for x in ALL_WORKLOADS if x.startswith("W11")]
+        else:
+            workloads += [w]
     bad = [w for w in workloads if w not in ALL_WORKLOADS]
     tools = a.t.split(",")
     bad += [t for t in tools if t not in ALL_TOOLS]

@@ -70,6 +70,17 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
   /// The hex spelling.
   public var description: String { hexString }
 
+  /// The colour as a premultiplied working pixel in `space` (the sRGB curve removed for `.linear`),
+  /// what a tile holds where this colour is painted.
+  public func premultiplied(in space: WorkingSpace) -> SIMD4<Float> {
+    var c = simd
+    if space == .linear { c = SIMD4(SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w) }
+    return SIMD4(c.x * c.w, c.y * c.w, c.z * c.w, c.w)
+  }
+
+  /// True when red, green and blue are equal (the colour adds no hue to a gray image).
+  public var isGray: Bool { red == green && green == blue }
+
   /// Opaque black.
   public static let black = Color(white: 0)
   /// Opaque white.

@@ -224,9 +224,9 @@ final class FGRunTests: XCTestCase {
   }
 
   func testBatchRejectsABadRecipeBeforeTouchingAnyFile() throws {
-    let run = try fgrun(["-e", "rotate 45", "in.png", "-o", "out"])
+    let run = try fgrun(["-e", "rotate 5000", "in.png", "-o", "out"])
     XCTAssertEqual(run.status, 64)
-    XCTAssertTrue(run.stderr.contains("-e:1:8: error: '45' is not a valid value for degrees"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("-e:1:8: error: angle=5000 is out of range"), run.stderr)
     XCTAssertFalse(exists("out"))
   }
 

@@ -49,6 +49,8 @@ enum Work: Sendable {
   case jpegRoundTrip
   /// Encode the photo as PNG (level 6, adaptive filters).
   case pngEncode
+  /// `renderer.statistics(of:)` of the photo (min, max, mean, deviation, dominant colour).
+  case statistics
 }
 
 let cases: [(String, Work)] = [
@@ -69,6 +71,15 @@ let cases: [(String, Work)] = [
   ("convert to gray", .filter { $0.converted(to: .gray) }),
   ("composite 600x400 over", .filter { Image(buffer: logo).composited(over: $0, gravity: .southEast, margin: 24, opacity: 0.5) }),
   ("rotate 90", .filter { $0.rotated(byDegrees: 90) }),
+  ("rotate 12.5 linear", .filter { $0.rotated(byDegrees: 12.5, kernel: .linear) }),
+  ("rotate 12.5 cubic", .filter { $0.rotated(byDegrees: 12.5) }),
+  ("affine 0.9,0.2,-0.1,1.1 linear", .filter { (try? $0.transformed(by: AffineMatrix(a: 0.9, b: 0.2, c: -0.1, d: 1.1), kernel: .linear)) ?? $0 }),
+  ("extend 200 mirror", .filter { $0.extended(by: EdgeInsets(all: 200), mode: .mirror) }),
+  ("pad to a square, white", .filter { $0.paddedToSquare(color: .white) }),
+  ("roundcorners 200", .filter { $0.roundingCorners(radius: 200) }),
+  ("roundcorners 200 + flatten white", .filter { $0.roundingCorners(radius: 200).flattened(onto: .white) }),
+  ("mask by a 600x400 alpha (scaled)", .filter { $0.masked(by: Image(buffer: logo), source: .alpha) }),
+  ("statistics", .statistics),
 ]
 
 let benchmarks: @Sendable () -> Void = {
@@ -95,6 +106,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try renderer.encode(Image(data: photoJPEG), format: .jpeg))
           case .pngEncode:
             blackHole(try renderer.encode(Image(buffer: photo), format: .png))
+          case .statistics:
+            blackHole(try renderer.statistics(of: Image(buffer: photo)))
           }
           let elapsed = ContinuousClock.now - start
           let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

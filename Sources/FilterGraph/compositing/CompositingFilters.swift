@@ -18,7 +18,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `composite` and `blend`.
+/// Recipe verbs: `composite`, `blend`, `flatten` and `mask`.
 public enum CompositingFilters {
   /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
   public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
@@ -43,6 +43,16 @@ public enum CompositingFilters {
       over: inputs[1], mode: args[Composite.mode], opacity: args[Composite.opacity], linearLight: args[Composite.linear])
   }
 
+  /// `flatten [color=]` (Flatten.swift).
+  public static let flatten = FilterDefinition(FlattenOperation.table) { inputs, args, _ in
+    inputs[0].flattened(onto: args[FlattenOperation.colorKey])
+  }
+
+  /// `mask with=NAME [source=luminance|alpha]` (Mask.swift).
+  public static let mask = FilterDefinition(MaskOperation.table) { inputs, args, _ in
+    inputs[0].masked(by: inputs[1], source: args[MaskOperation.sourceKey])
+  }
+
   /// Every compositing verb.
-  public static var all: [FilterDefinition] { [composite, blend] }
+  public static var all: [FilterDefinition] { [composite, blend, flatten, mask] }
 }

@@ -149,13 +149,6 @@ extension Image {
     applying(OrientOperation(OrientTransform(orientation)))
   }
 
-  /// The image rotated clockwise by `degrees`, a multiple of 90 (others are rounded to one).
-  public func rotated(byDegrees degrees: Int) -> Image {
-    let quarter = (((Int((Double(degrees) / 90).rounded()) % 4) + 4) % 4)
-    let orientation: [Orientation] = [.up, .right, .down, .left]
-    return quarter == 0 ? self : oriented(orientation[quarter])
-  }
-
   /// The image mirrored left–right.
   public func flippedHorizontally() -> Image { oriented(.upMirrored) }
 

@@ -162,7 +162,7 @@ final class RecipeParserTests: XCTestCase {
   func testSemicolonsSeparateStatementsAndPositionalValuesFillTheFirstParameter() throws {
     XCTAssertEqual(
       try graph("scale 0.5; blur 2 ; rotate 90"),
-      try graph("scale factor=0.5\nblur sigma=2\nrotate degrees=90"))
+      try graph("scale factor=0.5\nblur sigma=2\nrotate angle=90"))
     XCTAssertEqual(try graph("flip vertical"), try graph("flip axis=vertical"))
   }
 

@@ -1,0 +1,66 @@
+// Flatten.swift — composite onto a colour and drop alpha.
+//
+// Definition: with the input pixel P = (r, g, b, α) premultiplied in linear light and the opaque
+// colour C (its alpha ignored; sRGB curve removed), the output pixel is
+//
+//   out = P + (1 − α)·C,   alpha 1,
+//
+// which is P over C (BlendMode `over`), and the result has no alpha channel. An input without
+// alpha is returned unchanged (no node).
+
+import PixelBufferModule
+
+/// Composites its input onto an opaque colour and drops alpha (see Flatten.swift).
+public struct FlattenOperation: PointOperation {
+  /// The colour under the image (its alpha is ignored).
+  public let color: Color
+  /// The colour as a linear premultiplied opaque pixel.
+  private let under: SIMD4<Float>
+
+  /// Creates the operation.
+  public init(color: Color) {
+    var opaque = color
+    opaque.alpha = 1
+    self.color = opaque
+    under = opaque.premultiplied(in: .linear)
+  }
+
+  /// The `flatten` verb's table.
+  /// `color`: the colour under the image.
+  public static let colorKey = Parameter<Color>("color", default: .black, help: "The colour under the image (opaque).")
+
+  public static let table = OperationDescriptor(
+    name: "flatten", category: .compositing,
+    summary: "Composites the image onto a colour (in linear light) and drops alpha.",
+    parameters: [colorKey.spec],
+    example: "flatten color=white")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments { Arguments([Self.colorKey.argument(color)]) }
+  public var workingSpace: WorkingSpace? { .linear }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    var info = inputs[0]
+    info.layout = info.layout.withoutAlpha
+    if info.layout.isGray && !color.isGray { info.layout = .rgb }
+    return info
+  }
+
+  public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    let c = under
+    for i in 0..<count {
+      let p = pixels[i]
+      var out = p + (1 - p.w) * c
+      out.w = 1
+      pixels[i] = out
+    }
+  }
+}
+
+extension Image {
+  /// The image composited onto `color` (opaque; black by default) in linear light, without
+  /// alpha. An image without alpha is returned as it is.
+  public func flattened(onto color: Color = .black) -> Image {
+    info.layout.hasAlpha ? applying(FlattenOperation(color: color)) : self
+  }
+}

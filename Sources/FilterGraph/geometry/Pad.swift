@@ -1,0 +1,125 @@
+// Pad.swift — place the image on a canvas of a size (or a square) and colour, by gravity.
+//
+// Definition: for an input of w × h the canvas is W × H — the given size, or with `square` the
+// square of side max(w, h) — and the input's top-left corner goes to
+// (ox, oy) = Gravity.origin(of: w × h, in: W × H): against the sides the gravity names, centred
+// (rounding towards −∞) on the other axes. Output pixel (x, y) is input pixel (x − ox, y − oy)
+// where that lies inside the input, and the colour C (straight sRGB-encoded RGBA; not opaque
+// gives the result alpha) elsewhere. An input larger than the canvas on an axis is thus cut to
+// the part that lands on it. Pixels are moved, never resampled; the colour is painted on
+// sRGB-encoded values, where it is defined.
+//
+// The canvas and placement are computed from the input the operation receives, so they follow
+// an input whose size is known only at render time (`trim; pad square=true`).
+
+import PixelBufferModule
+
+/// Places its input on a canvas (see the definition at the top of Pad.swift).
+public struct PadOperation: ImageOperation {
+  /// The canvas: a fixed size, or nil for the square of the input's longer side.
+  public let canvas: Size?
+  /// Where the input sits on the canvas.
+  public let gravity: Gravity
+  /// The canvas colour.
+  public let color: Color
+
+  /// The largest canvas side.
+  public static let maximumSide = 65535
+
+  /// Creates the operation; canvas sides are clamped into 1…`maximumSide`.
+  public init(canvas: Size?, gravity: Gravity = .center, color: Color = .black) {
+    self.canvas = canvas.map {
+      Size(width: min(max($0.width, 1), Self.maximumSide), height: min(max($0.height, 1), Self.maximumSide))
+    }
+    self.gravity = gravity
+    self.color = color
+  }
+
+  /// The `pad` verb's table.
+  /// `size`: the canvas (optional: or `square`).
+  public static let size = Parameter<Size>(
+    "size", sides: 1...maximumSide, optional: true, help: "Canvas width and height (give size or square=true).")
+  /// `square`: a square canvas.
+  public static let square = Parameter<Bool>("square", default: false, help: "A square canvas as wide as the image's longer side.")
+  /// `gravity`: where the image sits.
+  public static let gravityKey = Parameter<Gravity>(
+    "gravity", default: .center, help: "Which side or corner of the canvas the image sits against.")
+  /// `color`: the canvas colour.
+  public static let colorKey = Parameter<Color>(
+    "color", default: .black, help: "Canvas colour (transparent colours give the image alpha).")
+
+  public static let table = OperationDescriptor(
+    name: "pad", category: .geometry,
+    summary: "Places the image on a canvas of a size (or a square) and colour, against a side or corner (cut where larger).",
+    parameters: [size.spec, square.spec, gravityKey.spec, colorKey.spec],
+    example: "pad square=true color=white")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  /// `size` or `square=true`, then gravity and colour.
+  public var arguments: Arguments {
+    var values: [(String, ParameterValue)] = canvas.map { [("size", .size($0))] } ?? [("square", .boolean(true))]
+    values += [("gravity", .choice(gravity.rawValue)), ("color", .color(color))]
+    return Arguments(values)
+  }
+  public var workingSpace: WorkingSpace? { .encoded }
+
+  /// The canvas for an input of `size`.
+  public func canvasSize(for size: Size) -> Size {
+    canvas ?? { let side = min(max(size.width, size.height), Self.maximumSide); return Size(width: side, height: side) }()
+  }
+
+  /// Where the input's top-left pixel lands, for an input of `size`.
+  public func origin(for size: Size) -> Point { gravity.origin(of: size, in: canvasSize(for: size)) }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    var info = inputs[0]
+    info.size = canvasSize(for: info.size)
+    if color.alpha < 1 { info.layout = info.layout.withAlpha }
+    if info.layout.isGray && !color.isGray { info.layout = info.layout.hasAlpha ? .rgba : .rgb }
+    return info
+  }
+
+  public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    let o = origin(for: inputs[0].size)
+    let inside = output.offsetBy(dx: -o.x, dy: -o.y).intersection(inputs[0].extent)
+    return inside.isEmpty ? Rect(x: 0, y: 0, width: 1, height: 1) : inside
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    throw FilterError("pad needs its input's size to render: the renderer calls render(into:inputs:inputInfos:).")
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
+    let input = inputs[0]
+    let o = origin(for: inputInfos[0].size)
+    let shifted = output.rect.offsetBy(dx: -o.x, dy: -o.y)
+    let inside = shifted.intersection(inputInfos[0].extent)
+    let fill = color.premultiplied(in: .encoded)
+    input.withPixels { src in
+      output.withMutablePixels { dst in
+        for y in 0..<dst.height { dst[row: y].update(repeating: fill, count: dst.width) }
+        guard !inside.isEmpty else { return }
+        let sx = inside.x - input.rect.x, sy = inside.y - input.rect.y
+        let dx = inside.x - shifted.x, dy = inside.y - shifted.y
+        for row in 0..<inside.height {
+          (dst[row: dy + row] + dx).update(from: src[row: sy + row] + sx, count: inside.width)
+        }
+      }
+    }
+  }
+}
+
+extension Image {
+  /// The image placed on a `size` canvas of `color` (black by default) against the side or corner
+  /// `gravity` names (centred on the other axes, rounding down); an image larger than the canvas
+  /// on an axis is cut to the part that lands on it. Sides are clamped into 1…65535. See Pad.swift.
+  public func padded(to size: Size, gravity: Gravity = .center, color: Color = .black) -> Image {
+    applying(PadOperation(canvas: size, gravity: gravity, color: color))
+  }
+
+  /// The image centred (or placed by `gravity`) on a square canvas of `color` whose side is the
+  /// image's longer side. See Pad.swift.
+  public func paddedToSquare(gravity: Gravity = .center, color: Color = .black) -> Image {
+    applying(PadOperation(canvas: nil, gravity: gravity, color: color))
+  }
+}

@@ -1,0 +1,88 @@
+// ImageFileInfo.swift — what a file's header says: format, size, depth, channels, colour profile,
+// orientation, metadata present and page count (`fgrun info`). Reading it decodes no pixel.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// The facts of an image file's header (no pixel is decoded).
+public struct ImageFileInfo: Sendable {
+  /// The format, from the file's first bytes.
+  public var format: ImageFileFormat
+  /// Width and height as stored (before the EXIF orientation is applied).
+  public var storedSize: Size
+  /// Width and height shown upright (the orientation applied).
+  public var size: Size
+  /// The channels.
+  public var layout: ChannelLayout
+  /// The component type (8-bit, 16-bit, float).
+  public var component: ComponentType
+  /// The embedded ICC profile's description, or nil when the file has no profile.
+  public var profileDescription: String?
+  /// The EXIF orientation (`.up` when the file has none).
+  public var orientation: Orientation
+  /// The kinds of metadata the file carries, in this order: `ICC profile`, `EXIF` (or `EXIF
+  /// orientation` when only the orientation is known), `XMP`, `IPTC`, `comment`, `gAMA`, `cHRM`.
+  public var metadata: [String]
+  /// Pages (frames, images) in the file.
+  public var pageCount: Int
+
+  /// Reads the header of the file at `url`.
+  ///
+  /// - Throws: `CodecError` when the file is missing, unsupported or its header is bad.
+  public init(contentsOf url: URL, options: LoadOptions = LoadOptions()) throws {
+    let header = try EncodedSource(contentsOf: url, options: options).header
+    format = header.fileFormat
+    storedSize = header.size
+    size = header.orientedSize
+    layout = header.layout
+    component = header.component
+    orientation = header.metadata.orientation
+    pageCount = header.pageCount
+    profileDescription = header.metadata.iccProfile.map { data in
+      (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)"
+    }
+    let m = header.metadata
+    var kinds: [String] = []
+    if m.iccProfile != nil { kinds.append("ICC profile") }
+    if m.exif != nil {
+      kinds.append("EXIF")
+    } else if m.orientation != .up {
+      kinds.append("EXIF orientation")
+    }
+    if m.xmp != nil { kinds.append("XMP") }
+    if m.iptc != nil { kinds.append("IPTC") }
+    if m.comment != nil { kinds.append("comment") }
+    if m.gamma != nil { kinds.append("gAMA") }
+    if m.chromaticities != nil { kinds.append("cHRM") }
+    metadata = kinds
+  }
+
+  /// Bits per component: 8, 16 or 32.
+  public var bitDepth: Int { component.byteCount * 8 }
+
+  /// The largest stored value of a component (255, 65535; 1 for float).
+  public var maximumValue: Double {
+    switch component {
+    case .uint8: return 255
+    case .uint16: return 65535
+    case .float32: return 1
+    }
+  }
+}
+
+extension Orientation {
+  /// How the EXIF orientation reads: `up`, `up mirrored`, … `left`.
+  public var name: String {
+    switch self {
+    case .up: return "up"
+    case .upMirrored: return "up mirrored"
+    case .down: return "down"
+    case .downMirrored: return "down mirrored"
+    case .leftMirrored: return "left mirrored"
+    case .right: return "right"
+    case .rightMirrored: return "right mirrored"
+    case .left: return "left"
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// Tests of rotate (any angle) and affine against their definition (Affine.swift): a direct
+// reference implementation in Double, the exact 90° rotations, tiling, region of interest, verbs.
+
+import FilterGraph
+import Foundation
+import PixelBufferModule
+import XCTest
+
+final class AffineTests: XCTestCase {
+  typealias T = ResampleTestSupport
+  typealias G = GeometryTestSupport
+
+  /// Straight encoded RGBA 0…1 of an 8-bit image's pixels, `[y][x]`.
+  func straight(_ image: Image) throws -> [[SIMD4<Double>]] {
+    let px = try T.bytes(image, format: .rgba8, renderer: T.single)
+    return px.map { row in
+      stride(from: 0, to: row.count, by: 4).map { (i: Int) -> SIMD4<Double> in
+        let v = SIMD4<Double>(Double(row[i]), Double(row[i + 1]), Double(row[i + 2]), Double(row[i + 3]))
+        return v / 255
+      }
+    }
+  }
+
+  /// The definition evaluated directly: out(x, y) = Σ k·k·in′ / Σ k·k in linear premultiplied light,
+  /// for the clockwise rotation by `degrees` onto its bounding box. Returns straight encoded RGBA.
+  func referenceRotation(
+    of pixels: [[SIMD4<Double>]], degrees: Double, kernel: ResampleKernel, background: Color
+  ) -> [[SIMD4<Double>]] {
+    let h = pixels.count, w = pixels[0].count
+    func linearPremultiplied(_ p: SIMD4<Double>) -> SIMD4<Double> {
+      let d = SIMD4(Double(SRGBCurve.decode(Float(p.x))), Double(SRGBCurve.decode(Float(p.y))), Double(SRGBCurve.decode(Float(p.z))), 1)
+      return SIMD4(d.x * p.w, d.y * p.w, d.z * p.w, p.w)
+    }
+    let bg = linearPremultiplied(SIMD4(Double(background.red), Double(background.green), Double(background.blue), Double(background.alpha)))
+    let r = degrees * .pi / 180, cs = cos(r), sn = sin(r)
+    let W = Int((Double(w) * abs(cs) + Double(h) * abs(sn) - 1e-6).rounded(.up))
+    let H = Int((Double(w) * abs(sn) + Double(h) * abs(cs) - 1e-6).rounded(.up))
+    // Forward q = R·p + t with the centres matched; inverse p = Rᵀ·(q − t).
+    let tx = Double(W) / 2 - (cs * Double(w) / 2 - sn * Double(h) / 2)
+    let ty = Double(H) / 2 - (sn * Double(w) / 2 + cs * Double(h) / 2)
+    let support = kernel.support
+    return (0..<H).map { y in
+      (0..<W).map { x in
+        let qx = Double(x) + 0.5 - tx, qy = Double(y) + 0.5 - ty
+        let u = cs * qx + sn * qy - 0.5, v = -sn * qx + cs * qy - 0.5
+        var acc = SIMD4<Double>.zero, sum = 0.0
+        for j in Int((v - support).rounded(.up))...Int((v + support).rounded(.down)) {
+          for i in Int((u - support).rounded(.up))...Int((u + support).rounded(.down)) {
+            let wgt = kernel.weight(at: Double(i) - u) * kernel.weight(at: Double(j) - v)
+            let value = (0..<w).contains(i) && (0..<h).contains(j) ? linearPremultiplied(pixels[j][i]) : bg
+            acc += value * wgt
+            sum += wgt
+          }
+        }
+        var p = acc / sum
+        p.w = min(max(p.w, 0), 1)
+        if p.w <= 0 { return .zero }
+        func enc(_ c: Double) -> Double { Double(SRGBCurve.encode(Float(min(max(c / p.w, 0), 1)))) }
+        return SIMD4(enc(p.x), enc(p.y), enc(p.z), p.w)
+      }
+    }
+  }
+
+  func testRotationMatchesTheDefinition() throws {
+    let image = T.randomImage(width: 23, height: 14, alpha: true, seed: 5)
+    let pixels = try straight(image)
+    func clip(_ v: Float) -> Double { Double(min(max(v, 0), 1)) }
+    for (degrees, kernel, background) in [
+      (30.0, ResampleKernel.linear, Color.clear), (-71.5, .cubic, Color(hex: "#20408080")!), (200, .lanczos3, .white),
+    ] {
+      let rotated = image.rotated(byDegrees: degrees, kernel: kernel, background: background)
+      let expected = referenceRotation(of: pixels, degrees: degrees, kernel: kernel, background: background)
+      XCTAssertEqual(rotated.size, Size(width: expected[0].count, height: expected.count), "\(degrees)°")
+      let got = try T.floats(rotated, renderer: T.fine)
+      var worst = 0.0
+      for y in 0..<expected.count {
+        for x in 0..<expected[0].count {
+          // The store clips colours; the float render does not, so clip here as the reference does.
+          let f = got[y][x]
+          let g = SIMD4<Double>(clip(f.x), clip(f.y), clip(f.z), Double(f.w)), e = expected[y][x]
+          // Colour only counts where there is some opacity to carry it.
+          let diff = g - e
+          let colour = max(abs(diff.x), abs(diff.y), abs(diff.z))
+          let d = e.w > 0.02 ? max(colour, abs(diff.w)) : abs(diff.w)
+          worst = max(worst, d)
+        }
+      }
+      XCTAssertLessThan(worst, 4e-3, "\(degrees)° \(kernel)")
+    }
+  }
+
+  func testMultiplesOf90AreTheExactRotation() throws {
+    let image = T.randomImage(width: 31, height: 17, alpha: true, seed: 2)
+    XCTAssertTrue(image.rotated(byDegrees: 360).node === image.node)
+    XCTAssertTrue(image.rotated(byDegrees: -720).node === image.node)
+    XCTAssertTrue(image.rotated(byDegrees: 90.0, kernel: .lanczos3, background: .white).node.operation is OrientOperation)
+    try G.assertSamePixels(image.rotated(byDegrees: 450.0), image.oriented(.right))
+    try G.assertSamePixels(image.rotated(byDegrees: -90.0), image.oriented(.left))
+    try G.assertSamePixels(image.rotated(byDegrees: 180.0), image.oriented(.down))
+  }
+
+  func testResampledQuarterTurnEqualsTheExactRotation() throws {
+    // Through the resampling path itself: at integer sample positions interpolating kernels give
+    // back the input pixel (k(0) = 1, k(n) = 0), in linear light and back, to the byte.
+    let image = T.randomImage(width: 29, height: 18, alpha: true, seed: 9)
+    for kernel in [ResampleKernel.nearest, .linear, .cubic, .lanczos3] {
+      let quarter = try image.transformed(by: AffineMatrix(a: 0, b: -1, c: 1, d: 0), kernel: kernel)
+      XCTAssertTrue(quarter.node.operation is AffineOperation)
+      try G.assertSamePixels(quarter, image.rotated(byDegrees: 90), renderer: T.fine)
+      let half = try image.transformed(by: AffineMatrix(a: -1, b: 0, c: 0, d: -1), kernel: kernel)
+      try G.assertSamePixels(half, image.rotated(byDegrees: 180), renderer: T.fine)
+    }
+  }
+
+  func testRotatingThereAndBackKeepsTheMiddle() throws {
+    // A smooth image rotated by 33° and back is the input inside (within interpolation error).
+    let smooth = T.image(width: 60, height: 40) { x, y in [UInt8(x * 4), UInt8(y * 6), UInt8((x + y) * 2)] }
+    let back = smooth.rotated(byDegrees: 33).rotated(byDegrees: -33)
+    let w = back.size.width, h = back.size.height
+    let middle = back.cropped(to: Rect(x: (w - 60) / 2, y: (h - 40) / 2, width: 60, height: 40))
+    let a = try T.bytes(middle, format: .rgba8), b = try T.bytes(smooth, format: .rgba8)
+    for y in 10..<30 {
+      for x in 10..<50 {
+        for c in 0..<3 { XCTAssertLessThanOrEqual(abs(Int(a[y][4 * x + c]) - Int(b[y][4 * x + c])), 3, "(\(x), \(y))") }
+      }
+    }
+  }
+
+  func testBackgroundAndLayout() throws {
+    let opaque = T.randomImage(width: 40, height: 20, seed: 4)
+    XCTAssertEqual(opaque.rotated(byDegrees: 45).info.layout, .rgba)
+    let onWhite = opaque.rotated(byDegrees: 45, background: .white)
+    XCTAssertEqual(onWhite.info.layout, .rgb)
+    XCTAssertEqual(onWhite.size, Size(width: 43, height: 43))  // ⌈60/√2⌉
+    let px = try T.bytes(onWhite, format: .rgb8)
+    XCTAssertEqual(Array(px[0][0..<3]), [255, 255, 255])
+    let clear = try T.bytes(opaque.rotated(byDegrees: 45), format: .rgba8)
+    XCTAssertEqual(clear[0][3], 0)
+    XCTAssertEqual(clear[21][4 * 21 + 3], 255)
+  }
+
+  func testTiledRenderEqualsOneTileRender() throws {
+    let image = T.randomImage(width: 150, height: 97, alpha: true, seed: 21)
+    try G.assertTilingInvariant(image.rotated(byDegrees: 37.25, kernel: .lanczos3, background: Color(hex: "#10203040")!))
+    try G.assertTilingInvariant(try image.transformed(by: AffineMatrix(a: 0.4, b: 0.3, c: -0.2, d: 0.6), kernel: .cubic))
+    try G.assertTilingInvariant(try image.transformed(by: AffineMatrix(a: 1.7, b: 0.2, c: 0, d: 1.3, tx: -20, ty: 5), size: Size(width: 120, height: 90)))
+  }
+
+  func testTilesAskOnlyForWhatTheyRead() throws {
+    let info = ImageInfo(size: Size(width: 2000, height: 2000), layout: .rgb, component: .uint8, colorSpace: .sRGB)
+    let rotated = Image(color: .white, size: info.size).rotated(byDegrees: 45)
+    XCTAssertEqual(rotated.size, Size(width: 2829, height: 2829))
+    let op = try XCTUnwrap(rotated.node.operation as? AffineOperation)
+    let region = op.inputRegion(for: Rect(x: 1400, y: 1400, width: 64, height: 64), input: 0, inputs: [info])
+    // The tile's 64×64 footprint turned 45° spans 64·√2 ≈ 91 pixels, plus the kernel's reach.
+    XCTAssertLessThanOrEqual(region.width, 100)
+    XCTAssertLessThanOrEqual(region.height, 100)
+    // A tile in the uncovered corner asks for a single pixel.
+    XCTAssertEqual(op.inputRegion(for: Rect(x: 0, y: 0, width: 64, height: 64), input: 0, inputs: [info]).size, Size(width: 1, height: 1))
+  }
+
+  func testShrinkingAffineAverages() throws {
+    // A 1-pixel checkerboard halved on both axes averages to flat gray, not to one of its colours.
+    let checker = T.image(width: 40, height: 40) { x, y in (x + y) % 2 == 0 ? [255, 255, 255] : [0, 0, 0] }
+    let half = try checker.transformed(by: AffineMatrix(a: 0.5, b: 0, c: 0, d: 0.5), kernel: .linear)
+    XCTAssertEqual(half.size, Size(width: 20, height: 20))
+    let px = try T.bytes(half, format: .rgba8)
+    // Half the light: sRGB code 188 (linear-light average of black and white).
+    XCTAssertEqual(Double(px[10][40]), 188, accuracy: 3)
+  }
+
+  func testSingularMatrixIsAnError() {
+    let image = T.randomImage(width: 10, height: 10)
+    XCTAssertThrowsError(try image.transformed(by: AffineMatrix(a: 1, b: 2, c: 2, d: 4)))
+    XCTAssertThrowsError(try G.compile("affine matrix=0,0,0,0", input: image))
+  }
+
+  func testVerbsBuildTheSwiftGraph() throws {
+    let image = T.randomImage(width: 30, height: 20)
+    XCTAssertEqual(
+      G.signature(try G.compile("rotate angle=12.5 kernel=lanczos3 background=white", input: image).node),
+      G.signature(image.rotated(byDegrees: 12.5, kernel: .lanczos3, background: .white).node))
+    XCTAssertEqual(G.signature(try G.compile("rotate 270", input: image).node), G.signature(image.rotated(byDegrees: 270).node))
+    XCTAssertEqual(
+      G.signature(try G.compile("affine matrix=1,0.3,0,1 translate=2,3 size=50x40 background=#FF0000", input: image).node),
+      G.signature(try image.transformed(by: AffineMatrix(a: 1, b: 0.3, c: 0, d: 1, tx: 2, ty: 3), size: Size(width: 50, height: 40), background: Color(hex: "#FF0000")!).node))
+  }
+}
