@@ -41,7 +41,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CLCMS"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",

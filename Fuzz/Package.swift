@@ -27,6 +27,7 @@ let package = Package(
   targets: [
     fuzzTarget("fuzz-jpeg", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-png", ["ImageCodecs", "PixelBufferModule"]),
+    fuzzTarget("fuzz-tiff", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-exif", ["ImageCodecs"]),
     fuzzTarget("fuzz-metadata", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),

@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8,W11rot,W11aff,W11pad,
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8,W9,W11rot,W11aff,W11pad,
                  W11ext,W11flat (W4 = W4a,W4b; W11 = every W11 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
@@ -18,7 +18,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
                  when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh).
                  W8 reads photo-24mp-rgba.png beside it, made from it by bench/make-rgba-input.py
-                 when missing.
+                 when missing; W9 photo-24mp-16bit.tif, made by bench/make-tiff16-input.py.
 
 Every row is one whole process per run, timed by GNU time (/usr/bin/time -f "%e %U %S %M"):
 wall time, CPU time (user + system) and peak resident set size. The Markdown table goes to
@@ -36,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8",
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8", "W9",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
@@ -50,6 +50,7 @@ TITLES = {
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
     "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
+    "W9": "W9 16-bit TIFF thumbnail: 24 MP 16-bit RGB LZW TIFF, fit 800x800 Lanczos3, 16-bit PNG",
     "W11rot": "W11rot rotate 12.5 degrees, bilinear, black corners, JPEG Q90 4:2:0",
     "W11aff": "W11aff affine 0.9,0.2,-0.1,1.1, bilinear, JPEG Q90 4:2:0",
     "W11pad": "W11pad pad to a 6400x6400 white square, centred, JPEG Q90 4:2:0",
@@ -57,7 +58,7 @@ TITLES = {
     "W11flat": "W11flat flatten the 24 MP RGBA PNG onto white, JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg",
-       "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
+       "W9": "png", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -95,6 +96,8 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     r = []
     if w in ("W8", "W11flat"):
         inp = rgba_input(inp, py)
+    if w == "W9":
+        inp = tiff16_input(inp, py)
     jpeg90 = "[Q=90,subsample-mode=on,strip]"
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
@@ -102,6 +105,11 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     elif w == "W8":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]
+    elif w == "W9":
+        # vipsthumbnail exports 8-bit sRGB; the 16-bit reference is pyvips's resize.
+        r += [("vips", "pyvips resize lanczos3, 16-bit", f"{o}-vips.png", pe + ["pyvips-W9", inp, f"{o}-vips.png"], True),
+              ("vips", "vipsthumbnail (8-bit output)", f"{o}-vipsthumbnail.png",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vipsthumbnail.png[compression=6,strip]"], False)]
     elif w == "W1":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True),
@@ -202,6 +210,17 @@ def rgba_input(inp, py):
             os.makedirs(os.path.dirname(png), exist_ok=True)
             subprocess.run([py, os.path.join(HERE, "make-rgba-input.py"), inp, png], check=True)
     return png
+
+
+def tiff16_input(inp, py):
+    """W9's input: photo-24mp-16bit.tif beside the JPEG photo, made from it when missing."""
+    tif = os.path.join(os.path.dirname(inp), "photo-24mp-16bit.tif")
+    if not os.path.exists(tif):
+        tif = os.path.join(HERE, "inputs", "photo-24mp-16bit.tif")
+        if not os.path.exists(tif):
+            os.makedirs(os.path.dirname(tif), exist_ok=True)
+            subprocess.run([py, os.path.join(HERE, "make-tiff16-input.py"), inp, tif], check=True)
+    return tif
 
 
 def lossless_rows(w, inp, out, py, fgrun, threads):

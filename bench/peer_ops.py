@@ -11,6 +11,7 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
       Gaussian sigma 2 on stored values, Rec. 709 luma of stored values, PNG level 6
   W3  Gaussian sigma 5 on stored values, PNG level 6
   W4a decode, PNG level 6;  W4b decode, JPEG Q90 4:2:0
+  W9  fit in 800x800, Lanczos3, on the stored 16-bit values, 16-bit PNG level 6
   W5  sRGB curve removed, classic sepia 3x3 matrix in linear light, clipped to 0..1, sRGB curve,
       JPEG Q90 4:2:0 (pyvips-W5 writes PNG level 1 instead when OUT ends in .png: compare.py's
       lossless variant)
@@ -136,6 +137,9 @@ def pyvips_(op, inp, out):
             lin.colourspace("srgb").pngsave(out, compression=1, strip=True)
         else:
             lin.colourspace("srgb").jpegsave(out, Q=90, subsample_mode="on", strip=True)
+    elif op == "W9":
+        scale = min(800 / im.width, 800 / im.height)
+        im.resize(scale, kernel="lanczos3").pngsave(out, compression=6, strip=True)
     else:
         raise SystemExit(f"peer_ops: pyvips has no {op}")
 

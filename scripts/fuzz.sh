@@ -35,6 +35,7 @@ seed() { # seed TARGET SELECTORS FILES…
 }
 seed fuzz-jpeg "0 9 14" "$fixtures"/jpeg/*.jpg "$fixtures"/jpeg/*/*.jpg
 seed fuzz-png "0 1" "$fixtures"/pngsuite/*.png
+seed fuzz-tiff "0 1 2 3 4 8" "$fixtures"/tiff/*.tif
 mkdir -p "$work/corpus/fuzz-exif" "$work/corpus/fuzz-recipe" "$work/corpus/fuzz-deflate"
 python3 - "$fixtures" "$work/corpus/fuzz-exif" <<'PY'
 import glob, os, sys
@@ -92,7 +93,7 @@ for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
   [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
 done
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
 failed=()
 for t in $targets; do
   exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"

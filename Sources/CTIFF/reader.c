@@ -38,6 +38,7 @@ struct ctiff_reader {
   int colour_samples;     ///< stored colour samples per pixel (1, 3 or 4)
   int alpha_sample;       ///< index of the alpha sample, or -1
   int is_float, is_separate, out_bytes, out_channels;
+  int keep_cmyk;          ///< CMYK pages decode to CMYK(A)
   uint32_t in_max, out_max;
   uint16_t *colormap[3];
   uint32_t colormap_size;
@@ -174,7 +175,7 @@ static int select_rgba(ctiff_reader *r) {
   return CTIFF_OK;
 }
 
-int ctiff_select(ctiff_reader *r, uint32_t page, ctiff_info *info) {
+int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info) {
   ctiff_log_reset(&r->log);
   release_page(r);
   memset(&r->info, 0, sizeof r->info);
@@ -317,7 +318,8 @@ int ctiff_select(ctiff_reader *r, uint32_t page, ctiff_info *info) {
       if (red[i] > 255 || green[i] > 255 || blue[i] > 255) r->colormap_16 = 1;
     }
   }
-  r->out_channels = (colour == 1 && photometric != PHOTOMETRIC_PALETTE ? 1 : 3) + (r->alpha_sample >= 0 ? 1 : 0);
+  r->keep_cmyk = keep_cmyk && colour == 4 && !r->is_float;
+  r->out_channels = (r->keep_cmyk ? 4 : colour == 1 && photometric != PHOTOMETRIC_PALETTE ? 1 : 3) + (r->alpha_sample >= 0 ? 1 : 0);
   r->is_separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
   r->kind = !r->is_separate && spp == r->out_channels && !in->associated_alpha &&
                     (photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_MINISBLACK) &&
@@ -501,7 +503,7 @@ static void convert(const ctiff_reader *r, const uint8_t *const *rows, uint32_t 
   const int bytes = r->out_bytes;
   const int rescale = !((bps == 8 && bytes == 1) || (bps == 16 && bytes == 2));
   for (uint32_t x = 0; x < count; x++) {
-    uint32_t c[3], a = out_max;
+    uint32_t c[4], a = out_max;
     int n;
     if (r->photometric == PHOTOMETRIC_PALETTE) {
       uint32_t index = integer_sample(SAMPLE_AT(x, 0), bps);
@@ -515,7 +517,10 @@ static void convert(const ctiff_reader *r, const uint8_t *const *rows, uint32_t 
         if (r->photometric == PHOTOMETRIC_MINISWHITE) raw = in_max - raw;
         v[s] = rescale ? (uint32_t)(((uint64_t)raw * out_max + in_max / 2) / in_max) : raw;
       }
-      if (r->photometric == PHOTOMETRIC_SEPARATED) {
+      if (r->keep_cmyk) {
+        for (int i = 0; i < 4; i++) c[i] = v[i];
+        n = 4;
+      } else if (r->photometric == PHOTOMETRIC_SEPARATED) {
         for (int i = 0; i < 3; i++) {
           c[i] = (uint32_t)(((uint64_t)(out_max - v[i]) * (out_max - v[3]) + out_max / 2) / out_max);
         }

@@ -36,7 +36,7 @@ enum {
 typedef struct {
   uint32_t width, height;
   uint32_t page_count;     ///< directories in the file
-  int channels;            ///< decoded channels: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
+  int channels;            ///< decoded channels: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA (CMYK kept: 4 or 5)
   int sample_bytes;        ///< decoded bytes per channel: 1, 2 or 4 (float)
   int orientation;         ///< TIFF/EXIF orientation 1…8
   int is_tiled;
@@ -56,8 +56,10 @@ typedef struct ctiff_reader ctiff_reader;
 /// bound). On failure returns NULL with a status in `*status` and a sentence in `message`.
 ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc, int *status, char *message,
                          size_t capacity);
-/// Selects page `page` (0-based) and describes it in `info`. Decoding state is reset.
-int ctiff_select(ctiff_reader *reader, uint32_t page, ctiff_info *info);
+/// Selects page `page` (0-based) and describes it in `info`. Decoding state is reset. With
+/// `keep_cmyk`, an 8- or 16-bit CMYK page decodes to C, M, Y, K (and alpha: 4 or 5 channels, for
+/// a colour-managed conversion by the caller) instead of RGB.
+int ctiff_select(ctiff_reader *reader, uint32_t page, int keep_cmyk, ctiff_info *info);
 /// Decodes the pixels of the selected page in the rectangle (`x`, `y`, `width`, `height`) into
 /// `out` (rows `stride` bytes apart) in the format `info` describes. Only the strips or tiles
 /// the rectangle touches are decoded; the last row of strips or tiles decoded is kept, so reading

@@ -25,7 +25,7 @@ public enum PNGCodec: ImageCodec {
     try PNGDecoder.readHeader(data, limits: request.limits)
   }
 
-  /// Box averages while decoding (`PNGShrinkingDecoder`).
+  /// Box averages while decoding (`BoxShrinkingDecoder`).
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
   public static let streamsRows = true
 
@@ -35,7 +35,7 @@ public enum PNGCodec: ImageCodec {
       throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
     let decoder = try PNGDecoder(data: data, limits: request.limits)
-    return d == 1 ? decoder : try PNGShrinkingDecoder(decoder, factor: d)
+    return d == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: d)
   }
 
   public static let encodeOptions: [FormatOption] = [

@@ -16,7 +16,7 @@ public enum TIFFCodec: ImageCodec {
   public static let displayName = "TIFF"
   public static let fileExtensions = ["tif", "tiff"]
   public static let summary =
-    "libtiff; gray, RGB, palette, CMYK (converted to RGB), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip; orientation tag applied; ICC in and out."
+    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; orientation tag applied; ICC in and out."
 
   /// `II*\0` or `MM\0*` (classic), `II+\0` or `MM\0+` (BigTIFF).
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -32,14 +32,27 @@ public enum TIFFCodec: ImageCodec {
     try TIFFDecoder(data: data, page: request.page, limits: request.limits).header
   }
 
+  /// 8- and 16-bit pages are box-averaged while their rows are decoded (`BoxShrinkingDecoder`);
+  /// float pages decode at full size only.
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] {
+    header.component == .float32 ? [] : [2, 4, 8]
+  }
+
   /// Strips and rows of tiles are decoded as rows are asked for.
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    guard request.scaleDenominator == 1 else {
-      throw CodecError(.invalidArgument, "TIFF files decode at full size only, not at 1/\(request.scaleDenominator).")
+    let decoder = try TIFFDecoder(data: data, page: request.page, limits: request.limits)
+    let d = request.scaleDenominator
+    if d == 1 { return decoder }
+    guard reducedScaleDenominators(for: decoder.header).contains(d) else {
+      throw CodecError(
+        .invalidArgument,
+        decoder.header.component == .float32
+          ? "Float TIFF pages decode at full size only, not at 1/\(d)."
+          : "TIFF pages decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
-    return try TIFFDecoder(data: data, page: request.page, limits: request.limits)
+    return try BoxShrinkingDecoder(decoder, factor: d)
   }
 
   public static let encodeOptions: [FormatOption] = [

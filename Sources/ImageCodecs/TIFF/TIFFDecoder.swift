@@ -5,8 +5,9 @@ import PixelBufferModule
 
 /// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
 ///
-/// Output: gray, gray + alpha, RGB or RGBA (a palette expands to RGB; CMYK is converted to RGB
-/// as `1 − C` times `1 − K`, as the JPEG reader converts untagged CMYK), 8-bit for files of 1–8
+/// Output: gray, gray + alpha, RGB or RGBA (a palette expands to RGB; CMYK with an ICC profile goes
+/// through it into 16-bit sRGB — see `TIFFCMYKConversion` — and untagged CMYK is converted as
+/// `1 − C` times `1 − K`, as the JPEG reader converts it), 8-bit for files of 1–8
 /// bits (smaller codes are scaled to fill 8 bits), 16-bit for 9–16 bits, 32-bit float for 16-, 32-
 /// and 64-bit float samples: precision is never reduced below the file's. Alpha is straight:
 /// associated (premultiplied) alpha is divided out, and an unspecified extra sample is read as
@@ -14,8 +15,8 @@ import PixelBufferModule
 /// without JPEG, CIE L*a*b*, LogLuv, old-style JPEG) come out as 8-bit RGB(A).
 ///
 /// Metadata: the orientation tag → `metadata.orientation` (applied later like EXIF
-/// orientation); the ICC profile → `metadata.iccProfile` and, for gray and RGB pages,
-/// `colorSpace == .icc(profile)`.
+/// orientation); the ICC profile of a gray or RGB page → `metadata.iccProfile` and
+/// `colorSpace == .icc(profile)` (a CMYK page's profile is applied while decoding instead).
 ///
 /// Rows are decoded strip by strip (or by rows of tiles) as they are asked for, so reading a page
 /// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
@@ -47,6 +48,12 @@ public final class TIFFDecoder: ImageRowDecoder {
   private let input: Data
   private let copy: UnsafeMutableRawBufferPointer?
   private var failure: CodecError?
+  /// The colour-managed conversion of a CMYK page with a usable profile.
+  private let cmyk: TIFFCMYKConversion?
+  /// Bytes of one pixel as the shim decodes it (CMYK pages before their conversion).
+  private let storedPixelBytes: Int
+  /// Problems found while opening (a CMYK profile that could not be used).
+  private let problems: [String]
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
   /// before any pixel memory is allocated.
@@ -77,15 +84,33 @@ public final class TIFFDecoder: ImageRowDecoder {
       throw TIFFDecoder.error(status, String(cString: message))
     }
     var info = ctiff_info()
-    let selected = ctiff_select(opened, UInt32(page), &info)
+    var cmyk: TIFFCMYKConversion?
+    var problems: [String] = []
     do {
+      var selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+      // A CMYK page with a profile goes through it (8- and 16-bit samples; float CMYK and
+      // unusable profiles take the naive conversion).
+      if info.is_cmyk != 0, info.through_rgba == 0, info.sample_bytes != 4, let icc = info.icc, info.icc_length > 0 {
+        let hasAlpha = info.channels == 4
+        let (conversion, problem) = TIFFCMYKConversion.make(
+          iccProfile: Data(bytes: icc, count: Int(info.icc_length)), sampleBytes: Int(info.sample_bytes), hasAlpha: hasAlpha)
+        if let conversion {
+          selected = ctiff_select(opened, UInt32(page), 1, &info)
+          if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
+          cmyk = conversion
+        } else if let problem {
+          problems.append("The CMYK page was converted without its profile: \(problem).")
+        }
+      }
     } catch {
       ctiff_close(opened)
       copy?.deallocate()
       throw error
     }
+    self.cmyk = cmyk
+    self.problems = problems
     reader = opened
     input = data
     self.copy = copy
@@ -96,15 +121,19 @@ public final class TIFFDecoder: ImageRowDecoder {
     case 1: layout = .gray
     case 2: layout = .grayAlpha
     case 3: layout = .rgb
+    case 4 where cmyk != nil: layout = .rgb
     default: layout = .rgba
     }
-    let component: ComponentType = info.sample_bytes == 1 ? .uint8 : info.sample_bytes == 2 ? .uint16 : .float32
+    storedPixelBytes = Int(info.channels) * Int(info.sample_bytes)
+    let component: ComponentType =
+      cmyk != nil ? .uint16 : info.sample_bytes == 1 ? .uint8 : info.sample_bytes == 2 ? .uint16 : .float32
     var metadata = ImageMetadata(orientation: Orientation(rawValue: Int(info.orientation)) ?? .up)
-    if let icc = info.icc, info.icc_length > 0 {
+    isCMYK = info.is_cmyk != 0
+    // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
+    if let icc = info.icc, info.icc_length > 0, !isCMYK {
       metadata.iccProfile = Data(bytes: icc, count: Int(info.icc_length))
     }
-    isCMYK = info.is_cmyk != 0
-    colorSpace = isCMYK ? .sRGB : metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
       metadata: metadata, pageCount: Int(info.page_count))
@@ -127,7 +156,7 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
   public var warnings: [String] {
-    (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
+    problems + (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
   }
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
@@ -180,10 +209,36 @@ public final class TIFFDecoder: ImageRowDecoder {
   private func decode(_ region: Rect, into buffer: inout PixelBuffer, at destinationRow: Int) throws {
     if let failure { throw failure }
     let reader = self.reader
-    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
-      ctiff_read_region(
+    let status: Int32
+    if let cmyk {
+      // CMYK(A) rows from the shim, then through the profile into the buffer.
+      let rowBytes = region.width * storedPixelBytes
+      let stored = malloc(rowBytes * region.height), scratch = malloc(region.width * 16)?.assumingMemoryBound(to: Float.self)
+      defer {
+        free(stored)
+        free(scratch)
+      }
+      guard let stored, let scratch else {
+        throw CodecError(.tooLarge, "There is not enough memory to convert \(region.width)×\(region.height) CMYK pixels.")
+      }
+      status = ctiff_read_region(
         reader, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height),
-        (base + destinationRow * stride).assumingMemoryBound(to: UInt8.self), stride)
+        stored.assumingMemoryBound(to: UInt8.self), rowBytes)
+      if Int(status) == CTIFF_OK {
+        buffer.withUnsafeMutableBaseAddress { base, stride in
+          for y in 0..<region.height {
+            cmyk.convert(
+              stored + y * rowBytes, width: region.width,
+              into: (base + (destinationRow + y) * stride).assumingMemoryBound(to: UInt16.self), scratch: scratch)
+          }
+        }
+      }
+    } else {
+      status = buffer.withUnsafeMutableBaseAddress { base, stride in
+        ctiff_read_region(
+          reader, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height),
+          (base + destinationRow * stride).assumingMemoryBound(to: UInt8.self), stride)
+      }
     }
     guard Int(status) == CTIFF_OK else {
       let error = TIFFDecoder.error(status, String(cString: ctiff_message(reader)))

@@ -137,6 +137,29 @@ final class TIFFCodecTests: XCTestCase {
     XCTAssertGreaterThan(checked, 4000)
   }
 
+  /// A CMYK page with a CMYK profile goes through it: 16-bit sRGB close to Pillow's lcms2
+  /// conversion (relative colorimetric, black-point compensation; Pillow converts in 8 bits), far
+  /// from the naive conversion; the profile does not stay with the (now sRGB) pixels.
+  func testCMYKGoesThroughItsProfile() throws {
+    let decoder = try TIFFDecoder(data: CodecTest.data("tiff/cmyk8-icc.tif"))
+    XCTAssertTrue(decoder.isCMYK)
+    XCTAssertNil(decoder.header.metadata.iccProfile)
+    XCTAssertEqual(decoder.colorSpace, .sRGB)
+    let buffer = try decoder.decodeAll()
+    XCTAssertEqual(buffer.format, .rgb16)
+    let got = CodecTest.integers(buffer).map { ($0 + 128) / 257 }
+    let reference = CodecTest.samples(try PNGDecoder.decode(CodecTest.data("tiff/cmyk8-icc.pillow.png"))).map(Int.init)
+    XCTAssertEqual(got.count, reference.count)
+    // Pillow's 8-bit lcms2 transform interpolates a coarser, 8-bit table than our float one: a
+    // few samples differ by up to 6 codes, the mean by a quarter of a code.
+    let differences = zip(got, reference).map { abs($0 - $1) }
+    XCTAssertLessThanOrEqual(differences.max() ?? 0, 8)
+    XCTAssertLessThan(Double(differences.reduce(0, +)) / Double(differences.count), 0.5)
+    XCTAssertLessThan(differences.filter { $0 > 2 }.count, differences.count / 50)
+    let naive = CodecTest.integers(try decode("cmyk8.tif"))
+    XCTAssertGreaterThan(zip(got, naive).map { abs($0 - $1) }.max() ?? 0, 20, "the profile changes the colours")
+  }
+
   /// JPEG-compressed pages (RGB and YCbCr) equal Pillow's and libvips' decodes of the same files,
   /// and stay near the pattern (q90; YCbCr's 4:2:0 chroma costs much more on a pattern whose
   /// channels differ from pixel to pixel).
@@ -226,6 +249,44 @@ final class TIFFCodecTests: XCTestCase {
       XCTAssertEqual((error as? CodecError)?.kind, .corrupt, "\(error)")
     }
     XCTAssertThrowsError(try TIFFDecoder(data: corrupt).decodeRegion(Rect(x: 40, y: 0, width: 6, height: 3))) {
+      XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument)
+    }
+  }
+
+  /// Shrink-on-load: at 1/2, 1/4 and 1/8 an opaque page is the rounded box average of each d×d
+  /// block of the full decode (clipped at the edges), computed here from the definition; float
+  /// pages refuse reduced scales.
+  func testReducedDecodeIsTheBoxAverage() throws {
+    for file in ["rgb16-deflate-tiled.tif", "rgb8-separate.tif", "gray8.tif"] {
+      let data = try CodecTest.data("tiff/" + file)
+      let full = try TIFFDecoder(data: data).decodeAll()
+      let channels = full.format.channelCount, samples = CodecTest.integers(full)
+      XCTAssertEqual(TIFFCodec.reducedScaleDenominators(for: try TIFFCodec.readHeader(data, request: DecodeRequest())), [2, 4, 8])
+      for d in [2, 4, 8] {
+        let reduced = try TIFFCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: d)).decodeAll()
+        let size = Size(width: (45 + d - 1) / d, height: (37 + d - 1) / d)
+        XCTAssertEqual(reduced.size, size)
+        var expected: [Int] = []
+        for oy in 0..<size.height {
+          for ox in 0..<size.width {
+            for c in 0..<channels {
+              var sum = 0, n = 0
+              for y in oy * d..<min(oy * d + d, 37) {
+                for x in ox * d..<min(ox * d + d, 45) {
+                  sum += samples[(y * 45 + x) * channels + c]
+                  n += 1
+                }
+              }
+              expected.append((sum + n / 2) / n)
+            }
+          }
+        }
+        XCTAssertEqual(CodecTest.integers(reduced), expected, "\(file) 1/\(d)")
+      }
+    }
+    let float = try CodecTest.data("tiff/rgbf-deflate.tif")
+    XCTAssertEqual(TIFFCodec.reducedScaleDenominators(for: try TIFFCodec.readHeader(float, request: DecodeRequest())), [])
+    XCTAssertThrowsError(try TIFFCodec.makeDecoder(float, request: DecodeRequest(scaleDenominator: 2))) {
       XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument)
     }
   }

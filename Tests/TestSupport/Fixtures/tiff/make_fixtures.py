@@ -90,6 +90,17 @@ Image.fromarray(p8(3), "RGB").save("rgb8-icc.tif", icc_profile=icc)
 pages = [Image.fromarray(p8(3), "RGB"), Image.fromarray(p8(1)[:20, :30, 0], "L"), Image.fromarray(p8(4)[:10, :12], "RGBA")]
 pages[0].save("multipage.tif", save_all=True, append_images=pages[1:], compression="tiff_lzw")
 
+# CMYK with a CMYK profile: Little CMS's testbed/test1.icc (MIT licence; path in LCMS_TEST1_ICC),
+# and Pillow's lcms2 conversion of it to sRGB (relative colorimetric, black-point compensation).
+if os.environ.get("LCMS_TEST1_ICC"):
+    from PIL import ImageCms
+    cmyk_icc = open(os.environ["LCMS_TEST1_ICC"], "rb").read()
+    Image.fromarray(p8(4), "CMYK").save("cmyk8-icc.tif", compression="tiff_lzw", icc_profile=cmyk_icc)
+    transform = ImageCms.buildTransform(ImageCms.ImageCmsProfile(os.environ["LCMS_TEST1_ICC"]),
+                                        ImageCms.createProfile("sRGB"), "CMYK", "RGB", renderingIntent=1,
+                                        flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
+    ImageCms.applyTransform(Image.open("cmyk8-icc.tif"), transform).save("cmyk8-icc.pillow.png")
+
 # libvips: 16-bit and float, strips and tiles, predictors; associated alpha.
 vips_save(p16(3), "rgb16-lzw.tif", compression="lzw", predictor="horizontal")
 vips_save(p16(3), "rgb16-deflate-tiled.tif", compression="deflate", predictor="horizontal", tile=True, tile_width=16,
