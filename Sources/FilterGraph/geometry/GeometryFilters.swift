@@ -29,13 +29,14 @@ public enum GeometryFilters {
     inputs[0].rotated(byDegrees: args[angle], kernel: args[rotateKernel], background: args[background])
   }
 
-  /// `affine matrix=a,b,c,d [translate=e,f] [size=WxH] [kernel=] [background=]` (Affine.swift).
+  /// `affine matrix=a,b,c,d [translate=e,f] [size=WxH | centre=true] [kernel=] [background=]` (Affine.swift).
   public static let affine = FilterDefinition(AffineOperation.table) { inputs, args, _ in
     typealias Affine = AffineOperation
     let m = args[Affine.matrixKey], t = args[Affine.translate]
     let matrix = AffineMatrix(a: m[0], b: m[1], c: m[2], d: m[3], tx: t[0], ty: t[1])
     return try inputs[0].transformed(
-      by: matrix, size: args.given(Affine.size), kernel: args[Affine.kernelKey], background: args[Affine.backgroundKey])
+      by: matrix, size: args.given(Affine.size), centred: args[Affine.centre], kernel: args[Affine.kernelKey],
+      background: args[Affine.backgroundKey])
   }
 
   /// `extend top= right= bottom= left= [mode=color|copy|mirror] [color=]` (Extend.swift).
