@@ -10,26 +10,15 @@ public enum ResampleFilters {
   public static let scale = FilterDefinition(ScaleOperation.table) { inputs, args, _ in
     typealias Scale = ScaleOperation
     let image = inputs[0]
-    let kernel = args[Scale.kernel], linear = args[Scale.linear], shrink = args[Scale.shrink]
-    var modes: [(name: String, image: Image)] = []
-    if let f = args.given(Scale.factor) {
-      modes.append((Scale.factor.name, image.scaled(by: f, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
-    if let w = args.given(Scale.width) {
-      modes.append((Scale.width.name, image.scaled(toWidth: w, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
-    if let h = args.given(Scale.height) {
-      modes.append((Scale.height.name, image.scaled(toHeight: h, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
-    if let box = args.given(Scale.fit) {
-      modes.append((Scale.fit.name, image.scaled(toFit: box, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
-    if let box = args.given(Scale.fill) {
-      modes.append((Scale.fill.name, image.scaled(toFill: box, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
-    if let s = args.given(Scale.size) {
-      modes.append((Scale.size.name, image.scaled(to: s, kernel: kernel, linearLight: linear, allowsShrinkOnLoad: shrink)))
-    }
+    let k = args[Scale.kernel], l = args[Scale.linear], s = args[Scale.shrink]
+    let modes: [(name: String, image: Image)] = [
+      (Scale.factor.name, args.given(Scale.factor).map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.fit.name, args.given(Scale.fit).map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.fill.name, args.given(Scale.fill).map { image.scaled(toFill: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.size.name, args.given(Scale.size).map { image.scaled(to: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+    ].compactMap { name, image in image.map { (name, $0) } }
     guard modes.count == 1 else {
       let list = [Scale.factor.name, Scale.width.name, Scale.height.name, Scale.fit.name, Scale.fill.name, Scale.size.name]
       throw FilterError(
