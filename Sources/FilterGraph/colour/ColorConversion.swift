@@ -27,7 +27,7 @@
 import PixelBufferModule
 
 /// What `Image.converted(to:)` converts to.
-public enum ColorTarget: String, Hashable, Sendable, CaseIterable {
+public enum ColorTarget: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Luminance from linear light, one gray channel (plus alpha when the image has it).
   case gray
   /// sRGB primaries, sRGB curve.
@@ -46,6 +46,9 @@ public enum ColorTarget: String, Hashable, Sendable, CaseIterable {
     case .displayP3: return "p3"
     }
   }
+
+  /// The recipe spelling (`recipeName`).
+  public var recipeWord: String { recipeName }
 
   /// The target named `recipeName`, or nil.
   public init?(recipeName: String) {
@@ -82,17 +85,18 @@ public struct ColorConversionOperation: PointOperation {
     }
   }
 
+  /// `to`: the target (required).
+  public static let to = Parameter<ColorTarget>("to", help: "gray | srgb | linear | p3.")
+
   /// `convert to=gray|srgb|linear|p3`.
   public static let table = OperationDescriptor(
     name: "convert", category: .colour,
     summary: "Converts to gray (luminance of linear light), sRGB, linear sRGB or Display P3.",
-    parameters: [
-      ParameterSpec("to", .choice(ColorTarget.allCases.map(\.recipeName)), help: "gray | srgb | linear | p3.")
-    ],
+    parameters: [to.spec],
     example: "convert to=gray")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("to", .choice(target.recipeName))]) }
+  public var arguments: Arguments { Arguments([Self.to.argument(target)]) }
   /// Linear light; nil when only the tag changes (no pixel is touched).
   public var workingSpace: WorkingSpace? { isIdentity ? nil : .linear }
 

@@ -23,7 +23,7 @@
 import PixelBufferModule
 
 /// How `TintOperation` combines the image with its colour.
-public enum TintMode: String, Hashable, Sendable, CaseIterable {
+public enum TintMode: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Moves each colour toward the tint by the amount.
   case mix
   /// Multiplies each colour by the tint (a colour filter over the lens).
@@ -45,9 +45,9 @@ public struct TintOperation: PointOperation {
   /// Columns of the premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
   let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
 
-  /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as 0).
+  /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as the default, 1).
   public init(color: Color, amount: Double = 1, mode: TintMode = .mix) {
-    let clampedAmount = amount.isNaN ? 0 : min(max(amount, 0), 1)
+    let clampedAmount = Self.amount.clamped(amount)
     self.color = color
     self.amount = clampedAmount
     self.mode = mode
@@ -81,20 +81,24 @@ public struct TintOperation: PointOperation {
     }
   }
 
+  /// `color`: the tint (required).
+  public static let color = Parameter<Color>(
+    "color", help: "The tint colour; its alpha scales the effect (template: fades the shape).")
+  /// `amount`: how much of the effect.
+  public static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect, 0 = none, 1 = full.")
+  /// `mode`: how the colour is applied.
+  public static let mode = Parameter<TintMode>("mode", default: .mix, help: "mix | multiply | template | monochrome.")
+
   /// `tint color=#FF8000 amount=0.3 mode=mix`.
   public static let table = OperationDescriptor(
     name: "tint", category: .colour,
     summary: "Tints toward a colour (mix), multiplies by it, paints the shape in it (template) or maps luma onto it (monochrome).",
-    parameters: [
-      ParameterSpec("color", .color, help: "The tint colour; its alpha scales the effect (template: fades the shape)."),
-      ParameterSpec("amount", .number(0...1), default: .number(1), help: "How much of the effect, 0 = none, 1 = full."),
-      ParameterSpec("mode", .choice(TintMode.allCases.map(\.rawValue)), default: .choice(TintMode.mix.rawValue), help: "mix | multiply | template | monochrome."),
-    ],
+    parameters: [color.spec, amount.spec, mode.spec],
     example: "tint color=#FF8000 amount=0.3")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("color", .color(color)), ("amount", .number(amount)), ("mode", .choice(mode.rawValue))])
+    Arguments([Self.color.argument(color), Self.amount.argument(amount), Self.mode.argument(mode)])
   }
   /// Encoded: tints are defined on stored values, as other tools define them.
   public var workingSpace: WorkingSpace? { .encoded }
