@@ -29,25 +29,28 @@ public struct VignetteOperation: PositionalPointOperation {
 
   /// Creates the operation; arguments are clamped into the table's ranges (NaN takes the default).
   public init(amount: Double = 0.5, radius: Double = 0.5, softness: Double = 0.5) {
-    func clamp(_ v: Double, _ r: ClosedRange<Double>, _ fallback: Double) -> Double { v.isNaN ? fallback : min(max(v, r.lowerBound), r.upperBound) }
-    self.amount = clamp(amount, 0...1, 0.5)
-    self.radius = clamp(radius, 0...1.5, 0.5)
-    self.softness = clamp(softness, 0.01...2, 0.5)
+    self.amount = Self.amount.clamped(amount)
+    self.radius = Self.radius.clamped(radius)
+    self.softness = Self.softness.clamped(softness)
   }
+
+  /// `amount`: the light the far corners lose.
+  public static let amount = Parameter<Double>("amount", range: 0...1, default: 0.5, help: "Light the corners lose (1: they go black).")
+  /// `radius`: where darkening starts.
+  public static let radius = Parameter<Double>("radius", range: 0...1.5, default: 0.5, help: "Where darkening starts: 0 the centre, 1 a corner.")
+  /// `softness`: how far beyond the radius it reaches full strength.
+  public static let softness = Parameter<Double>(
+    "softness", range: 0.01...2, default: 0.5, help: "How far beyond the radius it reaches full strength.")
 
   /// `vignette amount=0.5 radius=0.5 softness=0.5`.
   public static let table = OperationDescriptor(
     name: "vignette", category: .colour, summary: "Darkens the image towards its corners, as a lens does.",
-    parameters: [
-      ParameterSpec("amount", .number(0...1), default: .number(0.5), help: "Light the corners lose (1: they go black)."),
-      ParameterSpec("radius", .number(0...1.5), default: .number(0.5), help: "Where darkening starts: 0 the centre, 1 a corner."),
-      ParameterSpec("softness", .number(0.01...2), default: .number(0.5), help: "How far beyond the radius it reaches full strength."),
-    ],
+    parameters: [amount.spec, radius.spec, softness.spec],
     example: "vignette amount=0.4 radius=0.6")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("amount", .number(amount)), ("radius", .number(radius)), ("softness", .number(softness))])
+    Arguments([Self.amount.argument(amount), Self.radius.argument(radius), Self.softness.argument(softness)])
   }
   public var workingSpace: WorkingSpace? { .linear }
 
@@ -81,6 +84,8 @@ extension Image {
 extension ColourFilters {
   /// `vignette amount=0.5 radius=0.5 softness=0.5`.
   public static let vignette = FilterDefinition(VignetteOperation.table) { inputs, args, _ in
-    inputs[0].vignetted(amount: args.number("amount"), radius: args.number("radius"), softness: args.number("softness"))
+    inputs[0].vignetted(
+      amount: args[VignetteOperation.amount], radius: args[VignetteOperation.radius],
+      softness: args[VignetteOperation.softness])
   }
 }
