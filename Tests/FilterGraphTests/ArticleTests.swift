@@ -13,7 +13,9 @@ final class ArticleTests: XCTestCase {
       "Sources/FilterGraph/colour/Vignette.swift", "Sources/FilterGraph/colour/ColourFilters.swift",
       "Tests/FilterGraphTests/colour/VignetteTests.swift",
     ].map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
-    let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+    // Blocks open with a line "```swift" and close with a line "```" (doc comments inside may
+    // show fences of their own, indented behind `///`).
+    let blocks = ("\n" + article).components(separatedBy: "\n```swift\n").dropFirst().map { $0.components(separatedBy: "\n```\n")[0] + "\n" }
     XCTAssertGreaterThanOrEqual(blocks.count, 6)
     for block in blocks {
       XCTAssertTrue(sources.contains { $0.contains(block) }, "not in the sources:\n\(block)")
