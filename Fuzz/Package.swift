@@ -13,10 +13,10 @@ let rootFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
 let root = rootFolder.lastPathComponent.lowercased()
 
 /// One executable per fuzz target, each a folder of Targets/ with one `LLVMFuzzerTestOneInput`.
-func fuzzTarget(_ name: String, _ products: [String]) -> Target {
+func fuzzTarget(_ name: String, _ products: [String], local: [Target.Dependency] = []) -> Target {
   .executableTarget(
     name: name,
-    dependencies: products.map { .product(name: $0, package: root) },
+    dependencies: products.map { .product(name: $0, package: root) } + local,
     path: "Targets/\(name)",
     swiftSettings: [.unsafeFlags(["-parse-as-library"])])
 }
@@ -31,5 +31,12 @@ let package = Package(
     fuzzTarget("fuzz-exif", ["ImageCodecs"]),
     fuzzTarget("fuzz-metadata", ["ImageCodecs", "PixelBufferModule"]),
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),
+    fuzzTarget("fuzz-webp", ["ImageCodecs"], local: ["FuzzCodec"]),
+    fuzzTarget("fuzz-gif", ["ImageCodecs"], local: ["FuzzCodec"]),
+    // The formats without a target of their own above go through this library's driver.
+    .target(
+      name: "FuzzCodec",
+      dependencies: [.product(name: "ImageCodecs", package: root), .product(name: "PixelBufferModule", package: root)],
+      path: "Sources/FuzzCodec"),
   ]
 )

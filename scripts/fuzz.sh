@@ -35,6 +35,9 @@ seed() { # seed TARGET SELECTORS FILES…
 }
 seed fuzz-jpeg "0 9 14" "$fixtures"/jpeg/*.jpg "$fixtures"/jpeg/*/*.jpg
 seed fuzz-png "0 1" "$fixtures"/pngsuite/*.png
+# Codec-protocol targets: whole, strips (32), scaled (1, 2), strict (4), page 1 (8).
+seed fuzz-webp "0 1 2 32 4" "$fixtures"/webp/*.webp
+seed fuzz-gif "0 32 4" "$fixtures"/gif/*.gif
 seed fuzz-tiff "0 1 2 3 4 8" "$fixtures"/tiff/*.tif
 mkdir -p "$work/corpus/fuzz-exif" "$work/corpus/fuzz-recipe" "$work/corpus/fuzz-deflate"
 python3 - "$fixtures" "$work/corpus/fuzz-exif" <<'PY'
@@ -93,7 +96,7 @@ for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
   [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
 done
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-webp fuzz-gif fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
 failed=()
 for t in $targets; do
   exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"

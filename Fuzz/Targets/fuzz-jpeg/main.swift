@@ -18,9 +18,9 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   if selector & 8 == 0 {
     _ = try? JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: denominator, isStrict: strict), limits: limits)
   } else if let decoder = try? JPEGDecoder(data: data, limits: limits),
-    (try? decoder.start(options: JPEGDecodeOptions(scaleDenominator: denominator, isStrict: strict))) != nil
+    (try? decoder.start(options: JPEGDecodeOptions(scaleDenominator: denominator, isStrict: strict))) != nil,
+    var strip = try? decoder.makeBuffer(rows: 7)
   {
-    var strip = try decoder.makeBuffer(rows: 7)
     while !decoder.isComplete {
       guard let n = try? decoder.readRows(7, into: &strip), n > 0 else { break }
       _ = try? decoder.skipRows(3)

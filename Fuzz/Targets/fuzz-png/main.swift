@@ -12,8 +12,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   _ = try? PNGDecoder.readHeader(data, limits: limits)
   if start[0] & 1 == 0 {
     _ = try? PNGDecoder.decode(data, limits: limits)
-  } else if let decoder = try? PNGDecoder(data: data, limits: limits) {
-    var strip = try decoder.makeBuffer(rows: 5)
+  } else if let decoder = try? PNGDecoder(data: data, limits: limits), var strip = try? decoder.makeBuffer(rows: 5) {
     while decoder.remainingRows > 0 {
       guard let n = try? decoder.readRows(into: &strip), n > 0 else { break }
     }

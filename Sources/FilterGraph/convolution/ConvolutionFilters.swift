@@ -9,7 +9,7 @@ public enum ConvolutionFilters {
     let sigma = args.number("sigma")
     let method = GaussianBlurOperation.Method(rawValue: args.choice("method")) ?? .automatic
     let op = GaussianBlurOperation(sigma: sigma, linearLight: args.bool("linear"), method: method)
-    return op.sigma == 0 ? inputs[0] : inputs[0].applying(op)
+    return inputs[0].applyingBlur(op)
   }
 
   /// `boxblur radius=3 linear=true`.

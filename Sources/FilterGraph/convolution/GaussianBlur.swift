@@ -18,10 +18,8 @@
 // of the Gaussian's peak (12.1 % of the 2-D peak), and blurred step edges differ from the exact
 // result by at most 1.05 % of the step height (≤ 3 levels of 8 bits on a black/white edge;
 // checked in GaussianBlurTests). The threshold 12 is where the two cost about the same on the
-// 2-core test machine. `method=exact` or `method=box` forces either.
-//
-// Cost note: a tile reads its output rectangle widened by the reach (≈ 3σ) on every side, so with
-// the renderer's 64-row tiles very large σ recomputes many input rows per tile.
+// 2-core test machine. `method=exact` or `method=box` forces either. Above σ = 32 the automatic
+// method blurs a reduced copy instead, so the cost does not grow with σ (GaussianBlurPyramid.swift).
 
 import PixelBufferModule
 
@@ -114,7 +112,6 @@ extension Image {
   /// The image blurred with a Gaussian of standard deviation `sigma` pixels (clamped to 0 … 500;
   /// 0 returns the image unchanged), in linear light unless `linearLight` is false.
   public func blurred(sigma: Double, linearLight: Bool = true) -> Image {
-    let op = GaussianBlurOperation(sigma: sigma, linearLight: linearLight)
-    return op.sigma == 0 ? self : applying(op)
+    applyingBlur(GaussianBlurOperation(sigma: sigma, linearLight: linearLight))
   }
 }

@@ -84,7 +84,15 @@ final class GaussianBlurTests: XCTestCase {
       let blurred = image.blurred(sigma: sigma, linearLight: linear)
       XCTAssertTrue(try H.tiled().render(blurred, format: .rgb8).hasSamePixels(as: flat), "sigma \(sigma)")
       let out = try H.renderFloat(blurred)
-      for row in out { for px in row { XCTAssertEqual(px, out[0][0], "every pixel computes the same value") } }
+      // Single-pass blurs compute every pixel alike; σ 60 goes through a reduced copy, whose
+      // resampling sums round differently in the last float bit.
+      let tolerance: Float = sigma > GaussianBlurOperation.pyramidThreshold ? 1e-6 : 0
+      for row in out {
+        for px in row {
+          let d = px - out[0][0]
+          XCTAssertLessThanOrEqual(max(abs(d.x), abs(d.y), abs(d.z), abs(d.w)), tolerance, "every pixel computes the same value")
+        }
+      }
       XCTAssertEqual(out[0][0].x, 77 / 255, accuracy: 1e-5)
       XCTAssertEqual(out[0][0].z, 230 / 255, accuracy: 1e-5)
     }

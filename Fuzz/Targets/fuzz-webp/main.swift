@@ -1,0 +1,9 @@
+// fuzz-webp — the WebP decoder through the codec protocol (see FuzzCodec).
+import FuzzCodec
+import ImageCodecs
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+  fuzzDecode(WebPCodec.self, start, count)
+  return 0
+}
