@@ -20,15 +20,18 @@
 // (i, j) = (⌊u + ½⌋, ⌊v + ½⌋) (or B). Arithmetic is on premultiplied RGBA in linear light; alpha is
 // clipped to 0…1 after negative-lobed kernels, as in Scale.swift.
 //
-// Output size: given, or the bounding box of the mapped input extent M·[0, w]×[0, h] + t, whose
-// top-left corner (rounded down) then becomes the output's origin: without a size the translation
-// only moves the sampling grid by its fractional part.
+// Output size: given (its origin at the output plane's (0, 0)), or the bounding box of the mapped
+// input extent M·[0, w]×[0, h] + t, whose top-left corner (rounded down) then becomes the output's
+// origin: without a size the translation only moves the sampling grid by its fractional part.
+// With `centre`, the output is that bounding box's size rounded up, ⌈w·|a| + h·|b|⌉ ×
+// ⌈w·|c| + h·|d|⌉ (less 10⁻⁶ before rounding up, so float noise adds no row), and t is chosen so
+// that the input's centre maps to the output's centre (the given translation is ignored).
+// Sizes and translation are computed from the input the operation receives, so they follow an
+// input whose size is known only at render time (after `trim`).
 //
-// `rotate angle=θ` is this map with M the clockwise rotation by θ (y points down):
-// M = [cos θ  −sin θ; sin θ  cos θ], the output the bounding box ⌈w·|cos θ| + h·|sin θ|⌉ ×
-// ⌈w·|sin θ| + h·|cos θ|⌉ (less 10⁻⁶ before rounding up, so float noise adds no row), and t such that
-// the input's centre maps to the output's. Multiples of 90° are not resampled: they are the exact
-// pixel moves of Orient.swift.
+// `rotate angle=θ` is `centre` with M the clockwise rotation by θ (y points down):
+// M = [cos θ  −sin θ; sin θ  cos θ]. Multiples of 90° are not resampled: they are the exact pixel
+// moves of Orient.swift.
 //
 // Each output tile asks for the bounding box of its corners mapped back through M⁻¹, grown by the
 // kernel's reach and clipped to the input, so tiles pull only the input they read.
@@ -79,32 +82,62 @@ public struct AffineMatrix: Hashable, Sendable, CustomStringConvertible {
   public var description: String { [a, b, c, d].map(ParameterValue.format).joined(separator: ",") }
 }
 
-/// Resamples its input through an affine map onto a canvas of `outputSize` (see the definition
-/// at the top of Affine.swift).
+/// Resamples its input through an affine map (see the definition at the top of Affine.swift).
 public struct AffineOperation: ImageOperation {
-  /// Forward map, input → output continuous coordinates (translation already includes any
-  /// shift that puts the bounding box at the origin).
+  /// The map as given: input → output continuous coordinates.
   public let matrix: AffineMatrix
-  /// The output's size.
-  public let outputSize: Size
+  /// The output's size, or nil for the mapped input's bounding box.
+  public let outputSize: Size?
+  /// True to map the input's centre to the output's (the translation is then ignored).
+  public let centred: Bool
   /// The interpolation kernel.
   public let kernel: ResampleKernel
   /// What lies outside the input (straight sRGB-encoded RGBA).
   public let background: Color
 
-  /// The inverse map and the kernel stretches, computed once.
-  private let inverse: AffineMatrix
+  /// The kernel stretches (they depend on the linear part only), computed once.
   private let stretch: (x: Double, y: Double)
 
   /// Creates the operation; `matrix` must be invertible (`Image.transformed(by:…)` checks).
-  public init(matrix: AffineMatrix, outputSize: Size, kernel: ResampleKernel = .cubic, background: Color = .clear) {
+  public init(
+    matrix: AffineMatrix, outputSize: Size? = nil, centred: Bool = false, kernel: ResampleKernel = .cubic,
+    background: Color = .clear
+  ) {
     self.matrix = matrix
     self.outputSize = outputSize
+    self.centred = centred
     self.kernel = kernel
     self.background = background
     let inv = matrix.inverted
-    inverse = inv
     stretch = (max(1, (inv.a * inv.a + inv.b * inv.b).squareRoot()), max(1, (inv.c * inv.c + inv.d * inv.d).squareRoot()))
+  }
+
+  /// The forward map (translation resolved) and output size for an input of `size`.
+  public func placement(for size: Size) -> (map: AffineMatrix, size: Size) {
+    let w = Double(size.width), h = Double(size.height)
+    var m = matrix
+    let limit = Double(Self.maximumSide)
+    func side(_ v: Double) -> Int { Int(min(max(v, 1), limit)) }
+    if centred {
+      let out = Size(
+        width: side((w * abs(m.a) + h * abs(m.b) - 1e-6).rounded(.up)),
+        height: side((w * abs(m.c) + h * abs(m.d) - 1e-6).rounded(.up)))
+      m.tx = 0
+      m.ty = 0
+      let centre = m.apply(w / 2, h / 2)
+      m.tx = Double(out.width) / 2 - centre.x
+      m.ty = Double(out.height) / 2 - centre.y
+      return (m, out)
+    }
+    if let outputSize { return (m, outputSize) }
+    let corners = [m.apply(0, 0), m.apply(w, 0), m.apply(0, h), m.apply(w, h)]
+    let x0 = corners.map(\.x).min()!, x1 = corners.map(\.x).max()!
+    let y0 = corners.map(\.y).min()!, y1 = corners.map(\.y).max()!
+    let left = (x0 + 1e-6).rounded(.down), top = (y0 + 1e-6).rounded(.down)
+    let out = Size(width: side((x1 - left - 1e-6).rounded(.up)), height: side((y1 - top - 1e-6).rounded(.up)))
+    m.tx -= left
+    m.ty -= top
+    return (m, out)
   }
 
   /// The largest output side.
@@ -118,34 +151,35 @@ public struct AffineOperation: ImageOperation {
       ParameterSpec("matrix", .numbers(count: 4), help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate."),
       ParameterSpec("translate", .numbers(count: 2), default: .numbers([0, 0]), help: "e,f added after the matrix (moves the image only when size is given)."),
       ParameterSpec("size", .size(1...maximumSide), help: "Output size, its origin at the output plane's (0, 0); default: the mapped image's bounding box."),
+      ParameterSpec("centre", .boolean, default: .boolean(false), help: "Map the image's centre to the output's centre, on its bounding box (translate and size ignored)."),
       ParameterSpec("kernel", .choice(ResampleKernel.names), default: .choice(ResampleKernel.cubic.rawValue), help: "Interpolation kernel."),
       ParameterSpec("background", .color, default: .color(.clear), help: "Colour outside the image (default transparent)."),
     ],
     example: "affine matrix=1,0.3,0,1 background=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The resolved map (matrix, translation to the output's origin), size, kernel, background.
+  /// The map as given, the size when given (else `centre`), kernel and background.
   public var arguments: Arguments {
-    Arguments([
-      ("matrix", .numbers([matrix.a, matrix.b, matrix.c, matrix.d])), ("translate", .numbers([matrix.tx, matrix.ty])),
-      ("size", .size(outputSize)), ("kernel", .choice(kernel.rawValue)), ("background", .color(background)),
-    ])
+    var values: [(String, ParameterValue)] = [("matrix", .numbers([matrix.a, matrix.b, matrix.c, matrix.d]))]
+    if centred {
+      values.append(("centre", .boolean(true)))
+    } else {
+      values.append(("translate", .numbers([matrix.tx, matrix.ty])))
+      if let outputSize { values.append(("size", .size(outputSize))) }
+    }
+    values += [("kernel", .choice(kernel.rawValue)), ("background", .color(background))]
+    return Arguments(values)
   }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
-    info.size = outputSize
+    info.size = placement(for: info.size).size
     if background.alpha < 1 { info.layout = info.layout.withAlpha }
     if info.layout.isGray && !background.isGray { info.layout = info.layout.hasAlpha ? .rgba : .rgb }
     return info
   }
 
-  /// The input position (in pixel indices) output pixel (x, y) samples.
-  @inline(__always) func sourcePosition(_ x: Double, _ y: Double) -> (u: Double, v: Double) {
-    let p = inverse.apply(x + 0.5, y + 0.5)
-    return (p.x - 0.5, p.y - 0.5)
-  }
 
   /// How far (in input pixels) a tap can be from the sample position, per axis.
   private var reach: (x: Double, y: Double) {
@@ -154,6 +188,7 @@ public struct AffineOperation: ImageOperation {
   }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    let inverse = placement(for: inputs[0].size).map.inverted
     var lo = (u: Double.infinity, v: Double.infinity), hi = (u: -Double.infinity, v: -Double.infinity)
     for (x, y) in [(output.x, output.y), (output.maxX, output.y), (output.x, output.maxY), (output.maxX, output.maxY)] {
       let p = inverse.apply(Double(x), Double(y))
@@ -179,6 +214,7 @@ public struct AffineOperation: ImageOperation {
   public func render(into output: inout Tile, inputs: [Tile], inputInfos: [ImageInfo]) throws {
     let input = inputs[0]
     let extent = inputInfos[0].extent
+    let inverse = placement(for: extent.size).map.inverted
     // Taps are read only where the input is and the tile holds it.
     let valid = input.rect.intersection(extent)
     let bg = background.premultiplied(in: .linear)
@@ -196,7 +232,9 @@ public struct AffineOperation: ImageOperation {
         for y in 0..<dst.height {
           let row = dst[row: y]
           for x in 0..<dst.width {
-            let (u, v) = sourcePosition(Double(ox + x), Double(oy + y))
+            // The input position (in pixel indices) output pixel (x, y) samples.
+            let p = inverse.apply(Double(ox + x) + 0.5, Double(oy + y) + 0.5)
+            let u = p.x - 0.5, v = p.y - 0.5
             // No tap reaches the input: background (this also keeps huge positions from `Int`).
             guard u + rx > -1, v + ry > -1, u - rx < Double(extent.width), v - ry < Double(extent.height) else {
               row[x] = bg
@@ -298,38 +336,29 @@ extension Image {
   /// The image mapped through `matrix` (p ↦ M·p + t, y down) and resampled with `kernel` in linear
   /// light; outside the image the `background` shows (transparent by default: the result then has
   /// alpha). The output is `size` with its origin at the output plane's (0, 0), or, when `size`
-  /// is nil, the bounding box of the mapped image (see Affine.swift).
+  /// is nil, the bounding box of the mapped image; `centred` maps the image's centre to the
+  /// centre of that bounding box instead (see Affine.swift).
   ///
   /// - Throws: `FilterError` when the matrix is not invertible or the output would be larger
   ///   than 65535 pixels on a side.
   public func transformed(
-    by matrix: AffineMatrix, size: Size? = nil, kernel: ResampleKernel = .cubic, background: Color = .clear
+    by matrix: AffineMatrix, size: Size? = nil, centred: Bool = false, kernel: ResampleKernel = .cubic,
+    background: Color = .clear
   ) throws -> Image {
     guard matrix.isInvertible else {
       throw FilterError("affine needs an invertible matrix: \(matrix) has determinant \(ParameterValue.format(matrix.determinant)).")
     }
-    var m = matrix
-    let target: Size
-    if let size {
-      target = size
-    } else {
-      let w = Double(self.size.width), h = Double(self.size.height)
-      let corners = [m.apply(0, 0), m.apply(w, 0), m.apply(0, h), m.apply(w, h)]
-      let x0 = corners.map(\.x).min()!, x1 = corners.map(\.x).max()!
-      let y0 = corners.map(\.y).min()!, y1 = corners.map(\.y).max()!
-      let left = (x0 + 1e-6).rounded(.down), top = (y0 + 1e-6).rounded(.down)
-      let width = (x1 - left - 1e-6).rounded(.up), height = (y1 - top - 1e-6).rounded(.up)
-      guard width <= Double(AffineOperation.maximumSide), height <= Double(AffineOperation.maximumSide) else {
-        throw FilterError("affine would make a \(ParameterValue.format(width))×\(ParameterValue.format(height)) image; the largest side is \(AffineOperation.maximumSide).")
-      }
-      target = Size(width: max(Int(width), 1), height: max(Int(height), 1))
-      m.tx -= left
-      m.ty -= top
+    if let size, size.width < 1 || size.height < 1 || size.width > AffineOperation.maximumSide || size.height > AffineOperation.maximumSide {
+      throw FilterError("affine's output size must be 1…\(AffineOperation.maximumSide) on each side, not \(size).")
     }
-    guard target.width >= 1, target.height >= 1, target.width <= AffineOperation.maximumSide, target.height <= AffineOperation.maximumSide else {
-      throw FilterError("affine's output size must be 1…\(AffineOperation.maximumSide) on each side, not \(target).")
+    let op = AffineOperation(matrix: matrix, outputSize: centred ? nil : size, centred: centred, kernel: kernel, background: background)
+    // The bounding box of this image mapped (the renderer recomputes it from the input it gets).
+    let w = Double(self.size.width), h = Double(self.size.height)
+    let bbox = (w * abs(matrix.a) + h * abs(matrix.b), w * abs(matrix.c) + h * abs(matrix.d))
+    if size == nil || centred, bbox.0 > Double(AffineOperation.maximumSide) + 1 || bbox.1 > Double(AffineOperation.maximumSide) + 1 {
+      throw FilterError("affine would make a \(Int(bbox.0))×\(Int(bbox.1)) image; the largest side is \(AffineOperation.maximumSide).")
     }
-    return applying(AffineOperation(matrix: m, outputSize: target, kernel: kernel, background: background))
+    return applying(op)
   }
 
   /// The image rotated clockwise by `degrees`. Multiples of 90° move pixels exactly (no
@@ -345,16 +374,7 @@ extension Image {
       let q = ((Int(quarters) % 4) + 4) % 4
       return q == 0 ? self : oriented(orientation[q])
     }
-    let rotation = AffineMatrix(rotationByDegrees: turn)
-    let w = Double(size.width), h = Double(size.height)
-    let cs = abs(rotation.a), sn = abs(rotation.c)
-    let out = Size(
-      width: max(Int((w * cs + h * sn - 1e-6).rounded(.up)), 1), height: max(Int((w * sn + h * cs - 1e-6).rounded(.up)), 1))
-    // The input's centre goes to the output's.
-    let centre = rotation.apply(w / 2, h / 2)
-    var m = rotation
-    m.tx = Double(out.width) / 2 - centre.x
-    m.ty = Double(out.height) / 2 - centre.y
-    return applying(AffineOperation(matrix: m, outputSize: out, kernel: kernel, background: background))
+    return applying(
+      AffineOperation(matrix: AffineMatrix(rotationByDegrees: turn), centred: true, kernel: kernel, background: background))
   }
 }

@@ -22,13 +22,13 @@ public enum GeometryFilters {
       background: args.color("background"))
   }
 
-  /// `affine matrix=a,b,c,d [translate=e,f] [size=WxH] [kernel=] [background=]` (Affine.swift).
+  /// `affine matrix=a,b,c,d [translate=e,f] [size=WxH | centre=true] [kernel=] [background=]` (Affine.swift).
   public static let affine = FilterDefinition(AffineOperation.table) { inputs, args, _ in
     let m = args.numbers("matrix"), t = args.numbers("translate")
     guard m.count == 4 else { throw FilterError("affine needs a matrix: write 'affine matrix=a,b,c,d'.") }
     let matrix = AffineMatrix(a: m[0], b: m[1], c: m[2], d: m[3], tx: t.first ?? 0, ty: t.count > 1 ? t[1] : 0)
     return try inputs[0].transformed(
-      by: matrix, size: args.size("size"), kernel: ResampleKernel(rawValue: args.choice("kernel")) ?? .cubic,
+      by: matrix, size: args.size("size"), centred: args.bool("centre"), kernel: ResampleKernel(rawValue: args.choice("kernel")) ?? .cubic,
       background: args.color("background"))
   }
 

@@ -84,7 +84,7 @@ final class RecipeExamplesTests: XCTestCase {
       .filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(4)) }.sorted()
     XCTAssertEqual(
       names,
-      ["document-cleanup", "glow", "icon-tint", "sepia-vintage", "thumbnail", "warm-soft-gray", "watermark", "web-ready"])
+      ["document-cleanup", "glow", "icon-tint", "product-photo", "sepia-vintage", "thumbnail", "warm-soft-gray", "watermark", "web-ready"])
     for name in names {
       // Each checks completely (filters, parameters, values, names) before any pixel.
       XCTAssertNoThrow(try Recipe.load(contentsOf: Repository.recipes.appendingPathComponent(name + ".txt")).check(), name)
@@ -229,6 +229,23 @@ final class RecipeExamplesTests: XCTestCase {
     let cleaned = try pixels(output, .gray8).bytes
     let gray = try pixels(input.converted(to: .gray), .gray8).bytes
     XCTAssertGreaterThan(Self.standardDeviation(cleaned), 1.3 * Self.standardDeviation(gray))
+  }
+
+  func testProductPhotoIsTheStretchedPhotoCentredOnAWhiteSquare() throws {
+    let input = try photo  // 227×149
+    let image = try run("product-photo", on: input)
+    XCTAssertEqual(image.size, Size(width: 227, height: 227))
+    let (bytes, _) = try pixels(image, .rgb8)
+    // (227 − 149) / 2 = 39 white rows above, 39 below, the photo in between.
+    func row(_ y: Int) -> ArraySlice<UInt8> { bytes[(3 * 227 * y)..<(3 * 227 * (y + 1))] }
+    for y in Array(0..<39) + Array(188..<227) { XCTAssertTrue(row(y).allSatisfy { $0 == 255 }, "row \(y)") }
+    let photoValues = Array(bytes[(3 * 227 * 39)..<(3 * 227 * 188)]).sorted()
+    // The photo's 1st and 99th percentiles of its values are stretched to black and white.
+    let low = photoValues[photoValues.count / 100], high = photoValues[photoValues.count * 99 / 100]
+    XCTAssertLessThanOrEqual(low, 3)
+    XCTAssertGreaterThanOrEqual(high, 252)
+    let original = try pixels(input, .rgb8).bytes.sorted()
+    XCTAssertGreaterThan(Int(original[original.count / 100]), 3, "the fixture should not already be stretched")
   }
 
   func testGlowOnlyBrightens() throws {

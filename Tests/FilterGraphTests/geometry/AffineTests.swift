@@ -159,6 +159,21 @@ final class AffineTests: XCTestCase {
     XCTAssertEqual(op.inputRegion(for: Rect(x: 0, y: 0, width: 64, height: 64), input: 0, inputs: [info]).size, Size(width: 1, height: 1))
   }
 
+  func testCanvasFollowsTheInputItIsGiven() throws {
+    // As after a trim: the node was built on 40×20, the renderer hands it 30×10.
+    let op = try XCTUnwrap(T.randomImage(width: 40, height: 20).rotated(byDegrees: 30).node.operation as? AffineOperation)
+    let info = ImageInfo(size: Size(width: 30, height: 10), layout: .rgb, component: .uint8, colorSpace: .sRGB)
+    let c = cos(Double.pi / 6), s = sin(Double.pi / 6)
+    XCTAssertEqual(
+      op.outputInfo(inputs: [info]).size,
+      Size(width: Int((30 * c + 10 * s).rounded(.up)), height: Int((30 * s + 10 * c).rounded(.up))))
+    // The centre still maps to the centre.
+    let (map, size) = op.placement(for: info.size)
+    let centre = map.apply(15, 5)
+    XCTAssertEqual(centre.x, Double(size.width) / 2, accuracy: 1e-9)
+    XCTAssertEqual(centre.y, Double(size.height) / 2, accuracy: 1e-9)
+  }
+
   func testShrinkingAffineAverages() throws {
     // A 1-pixel checkerboard halved on both axes averages to flat gray, not to one of its colours.
     let checker = T.image(width: 40, height: 40) { x, y in (x + y) % 2 == 0 ? [255, 255, 255] : [0, 0, 0] }
@@ -184,5 +199,8 @@ final class AffineTests: XCTestCase {
     XCTAssertEqual(
       G.signature(try G.compile("affine matrix=1,0.3,0,1 translate=2,3 size=50x40 background=#FF0000", input: image).node),
       G.signature(try image.transformed(by: AffineMatrix(a: 1, b: 0.3, c: 0, d: 1, tx: 2, ty: 3), size: Size(width: 50, height: 40), background: Color(hex: "#FF0000")!).node))
+    XCTAssertEqual(
+      G.signature(try G.compile("affine matrix=0.5,0.1,-0.2,0.8 centre=true kernel=linear", input: image).node),
+      G.signature(try image.transformed(by: AffineMatrix(a: 0.5, b: 0.1, c: -0.2, d: 0.8), centred: true, kernel: .linear).node))
   }
 }
