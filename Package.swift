@@ -9,6 +9,7 @@
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
 //   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
+//   CHEIF              libheif (AVIF, HEIC) behind calls returning a status and libheif's message
 //   CTIFF              libtiff behind a reader and a writer with per-handle error handlers
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
@@ -41,7 +42,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CLCMS"],
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"],
       swiftSettings: optimize),
     .target(
       name: "FilterGraph",
@@ -77,6 +78,10 @@ let package = Package(
       name: "CGIF",
       cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("gif")]),
+    .target(
+      name: "CHEIF",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("lcms2")]),
     .target(
       name: "CTIFF",
       cSettings: [.unsafeFlags(["-O2"])],

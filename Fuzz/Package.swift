@@ -33,6 +33,7 @@ let package = Package(
     fuzzTarget("fuzz-recipe", ["FilterGraph"]),
     fuzzTarget("fuzz-webp", ["ImageCodecs"], local: ["FuzzCodec"]),
     fuzzTarget("fuzz-gif", ["ImageCodecs"], local: ["FuzzCodec"]),
+    fuzzTarget("fuzz-heif", ["ImageCodecs"], local: ["FuzzCodec"]),
     // The formats without a target of their own above go through this library's driver.
     .target(
       name: "FuzzCodec",

@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W8,W9,W11rot,W11aff,W11pad,
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W11rot,W11aff,W11pad,
                  W11ext,W11flat (W4 = W4a,W4b; W11 = every W11 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
@@ -36,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W8", "W9",
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
@@ -49,6 +49,7 @@ TITLES = {
     "W4b": "W4b JPEG to JPEG Q90 4:2:0",
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
     "W6": "W6 thumbnail to WebP: 24 MP JPEG, fit 800x800 Lanczos3, WebP Q80",
+    "W7": "W7 thumbnail to AVIF: 24 MP JPEG, fit 2048x2048 Lanczos3, AVIF Q50 at each library's default speed",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
     "W9": "W9 16-bit TIFF thumbnail: 24 MP 16-bit RGB LZW TIFF, fit 800x800 Lanczos3, 16-bit PNG",
     "W11rot": "W11rot rotate 12.5 degrees, bilinear, black corners, JPEG Q90 4:2:0",
@@ -57,7 +58,7 @@ TITLES = {
     "W11ext": "W11ext extend 200 pixels on every side, mirrored, JPEG Q90 4:2:0",
     "W11flat": "W11flat flatten the 24 MP RGBA PNG onto white, JPEG Q90 4:2:0",
 }
-EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W8": "jpg",
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
        "W9": "png", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
@@ -102,6 +103,10 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.webp[Q=80,strip]"], True)]
+    elif w == "W7":
+        # libvips' heifsave default effort 4 is libaom speed 5; fgrun's default is libheif's (speed 6).
+        r += [("vips", "vipsthumbnail", f"{o}-vips.avif",
+               ["vipsthumbnail", inp, "-s", "2048x2048", "-o", f"{o}-vips.avif[Q=50,strip]"], True)]
     elif w == "W8":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]

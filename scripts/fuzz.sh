@@ -39,6 +39,7 @@ seed fuzz-png "0 1" "$fixtures"/pngsuite/*.png
 seed fuzz-webp "0 1 2 32 4" "$fixtures"/webp/*.webp
 seed fuzz-gif "0 32 4" "$fixtures"/gif/*.gif
 seed fuzz-tiff "0 1 2 3 4 8" "$fixtures"/tiff/*.tif
+seed fuzz-heif "0 4 8 32" "$fixtures"/heif/*.avif "$fixtures"/heif/*.heic
 mkdir -p "$work/corpus/fuzz-exif" "$work/corpus/fuzz-recipe" "$work/corpus/fuzz-deflate"
 python3 - "$fixtures" "$work/corpus/fuzz-exif" <<'PY'
 import glob, os, sys
@@ -96,7 +97,7 @@ for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
   [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
 done
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-webp fuzz-gif fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-webp fuzz-gif fuzz-heif fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
 failed=()
 for t in $targets; do
   exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"

@@ -2,7 +2,7 @@
 # Installs the system packages FilterGraph needs on Debian 12, only those that are missing.
 # Idempotent; run as root (or with sudo available).
 set -euo pipefail
-packages=(libjpeg62-turbo-dev libpng-dev zlib1g-dev libdeflate-dev libwebp-dev libgif-dev libblas-dev libopenblas0-serial liblcms2-dev libtiff-dev pkg-config)
+packages=(libjpeg62-turbo-dev libpng-dev zlib1g-dev libdeflate-dev libwebp-dev libgif-dev libheif-dev libheif-examples libblas-dev libopenblas0-serial liblcms2-dev libtiff-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,8 @@ public enum CodecRegistry {
     WebPCodec.self,
     GIFCodec.self,
     TIFFCodec.self,
+    AVIFCodec.self,
+    HEICCodec.self,
   ]
 
   /// How many leading bytes `sniff` needs at most.

@@ -1,0 +1,165 @@
+// HEIFCodec.swift — AVIF and HEIC in the codec registry: two formats of one container (HEIF),
+// read and written by libheif (CHEIF shim) with Debian's codecs: AV1 through libaom (encode) and
+// dav1d/libaom (decode), HEVC through x265 (encode) and libde265 (decode).
+//
+// Reading (either format; libheif picks the decoder by the image's codec):
+//   - page 0 is the primary image; pages 1… are the other top-level images in file order;
+//   - upright: libheif applies irot/imir/clap, and an Exif orientation is not applied again;
+//   - 8-bit images decode to 8-bit RGB(A); 10- and 12-bit ones to 16-bit RGB(A), each sample
+//     v · 65535 / (2^bits − 1) rounded, so every stored code survives (code = round(s · (2^bits − 1) / 65535));
+//   - alpha straight (premultiplied files are divided back);
+//   - colour from the ICC profile, or from the nclx box through the profile it defines (HEIFFile.swift);
+//   - the size is checked against the pixel limit before anything is decoded (and libheif's own
+//     security limits apply);
+//   - full size only: libheif has no reduced-size decode (its thumbnails are other, optional
+//     images), so a shrinking graph decodes in full and the engine resamples.
+// Writing: one primary image, 8 or 10/12 bits, 4:2:0/4:2:2/4:4:4 or lossless (4:4:4, identity
+// matrix), the ICC profile embedded, through the encoder libheif has for the format.
+import CHEIF
+import Foundation
+import PixelBufferModule
+
+extension ImageFileFormat {
+  /// AVIF: HEIF with AV1 images.
+  public static let avif = ImageFileFormat(rawValue: "avif")
+  /// HEIC: HEIF with HEVC images (phone cameras).
+  public static let heic = ImageFileFormat(rawValue: "heic")
+}
+
+/// AVIF (AV1 in HEIF) through libheif.
+public enum AVIFCodec: ImageCodec {
+  public static let format = ImageFileFormat.avif
+  public static let displayName = "AVIF"
+  public static let fileExtensions = ["avif"]
+  public static let summary =
+    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with the ICC profile."
+
+  /// `ftyp` with an `avif` or `avis` brand.
+  public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
+
+  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+  }
+  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try HEIF.decoder(data, request: request, format: format)
+  }
+
+  public static let encodeOptions: [FormatOption] = HEIF.encodeOptions(
+    effort: "Encoder effort, 0 (fastest) … 9 (slowest, smallest): libaom's speed 9 − effort; default libheif's (speed 6, effort 3).")
+  public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
+    HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
+  }
+  public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
+    try HEIFStreamEncoder(request, compression: .av1)
+  }
+}
+
+/// HEIC (HEVC in HEIF) through libheif.
+public enum HEICCodec: ImageCodec {
+  public static let format = ImageFileFormat.heic
+  public static let displayName = "HEIC"
+  public static let fileExtensions = ["heic", "heif"]
+  public static let summary =
+    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
+
+  /// `ftyp` with a HEVC or generic HEIF brand (`heic`, `heix`, `hevc`, `mif1`…); files that also
+  /// name `avif` are AVIF's.
+  public static func sniff(_ head: [UInt8]) -> Bool {
+    let brands = HEIF.brands(head)
+    return !brands.contains { ["avif", "avis"].contains($0) }
+      && brands.contains { ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"].contains($0) }
+  }
+
+  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+  }
+  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try HEIF.decoder(data, request: request, format: format)
+  }
+
+  public static let encodeOptions: [FormatOption] = HEIF.encodeOptions(
+    effort: "Encoder effort, 0 (fastest) … 9 (slowest, smallest): x265's presets ultrafast … placebo; default libheif's (slow).")
+  public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
+    HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
+  }
+  public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
+    try HEIFStreamEncoder(request, compression: .hevc)
+  }
+}
+
+/// What AVIF and HEIC share.
+enum HEIF {
+  /// The major and compatible brands of an `ftyp` box at the start of `head` (as many as it holds).
+  static func brands(_ head: [UInt8]) -> [String] {
+    guard head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) else { return [] }
+    let boxSize = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+    guard boxSize >= 16 else { return [] }
+    var offsets = [8]
+    offsets += stride(from: 16, to: min(boxSize, head.count) - 3, by: 4)
+    return offsets.map { String(decoding: head[$0..<$0 + 4], as: UTF8.self) }
+  }
+
+  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile.
+  static func header(_ file: HEIFFile, format: ImageFileFormat) -> ImageHeader {
+    ImageHeader(
+      fileFormat: format, size: file.size, layout: file.hasAlpha ? .rgba : .rgb,
+      component: file.bitDepth > 8 ? .uint16 : .uint8,
+      metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile), pageCount: file.imageCount)
+  }
+
+  /// A whole-image decoder of the page `request` selects.
+  static func decoder(_ data: Data, request: DecodeRequest, format: ImageFileFormat) throws -> any ImageRowDecoder {
+    guard request.scaleDenominator == 1 else {
+      throw CodecError(
+        .invalidArgument, "\(format.rawValue.uppercased()) files decode at full size only, not at 1/\(request.scaleDenominator).")
+    }
+    let file = try HEIFFile(data, page: request.page, limits: request.limits)
+    let h = header(file, format: format)
+    let pixelFormat = PixelFormat(layout: h.layout, component: h.component)
+    let colorSpace: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    let page = request.page, maxPixels = Int64(request.limits.maxPixels), strict: Int32 = request.isStrict ? 1 : 0
+    return WholeImageDecoder(size: file.size, format: pixelFormat, colorSpace: colorSpace, metadata: h.metadata) { buffer in
+      var message = [CChar](repeating: 0, count: 512)
+      let channels = Int32(pixelFormat.channelCount), sixteen: Int32 = pixelFormat.component == .uint16 ? 1 : 0
+      let width = Int32(buffer.width), height = Int32(buffer.height)
+      let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+        data.withUnsafeBytes { raw in
+          cheif_decode(
+            raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(page), maxPixels, strict, channels, sixteen, width,
+            height, base.assumingMemoryBound(to: UInt8.self), stride, &message, message.count)
+        }
+      }
+      try HEIFFile.check(status, message)
+    }
+  }
+
+  /// The encode option table of AVIF and HEIC (they differ only in what effort means).
+  static func encodeOptions(effort: String) -> [FormatOption] {
+    [
+      FormatOption("quality", .integer(0...100), default: 50, help: "Quality: higher is better and larger."),
+      FormatOption(
+        "lossless", .boolean, default: false,
+        help: "Lossless: RGB stored with the identity matrix at 4:4:4 (quality and chroma are ignored)."),
+      FormatOption("effort", .integer(0...9), help: effort),
+      FormatOption(
+        "chroma", .choice(["420", "422", "444"]), default: "420",
+        help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it."),
+      FormatOption(
+        "bit-depth", .choice(["8", "10", "12"]),
+        help: "Bits per channel (default: 8 for 8-bit images, 12 for deeper ones — libheif 1.15 with libaom writes 10-bit AVIF at 4:2:2 only)."),
+    ]
+  }
+
+  /// RGB or RGBA (gray is written as RGB), 8-bit or 16-bit rows as `bit-depth` (or the image) says.
+  static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
+    let deep: Bool
+    switch options.choice("bit-depth") {
+    case "8"?: deep = false
+    case "10"?, "12"?: deep = true
+    default: deep = component != .uint8
+    }
+    return PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: deep ? .uint16 : .uint8)
+  }
+}

@@ -1,0 +1,171 @@
+// HEIFStreamEncoder.swift — rows in, an AVIF or HEIC file out (libheif encodes whole images).
+import CHEIF
+import Foundation
+import PixelBufferModule
+
+/// libheif's encoder settings (see `AVIFCodec.encodeOptions` for their meaning and ranges).
+public struct HEIFEncodeSettings: Hashable, Sendable {
+  /// The image codec inside the HEIF container.
+  public enum Compression: Hashable, Sendable {
+    /// AV1: an AVIF file.
+    case av1
+    /// HEVC: a HEIC file.
+    case hevc
+  }
+
+  /// AV1 (AVIF) or HEVC (HEIC).
+  public var compression: Compression
+  /// 0…100.
+  public var quality: Int
+  /// Lossless (4:4:4, identity matrix).
+  public var isLossless: Bool
+  /// 0 (fastest) … 9 (slowest), or nil for libheif's default.
+  public var effort: Int?
+  /// 420, 422 or 444.
+  public var chroma: Int
+  /// 8, 10 or 12 bits per sample.
+  public var bitDepth: Int
+  /// libheif's id of the encoder to use ("aom", "x265"…), or nil for libheif's default for the format.
+  public var encoderName: String?
+
+  /// Creates settings; the defaults are the option tables'.
+  public init(
+    compression: Compression, quality: Int = 50, isLossless: Bool = false, effort: Int? = nil, chroma: Int = 420,
+    bitDepth: Int = 8, encoderName: String? = nil
+  ) {
+    self.compression = compression
+    self.quality = quality
+    self.isLossless = isLossless
+    self.effort = effort
+    self.chroma = chroma
+    self.bitDepth = bitDepth
+    self.encoderName = encoderName
+  }
+
+  /// The names of the encoders libheif has for `compression` (empty when it cannot write it).
+  public static func encoderNames(for compression: Compression) -> [String] {
+    var names = [CChar](repeating: 0, count: 256)
+    cheif_encoder_names(compression == .hevc ? Int32(CHEIF_HEVC) : Int32(CHEIF_AV1), &names, names.count)
+    return HEIFFile.string(names).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+  }
+}
+
+/// Collects rows and encodes them when the last one arrives. libheif has no row-streaming
+/// encoder, so the image is held once (8- or 16-bit, as the rows come).
+public final class HEIFStreamEncoder: ImageRowEncoder {
+  private let size: Size
+  private let settings: HEIFEncodeSettings
+  private let iccProfile: Data?, exif: Data?, xmp: Data?
+  private let handle: OutputHandle?
+  private var pixels: PixelBuffer
+  private var rowsWritten = 0
+
+  /// Starts a file of `size` pixels in `format` (8- or 16-bit RGB or RGBA, straight alpha),
+  /// embedding the ICC profile, Exif block and XMP packet given, written to `handle` (nil:
+  /// returned by `finish`).
+  ///
+  /// - Throws: `.invalidArgument` for an empty size or another format, `.tooLarge` when the
+  ///   image cannot be held in memory.
+  public init(
+    size: Size, format: PixelFormat, settings: HEIFEncodeSettings, iccProfile: Data? = nil, exif: Data? = nil,
+    xmp: Data? = nil, handle: OutputHandle? = nil
+  ) throws {
+    guard size.width >= 1, size.height >= 1, size.width <= 65535, size.height <= 65535 else {
+      throw CodecError(.invalidArgument, "A HEIF image must be 1 to 65535 pixels on each side; \(size) was requested.")
+    }
+    guard [.rgb8, .rgba8, .rgb16, .rgba16].contains(format) else {
+      throw CodecError(.invalidArgument, "HEIF rows must be 8- or 16-bit RGB or RGBA, not \(format).")
+    }
+    self.size = size
+    self.settings = settings
+    self.iccProfile = iccProfile
+    self.exif = exif
+    self.xmp = xmp
+    self.handle = handle
+    do {
+      pixels = try PixelBuffer.allocate(width: size.width, height: size.height, format: format)
+    } catch {
+      throw CodecError(
+        .tooLarge, "There is not enough memory to encode the \(size.width)×\(size.height) HEIF image (\(error.amount) could not be allocated).")
+    }
+  }
+
+  /// An encoder for a registry request: the options resolved against the AVIF or HEIC table.
+  convenience init(_ request: EncodeRequest, compression: HEIFEncodeSettings.Compression) throws {
+    let o = request.options
+    let deep = request.pixelFormat.component == .uint16
+    let depth = o.choice("bit-depth").flatMap { Int($0) } ?? (deep ? 12 : 8)
+    let settings = HEIFEncodeSettings(
+      compression: compression, quality: o.integer("quality") ?? 50, isLossless: o.boolean("lossless"),
+      effort: o.integer("effort"), chroma: o.choice("chroma").flatMap { Int($0) } ?? 420, bitDepth: depth)
+    try self.init(
+      size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
+      handle: request.handle)
+  }
+
+  public func write(rows: PixelBuffer) throws {
+    guard rows.width == size.width, rows.format == pixels.format else {
+      throw CodecError(.invalidArgument, "HEIF rows must be \(size.width) pixels wide in \(pixels.format).")
+    }
+    guard rowsWritten + rows.height <= size.height else {
+      throw CodecError(.invalidArgument, "More rows were written than the HEIF image has (\(size.height)).")
+    }
+    let length = size.width * pixels.format.bytesPerPixel
+    let first = rowsWritten
+    rows.withUnsafeBaseAddress { src, srcStride in
+      pixels.withUnsafeMutableBaseAddress { dst, dstStride in
+        for y in 0..<rows.height {
+          (dst + (first + y) * dstStride).copyMemory(from: src + y * srcStride, byteCount: length)
+        }
+      }
+    }
+    rowsWritten += rows.height
+  }
+
+  public func finish() throws -> Data? {
+    guard rowsWritten == size.height else {
+      throw CodecError(.invalidArgument, "The HEIF image has \(size.height) rows; \(rowsWritten) were written.")
+    }
+    var out: UnsafeMutablePointer<UInt8>?
+    var length = 0
+    var message = [CChar](repeating: 0, count: 512)
+    let channels = Int32(pixels.format.channelCount), sixteen: Int32 = pixels.format.component == .uint16 ? 1 : 0
+    let width = Int32(size.width), height = Int32(size.height)
+    let s = settings
+    let status = withOptionalCString(s.encoderName) { encoderName in
+      var options = cheif_encode_options(
+        format: s.compression == .hevc ? Int32(CHEIF_HEVC) : Int32(CHEIF_AV1), encoder_name: encoderName,
+        quality: Int32(s.quality), lossless: s.isLossless ? 1 : 0, effort: Int32(s.effort ?? -1), chroma: Int32(s.chroma),
+        bit_depth: Int32(s.bitDepth))
+      return pixels.withUnsafeBaseAddress { base, stride in
+        Self.withBytes(iccProfile) { icc, iccLength in
+          Self.withBytes(exif) { exif, exifLength in
+            Self.withBytes(xmp) { xmp, xmpLength in
+              cheif_encode(
+                base.assumingMemoryBound(to: UInt8.self), width, height, stride, channels, sixteen, &options, icc, iccLength,
+                exif, exifLength, xmp, xmpLength, &out, &length, &message, message.count)
+            }
+          }
+        }
+      }
+    }
+    try HEIFFile.check(status, message)
+    defer { cheif_free(out) }
+    let bytes = UnsafeRawBufferPointer(start: out, count: length)
+    if let handle {
+      try handle.writeAll(bytes)
+      return nil
+    }
+    return Data(bytes)
+  }
+
+  private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+  }
+
+  private static func withBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+    guard let data, !data.isEmpty else { return body(nil, 0) }
+    return data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+  }
+}
