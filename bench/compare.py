@@ -5,7 +5,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W11rot,W11aff,W11pad,
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W10,W11rot,W11aff,W11pad,
                  W11ext,W11flat (W4 = W4a,W4b; W11 = every W11 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
@@ -13,6 +13,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   --fgrun PATH   the fgrun program (default $FGRUN, else .build/release/fgrun, built when missing)
   --out DIR      where outputs and results.md go (default bench/out)
   --no-psnr      skip the PSNR column (it decodes two 24 MP images per row)
+  --w10-jobs L   W10: one fgrun row per --jobs value in L (comma-separated; default: one row, --jobs
+                 at its default)
   --no-lossless  skip the lossless variant of the JPEG workloads (W1, W4b, W5: fgrun and libvips
                  once each with PNG output, untimed, for the PSNR of the pixels before JPEG)
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
@@ -34,9 +36,11 @@ import sys
 import tempfile
 import time
 
+import batch_w10
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
@@ -52,6 +56,7 @@ TITLES = {
     "W7": "W7 thumbnail to AVIF: 24 MP JPEG, fit 2048x2048 Lanczos3, AVIF Q50 at each library's default speed",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
     "W9": "W9 16-bit TIFF thumbnail: 24 MP 16-bit RGB LZW TIFF, fit 800x800 Lanczos3, 16-bit PNG",
+    "W10": batch_w10.TITLE,
     "W11rot": "W11rot rotate 12.5 degrees, bilinear, black corners, JPEG Q90 4:2:0",
     "W11aff": "W11aff affine 0.9,0.2,-0.1,1.1, bilinear, JPEG Q90 4:2:0",
     "W11pad": "W11pad pad to a 6400x6400 white square, centred, JPEG Q90 4:2:0",
@@ -59,7 +64,7 @@ TITLES = {
     "W11flat": "W11flat flatten the 24 MP RGBA PNG onto white, JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
-       "W9": "png", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
+       "W9": "png", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -342,6 +347,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
     ap.add_argument("--no-psnr", action="store_true")
     ap.add_argument("--no-lossless", action="store_true")
+    ap.add_argument("--w10-jobs", default="")
     ap.add_argument("input", nargs="?")
     a = ap.parse_args()
     runs = 1 if a.quick else max(1, a.n)
@@ -410,6 +416,14 @@ def main():
     for w in workloads:
         print(f"== {w} ({time.strftime('%H:%M:%S')}, load {open('/proc/loadavg').read().split()[0]})",
               file=sys.stderr, flush=True)
+        if w == "W10":  # a batch of files: rows and table of its own (bench/batch_w10.py)
+            table, row = batch_w10.run(
+                inp, out, fgrun, recipe_options(os.path.join(HERE, "recipes", "W10.txt")), a.threads, runs, env,
+                tools, [int(j) for j in a.w10_jobs.split(",") if j], psnr=not a.no_psnr)
+            print("\n".join(table), flush=True)
+            lines += table
+            summary.append(row)
+            continue
         results = []
         winp = inp
         if w == "W1a":  # the photo converted to Adobe RGB (made once, beside the outputs)

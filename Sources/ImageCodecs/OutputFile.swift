@@ -15,7 +15,10 @@ import Foundation
 ///
 /// Where the filesystem refuses `O_TMPFILE` (some network and FUSE filesystems), a named
 /// temporary `.NAME.fgrun-PID.XXXXXX.tmp` is used instead; one left by a process that no longer
-/// runs is removed by the next write into that folder.
+/// runs is removed by the next write of NAME into that folder. A process lists each folder once,
+/// at its first write there (listing it at every write made a batch of n files into one folder
+/// cost n listings of up to n entries), so temporaries abandoned after that are left to the next
+/// process.
 ///
 /// Concurrent writers to one path: each renames a complete file into place, so the last to finish
 /// wins and the path always holds one complete file.
@@ -54,7 +57,7 @@ public enum OutputFile {
     guard folderFD >= 0 else { throw ioError("Cannot open the folder \(folder.path)") }
     defer { close(folderFD) }
     let name = url.lastPathComponent
-    removeAbandonedTemporaries(of: name, in: folderFD)
+    removeAbandonedTemporaries(of: name, in: folderFD, folder: folder.path)
 
     var file = try PendingFile(folderFD: folderFD, folder: folder, name: name)
     let handle = OutputHandle(fd: file.fd, path: url.path)
@@ -82,24 +85,42 @@ public enum OutputFile {
   /// The prefix of this process's named temporaries for `name`: `.NAME.fgrun-PID.`.
   static func temporaryPrefix(of name: String, pid: Int32 = getpid()) -> String { ".\(name).fgrun-\(pid)." }
 
-  /// Removes `.NAME.fgrun-PID.*.tmp` files in the folder whose process no longer runs.
-  static func removeAbandonedTemporaries(of name: String, in folderFD: Int32) {
-    let prefix = ".\(name).fgrun-"
+  /// Removes `.NAME.fgrun-PID.*.tmp` files in the folder whose process no longer runs, as found
+  /// by this process's one listing of the folder.
+  static func removeAbandonedTemporaries(of name: String, in folderFD: Int32, folder: String) {
+    var status = stat()
+    guard fstat(folderFD, &status) == 0 else { return }
+    let key = FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), path: FolderKey.hash(folder))
+    for entry in abandoned.take(name, folder: key, list: { abandonedTemporaries(in: folderFD) }) {
+      unlinkat(folderFD, entry, 0)
+    }
+  }
+
+  /// The folders listed so far, with what each held of dead processes' temporaries, not yet removed.
+  private static let abandoned = AbandonedTemporaries()
+
+  /// The folder's `.NAME.fgrun-PID.*.tmp` files whose process no longer runs, by NAME.
+  static func abandonedTemporaries(in folderFD: Int32) -> [String: [String]] {
+    var found: [String: [String]] = [:]
     let dupFD = dup(folderFD)
     guard dupFD >= 0, let dir = fdopendir(dupFD) else {
       if dupFD >= 0 { close(dupFD) }
-      return
+      return found
     }
     defer { closedir(dir) }
     while let entry = readdir(dir) {
       let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
         String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
       }
-      guard entryName.hasPrefix(prefix), entryName.hasSuffix(".tmp") else { continue }
-      let rest = entryName.dropFirst(prefix.count)
+      guard entryName.hasPrefix("."), entryName.hasSuffix(".tmp"), let marker = entryName.range(of: ".fgrun-", options: .backwards)
+      else { continue }
+      let rest = entryName[marker.upperBound...]
       guard let dot = rest.firstIndex(of: "."), let pid = Int32(rest[..<dot]), pid > 0 else { continue }
-      if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(folderFD, entryName, 0) }
+      if kill(pid, 0) != 0 && errno == ESRCH {
+        found[String(entryName[entryName.index(after: entryName.startIndex)..<marker.lowerBound]), default: []].append(entryName)
+      }
     }
+    return found
   }
 
   static func ioError(_ what: String) -> CodecError {
@@ -191,5 +212,45 @@ public final class OutputHandle {
       }
       offset += n
     }
+  }
+}
+
+/// A folder, by device, inode and a hash of its path (an inode is reused once its folder is
+/// deleted; the path alone would follow a rename).
+struct FolderKey: Hashable {
+  var device: UInt64
+  var inode: UInt64
+  var path: UInt64
+
+  /// 64-bit FNV-1a of the path's UTF-8 bytes.
+  static func hash(_ path: String) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in path.utf8 {
+      h ^= UInt64(byte)
+      h = h &* 0x0000_0100_0000_01b3
+    }
+    return h
+  }
+}
+
+/// What each folder held of dead processes' temporaries when this process first wrote there.
+/// Besides those (usually none), it keeps about 40 bytes per folder listed.
+final class AbandonedTemporaries: @unchecked Sendable {
+  private let lock = NSLock()
+  private var listed: Set<FolderKey> = []
+  private var leftovers: [FolderKey: [String: [String]]] = [:]
+
+  /// The temporaries of `name` in `folder` not yet handed out; `list` lists the folder the first
+  /// time it is asked about.
+  func take(_ name: String, folder: FolderKey, list: () -> [String: [String]]) -> [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    if listed.insert(folder).inserted {
+      let found = list()
+      if !found.isEmpty { leftovers[folder] = found }
+    }
+    guard var names = leftovers[folder], let entries = names.removeValue(forKey: name) else { return [] }
+    leftovers[folder] = names.isEmpty ? nil : names
+    return entries
   }
 }

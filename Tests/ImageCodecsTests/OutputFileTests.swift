@@ -1,7 +1,7 @@
 // OutputFileTests.swift — an existing non-regular destination (a FIFO here, /dev/null in use) is
 // written in place, never replaced by the temporary file's rename.
 import Foundation
-import ImageCodecs
+@testable import ImageCodecs
 import XCTest
 
 #if canImport(Glibc)
@@ -68,8 +68,8 @@ final class OutputFileTests: XCTestCase {
   }
 
   /// A complete write leaves the destination, with a new file's usual permissions, and nothing
-  /// else; a named temporary of a process that no longer runs is removed, one of a live process
-  /// (this one) is left alone.
+  /// else; a named temporary of a process that no longer runs is removed when its name is
+  /// written, one of a live process (this one) is left alone.
   func testWriteLeavesOnlyTheDestinationAndRemovesAbandonedTemporaries() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outputfile-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -92,6 +92,28 @@ final class OutputFileTests: XCTestCase {
     var status = stat()
     XCTAssertEqual(stat(folder.appendingPathComponent("out.png").path, &status), 0)
     XCTAssertEqual(status.st_mode & 0o777, 0o644)
+    // The folder was listed once, at the first write: writing other.png removes its abandoned
+    // temporary found then.
+    try OutputFile.write(Data("other".utf8), to: folder.appendingPathComponent("other.png"))
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), [live, "other.png", "out.png"].sorted())
+  }
+
+  /// A folder is listed once per process, at its first write, however many files go into it (a
+  /// listing per write made a batch into one folder quadratic); another path is another folder.
+  func testAFolderIsListedOnceAndItsTemporariesHandedOutByName() {
+    let registry = AbandonedTemporaries()
+    var listings = 0
+    let list = { () -> [String: [String]] in
+      listings += 1
+      return ["a.png": [".a.png.fgrun-9.x.tmp"]]
+    }
+    let folder = FolderKey(device: 1, inode: 2, path: 3)
+    XCTAssertEqual(registry.take("a.png", folder: folder, list: list), [".a.png.fgrun-9.x.tmp"])
+    XCTAssertEqual(registry.take("a.png", folder: folder, list: list), [])
+    XCTAssertEqual(registry.take("b.png", folder: folder, list: list), [])
+    XCTAssertEqual(listings, 1)
+    XCTAssertEqual(registry.take("a.png", folder: FolderKey(device: 1, inode: 2, path: 4), list: list), [".a.png.fgrun-9.x.tmp"])
+    XCTAssertEqual(listings, 2)
   }
 }
-

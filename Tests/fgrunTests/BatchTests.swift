@@ -146,4 +146,24 @@ extension FGRunTests {
     let written = try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted()
     XCTAssertEqual(written, list.filter { $0 != "slow.png" }.sorted(), "nothing is written for the file past its limit")
   }
+
+  func testBatchCachesOnlyWhatEveryFileShares() throws {
+    // Six 320×320 PNG photos (decoded whole, through the cache) under a 160×160 logo.
+    let inputs = try batchInputs(6).map { name in
+      XCTAssertEqual(try fgrun(["-e", "scale 10", name, "big-" + name]).status, 0)
+      return "big-" + name
+    }
+    XCTAssertEqual(try fgrun(["-e", "scale 5", "p00.png", "logo.png"]).status, 0)
+    try write(inputs.joined(separator: "\n") + "\n", to: "list.txt")
+    try write("logo = load path=logo.png\noutput = composite logo over=input gravity=southeast\n", to: "r.txt")
+    func held(_ run: Outcome) throws -> String {
+      let range = try XCTUnwrap(run.stderr.range(of: #"cache holds [0-9.]+ MB"#, options: .regularExpression), run.stderr)
+      return String(run.stderr[range])
+    }
+    let logoAlone = try fgrun(["--stats", "-e", "flip", "logo.png", "flipped.png"])
+    let batch = try fgrun(["--stats", "r.txt", "--manifest", "list.txt", "-o", "out", "--jobs", "2"])
+    XCTAssertEqual(batch.status, 0, batch.stderr)
+    XCTAssertTrue(batch.stderr.contains("decodes 7, cache hits 5,"), "each photo once, the logo once: \(batch.stderr)")
+    XCTAssertEqual(try held(batch), try held(logoAlone), "the photos left the cache, the logo stayed")
+  }
 }

@@ -86,6 +86,16 @@ final class DecodeCache: @unchecked Sendable {
     lock.unlock()
   }
 
+  /// Drops the entries whose key starts with `prefix`.
+  func remove(prefix: String) {
+    lock.lock()
+    for (key, entry) in entries where key.hasPrefix(prefix) {
+      entries.removeValue(forKey: key)
+      statistics.bytesHeld -= entry.buffer.rowBytes * entry.buffer.height
+    }
+    lock.unlock()
+  }
+
   /// Drops every entry.
   func removeAll() {
     lock.lock()

@@ -48,6 +48,11 @@ public final class Renderer: Sendable {
   /// Empties the decode cache.
   public func clearCache() { cache.removeAll() }
 
+  /// Drops `source`'s decoded pixels (at every decode scale) from the decode cache: a batch does
+  /// this after each input, which no later file reads, and keeps what every file shares (a
+  /// watermark) cached.
+  public func removeFromCache(_ source: EncodedSource) { cache.remove(prefix: source.identity + "/") }
+
   /// The graph `image` runs as, after optimization.
   public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
 

@@ -4,7 +4,8 @@
 //
 // Reading (either format; libheif picks the decoder by the image's codec):
 //   - page 0 is the primary image; pages 1… are the other top-level images in file order;
-//   - upright: libheif applies irot/imir/clap, and an Exif orientation is not applied again;
+//   - upright: libheif applies irot/imir/clap, and an Exif orientation is not applied again (the
+//     Exif block is kept as metadata; writers make it say upright);
 //   - 8-bit images decode to 8-bit RGB(A); 10- and 12-bit ones to 16-bit RGB(A), each sample
 //     v · 65535 / (2^bits − 1) rounded, so every stored code survives (code = round(s · (2^bits − 1) / 65535));
 //   - alpha straight (premultiplied files are divided back);
@@ -14,7 +15,7 @@
 //   - full size only: libheif has no reduced-size decode (its thumbnails are other, optional
 //     images), so a shrinking graph decodes in full and the engine resamples.
 // Writing: one primary image, 8 or 10/12 bits, 4:2:0/4:2:2/4:4:4 or lossless (4:4:4, identity
-// matrix), the ICC profile embedded, through the encoder libheif has for the format.
+// matrix), the ICC profile, Exif and XMP embedded, through the encoder libheif has for the format.
 import CHEIF
 import Foundation
 import PixelBufferModule
@@ -32,7 +33,7 @@ public enum AVIFCodec: ImageCodec {
   public static let displayName = "AVIF"
   public static let fileExtensions = ["avif"]
   public static let summary =
-    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with the ICC profile."
+    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour, EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
 
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
@@ -106,7 +107,8 @@ enum HEIF {
     ImageHeader(
       fileFormat: format, size: file.size, layout: file.hasAlpha ? .rgba : .rgb,
       component: file.bitDepth > 8 ? .uint16 : .uint8,
-      metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile), pageCount: file.imageCount)
+      metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile, exif: file.exifTIFF, xmp: file.xmp),
+      pageCount: file.imageCount)
   }
 
   /// A whole-image decoder of the page `request` selects.

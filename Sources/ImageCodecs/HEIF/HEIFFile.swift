@@ -31,7 +31,8 @@ public struct HEIFFile: Sendable {
   public var iccProfile: Data?
   /// The nclx description, when the file has one.
   public var nclx: HEIFColour?
-  /// The Exif block (as stored: a 4-byte offset to the TIFF header first) and XMP packet.
+  /// The Exif block (as stored: a 4-byte offset to the TIFF header first; see `exifTIFF`) and
+  /// the XMP packet.
   public var exif: Data?, xmp: Data?
 
   /// Reads image `page` (0: the primary image, then the other top-level images in file order),
@@ -68,6 +69,18 @@ public struct HEIFFile: Sendable {
         primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer), matrix: Int(info.nclx_matrix),
         isFullRange: info.nclx_full_range != 0, chromaticities: xy)
     }
+  }
+
+  /// The Exif block's TIFF structure (from `II` or `MM`), without HEIF's 4-byte offset to it,
+  /// or nil when there is none or the offset does not lead to one.
+  public var exifTIFF: Data? {
+    guard let exif, exif.count > 8 else { return nil }
+    let bytes = [UInt8](exif)
+    let offset = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+    guard offset >= 0, offset < bytes.count - 8 else { return nil }
+    let tiff = bytes[(4 + offset)...]
+    guard tiff.starts(with: [0x49, 0x49, 0x2A, 0x00]) || tiff.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) else { return nil }
+    return Data(tiff)
   }
 
   /// The profile describing the decoded RGB values: the ICC profile, else the one the nclx box

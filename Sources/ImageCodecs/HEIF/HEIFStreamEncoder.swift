@@ -61,7 +61,8 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
   private var rowsWritten = 0
 
   /// Starts a file of `size` pixels in `format` (8- or 16-bit RGB or RGBA, straight alpha),
-  /// embedding the ICC profile, Exif block and XMP packet given, written to `handle` (nil:
+  /// embedding the ICC profile, EXIF (a TIFF structure from `II`/`MM`; libheif adds HEIF's offset
+  /// before it) and XMP packet given, written to `handle` (nil:
   /// returned by `finish`).
   ///
   /// - Throws: `.invalidArgument` for an empty size or another format, `.tooLarge` when the
@@ -100,7 +101,7 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
       effort: o.integer("effort"), chroma: o.choice("chroma").flatMap { Int($0) } ?? 420, bitDepth: depth)
     try self.init(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
-      handle: request.handle)
+      exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)
   }
 
   public func write(rows: PixelBuffer) throws {

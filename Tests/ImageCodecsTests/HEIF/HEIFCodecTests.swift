@@ -124,6 +124,29 @@ final class HEIFCodecTests: XCTestCase {
     }
   }
 
+  /// An Exif block saying orientation 6 (heif-enc copies a JPEG's) is kept as metadata but not
+  /// applied: no irot box, so the stored 32×48 picture is the upright one (as libheif, libvips
+  /// and browsers show it). Exif and XMP written with the image come back as given.
+  func testExifIsKeptNotApplied() throws {
+    let data = try CodecTest.data("heif/exif6.avif")
+    let header = try AVIFCodec.readHeader(data, request: DecodeRequest())
+    XCTAssertEqual(header.size, Size(width: 32, height: 48))
+    XCTAssertEqual(header.metadata.orientation, .up)
+    let exif = try XCTUnwrap(header.metadata.exif)
+    XCTAssertEqual(EXIF.orientation(tiff: [UInt8](exif)), .right)
+    XCTAssertEqual(try CodecTest.decode(data).size, Size(width: 32, height: 48))
+
+    let photo = try PNGDecoder.decode(CodecTest.data("heif/upright.png"))
+    let xmp = try CodecTest.data("metadata/xmp.xml")
+    let encoder = try HEIFStreamEncoder(
+      size: photo.size, format: photo.format, settings: HEIFEncodeSettings(compression: .av1, effort: 9), exif: exif, xmp: xmp)
+    try encoder.write(rows: photo)
+    let written = try XCTUnwrap(try encoder.finish())
+    let back = try AVIFCodec.readHeader(written, request: DecodeRequest())
+    XCTAssertEqual(back.metadata.exif, exif)
+    XCTAssertEqual(back.metadata.xmp, xmp)
+  }
+
   /// Page 0 is the primary image, page 1 the other top-level image; page 2 does not exist.
   func testPagesSelectTopLevelImages() throws {
     let data = try CodecTest.data("heif/multi.heic")
