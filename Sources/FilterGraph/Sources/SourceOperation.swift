@@ -73,7 +73,7 @@ public struct EncodedSourceOperation: SourceOperation {
     let h = source.header
     // An sRGB-equivalent or unusable profile leaves the pixels sRGB (the fast paths apply); any
     // other is converted into the working space as tiles are loaded (SourceColour).
-    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile, layout: h.layout)
+    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile ?? SourceColour.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
     return ImageInfo(
       size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
       component: h.component, colorSpace: space, metadata: h.metadata)

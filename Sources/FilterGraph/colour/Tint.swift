@@ -42,8 +42,8 @@ public struct TintOperation: PointOperation {
   public let amount: Double
   /// How the colour is applied.
   public let mode: TintMode
-  /// Columns of the premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
-  let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
+  /// The premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
+  let map: PremultipliedMatrix
 
   /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as the default, 1).
   public init(color: Color, amount: Double = 1, mode: TintMode = .mix) {
@@ -55,6 +55,7 @@ public struct TintOperation: PointOperation {
     let ta = min(max(color.alpha, 0), 1)
     let amt = Float(clampedAmount)
     let k = amt * ta
+    let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
     let e0 = SIMD4<Float>(1, 0, 0, 0), e1 = SIMD4<Float>(0, 1, 0, 0), e2 = SIMD4<Float>(0, 0, 1, 0), e3 = SIMD4<Float>(0, 0, 0, 1)
     switch mode {
     case .mix:
@@ -79,6 +80,7 @@ public struct TintOperation: PointOperation {
       (c0, c1, c2) = (s * e0, s * e1, s * e2)
       c3 = SIMD4(ta * amt * t.x, ta * amt * t.y, ta * amt * t.z, ta)
     }
+    map = PremultipliedMatrix(c0: c0, c1: c1, c2: c2, c3: c3)
   }
 
   /// `color`: the tint (required).
@@ -104,11 +106,7 @@ public struct TintOperation: PointOperation {
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let (c0, c1, c2, c3) = (self.c0, self.c1, self.c2, self.c3)
-    for i in 0..<count {
-      let p = pixels[i]
-      pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
-    }
+    map.apply(to: pixels, count: count)
   }
 }
 
