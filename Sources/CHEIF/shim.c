@@ -233,8 +233,10 @@ int cheif_decode(const uint8_t *data, size_t size, int index, int64_t max_pixels
   struct heif_error error = heif_decode_image(file.handle, &image, heif_colorspace_RGB, chroma, options);
   heif_decoding_options_free(options);
   if (error.code != heif_error_Ok) {
+    // libheif's message lives in the context: format it before the context is freed.
+    int failed = fail_heif(error, "The HEIF image cannot be decoded", message, capacity);
     close_file(&file);
-    return fail_heif(error, "The HEIF image cannot be decoded", message, capacity);
+    return failed;
   }
   int stride_in = 0;
   const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride_in);
