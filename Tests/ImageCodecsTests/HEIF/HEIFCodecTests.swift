@@ -299,6 +299,21 @@ final class HEIFCodecTests: XCTestCase {
     }
   }
 
+  /// fuzz-heif's second finding: an nclx box libheif rejects after allocating the profile (the
+  /// shim frees it either way; a leak only the sanitizer runs see). The file still decodes or
+  /// fails with a CodecError, read as HEIC or AVIF.
+  func testFuzzFindingRejectedNclxIsNotLeaked() throws {
+    let data = try CodecTest.data("heif/fuzz-nclx-leak.avif")
+    for codec in [AVIFCodec.self, HEICCodec.self] as [any ImageCodec.Type] {
+      do {
+        _ = try codec.readHeader(data, request: DecodeRequest())
+        _ = try codec.makeDecoder(data, request: DecodeRequest()).decodeAll()
+      } catch let error as CodecError {
+        XCTAssertFalse(error.message.isEmpty)
+      }
+    }
+  }
+
   /// Truncations, corrupt boxes and absurd sizes give CodecErrors, never a crash.
   func testBadInputIsRejected() throws {
     for name in ["photo.avif", "photo.heic"] {
