@@ -166,19 +166,9 @@ void fg_icc_transform_free(void *transform) {
   if (transform) cmsDeleteTransform(transform);
 }
 
-size_t fg_icc_rgb_profile(const double primaries[6], const double white[2], const char *name, void *buffer, size_t capacity) {
-  begin();
-  if (!primaries || !white || !name) return 0;
-  cmsCIExyY w = {white[0], white[1], 1.0};
-  cmsCIExyYTRIPLE p3 = {{primaries[0], primaries[1], 1.0}, {primaries[2], primaries[3], 1.0}, {primaries[4], primaries[5], 1.0}};
-  // The sRGB curve: IEC 61966-2-1's piecewise function as ICC parametric type 4.
-  cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
-  cmsToneCurve *curve = cmsBuildParametricToneCurve(NULL, 4, srgb);
-  if (!curve) return 0;
-  cmsToneCurve *curves[3] = {curve, curve, curve};
-  cmsHPROFILE p = cmsCreateRGBProfile(&w, &p3, curves);
-  cmsFreeToneCurve(curve);
-  if (!p) return 0;
+/// Describes `p` as `name` (no copyright), saves it into `buffer` with the creation date zeroed,
+/// closes it, and returns its size (0 when it does not fit or cannot be saved).
+static size_t save_described(cmsHPROFILE p, const char *name, void *buffer, size_t capacity) {
   cmsMLU *description = cmsMLUalloc(NULL, 1);
   cmsMLU *copyright = cmsMLUalloc(NULL, 1);
   if (description && copyright) {
@@ -194,10 +184,46 @@ size_t fg_icc_rgb_profile(const double primaries[6], const double white[2], cons
   size_t result = 0;
   if (cmsSaveProfileToMem(p, NULL, &size) && size <= capacity && buffer) {
     if (cmsSaveProfileToMem(p, buffer, &size)) {
-      memset((uint8_t *)buffer + 24, 0, 12);  // no creation date: the bytes depend on nothing else
+      memset((uint8_t *)buffer + 24, 0, 12);
       result = size;
     }
   }
   cmsCloseProfile(p);
   return result;
+}
+
+size_t fg_icc_gamma_profile(const double *primaries, const double white[2], double exponent, const char *name,
+                            void *buffer, size_t capacity) {
+  begin();
+  if (!white || !name || !(exponent > 0.05 && exponent < 20)) return 0;
+  cmsCIExyY w = {white[0], white[1], 1.0};
+  cmsToneCurve *curve = cmsBuildGamma(NULL, exponent);
+  if (!curve) return 0;
+  cmsHPROFILE p;
+  if (primaries) {
+    cmsCIExyYTRIPLE rgb = {{primaries[0], primaries[1], 1.0}, {primaries[2], primaries[3], 1.0}, {primaries[4], primaries[5], 1.0}};
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    p = cmsCreateRGBProfile(&w, &rgb, curves);
+  } else {
+    p = cmsCreateGrayProfile(&w, curve);
+  }
+  cmsFreeToneCurve(curve);
+  if (!p) return 0;
+  return save_described(p, name, buffer, capacity);
+}
+
+size_t fg_icc_rgb_profile(const double primaries[6], const double white[2], const char *name, void *buffer, size_t capacity) {
+  begin();
+  if (!primaries || !white || !name) return 0;
+  cmsCIExyY w = {white[0], white[1], 1.0};
+  cmsCIExyYTRIPLE p3 = {{primaries[0], primaries[1], 1.0}, {primaries[2], primaries[3], 1.0}, {primaries[4], primaries[5], 1.0}};
+  // The sRGB curve: IEC 61966-2-1's piecewise function as ICC parametric type 4.
+  cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
+  cmsToneCurve *curve = cmsBuildParametricToneCurve(NULL, 4, srgb);
+  if (!curve) return 0;
+  cmsToneCurve *curves[3] = {curve, curve, curve};
+  cmsHPROFILE p = cmsCreateRGBProfile(&w, &p3, curves);
+  cmsFreeToneCurve(curve);
+  if (!p) return 0;
+  return save_described(p, name, buffer, capacity);
 }

@@ -231,6 +231,25 @@ int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info
     in->icc = icc;
     in->icc_length = icc_length;
   }
+  uint32_t length = 0;
+  void *bytes = NULL;
+  if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &length, &bytes) && bytes && length) {
+    in->xmp = bytes;
+    in->xmp_length = length;
+  }
+  length = 0, bytes = NULL;
+  // libtiff versions differ on RichTIFFIPTC's unit (bytes or 32-bit words): ask it.
+  const TIFFField *iptc_field = TIFFFieldWithTag(tif, TIFFTAG_RICHTIFFIPTC);
+  int iptc_unit = iptc_field ? TIFFFieldSetGetSize(iptc_field) : 0;
+  if (iptc_unit > 0 && TIFFGetField(tif, TIFFTAG_RICHTIFFIPTC, &length, &bytes) && bytes && length && length < (1u << 28)) {
+    in->iptc = bytes;
+    in->iptc_length = length * (uint32_t)iptc_unit;
+  }
+  char *description = NULL;
+  if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description) in->description = description;
+  in->iptc_words_swapped = TIFFIsByteSwapped(tif) && iptc_unit == 4;
+  in->is_bigtiff = TIFFIsBigTIFF(tif);
+  in->ifd_offset = TIFFCurrentDirOffset(tif);
   if (!TIFFIsCODECConfigured(compression)) {
     return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "The TIFF page is compressed with scheme %u, which this libtiff cannot decode.",
                           compression);

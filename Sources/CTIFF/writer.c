@@ -182,6 +182,22 @@ ctiff_writer *ctiff_writer_open(int fd, const ctiff_write_options *o, int *statu
     TIFFSetField(tif, TIFFTAG_PREDICTOR, (uint16_t)(bytes == 4 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL));
   }
   if (o->icc && o->icc_length) TIFFSetField(tif, TIFFTAG_ICCPROFILE, o->icc_length, o->icc);
+  if (o->xmp && o->xmp_length) TIFFSetField(tif, TIFFTAG_XMLPACKET, o->xmp_length, o->xmp);
+  uint8_t *iptc = NULL;
+  const TIFFField *iptc_field = TIFFFieldWithTag(tif, TIFFTAG_RICHTIFFIPTC);
+  int iptc_unit = iptc_field ? TIFFFieldSetGetSize(iptc_field) : 0;
+  if (o->iptc && o->iptc_length && (iptc_unit == 1 || iptc_unit == 4)) {
+    // The records, zero-padded to a multiple of 4 (readers take them as 32-bit words), counted
+    // in the unit this libtiff uses for the tag (bytes or words).
+    uint32_t padded = (o->iptc_length + 3) / 4 * 4;
+    iptc = calloc(padded, 1);
+    if (iptc) {
+      memcpy(iptc, o->iptc, o->iptc_length);
+      TIFFSetField(tif, TIFFTAG_RICHTIFFIPTC, padded / (uint32_t)iptc_unit, iptc);
+    }
+  }
+  for (int i = 0; i < o->text_count; i++) TIFFSetField(tif, o->text_tags[i], o->texts[i]);
+  free(iptc);
   if (o->tile) {
     TIFFSetField(tif, TIFFTAG_TILEWIDTH, o->tile);
     TIFFSetField(tif, TIFFTAG_TILELENGTH, o->tile);

@@ -47,7 +47,7 @@ struct Filters: ParsableCommand {
     lines.append("    takes \(inputs)")
     let nameWidth = max(d.parameters.map(\.name.count).max() ?? 0, 4)
     let typeWidth = max(d.parameters.map(\.kind.typeName.count).max() ?? 0, 4)
-    let values = d.parameters.map { p in p.defaultValue.map { "default \($0)" } ?? "no default" }
+    let values = d.parameters.map { p in p.defaultValue.map { "default \($0)" } ?? (p.isRequired ? "required" : "optional") }
     let valueWidth = values.map(\.count).max() ?? 0
     for (p, value) in zip(d.parameters, values) {
       lines.append(

@@ -19,10 +19,25 @@ final class PixelStorageTests: XCTestCase {
       XCTAssertEqual(p[0], 0)
       XCTAssertEqual(p[bytes / 2], 0)
       XCTAssertEqual(p[bytes - 1], 0)
-      p[0] = 1
-      p[bytes - 1] = 255
-      XCTAssertEqual(p[0] &+ p[bytes - 1], 0)
     }
+  }
+
+  /// Two large blocks alive at once each keep what is written into every page of them: writes
+  /// land, and no page of one is a page of the other (a block handed out twice would fail here).
+  func testLargeBlocksHoldWhatIsWrittenOnEveryPage() {
+    let bytes = 18_000_064
+    let a = PixelStorage(byteCount: bytes, zeroed: true), b = PixelStorage(byteCount: bytes, zeroed: true)
+    let pa = a.baseAddress.assumingMemoryBound(to: UInt8.self), pb = b.baseAddress.assumingMemoryBound(to: UInt8.self)
+    // A prime stride visits every 4 KiB page at a different offset; a and b get complementary values.
+    let places = Array(stride(from: 0, to: bytes, by: 4093)) + [bytes - 1]
+    func value(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: i &* 31 &+ i >> 12 &+ 1) }
+    for i in places {
+      pa[i] = value(i)
+      pb[i] = ~value(i)
+    }
+    var wrong = 0
+    for i in places where pa[i] != value(i) || pb[i] != ~value(i) { wrong += 1 }
+    XCTAssertEqual(wrong, 0, "of \(places.count) places")
   }
 
   func testBuffersOverLargeBlocksKeepTheirPixels() {

@@ -56,6 +56,13 @@ void fg_icc_transform_free(void *transform);
 /// returns its size (0 on failure). Deterministic: no creation date, no profile ID.
 size_t fg_icc_rgb_profile(const double primaries[6], const double white[2], const char *name, void *buffer, size_t capacity);
 
+/// Writes a matrix/shaper profile whose tone curve is the power `exponent` (linear = value^exponent)
+/// with white (x/y) and, when `primaries` is not NULL, those primaries (an RGB profile; NULL gives
+/// a gray profile), described as `name`, into `buffer` when `capacity` suffices; returns its size
+/// (0 on failure, or for an exponent outside 0.05…20). Deterministic like fg_icc_rgb_profile.
+size_t fg_icc_gamma_profile(const double *primaries, const double white[2], double exponent, const char *name,
+                            void *buffer, size_t capacity);
+
 /// The message of the last lcms2 error on this thread ("" when none).
 const char *fg_icc_last_error(void);
 

@@ -47,6 +47,14 @@ typedef struct {
   uint16_t photometric, compression, bits_per_sample, samples_per_pixel, sample_format, planar;
   const uint8_t *icc;      ///< ICC profile inside the reader (valid until the next select/close)
   uint32_t icc_length;
+  const uint8_t *xmp;      ///< XMLPacket (XMP), likewise
+  uint32_t xmp_length;
+  const uint8_t *iptc;     ///< RichTIFFIPTC (IPTC-IIM records) as libtiff returns it (when stored as
+  uint32_t iptc_length;    ///< 32-bit words of the other byte order, swapped word by word), in bytes
+  const char *description; ///< ImageDescription, or NULL
+  int iptc_words_swapped;  ///< libtiff swapped the IPTC bytes as 32-bit words of the other byte order
+  int is_bigtiff;
+  uint64_t ifd_offset;     ///< where the page's directory starts in the file
 } ctiff_info;
 
 typedef struct ctiff_reader ctiff_reader;
@@ -88,6 +96,13 @@ typedef struct {
   uint32_t tile;       ///< 0: strips; otherwise square tiles of this size (a multiple of 16)
   const uint8_t *icc;  ///< ICC profile to embed (NULL: none)
   uint32_t icc_length;
+  const uint8_t *xmp;  ///< XMP packet to embed (NULL: none)
+  uint32_t xmp_length;
+  const uint8_t *iptc; ///< IPTC-IIM records (NULL: none), written as RichTIFFIPTC
+  uint32_t iptc_length;
+  const uint32_t *text_tags;   ///< ASCII tags to write (ImageDescription, Make, Model…)
+  const char *const *texts;    ///< their values
+  int text_count;
 } ctiff_write_options;
 
 typedef struct ctiff_writer ctiff_writer;

@@ -75,6 +75,16 @@ final class ICCProfile: @unchecked Sendable {
   /// A Rec. 2020 profile (ITU-R BT.2020 primaries, D65) with the sRGB curve, for tests and examples.
   static let rec2020Data = makeRGB(name: "Rec. 2020 (sRGB curve)", primaries: [0.708, 0.292, 0.170, 0.797, 0.131, 0.046])
 
+  /// A matrix/shaper profile with a power-law curve (linear = value^`exponent`), white `white`
+  /// (x, y) and, for RGB, `primaries` (red, green, blue x, y; nil makes a gray profile), made by
+  /// lcms2; nil when lcms2 refuses the values.
+  static func gammaProfile(exponent: Double, white: [Double], primaries: [Double]?) -> Data? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = primaries.map { fg_icc_gamma_profile($0, white, exponent, "PNG gAMA/cHRM", &buffer, buffer.count) }
+      ?? fg_icc_gamma_profile(nil, white, exponent, "PNG gAMA/cHRM", &buffer, buffer.count)
+    return n > 0 ? Data(buffer[0..<n]) : nil
+  }
+
   /// A matrix/shaper RGB profile with D65 white and the sRGB curve, made by lcms2.
   static func makeRGB(name: String, primaries: [Double]) -> Data {
     var buffer = [UInt8](repeating: 0, count: 4096)

@@ -6,14 +6,37 @@
 // gray profile makes the source's colour space `.icc(profile)`, and its tiles are converted by an
 // lcms2 transform as they are loaded (`TileConversion.loadConverting`). A profile that cannot be
 // used (unreadable, truncated, for another colour model such as CMYK on an RGB image) leaves the
-// pixels sRGB and gives a warning, or an error for a strict load. CMYK JPEGs are converted to RGB by
+// pixels sRGB and gives a warning, or an error for a strict load. A PNG without iCCP or sRGB chunk
+// but with cHRM (and gAMA) is read through a profile lcms2 builds from them (`impliedProfile`). CMYK JPEGs are converted to RGB by
 // the decoder (naively, as before); their CMYK profile is therefore not applied (see docs/Colour.md).
 
 import Foundation
+import Synchronization
 import ImageCodecs
 import PixelBufferModule
 
 enum SourceColour {
+  /// The profile a PNG's cHRM (and gAMA) chunks describe when it has no iCCP or sRGB chunk (the
+  /// decoder keeps `chromaticities` only then): those primaries and white, and the power curve
+  /// 1/gAMA (the sRGB curve's 2.2 without gAMA); gray images take the white and the curve. Nil
+  /// without cHRM (a lone gAMA is not interpreted) or for values lcms2 refuses.
+  static func impliedProfile(_ metadata: ImageMetadata, layout: ChannelLayout) -> Data? {
+    guard metadata.iccProfile == nil, let c = metadata.chromaticities, c.count == 8,
+      c.allSatisfy({ $0.isFinite && $0 > 0 && $0 < 1 })
+    else { return nil }
+    let gamma = metadata.gamma.flatMap { $0.isFinite && $0 > 0.05 && $0 < 20 ? $0 : nil } ?? 1 / 2.2
+    let key = c + [gamma, layout.isGray ? 1 : 3]
+    return impliedProfiles.withLock { cache in
+      if let known = cache[key] { return known }
+      let made = ICCProfile.gammaProfile(exponent: 1 / gamma, white: Array(c[0..<2]), primaries: layout.isGray ? nil : Array(c[2..<8]))
+      if cache.count < 64 { cache[key] = made }
+      return made
+    }
+  }
+
+  /// Profiles made by `impliedProfile`, by (chromaticities, gamma, channels).
+  private static let impliedProfiles = Mutex<[[Double]: Data?]>([:])
+
   /// The colour space of a source with `profile` and decoded `layout`.
   static func colorSpace(profile: Data?, layout: ChannelLayout) -> ColorSpace {
     guard let profile else { return .sRGB }

@@ -1,10 +1,11 @@
 // FilterDefinition.swift — a filter as recipes, `fgrun filters` and the docs know it.
 //
-// Each operation file declares its parameter table once (`OperationDescriptor`) and a
-// `FilterDefinition` that applies it from validated `Arguments`; each folder lists its
-// definitions (`ResampleFilters.all`, …) and `FilterRegistry` joins the lists. The recipe
-// compiler calls `apply` — the same Swift methods users call — so a recipe and Swift code build
-// the very same graph.
+// Each operation file declares its parameters once, as typed keys (`Parameter`, Parameter.swift),
+// and its table from them (`OperationDescriptor`); a `FilterDefinition` applies the table's checked
+// arguments, read with those keys (`FilterArguments`). Each folder lists its definitions
+// (`ResampleFilters.all`, …) and `FilterRegistry` joins the lists. The recipe compiler calls
+// `apply` — the same Swift methods users call — so a recipe and Swift code build the very same
+// graph.
 
 import Foundation
 import PixelBufferModule
@@ -32,62 +33,80 @@ public struct FilterContext: Sendable {
 public struct FilterDefinition: Sendable {
   /// Name, summary, parameter table, example.
   public let descriptor: OperationDescriptor
-  /// Builds the filtered image. `inputs` holds `descriptor.inputCount` images (the chain's
-  /// current image first, then named images); `arguments` holds every parameter of the table,
-  /// defaults filled in and values range-checked.
-  public let apply: @Sendable (_ inputs: [Image], _ arguments: Arguments, _ context: FilterContext) throws -> Image
+  private let body: @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
 
-  /// Creates a definition.
+  /// Creates a definition. `apply` receives `descriptor.inputCount` images (the chain's current
+  /// image first, then named images) and the arguments checked against the table, which it reads
+  /// with the table's typed keys (`arguments[TintOperation.amount]`).
   public init(
     _ descriptor: OperationDescriptor,
-    apply: @escaping @Sendable (_ inputs: [Image], _ arguments: Arguments, _ context: FilterContext) throws -> Image
+    apply: @escaping @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
   ) {
     self.descriptor = descriptor
-    self.apply = apply
+    self.body = apply
+  }
+
+  /// Builds the filtered image from `arguments` (name, value) pairs: each value is checked against
+  /// its row (kind, then the one clamp), omitted rows take their defaults.
+  ///
+  /// - Throws: `FilterError` when a name is not in the table, a value is of the wrong kind, a
+  ///   required parameter is missing or `inputs` has the wrong count; any error the filter throws.
+  public func apply(_ inputs: [Image], _ arguments: Arguments, _ context: FilterContext) throws -> Image {
+    guard inputs.count == descriptor.inputCount else {
+      throw FilterError("\(descriptor.name) takes \(descriptor.inputCount) input images, \(inputs.count) given.")
+    }
+    return try body(inputs, FilterArguments(checking: arguments, against: descriptor), context)
   }
 }
 
-extension Arguments {
-  /// The number named `name` (0 when absent: the recipe compiler fills every default first).
-  public func number(_ name: String) -> Double {
-    if case .number(let v)? = self[name] { return v }
-    return 0
+/// The arguments of one filter call, checked against its table and read with typed keys.
+///
+/// Every row of the table has a value here except optional rows that were not given. Reading a
+/// key the table does not list is a programming error in the filter: it stops the program in
+/// every build (`precondition`), so a test that applies the filter once finds it.
+public struct FilterArguments: Sendable {
+  /// The table the values were checked against.
+  public let descriptor: OperationDescriptor
+  /// The checked values in table order: the filter's cache-key spelling.
+  public let values: Arguments
+
+  /// Checks `arguments` against `descriptor` (see `FilterDefinition.apply`).
+  init(checking arguments: Arguments, against descriptor: OperationDescriptor) throws {
+    let name = descriptor.name
+    for (key, _) in arguments.values where descriptor.parameter(named: key) == nil {
+      throw FilterError("\(name) has no parameter '\(key)'.")
+    }
+    var checked: [(String, ParameterValue)] = []
+    for spec in descriptor.parameters {
+      if let value = arguments[spec.name] {
+        guard spec.accepts(value) else {
+          throw FilterError("\(name): \(spec.name)=\(value) is not a \(spec.kind.typeName).")
+        }
+        checked.append((spec.name, spec.clamped(value)))
+      } else if let fallback = spec.defaultValue {
+        checked.append((spec.name, fallback))
+      } else if spec.isRequired {
+        throw FilterError("\(name) needs \(spec.name)= (\(spec.kind.typeName)).")
+      }
+    }
+    self.descriptor = descriptor
+    self.values = Arguments(checked)
   }
-  /// The number named `name`, or nil when absent.
-  public func optionalNumber(_ name: String) -> Double? {
-    if case .number(let v)? = self[name] { return v }
-    return nil
+
+  /// The value of `key`: given, or its default (declared rows that are neither are required,
+  /// and `init` refused their absence). Use `given(_:)` for optional rows.
+  public subscript<Value>(_ key: Parameter<Value>) -> Value {
+    guard let value = given(key) ?? key.defaultValue else {
+      preconditionFailure("\(descriptor.name) reads optional parameter '\(key.name)' without checking it: use given(_:)")
+    }
+    return value
   }
-  /// The whole number named `name`.
-  public func integer(_ name: String) -> Int { Int(number(name).rounded()) }
-  /// The size named `name`, or nil.
-  public func size(_ name: String) -> Size? {
-    if case .size(let v)? = self[name] { return v }
-    return nil
-  }
-  /// The colour named `name` (opaque black when absent).
-  public func color(_ name: String) -> Color {
-    if case .color(let v)? = self[name] { return v }
-    return .black
-  }
-  /// The word named `name` ("" when absent).
-  public func choice(_ name: String) -> String {
-    if case .choice(let v)? = self[name] { return v }
-    return ""
-  }
-  /// The boolean named `name` (false when absent).
-  public func bool(_ name: String) -> Bool {
-    if case .boolean(let v)? = self[name] { return v }
-    return false
-  }
-  /// The path named `name`, or nil.
-  public func path(_ name: String) -> String? {
-    if case .path(let v)? = self[name] { return v }
-    return nil
-  }
-  /// The point named `name`, or nil.
-  public func point(_ name: String) -> Point? {
-    if case .point(let v)? = self[name] { return v }
-    return nil
+
+  /// The value of `key`, or nil when the recipe did not give it and it has no default.
+  public func given<Value>(_ key: Parameter<Value>) -> Value? {
+    precondition(
+      descriptor.parameters.contains(key.spec),
+      "\(descriptor.name) reads parameter '\(key.name)', which its table does not declare")
+    return values[key.name].flatMap(Value.init(parameterValue:))
   }
 }

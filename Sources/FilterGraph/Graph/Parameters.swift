@@ -92,32 +92,85 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One row of an operation's parameter table.
+///
+/// Filters declare rows through typed keys (`Parameter<Value>`), which carry the row; the table
+/// lists the keys' rows. `ParameterSpec` is the untyped form the recipe compiler, `fgrun filters`,
+/// the docs and the codecs' option tables share.
 public struct ParameterSpec: Hashable, Sendable {
   /// The name used in recipes (`sigma`, `fit`, `color`…).
   public var name: String
   /// Type and range.
   public var kind: ParameterKind
-  /// The value used when the parameter is omitted; nil means the parameter is required.
+  /// The value used when the parameter is omitted; nil when it has none (required, or optional).
   public var defaultValue: ParameterValue?
+  /// True when the parameter may be omitted although it has no default: one of several
+  /// alternatives the filter checks itself (`scale factor=` or `fit=` or …).
+  public var isOptional: Bool
   /// One line of help.
   public var help: String
 
-  /// Creates a parameter row.
-  public init(_ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, help: String) {
+  /// Creates a parameter row; without a default it is required unless `optional` is true.
+  public init(_ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, optional: Bool = false, help: String) {
     self.name = name
     self.kind = kind
     self.defaultValue = defaultValue
+    self.isOptional = optional
     self.help = help
   }
 
   /// True when a recipe must give the parameter.
-  public var isRequired: Bool { defaultValue == nil }
+  public var isRequired: Bool { defaultValue == nil && !isOptional }
+
+  /// `value` brought into the row's range: the one clamp every filter uses.
+  ///
+  /// Numbers and whole numbers are clamped into their range (whole numbers also rounded to the
+  /// nearest, halves away from zero); each side of a size is clamped into its range. A NaN counts
+  /// as not given: it becomes the default, or the lower end of the range when there is no
+  /// default. Other kinds are returned unchanged.
+  public func clamped(_ value: ParameterValue) -> ParameterValue {
+    switch (kind, value) {
+    case (.number(let range), .number(let v)):
+      return .number(clamp(v, range))
+    case (.integer(let range), .number(let v)):
+      return .number(clamp(v, Double(range.lowerBound)...Double(range.upperBound)).rounded())
+    case (.size(let range), .size(let s)):
+      func side(_ n: Int) -> Int { min(max(n, range.lowerBound), range.upperBound) }
+      return .size(Size(width: side(s.width), height: side(s.height)))
+    default:
+      return value
+    }
+  }
+
+  /// The number rule of `clamped`.
+  private func clamp(_ v: Double, _ range: ClosedRange<Double>) -> Double {
+    if v.isNaN {
+      if case .number(let d)? = defaultValue { return d }
+      return range.lowerBound
+    }
+    return min(max(v, range.lowerBound), range.upperBound)
+  }
+
+  /// True when `value` is of this row's kind (ranges aside).
+  public func accepts(_ value: ParameterValue) -> Bool {
+    switch (kind, value) {
+    case (.number, .number), (.integer, .number), (.size, .size), (.color, .color), (.boolean, .boolean),
+      (.path, .path), (.image, .image), (.point, .point):
+      return true
+    case (.choice(let words), .choice(let w)):
+      return words.contains(w)
+    case (.numbers(let n), .numbers(let v)):
+      return v.count == n
+    default:
+      return false
+    }
+  }
 }
 
 /// The argument values one operation node was built with, in table order.
 ///
-/// Values are validated against the table when they are set, so an `Arguments` value is always
-/// in range; operations read them with the typed accessors.
+/// Operations publish theirs (`ImageOperation.arguments`, written with `Parameter.argument(_:)`):
+/// their text is the node's cache key and its label in `fgrun explain`. Filters read the checked
+/// values of a recipe line through `FilterArguments` and typed keys, never by name.
 public struct Arguments: Hashable, Sendable, CustomStringConvertible {
   /// The (name, value) pairs in the order of the parameter table.
   public private(set) var values: [(String, ParameterValue)]
@@ -139,12 +192,6 @@ public struct Arguments: Hashable, Sendable, CustomStringConvertible {
   /// The value of `name`, or nil.
   public subscript(name: String) -> ParameterValue? {
     values.first { $0.0 == name }?.1
-  }
-
-  /// The numbers named `name` (empty when absent).
-  public func numbers(_ name: String) -> [Double] {
-    if case .numbers(let v)? = self[name] { return v }
-    return []
   }
 
   /// `name=value …` in table order: the recipe spelling and the cache key.

@@ -139,9 +139,6 @@ public struct Recipe: Sendable {
     return try parse(text, file: url.relativePath)
   }
 
-  /// The names the recipe defines, in order.
-  public var definedNames: [String] { statements.compactMap { $0.name?.text } }
-
   /// True for `letter (letter | digit | _ | -)*`, the shape of names, filters and keys.
   static func isName(_ text: String) -> Bool {
     guard let first = text.unicodeScalars.first, CharacterSet.letters.contains(first) || first == "_" else { return false }

@@ -286,6 +286,13 @@ extension Recipe {
       inputs.append(r)
     }
 
+    for spec in parameters where spec.isRequired && given[spec.name] == nil {
+      let example = descriptor.example.isEmpty ? "" : "; for example '\(descriptor.example)'"
+      throw error(
+        statement.verb.location,
+        "\(verb) needs \(spec.name)= (\(spec.kind.typeName)): \(spec.help.lowercasingFirst)\(example)")
+    }
+
     var values: [(String, ParameterValue)] = []
     for spec in parameters {
       if let v = given[spec.name] {

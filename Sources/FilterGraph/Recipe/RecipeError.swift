@@ -6,7 +6,10 @@
 //         blurr sigma=2
 //         ^~~~~
 //
-// and, for typos, with the nearest known name (`RecipeError.suggestion(for:among:)`).
+// and, for typos, with the nearest known name (`RecipeError.suggestion(for:among:)`). A report
+// stays short whatever the recipe holds: a word of the message longer than
+// `RecipeError.excerptLength` characters is cut to an excerpt, and a long source line is echoed
+// only around the offending token.
 
 /// Where a token lies in a recipe's text: 1-based line and column (in characters), and length.
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
@@ -46,38 +49,61 @@ public struct RecipeError: Error, CustomStringConvertible, @unchecked Sendable {
   /// The error a filter threw, when this wraps one.
   public var underlying: Error?
 
-  /// Creates an error.
+  /// Creates an error; words of `message` longer than `excerptLength` are cut to an excerpt.
   public init(file: String?, location: SourceLocation, sourceLine: String, message: String, underlying: Error? = nil) {
     self.file = file
     self.location = location
     self.sourceLine = sourceLine
-    self.message = message
+    self.message = message.split(separator: " ", omittingEmptySubsequences: false)
+      .map { Self.excerpt($0) }.joined(separator: " ")
     self.underlying = underlying
+  }
+
+  /// The longest word quoted whole in a message, and the most of a source line echoed on either
+  /// side of the caret.
+  public static let excerptLength = 48
+
+  /// `text` when it has at most `excerptLength` characters, else its start, "…" and how many
+  /// characters were left out.
+  static func excerpt<S: StringProtocol>(_ text: S) -> String {
+    guard text.count > excerptLength else { return String(text) }
+    let kept = text.prefix(excerptLength - 8)
+    return "\(kept)…(\(text.count - kept.count) more characters)"
   }
 
   /// `FILE:LINE:COLUMN: error: MESSAGE`, the line indented by four spaces, and a caret with
   /// tildes under the offending token (tabs in the line are copied so the caret lines up).
+  ///
+  /// A line longer than the window is echoed from at most `excerptLength` characters before the
+  /// token to `excerptLength` characters after its start, with "…" where it was cut.
   public var description: String {
     let prefix = "\(file ?? "<recipe>"):\(location.line):\(location.column): error: \(message)"
     let indent = "    "
-    var pad = ""
-    for (i, ch) in sourceLine.enumerated() where i < location.column - 1 {
-      pad.append(ch == "\t" ? "\t" : " ")
-    }
-    if pad.count < location.column - 1 { pad += String(repeating: " ", count: location.column - 1 - pad.count) }
-    let visible = max(1, min(location.length, max(sourceLine.count - (location.column - 1), 1)))
+    let line = Array(sourceLine)
+    let start = min(max(location.column - 1, 0), line.count)
+    let from = max(0, start - Self.excerptLength)
+    let to = min(line.count, start + Self.excerptLength)
+    var shown = String(line[from..<to])
+    var pad = from > 0 ? " " : ""
+    if from > 0 { shown = "…" + shown }
+    if to < line.count { shown += "…" }
+    for ch in line[from..<start] { pad.append(ch == "\t" ? "\t" : " ") }
+    if start < location.column - 1 { pad += String(repeating: " ", count: location.column - 1 - start) }
+    let visible = max(1, min(location.length, max(to - start, 1)))
     let caret = "^" + String(repeating: "~", count: visible - 1)
-    return prefix + "\n" + indent + sourceLine + "\n" + indent + pad + caret
+    return prefix + "\n" + indent + shown + "\n" + indent + pad + caret
   }
 
   /// The candidate nearest to `word` when it is within a small edit distance (1 for words of up
   /// to 4 characters, 2 for longer ones; ties go to the first in `candidates`), else nil. A case
   /// difference alone always matches.
   public static func suggestion<S: Sequence>(for word: String, among candidates: S) -> String? where S.Element == String {
-    let limit = word.count <= 4 ? 1 : 2
+    let length = word.count
+    let limit = length <= 4 ? 1 : 2
     var best: (String, Int)?
     let lowered = word.lowercased()
-    for candidate in candidates where candidate != word {
+    // The distance is at least the difference in length: skip those (and huge words) early.
+    for candidate in candidates where candidate != word && abs(candidate.count - length) <= limit {
       let d = candidate.lowercased() == lowered ? 0 : editDistance(lowered, candidate.lowercased())
       if d <= limit, best == nil || d < best!.1 { best = (candidate, d) }
     }

@@ -1,6 +1,7 @@
 // RecipeValues.swift — reads a recipe word as a value of a parameter's kind, range-checked.
 //
 //   number    0.5  -3  1e3  30% (= 0.3)           integer   3  -2  4.0
+//             (decimal only: `Recipe.isDecimalNumber`; no hex, no inf/nan, no "5." or "1_000")
 //   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
 //   path      logo.png  "my logo.png"             point     12,-4
@@ -104,9 +105,40 @@ enum RecipeValues {
       body = body.dropLast()
       scale = 0.01
     }
-    guard let first = body.first, first.isNumber || first == "-" || first == "+" || first == "." else { return nil }
-    guard let v = Double(body), v.isFinite else { return nil }
+    guard isDecimalNumber(body), let v = Double(body), v.isFinite else { return nil }
     return v * scale
+  }
+
+  /// True when `text` is a number in the recipe syntax (docs/Recipes.md, "Numbers"):
+  ///
+  ///     number   = [ "+" | "-" ] ( digits [ "." digits ] | "." digits ) [ exponent ] ;
+  ///     exponent = ( "e" | "E" ) [ "+" | "-" ] digits ;
+  ///     digits   = "0"…"9" { "0"…"9" } ;
+  ///
+  /// Only ASCII digits: hexadecimal (`0x10`, `0x1p4`), `inf`, `nan`, `5.`, `1_000` and other
+  /// spellings Swift's `Double(_:)` would also read are refused.
+  static func isDecimalNumber(_ text: Substring) -> Bool {
+    let bytes = Array(text.utf8)
+    var i = 0
+    func digits() -> Int {
+      let start = i
+      while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+      return i - start
+    }
+    if i < bytes.count, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
+    let whole = digits()
+    if i < bytes.count, bytes[i] == 0x2E {
+      i += 1
+      guard digits() > 0 else { return false }
+    } else if whole == 0 {
+      return false
+    }
+    if i < bytes.count, bytes[i] == 0x65 || bytes[i] == 0x45 {
+      i += 1
+      if i < bytes.count, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
+      guard digits() > 0 else { return false }
+    }
+    return i == bytes.count
   }
 }
 

@@ -49,18 +49,21 @@ public struct EncodedSourceOperation: SourceOperation {
     self.scaleDenominator = scaleDenominator
   }
 
-  /// The parameter table (`load` in `fgrun filters`).
+  /// `path`: the file (required).
+  public static let path = Parameter<String>(path: "path", help: "The file to read, relative to the recipe.")
+
+  /// The parameter table (`load` in `fgrun filters`): the path, then every codec's decode options
+  /// (declared in the codecs' own tables).
   public static let table = OperationDescriptor(
     name: "load", category: .source,
     summary: "Reads an image file of any format `fgrun formats` lists (the recipe's input, or another file).",
     inputCount: 0,
-    parameters: [ParameterSpec("path", .path, help: "The file to read, relative to the recipe.")]
-      + CodecRegistry.allDecodeOptions.map(ParameterSpec.init),
+    parameters: [path.spec] + CodecRegistry.allDecodeOptions.map(ParameterSpec.init),
     example: "logo = load path=logo.png")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    var values: [(String, ParameterValue)] = [("path", .path(source.url?.lastPathComponent ?? "<data>"))]
+    var values: [(String, ParameterValue)] = [(Self.path.name, .path(source.url?.lastPathComponent ?? "<data>"))]
     if scaleDenominator > 1 { values.append(("shrink", .number(Double(scaleDenominator)))) }
     return Arguments(values)
   }
@@ -70,7 +73,7 @@ public struct EncodedSourceOperation: SourceOperation {
     let h = source.header
     // An sRGB-equivalent or unusable profile leaves the pixels sRGB (the fast paths apply); any
     // other is converted into the working space as tiles are loaded (SourceColour).
-    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile, layout: h.layout)
+    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile ?? SourceColour.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
     return ImageInfo(
       size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
       component: h.component, colorSpace: space, metadata: h.metadata)
@@ -130,17 +133,19 @@ public struct ColorSourceOperation: SourceOperation {
     self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
   }
 
+  /// `color`: the colour.
+  public static let color = Parameter<Color>("color", default: .white, help: "The colour.")
+  /// `size`: width and height (required).
+  public static let size = Parameter<Size>("size", sides: 1...65535, help: "Width and height.")
+
   /// The parameter table (`solid` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "solid", category: .source, summary: "A rectangle of one colour.", inputCount: 0,
-    parameters: [
-      ParameterSpec("color", .color, default: .color(.white), help: "The colour."),
-      ParameterSpec("size", .size(1...65535), help: "Width and height."),
-    ],
+    parameters: [color.spec, size.spec],
     example: "paper = solid color=#F4ECD8 size=800x600")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("color", .color(color)), ("size", .size(size))]) }
+  public var arguments: Arguments { Arguments([Self.color.argument(color), Self.size.argument(size)]) }
   public var identity: String { "solid:\(color.hexString):\(size)" }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

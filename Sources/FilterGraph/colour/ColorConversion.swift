@@ -27,7 +27,7 @@
 import PixelBufferModule
 
 /// What `Image.converted(to:)` converts to.
-public enum ColorTarget: String, Hashable, Sendable, CaseIterable {
+public enum ColorTarget: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Luminance from linear light, one gray channel (plus alpha when the image has it).
   case gray
   /// sRGB primaries, sRGB curve.
@@ -47,6 +47,9 @@ public enum ColorTarget: String, Hashable, Sendable, CaseIterable {
     }
   }
 
+  /// The recipe spelling (`recipeName`).
+  public var recipeWord: String { recipeName }
+
   /// The target named `recipeName`, or nil.
   public init?(recipeName: String) {
     guard let t = ColorTarget.allCases.first(where: { $0.recipeName == recipeName.lowercased() }) else { return nil }
@@ -60,8 +63,8 @@ public struct ColorConversionOperation: PointOperation {
   public let target: ColorTarget
   /// The colour space of its input (decides the primaries the matrix starts from).
   public let source: ColorSpace
-  /// Linear-RGB matrix columns (premultiplied values: out = m0·r + m1·g + m2·b, alpha kept).
-  private let m0: SIMD4<Float>, m1: SIMD4<Float>, m2: SIMD4<Float>
+  /// The linear-RGB matrix on premultiplied values (out = m0·r + m1·g + m2·b, alpha kept).
+  private let map: PremultipliedMatrix
   private let isIdentity: Bool
 
   /// Creates the conversion of pixels in `source` to `target`.
@@ -69,6 +72,7 @@ public struct ColorConversionOperation: PointOperation {
     self.target = target
     self.source = source
     let from = Primaries(source)
+    let m0: SIMD4<Float>, m1: SIMD4<Float>, m2: SIMD4<Float>
     switch target {
     case .gray:
       let w = from.luminanceWeights
@@ -80,19 +84,21 @@ public struct ColorConversionOperation: PointOperation {
       (m0, m1, m2) = (column(0), column(1), column(2))
       isIdentity = m == .identity
     }
+    map = PremultipliedMatrix(c0: m0, c1: m1, c2: m2, c3: SIMD4(0, 0, 0, 1))
   }
+
+  /// `to`: the target (required).
+  public static let to = Parameter<ColorTarget>("to", help: "gray | srgb | linear | p3.")
 
   /// `convert to=gray|srgb|linear|p3`.
   public static let table = OperationDescriptor(
     name: "convert", category: .colour,
     summary: "Converts to gray (luminance of linear light), sRGB, linear sRGB or Display P3.",
-    parameters: [
-      ParameterSpec("to", .choice(ColorTarget.allCases.map(\.recipeName)), help: "gray | srgb | linear | p3.")
-    ],
+    parameters: [to.spec],
     example: "convert to=gray")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("to", .choice(target.recipeName))]) }
+  public var arguments: Arguments { Arguments([Self.to.argument(target)]) }
   /// Linear light; nil when only the tag changes (no pixel is touched).
   public var workingSpace: WorkingSpace? { isIdentity ? nil : .linear }
 
@@ -112,11 +118,7 @@ public struct ColorConversionOperation: PointOperation {
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
     if isIdentity { return }
-    let (m0, m1, m2) = (self.m0, self.m1, self.m2)
-    for i in 0..<count {
-      let p = pixels[i]
-      pixels[i] = m0 * p.x + m1 * p.y + m2 * p.z + SIMD4(0, 0, 0, p.w)
-    }
+    map.apply(to: pixels, count: count)
   }
 }
 

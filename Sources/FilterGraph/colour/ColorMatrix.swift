@@ -195,7 +195,7 @@ public struct ColorMatrixOperation: ComposablePointOperation {
   public init(_ matrix: ColorMatrix, space: WorkingSpace = .encoded) {
     self.init(
       matrix, space: space, table: Self.table,
-      arguments: Arguments([("values", .numbers(matrix.values)), ("space", .choice(space.rawValue))]))
+      arguments: Arguments([Self.values.argument(matrix.values), Self.space.argument(space)]))
   }
 
   /// A preset's operation, labelled with the preset's verb and arguments.
@@ -215,73 +215,71 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     usesAlphaColumn = keepsAlpha && cA != .zero
   }
 
+  /// `values`: the 20 matrix entries (required).
+  public static let values = Parameter<[Double]>(
+    "values", count: 20, help: "20 numbers, row by row: r g b a bias for R, G, B, then A.")
+  /// `space`: the encoding a matrix or gamma curve is applied in (encoded by default).
+  public static let space = Parameter<WorkingSpace>(
+    "space", cases: [.encoded, .linear], default: .encoded, help: "encoded = on stored values; linear = in linear light.")
+  /// `space` of `exposure`, linear light by default.
+  public static let exposureSpace = Parameter<WorkingSpace>(
+    "space", cases: [.encoded, .linear], default: .linear, help: "encoded = on stored values; linear = in linear light.")
+  /// `sepia intensity=`.
+  public static let sepiaIntensity = Parameter<Double>(
+    "intensity", range: 0...1, default: 1, help: "0 = unchanged, 1 = full sepia.")
+  /// `saturate amount=`.
+  public static let saturationAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, help: "Saturation factor.")
+  /// `brightness amount=`.
+  public static let brightnessAmount = Parameter<Double>(
+    "amount", range: -1...1, default: 0.1, help: "Added to each channel (0…1 scale).")
+  /// `contrast amount=`.
+  public static let contrastAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, help: "Contrast factor.")
+  /// `exposure ev=`.
+  public static let exposureStops = Parameter<Double>(
+    "ev", range: -10...10, default: 0.5, help: "Photographic stops; +1 doubles the light.")
+
   /// `matrix values=… space=encoded`.
   public static let table = OperationDescriptor(
     name: "matrix", category: .colour,
     summary: "Applies a 4×5 colour matrix to straight RGBA (rows R, G, B, A of r g b a bias), like feColorMatrix.",
-    parameters: [
-      ParameterSpec("values", .numbers(count: 20), help: "20 numbers, row by row: r g b a bias for R, G, B, then A."),
-      spaceParameter(default: .encoded),
-    ],
+    parameters: [values.spec, space.spec],
     example: "matrix values=1,0,0,0,0,0,1,0,0,0,0,0,1,0,0,0,0,0,1,0")
 
   /// `sepia intensity=1`.
   public static let sepiaTable = OperationDescriptor(
     name: "sepia", category: .colour, summary: "Sepia toning (the classic sepia matrix mixed in by intensity).",
-    parameters: [
-      ParameterSpec("intensity", .number(0...1), default: .number(1), help: "0 = unchanged, 1 = full sepia."),
-      spaceParameter(default: .encoded),
-    ],
+    parameters: [sepiaIntensity.spec, space.spec],
     example: "sepia intensity=0.8")
 
   /// `saturate amount=1.2`.
   public static let saturationTable = OperationDescriptor(
     name: "saturate", category: .colour, summary: "Scales saturation around Rec. 709 luma (1 = unchanged, 0 = gray).",
-    parameters: [
-      ParameterSpec("amount", .number(0...4), default: .number(1.2), help: "Saturation factor."),
-      spaceParameter(default: .encoded),
-    ],
+    parameters: [saturationAmount.spec, space.spec],
     example: "saturate amount=1.2")
 
   /// `brightness amount=0.1`.
   public static let brightnessTable = OperationDescriptor(
     name: "brightness", category: .colour, summary: "Adds a constant to red, green and blue.",
-    parameters: [
-      ParameterSpec("amount", .number(-1...1), default: .number(0.1), help: "Added to each channel (0…1 scale)."),
-      spaceParameter(default: .encoded),
-    ],
+    parameters: [brightnessAmount.spec, space.spec],
     example: "brightness amount=0.1")
 
   /// `contrast amount=1.2`.
   public static let contrastTable = OperationDescriptor(
     name: "contrast", category: .colour, summary: "Scales values around mid-gray 0.5 (1 = unchanged).",
-    parameters: [
-      ParameterSpec("amount", .number(0...4), default: .number(1.2), help: "Contrast factor."),
-      spaceParameter(default: .encoded),
-    ],
+    parameters: [contrastAmount.spec, space.spec],
     example: "contrast amount=1.2")
 
   /// `exposure ev=0.5` (linear light by default).
   public static let exposureTable = OperationDescriptor(
     name: "exposure", category: .colour, summary: "Multiplies red, green and blue by 2^ev (in linear light by default).",
-    parameters: [
-      ParameterSpec("ev", .number(-10...10), default: .number(0.5), help: "Photographic stops; +1 doubles the light."),
-      spaceParameter(default: .linear),
-    ],
+    parameters: [exposureStops.spec, exposureSpace.spec],
     example: "exposure ev=0.5")
 
   /// `invert`.
   public static let invertTable = OperationDescriptor(
     name: "invert", category: .colour, summary: "Inverts red, green and blue (1 − c), keeping alpha.",
-    parameters: [spaceParameter(default: .encoded)],
+    parameters: [space.spec],
     example: "invert")
-
-  /// The shared `space=encoded|linear` row.
-  static func spaceParameter(default space: WorkingSpace) -> ParameterSpec {
-    ParameterSpec(
-      "space", .choice([WorkingSpace.encoded.rawValue, WorkingSpace.linear.rawValue]), default: .choice(space.rawValue),
-      help: "encoded = on stored values; linear = in linear light.")
-  }
 
   public var descriptor: OperationDescriptor { table }
   public var arguments: Arguments { argumentValues }
@@ -379,54 +377,43 @@ extension Image {
 
   /// Sepia-toned by `intensity` (clamped to 0…1).
   public func sepiaToned(intensity: Double = 1) -> Image {
-    let k = ColorMatrixOperation.clamp(intensity, ColorMatrixOperation.sepiaTable, "intensity")
-    return applying(preset: .sepia(intensity: k), ColorMatrixOperation.sepiaTable, [("intensity", .number(k))], .encoded)
+    applying(preset: ColorMatrix.sepia(intensity:), ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, intensity, .encoded)
   }
 
   /// Saturation scaled by `amount` around Rec. 709 luma (clamped to 0…4; 1 = unchanged).
   public func adjustingSaturation(_ amount: Double) -> Image {
-    let k = ColorMatrixOperation.clamp(amount, ColorMatrixOperation.saturationTable, "amount")
-    return applying(preset: .saturation(k), ColorMatrixOperation.saturationTable, [("amount", .number(k))], .encoded)
+    applying(preset: ColorMatrix.saturation, ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, amount, .encoded)
   }
 
   /// `amount` added to red, green and blue (clamped to −1…1).
   public func adjustingBrightness(_ amount: Double) -> Image {
-    let k = ColorMatrixOperation.clamp(amount, ColorMatrixOperation.brightnessTable, "amount")
-    return applying(preset: .brightness(k), ColorMatrixOperation.brightnessTable, [("amount", .number(k))], .encoded)
+    applying(preset: ColorMatrix.brightness, ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, amount, .encoded)
   }
 
   /// Contrast scaled by `amount` around 0.5 (clamped to 0…4; 1 = unchanged).
   public func adjustingContrast(_ amount: Double) -> Image {
-    let k = ColorMatrixOperation.clamp(amount, ColorMatrixOperation.contrastTable, "amount")
-    return applying(preset: .contrast(k), ColorMatrixOperation.contrastTable, [("amount", .number(k))], .encoded)
+    applying(preset: ColorMatrix.contrast, ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, amount, .encoded)
   }
 
   /// Exposure changed by `ev` stops (clamped to −10…10) in `space` (linear light by default).
   public func adjustingExposure(ev: Double, in space: WorkingSpace = .linear) -> Image {
-    let k = ColorMatrixOperation.clamp(ev, ColorMatrixOperation.exposureTable, "ev")
-    return applying(preset: .exposure(ev: k), ColorMatrixOperation.exposureTable, [("ev", .number(k))], space)
+    applying(preset: ColorMatrix.exposure(ev:), ColorMatrixOperation.exposureTable, ColorMatrixOperation.exposureStops, ev, space)
   }
 
-  /// Red, green and blue inverted (1 − c) on encoded values, alpha kept.
-  public func inverted() -> Image {
-    applying(preset: .invert, ColorMatrixOperation.invertTable, [], .encoded)
+  /// Red, green and blue inverted (1 − c) in `space` (encoded values by default), alpha kept.
+  public func inverted(in space: WorkingSpace = .encoded) -> Image {
+    let arguments = Arguments([ColorMatrixOperation.space.argument(space)])
+    return applying(ColorMatrixOperation(.invert, space: space, table: ColorMatrixOperation.invertTable, arguments: arguments))
   }
 
-  /// A preset's node: arguments in table order, then `space`.
-  func applying(preset: ColorMatrix, _ table: OperationDescriptor, _ values: [(String, ParameterValue)], _ space: WorkingSpace) -> Image {
-    applying(
-      ColorMatrixOperation(preset, space: space, table: table, arguments: Arguments(values + [("space", .choice(space.rawValue))])))
-  }
-}
-
-extension ColorMatrixOperation {
-  /// `value` clamped into the range of `table`'s number row `name` (NaN becomes the default).
-  static func clamp(_ value: Double, _ table: OperationDescriptor, _ name: String) -> Double {
-    guard let spec = table.parameter(named: name), case .number(let range) = spec.kind else { return value }
-    if value.isNaN {
-      if case .number(let d)? = spec.defaultValue { return d }
-      return range.lowerBound
-    }
-    return min(max(value, range.lowerBound), range.upperBound)
+  /// A preset's node: `make(value)` with `value` clamped by `key`, labelled with the preset's verb,
+  /// `key=value` and `space`.
+  func applying(
+    preset make: (Double) -> ColorMatrix, _ table: OperationDescriptor, _ key: Parameter<Double>, _ value: Double,
+    _ space: WorkingSpace
+  ) -> Image {
+    let v = key.clamped(value)
+    let arguments = Arguments([key.argument(v), ColorMatrixOperation.space.argument(space)])
+    return applying(ColorMatrixOperation(make(v), space: space, table: table, arguments: arguments))
   }
 }

@@ -10,61 +10,66 @@ import PixelBufferModule
 public enum ColourFilters {
   /// `tint color=#FF8000 amount=0.3 mode=mix|multiply|template|monochrome`.
   public static let tint = FilterDefinition(TintOperation.table) { inputs, args, _ in
-    inputs[0].tinted(args.color("color"), amount: args.number("amount"), mode: TintMode(rawValue: args.choice("mode")) ?? .mix)
+    inputs[0].tinted(args[TintOperation.color], amount: args[TintOperation.amount], mode: args[TintOperation.mode])
   }
 
   /// `convert to=gray|srgb|linear|p3`.
   public static let convert = FilterDefinition(ColorConversionOperation.table) { inputs, args, _ in
-    guard let target = ColorTarget(recipeName: args.choice("to")) else { return inputs[0] }
-    return inputs[0].converted(to: target)
+    inputs[0].converted(to: args[ColorConversionOperation.to])
   }
 
   /// `matrix values=<20 numbers> space=encoded|linear`.
   public static let matrix = FilterDefinition(ColorMatrixOperation.table) { inputs, args, _ in
-    let m = ColorMatrix(values: args.numbers("values")) ?? .identity
-    return inputs[0].applyingColorMatrix(m, in: space(args))
+    guard let m = ColorMatrix(values: args[ColorMatrixOperation.values]) else {
+      throw FilterError("matrix needs 20 finite numbers.")
+    }
+    return inputs[0].applyingColorMatrix(m, in: args[ColorMatrixOperation.space])
   }
 
   /// `sepia intensity=1`.
-  public static let sepia = preset(ColorMatrixOperation.sepiaTable, "intensity") { ColorMatrix.sepia(intensity: $0) }
+  public static let sepia = preset(ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, ColorMatrix.sepia(intensity:))
   /// `saturate amount=1.2`.
-  public static let saturate = preset(ColorMatrixOperation.saturationTable, "amount") { ColorMatrix.saturation($0) }
+  public static let saturate = preset(ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, ColorMatrix.saturation)
   /// `brightness amount=0.1`.
-  public static let brightness = preset(ColorMatrixOperation.brightnessTable, "amount") { ColorMatrix.brightness($0) }
+  public static let brightness = preset(ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, ColorMatrix.brightness)
   /// `contrast amount=1.2`.
-  public static let contrast = preset(ColorMatrixOperation.contrastTable, "amount") { ColorMatrix.contrast($0) }
+  public static let contrast = preset(ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, ColorMatrix.contrast)
   /// `exposure ev=0.5 space=linear`.
-  public static let exposure = preset(ColorMatrixOperation.exposureTable, "ev") { ColorMatrix.exposure(ev: $0) }
+  public static let exposure = preset(
+    ColorMatrixOperation.exposureTable, ColorMatrixOperation.exposureStops, ColorMatrix.exposure(ev:),
+    space: ColorMatrixOperation.exposureSpace)
 
   /// `invert`.
   public static let invert = FilterDefinition(ColorMatrixOperation.invertTable) { inputs, args, _ in
-    inputs[0].applying(preset: .invert, ColorMatrixOperation.invertTable, [], space(args))
+    inputs[0].inverted(in: args[ColorMatrixOperation.space])
   }
 
   /// `gamma value=2.2`.
   public static let gamma = FilterDefinition(GammaOperation.table) { inputs, args, _ in
-    inputs[0].adjustingGamma(args.number("value"), in: space(args))
+    inputs[0].adjustingGamma(args[GammaOperation.value], in: args[ColorMatrixOperation.space])
   }
 
   /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public static let modulate = FilterDefinition(ModulateOperation.table) { inputs, args, _ in
-    inputs[0].modulated(
-      brightness: args.number("brightness"), saturation: args.number("saturation"), hue: args.number("hue"),
-      lightness: args.number("lightness"))
+    typealias Modulate = ModulateOperation
+    return inputs[0].modulated(
+      brightness: args[Modulate.brightness], saturation: args[Modulate.saturation], hue: args[Modulate.hue],
+      lightness: args[Modulate.lightness])
   }
 
   /// `levels black=0 white=1 gamma=1 out-black=0 out-white=1 channel=all`.
   public static let levels = FilterDefinition(LevelsOperation.table) { inputs, args, _ in
-    let black = args.number("black"), white = args.number("white")
+    typealias Levels = LevelsOperation
+    let black = args[Levels.black], white = args[Levels.white]
     guard white > black else { throw FilterError("levels: white (\(ParameterValue.format(white))) must be above black (\(ParameterValue.format(black))).") }
     return inputs[0].leveled(
-      black: black, white: white, gamma: args.number("gamma"), outputBlack: args.number("out-black"),
-      outputWhite: args.number("out-white"), channel: ToneChannel(rawValue: args.choice("channel")) ?? .all)
+      black: black, white: white, gamma: args[Levels.gamma], outputBlack: args[Levels.outputBlack],
+      outputWhite: args[Levels.outputWhite], channel: args[ToneChannel.parameter])
   }
 
   /// `normalize low=1 high=99`.
   public static let normalize = FilterDefinition(NormalizeOperation.table) { inputs, args, _ in
-    inputs[0].normalized(low: args.number("low") / 100, high: args.number("high") / 100)
+    inputs[0].normalized(low: args[NormalizeOperation.low] / 100, high: args[NormalizeOperation.high] / 100)
   }
 
   /// Every colour verb.
@@ -72,14 +77,13 @@ public enum ColourFilters {
     [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, normalize]
   }
 
-  /// The `space=` argument.
-  private static func space(_ args: Arguments) -> WorkingSpace { WorkingSpace(rawValue: args.choice("space")) ?? .encoded }
-
-  /// A matrix preset verb with one number parameter `name`.
-  private static func preset(_ table: OperationDescriptor, _ name: String, _ make: @escaping @Sendable (Double) -> ColorMatrix) -> FilterDefinition {
+  /// A matrix preset verb with one number parameter `key`.
+  private static func preset(
+    _ table: OperationDescriptor, _ key: Parameter<Double>, _ make: @escaping @Sendable (Double) -> ColorMatrix,
+    space spaceKey: Parameter<WorkingSpace> = ColorMatrixOperation.space
+  ) -> FilterDefinition {
     FilterDefinition(table) { inputs, args, _ in
-      let v = ColorMatrixOperation.clamp(args.number(name), table, name)
-      return inputs[0].applying(preset: make(v), table, [(name, .number(v))], space(args))
+      inputs[0].applying(preset: make, table, key, args[key], args[spaceKey])
     }
   }
 }

@@ -105,19 +105,19 @@ public struct CurvesOperation: PointOperation {
     return m
   }
 
+  /// `points`: the curve's input:output pairs.
+  public static let points = Parameter<[Double]>("points", count: 6, help: "input:output pairs, inputs distinct (0…1 as stored).")
+
   /// `curves points=0:0,0.5:0.6,1:1`.
   public static let table = OperationDescriptor(
     name: "curves", category: .colour,
     summary: "A monotone cubic tone curve (Fritsch–Carlson) through input:output points.",
-    parameters: [
-      ParameterSpec("points", .numbers(count: 6), help: "input:output pairs, inputs distinct (0…1 as stored)."),
-      ToneChannel.parameter,
-    ],
+    parameters: [Self.points.spec, ToneChannel.parameter.spec],
     example: "curves points=0:0,0.5:0.6,1:1")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("points", .numbers(points.flatMap { [$0.input, $0.output] })), ("channel", .choice(channel.rawValue))])
+    Arguments([Self.points.argument(points.flatMap { [$0.input, $0.output] }), ToneChannel.parameter.argument(channel)])
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

@@ -20,10 +20,9 @@ public struct GammaOperation: ComposablePointOperation {
   /// The encoding the curve is applied in.
   public let space: WorkingSpace
 
-  /// Creates the operation; `gamma` is clamped to the table's 0.1…10 (NaN becomes 1, no change).
+  /// Creates the operation; `gamma` is clamped to the table's 0.1…10 (NaN counts as the default, 2.2).
   public init(gamma: Double, space: WorkingSpace = .encoded) {
-    let range = 0.1...10.0
-    self.gamma = gamma.isNaN ? 1 : min(max(gamma, range.lowerBound), range.upperBound)
+    self.gamma = Self.value.clamped(gamma)
     self.space = space
   }
 
@@ -33,17 +32,17 @@ public struct GammaOperation: ComposablePointOperation {
     self.space = space
   }
 
+  /// `value`: γ.
+  public static let value = Parameter<Double>("value", range: 0.1...10, default: 2.2, help: "γ: the exponent is 1/γ.")
+
   /// `gamma value=2.2`.
   public static let table = OperationDescriptor(
     name: "gamma", category: .colour, summary: "Raises red, green and blue to the power 1/value (value > 1 brightens mid-tones).",
-    parameters: [
-      ParameterSpec("value", .number(0.1...10), default: .number(2.2), help: "γ: the exponent is 1/γ."),
-      ColorMatrixOperation.spaceParameter(default: .encoded),
-    ],
+    parameters: [value.spec, ColorMatrixOperation.space.spec],
     example: "gamma value=2.2")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("value", .number(gamma)), ("space", .choice(space.rawValue))]) }
+  public var arguments: Arguments { Arguments([Self.value.argument(gamma), ColorMatrixOperation.space.argument(space)]) }
   public var workingSpace: WorkingSpace? { space }
 
   public func composed(with next: any PointOperation) -> (any PointOperation)? {

@@ -16,7 +16,7 @@ import Foundation
 import PixelBufferModule
 
 /// Which colour channels a per-channel tone operation changes.
-public enum ToneChannel: String, Hashable, Sendable, CaseIterable {
+public enum ToneChannel: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Red, green and blue alike.
   case all
   /// Red only.
@@ -36,9 +36,9 @@ public enum ToneChannel: String, Hashable, Sendable, CaseIterable {
     }
   }
 
-  /// The table row `channel=all|r|g|b`.
-  static let parameter = ParameterSpec(
-    "channel", .choice(allCases.map(\.rawValue)), default: .choice("all"), help: "The channel changed: all (r, g and b alike), r, g or b.")
+  /// The parameter `channel=all|r|g|b` (levels, curves).
+  static let parameter = Parameter<ToneChannel>(
+    "channel", default: .all, help: "The channel changed: all (r, g and b alike), r, g or b.")
 }
 
 /// Maps input black/white points through a gamma to output black/white points; see the file's definition.
@@ -59,12 +59,11 @@ public struct LevelsOperation: PointOperation {
   /// Creates the operation. Values are clamped to the table's ranges (NaN: the default), and
   /// `white` is raised to `black + 1/65535` when not above `black`.
   public init(black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1, channel: ToneChannel = .all) {
-    func clamp(_ v: Double, _ r: ClosedRange<Double>, _ fallback: Double) -> Double { v.isNaN ? fallback : min(max(v, r.lowerBound), r.upperBound) }
-    self.black = clamp(black, Self.pointRange, 0)
-    self.white = max(clamp(white, Self.pointRange, 1), self.black + 1 / 65535)
-    self.gamma = clamp(gamma, 0.1...10, 1)
-    self.outputBlack = clamp(outputBlack, Self.pointRange, 0)
-    self.outputWhite = clamp(outputWhite, Self.pointRange, 1)
+    self.black = Self.black.clamped(black)
+    self.white = max(Self.white.clamped(white), self.black + 1 / 65535)
+    self.gamma = Self.gamma.clamped(gamma)
+    self.outputBlack = Self.outputBlack.clamped(outputBlack)
+    self.outputWhite = Self.outputWhite.clamped(outputWhite)
     self.channel = channel
   }
 
@@ -72,25 +71,30 @@ public struct LevelsOperation: PointOperation {
   /// extended range of float and wide-gamut sources).
   static let pointRange = -1.0...2.0
 
+  /// `black`: the input black point.
+  public static let black = Parameter<Double>(
+    "black", range: pointRange, default: 0, help: "Input value that becomes out-black (0…1, as stored).")
+  /// `white`: the input white point.
+  public static let white = Parameter<Double>("white", range: pointRange, default: 1, help: "Input value that becomes out-white; above black.")
+  /// `gamma`: the mid-tone gamma.
+  public static let gamma = Parameter<Double>("gamma", range: 0.1...10, default: 1, help: "Mid-tone gamma: t^(1/gamma), > 1 brightens.")
+  /// `out-black`: the output of black.
+  public static let outputBlack = Parameter<Double>("out-black", range: pointRange, default: 0, help: "Output value of black.")
+  /// `out-white`: the output of white.
+  public static let outputWhite = Parameter<Double>("out-white", range: pointRange, default: 1, help: "Output value of white.")
+
   /// `levels black=0.05 white=0.95 gamma=1.1`.
   public static let table = OperationDescriptor(
     name: "levels", category: .colour,
     summary: "Maps input black and white points through a mid-tone gamma to output black and white points.",
-    parameters: [
-      ParameterSpec("black", .number(pointRange), default: .number(0), help: "Input value that becomes out-black (0…1, as stored)."),
-      ParameterSpec("white", .number(pointRange), default: .number(1), help: "Input value that becomes out-white; above black."),
-      ParameterSpec("gamma", .number(0.1...10), default: .number(1), help: "Mid-tone gamma: t^(1/gamma), > 1 brightens."),
-      ParameterSpec("out-black", .number(pointRange), default: .number(0), help: "Output value of black."),
-      ParameterSpec("out-white", .number(pointRange), default: .number(1), help: "Output value of white."),
-      ToneChannel.parameter,
-    ],
+    parameters: [black.spec, white.spec, gamma.spec, outputBlack.spec, outputWhite.spec, ToneChannel.parameter.spec],
     example: "levels black=0.05 white=0.9 gamma=1.2")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
     Arguments([
-      ("black", .number(black)), ("white", .number(white)), ("gamma", .number(gamma)), ("out-black", .number(outputBlack)),
-      ("out-white", .number(outputWhite)), ("channel", .choice(channel.rawValue)),
+      Self.black.argument(black), Self.white.argument(white), Self.gamma.argument(gamma),
+      Self.outputBlack.argument(outputBlack), Self.outputWhite.argument(outputWhite), ToneChannel.parameter.argument(channel),
     ])
   }
   public var workingSpace: WorkingSpace? { .encoded }

@@ -35,12 +35,11 @@ public struct ModulateOperation: ComposablePointOperation {
   private let matrix: [SIMD4<Float>]  // rows of K (w unused)
   private let offset: SIMD4<Float>
 
-  /// Creates the operation; values are clamped to the table's ranges (NaN: unchanged).
+  /// Creates the operation; values are clamped to the table's ranges (NaN: the default, unchanged).
   public init(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) {
-    func clamp(_ v: Double, _ r: ClosedRange<Double>, _ neutral: Double) -> Double { v.isNaN ? neutral : min(max(v, r.lowerBound), r.upperBound) }
     self.init(
-      merged: clamp(brightness, 0...10, 1), saturation: clamp(saturation, 0...10, 1), hue: clamp(hue, -360...360, 0),
-      lightness: clamp(lightness, -1...1, 0))
+      merged: Self.brightness.clamped(brightness), saturation: Self.saturation.clamped(saturation),
+      hue: Self.hue.clamped(hue), lightness: Self.lightness.clamped(lightness))
   }
 
   /// Values already checked, or the composition of two valid operations (which may leave the ranges).
@@ -58,23 +57,29 @@ public struct ModulateOperation: ComposablePointOperation {
     offset = SIMD4(Float(o[0]), Float(o[1]), Float(o[2]), 0)
   }
 
+  /// `brightness`: multiplies Oklab L.
+  public static let brightness = Parameter<Double>(
+    "brightness", range: 0...10, default: 1, help: "Multiplies Oklab lightness L (1 = unchanged).")
+  /// `saturation`: multiplies Oklch chroma.
+  public static let saturation = Parameter<Double>(
+    "saturation", range: 0...10, default: 1, help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray).")
+  /// `hue`: rotation in degrees.
+  public static let hue = Parameter<Double>("hue", range: -360...360, default: 0, help: "Rotates Oklch hue by this many degrees.")
+  /// `lightness`: added to Oklab L.
+  public static let lightness = Parameter<Double>("lightness", range: -1...1, default: 0, help: "Added to Oklab L (0 black … 1 white).")
+
   /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public static let table = OperationDescriptor(
     name: "modulate", category: .colour,
     summary: "Brightness and saturation multipliers, hue rotation and lightness offset in Oklch (perceptual).",
-    parameters: [
-      ParameterSpec("brightness", .number(0...10), default: .number(1), help: "Multiplies Oklab lightness L (1 = unchanged)."),
-      ParameterSpec("saturation", .number(0...10), default: .number(1), help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray)."),
-      ParameterSpec("hue", .number(-360...360), default: .number(0), help: "Rotates Oklch hue by this many degrees."),
-      ParameterSpec("lightness", .number(-1...1), default: .number(0), help: "Added to Oklab L (0 black … 1 white)."),
-    ],
+    parameters: [brightness.spec, saturation.spec, hue.spec, lightness.spec],
     example: "modulate brightness=1.05 saturation=1.2 hue=10")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
     Arguments([
-      ("brightness", .number(brightness)), ("saturation", .number(saturation)), ("hue", .number(hue)),
-      ("lightness", .number(lightness)),
+      Self.brightness.argument(brightness), Self.saturation.argument(saturation), Self.hue.argument(hue),
+      Self.lightness.argument(lightness),
     ])
   }
   public var workingSpace: WorkingSpace? { .linear }

@@ -99,23 +99,25 @@ public struct NormalizeOperation: AnalysedOperation {
 
   /// Creates the operation; the quantiles are clamped to 0…1 and ordered.
   public init(low: Double = 0.01, high: Double = 0.99) {
-    let l = low.isNaN ? 0.01 : min(max(low, 0), 1), h = high.isNaN ? 0.99 : min(max(high, 0), 1)
+    let l = Self.low.clamped(low * 100) / 100, h = Self.high.clamped(high * 100) / 100
     self.low = min(l, h)
     self.high = max(l, h)
   }
+
+  /// `low`: the percentile that becomes black.
+  public static let low = Parameter<Double>("low", range: 0...100, default: 1, help: "Percentile that becomes black (percent).")
+  /// `high`: the percentile that becomes white.
+  public static let high = Parameter<Double>("high", range: 0...100, default: 99, help: "Percentile that becomes white (percent).")
 
   /// `normalize low=1 high=99`.
   public static let table = OperationDescriptor(
     name: "normalize", category: .colour,
     summary: "Stretches the low and high percentiles of the image's r, g, b values to black and white.",
-    parameters: [
-      ParameterSpec("low", .number(0...100), default: .number(1), help: "Percentile that becomes black (percent)."),
-      ParameterSpec("high", .number(0...100), default: .number(99), help: "Percentile that becomes white (percent)."),
-    ],
+    parameters: [low.spec, high.spec],
     example: "normalize low=1 high=99")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("low", .number(low * 100)), ("high", .number(high * 100))]) }
+  public var arguments: Arguments { Arguments([Self.low.argument(low * 100), Self.high.argument(high * 100)]) }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public var analysis: HistogramAnalysis { HistogramAnalysis() }

@@ -23,7 +23,7 @@
 import PixelBufferModule
 
 /// How `TintOperation` combines the image with its colour.
-public enum TintMode: String, Hashable, Sendable, CaseIterable {
+public enum TintMode: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Moves each colour toward the tint by the amount.
   case mix
   /// Multiplies each colour by the tint (a colour filter over the lens).
@@ -42,12 +42,12 @@ public struct TintOperation: PointOperation {
   public let amount: Double
   /// How the colour is applied.
   public let mode: TintMode
-  /// Columns of the premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
-  let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
+  /// The premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
+  let map: PremultipliedMatrix
 
-  /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as 0).
+  /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as the default, 1).
   public init(color: Color, amount: Double = 1, mode: TintMode = .mix) {
-    let clampedAmount = amount.isNaN ? 0 : min(max(amount, 0), 1)
+    let clampedAmount = Self.amount.clamped(amount)
     self.color = color
     self.amount = clampedAmount
     self.mode = mode
@@ -55,6 +55,7 @@ public struct TintOperation: PointOperation {
     let ta = min(max(color.alpha, 0), 1)
     let amt = Float(clampedAmount)
     let k = amt * ta
+    let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
     let e0 = SIMD4<Float>(1, 0, 0, 0), e1 = SIMD4<Float>(0, 1, 0, 0), e2 = SIMD4<Float>(0, 0, 1, 0), e3 = SIMD4<Float>(0, 0, 0, 1)
     switch mode {
     case .mix:
@@ -79,32 +80,33 @@ public struct TintOperation: PointOperation {
       (c0, c1, c2) = (s * e0, s * e1, s * e2)
       c3 = SIMD4(ta * amt * t.x, ta * amt * t.y, ta * amt * t.z, ta)
     }
+    map = PremultipliedMatrix(c0: c0, c1: c1, c2: c2, c3: c3)
   }
+
+  /// `color`: the tint (required).
+  public static let color = Parameter<Color>(
+    "color", help: "The tint colour; its alpha scales the effect (template: fades the shape).")
+  /// `amount`: how much of the effect.
+  public static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect, 0 = none, 1 = full.")
+  /// `mode`: how the colour is applied.
+  public static let mode = Parameter<TintMode>("mode", default: .mix, help: "mix | multiply | template | monochrome.")
 
   /// `tint color=#FF8000 amount=0.3 mode=mix`.
   public static let table = OperationDescriptor(
     name: "tint", category: .colour,
     summary: "Tints toward a colour (mix), multiplies by it, paints the shape in it (template) or maps luma onto it (monochrome).",
-    parameters: [
-      ParameterSpec("color", .color, help: "The tint colour; its alpha scales the effect (template: fades the shape)."),
-      ParameterSpec("amount", .number(0...1), default: .number(1), help: "How much of the effect, 0 = none, 1 = full."),
-      ParameterSpec("mode", .choice(TintMode.allCases.map(\.rawValue)), default: .choice(TintMode.mix.rawValue), help: "mix | multiply | template | monochrome."),
-    ],
+    parameters: [color.spec, amount.spec, mode.spec],
     example: "tint color=#FF8000 amount=0.3")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("color", .color(color)), ("amount", .number(amount)), ("mode", .choice(mode.rawValue))])
+    Arguments([Self.color.argument(color), Self.amount.argument(amount), Self.mode.argument(mode)])
   }
   /// Encoded: tints are defined on stored values, as other tools define them.
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let (c0, c1, c2, c3) = (self.c0, self.c1, self.c2, self.c3)
-    for i in 0..<count {
-      let p = pixels[i]
-      pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
-    }
+    map.apply(to: pixels, count: count)
   }
 }
 

@@ -26,7 +26,7 @@ import PixelBufferModule
 
 /// How an overlay pixel combines with the base pixel under it (W3C Compositing and Blending
 /// Level 1 on premultiplied colour; see the formulas at the top of BlendMode.swift).
-public enum BlendMode: String, Hashable, Sendable, CaseIterable {
+public enum BlendMode: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Porter–Duff source-over: the overlay covers the base by its opacity.
   case over
   /// Multiplies the colours: always darker, white is neutral.

@@ -24,7 +24,7 @@
 import PixelBufferModule
 
 /// Where an overlay sits on a base: against a side or corner, or centred.
-public enum Gravity: String, Hashable, Sendable, CaseIterable {
+public enum Gravity: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Centred on both axes.
   case center
   /// Top edge, centred horizontally.
@@ -81,7 +81,7 @@ public struct CompositeOperation: ImageOperation {
   /// methods pass it); `opacity` is clamped into 0…1 (NaN counts as 1).
   public init(mode: BlendMode, opacity: Double = 1, origin: Point, overlaySize: Size, linearLight: Bool = true) {
     self.mode = mode
-    self.opacity = Float(opacity.isNaN ? 1 : min(max(opacity, 0), 1))
+    self.opacity = Float(Self.opacity.clamped(opacity))
     self.origin = origin
     self.overlaySize = overlaySize
     self.linearLight = linearLight
@@ -90,21 +90,35 @@ public struct CompositeOperation: ImageOperation {
   /// The largest offset or margin accepted, in pixels.
   public static let maxOffset = 65535
 
+  /// `over`: the base image (required; the recipe compiler passes it as input 1).
+  public static let over = Parameter<String>(
+    image: "over", help: "The base image the chain's image is placed on; the output has its size.")
+  /// `mode`: the blend mode.
+  public static let mode = Parameter<BlendMode>("mode", default: .over, help: "How colours combine.")
+  /// `opacity`: scales the overlay.
+  public static let opacity = Parameter<Double>("opacity", range: 0...1, default: 1, help: "Scales the overlay's opacity.")
+  /// `gravity`: where the overlay sits.
+  public static let gravity = Parameter<Gravity>(
+    "gravity", default: .center, help: "Which side or corner of the base the overlay sits against.")
+  /// `margin`: distance from the named sides.
+  public static let margin = Parameter<Int>(
+    "margin", range: 0...maxOffset, default: 0, help: "Distance in pixels from the side(s) gravity names.")
+  /// `x`: extra horizontal offset.
+  public static let x = Parameter<Int>(
+    "x", range: -maxOffset...maxOffset, default: 0, help: "Extra horizontal offset in pixels (positive moves right).")
+  /// `y`: extra vertical offset.
+  public static let y = Parameter<Int>(
+    "y", range: -maxOffset...maxOffset, default: 0, help: "Extra vertical offset in pixels (positive moves down).")
+  /// `linear`: blend linear light or encoded values.
+  public static let linear = Parameter<Bool>(
+    "linear", default: true, help: "Blend in linear light (true) or on sRGB-encoded values (false).")
+
   /// The parameter table shared by the `composite` and `blend` recipe verbs.
   public static let table = OperationDescriptor(
     name: "composite", category: .compositing,
     summary: "Places the image over another (`over=`) at a gravity, margin and offset, and blends it.",
     inputCount: 2,
-    parameters: [
-      ParameterSpec("over", .image, help: "The base image the chain's image is placed on; the output has its size."),
-      ParameterSpec("mode", .choice(BlendMode.allCases.map(\.rawValue)), default: .choice("over"), help: "How colours combine."),
-      ParameterSpec("opacity", .number(0...1), default: .number(1), help: "Scales the overlay's opacity."),
-      ParameterSpec("gravity", .choice(Gravity.allCases.map(\.rawValue)), default: .choice("center"), help: "Which side or corner of the base the overlay sits against."),
-      ParameterSpec("margin", .integer(0...maxOffset), default: .number(0), help: "Distance in pixels from the side(s) gravity names."),
-      ParameterSpec("x", .integer(-maxOffset...maxOffset), default: .number(0), help: "Extra horizontal offset in pixels (positive moves right)."),
-      ParameterSpec("y", .integer(-maxOffset...maxOffset), default: .number(0), help: "Extra vertical offset in pixels (positive moves down)."),
-      ParameterSpec("linear", .boolean, default: .boolean(true), help: "Blend in linear light (true) or on sRGB-encoded values (false)."),
-    ],
+    parameters: [over.spec, mode.spec, opacity.spec, gravity.spec, margin.spec, x.spec, y.spec, linear.spec],
     example: "output = composite logo over=photo gravity=southeast margin=24 opacity=0.5")
 
   public var descriptor: OperationDescriptor { Self.table }
@@ -112,10 +126,8 @@ public struct CompositeOperation: ImageOperation {
   /// Mode, opacity, the resolved placement (as `gravity=northwest x= y=`) and `linear`.
   public var arguments: Arguments {
     Arguments([
-      ("mode", .choice(mode.rawValue)), ("opacity", .number(Double(opacity))),
-      ("gravity", .choice(Gravity.northWest.rawValue)),
-      ("x", .number(Double(origin.x))), ("y", .number(Double(origin.y))),
-      ("linear", .boolean(linearLight)),
+      Self.mode.argument(mode), Self.opacity.argument(Double(opacity)), Self.gravity.argument(.northWest),
+      Self.x.argument(origin.x), Self.y.argument(origin.y), Self.linear.argument(linearLight),
     ])
   }
 
@@ -175,10 +187,9 @@ extension Image {
     over base: Image, gravity: Gravity = .center, margin: Int = 0, offset: Point = Point(x: 0, y: 0),
     mode: BlendMode = .over, opacity: Double = 1, linearLight: Bool = true
   ) -> Image {
-    let limit = CompositeOperation.maxOffset
-    let anchor = gravity.origin(of: size, in: base.size, margin: min(max(margin, 0), limit))
-    let origin = Point(
-      x: anchor.x + min(max(offset.x, -limit), limit), y: anchor.y + min(max(offset.y, -limit), limit))
+    typealias Composite = CompositeOperation
+    let anchor = gravity.origin(of: size, in: base.size, margin: Composite.margin.clamped(margin))
+    let origin = Point(x: anchor.x + Composite.x.clamped(offset.x), y: anchor.y + Composite.y.clamped(offset.y))
     let op = CompositeOperation(mode: mode, opacity: opacity, origin: origin, overlaySize: size, linearLight: linearLight)
     return base.applying(op, with: [self])
   }

@@ -22,11 +22,11 @@ import PixelBufferModule
 public enum CompositingFilters {
   /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
   public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
-    inputs[0].composited(
-      over: inputs[1], gravity: Gravity(rawValue: args.choice("gravity")) ?? .center, margin: args.integer("margin"),
-      offset: Point(x: args.integer("x"), y: args.integer("y")),
-      mode: BlendMode(rawValue: args.choice("mode")) ?? .over, opacity: args.optionalNumber("opacity") ?? 1,
-      linearLight: args["linear"] == nil ? true : args.bool("linear"))
+    typealias Composite = CompositeOperation
+    return inputs[0].composited(
+      over: inputs[1], gravity: args[Composite.gravity], margin: args[Composite.margin],
+      offset: Point(x: args[Composite.x], y: args[Composite.y]), mode: args[Composite.mode],
+      opacity: args[Composite.opacity], linearLight: args[Composite.linear])
   }
 
   /// `blend OVERLAY BASE [mode=] [opacity=] [linear=]`: the overlay centred on the base.
@@ -35,22 +35,22 @@ public enum CompositingFilters {
       name: "blend", category: .compositing,
       summary: "Blends the image onto a second image (the base, given positionally), centred.",
       inputCount: 2,
-      parameters: CompositeOperation.table.parameters.filter { ["mode", "opacity", "linear"].contains($0.name) },
+      parameters: [CompositeOperation.mode.spec, CompositeOperation.opacity.spec, CompositeOperation.linear.spec],
       example: "glow = blend soft base mode=screen opacity=0.4")
   ) { inputs, args, _ in
-    inputs[0].composited(
-      over: inputs[1], mode: BlendMode(rawValue: args.choice("mode")) ?? .over,
-      opacity: args.optionalNumber("opacity") ?? 1, linearLight: args["linear"] == nil ? true : args.bool("linear"))
+    typealias Composite = CompositeOperation
+    return inputs[0].composited(
+      over: inputs[1], mode: args[Composite.mode], opacity: args[Composite.opacity], linearLight: args[Composite.linear])
   }
 
   /// `flatten [color=]` (Flatten.swift).
   public static let flatten = FilterDefinition(FlattenOperation.table) { inputs, args, _ in
-    inputs[0].flattened(onto: args.color("color"))
+    inputs[0].flattened(onto: args[FlattenOperation.colorKey])
   }
 
   /// `mask with=NAME [source=luminance|alpha]` (Mask.swift).
   public static let mask = FilterDefinition(MaskOperation.table) { inputs, args, _ in
-    inputs[0].masked(by: inputs[1], source: MaskSource(rawValue: args.choice("source")) ?? .luminance)
+    inputs[0].masked(by: inputs[1], source: args[MaskOperation.sourceKey])
   }
 
   /// Every compositing verb.

@@ -26,14 +26,17 @@ public struct FlattenOperation: PointOperation {
   }
 
   /// The `flatten` verb's table.
+  /// `color`: the colour under the image.
+  public static let colorKey = Parameter<Color>("color", default: .black, help: "The colour under the image (opaque).")
+
   public static let table = OperationDescriptor(
     name: "flatten", category: .compositing,
     summary: "Composites the image onto a colour (in linear light) and drops alpha.",
-    parameters: [ParameterSpec("color", .color, default: .color(.black), help: "The colour under the image (opaque).")],
+    parameters: [colorKey.spec],
     example: "flatten color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("color", .color(color))]) }
+  public var arguments: Arguments { Arguments([Self.colorKey.argument(color)]) }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

@@ -14,7 +14,7 @@
 import PixelBufferModule
 
 /// Which part of the mask image gives the opacity.
-public enum MaskSource: String, Hashable, Sendable, CaseIterable {
+public enum MaskSource: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Rec. 709 luma of the mask's sRGB-encoded values (white keeps, black removes).
   case luminance
   /// The mask's alpha.
@@ -30,18 +30,21 @@ public struct MaskOperation: ImageOperation {
   public init(source: MaskSource) { self.source = source }
 
   /// The `mask` verb's table.
+  /// `with`: the mask image (required; the recipe compiler passes it as input 1).
+  public static let with = Parameter<String>(
+    image: "with", help: "The mask image (white or opaque keeps, black or transparent removes).")
+  /// `source`: luminance or alpha.
+  public static let sourceKey = Parameter<MaskSource>("source", default: .luminance, help: "Use the mask's luminance or its alpha.")
+
   public static let table = OperationDescriptor(
     name: "mask", category: .compositing,
     summary: "Scales the image's opacity by another image's luminance or alpha (scaled to the image's size).",
     inputCount: 2,
-    parameters: [
-      ParameterSpec("with", .image, help: "The mask image (white or opaque keeps, black or transparent removes)."),
-      ParameterSpec("source", .choice(MaskSource.allCases.map(\.rawValue)), default: .choice("luminance"), help: "Use the mask's luminance or its alpha."),
-    ],
+    parameters: [with.spec, sourceKey.spec],
     example: "output = mask input with=shape source=alpha")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("source", .choice(source.rawValue))]) }
+  public var arguments: Arguments { Arguments([Self.sourceKey.argument(source)]) }
   /// Luminance is defined on encoded values; alpha is the same in either space.
   public var workingSpace: WorkingSpace? { source == .luminance ? .encoded : nil }
 

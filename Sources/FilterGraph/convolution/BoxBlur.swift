@@ -17,26 +17,25 @@ public struct BoxBlurOperation: ImageOperation {
 
   /// Creates the operation; `radius` is clamped to 0 … 1000.
   public init(radius: Int, linearLight: Bool = true) {
-    self.radius = min(max(radius, 0), 1000)
+    self.radius = Self.radius.clamped(radius)
     self.linearLight = linearLight
   }
+
+  /// `radius`: the window radius (required).
+  public static let radius = Parameter<Int>("radius", range: 0...1000, help: "Window radius in pixels; 0 leaves the image as is.")
+  /// `linear`: average linear light or stored values.
+  public static let linear = Parameter<Bool>(
+    "linear", default: true, help: "Average linear light (true) or the stored sRGB values (false).")
 
   /// The parameter table (`boxblur radius=3 linear=true`).
   public static let table = OperationDescriptor(
     name: "boxblur", category: .convolution,
     summary: "Mean over the (2·radius+1)² square around each pixel (edges extended).",
-    parameters: [
-      ParameterSpec("radius", .integer(0...1000), help: "Window radius in pixels; 0 leaves the image as is."),
-      ParameterSpec(
-        "linear", .boolean, default: .boolean(true),
-        help: "Average linear light (true) or the stored sRGB values (false)."),
-    ],
+    parameters: [radius.spec, linear.spec],
     example: "boxblur radius=3")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    Arguments([("radius", .number(Double(radius))), ("linear", .boolean(linearLight))])
-  }
+  public var arguments: Arguments { Arguments([Self.radius.argument(radius), Self.linear.argument(linearLight)]) }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {

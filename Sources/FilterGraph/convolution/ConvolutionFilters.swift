@@ -6,35 +6,21 @@ import PixelBufferModule
 public enum ConvolutionFilters {
   /// `blur sigma=2 linear=true method=auto`.
   public static let blur = FilterDefinition(GaussianBlurOperation.table) { inputs, args, _ in
-    let sigma = args.number("sigma")
-    let method = GaussianBlurOperation.Method(rawValue: args.choice("method")) ?? .automatic
-    let op = GaussianBlurOperation(sigma: sigma, linearLight: args.bool("linear"), method: method)
-    return inputs[0].applyingBlur(op)
+    typealias Blur = GaussianBlurOperation
+    return inputs[0].applyingBlur(Blur(sigma: args[Blur.sigma], linearLight: args[Blur.linear], method: args[Blur.method]))
   }
 
   /// `boxblur radius=3 linear=true`.
   public static let boxblur = FilterDefinition(BoxBlurOperation.table) { inputs, args, _ in
-    inputs[0].boxBlurred(radius: args.integer("radius"), linearLight: args.bool("linear"))
+    inputs[0].boxBlurred(radius: args[BoxBlurOperation.radius], linearLight: args[BoxBlurOperation.linear])
   }
 
   /// `sharpen sigma=1 amount=1 threshold=0`.
   public static let sharpen = FilterDefinition(SharpenOperation.table) { inputs, args, _ in
-    inputs[0].sharpened(sigma: args.number("sigma"), amount: args.number("amount"), threshold: args.number("threshold"))
+    typealias Sharpen = SharpenOperation
+    return inputs[0].sharpened(sigma: args[Sharpen.sigma], amount: args[Sharpen.amount], threshold: args[Sharpen.threshold])
   }
 
   /// Every convolution verb.
   public static var all: [FilterDefinition] { [blur, boxblur, sharpen] }
-
-  /// `value` clamped into the range the table gives the numeric parameter `name` (NaN becomes
-  /// the lower bound): how the Swift methods keep out-of-range values from trapping.
-  static func clamped(_ value: Double, _ name: String, in table: OperationDescriptor) -> Double {
-    let range: ClosedRange<Double>
-    switch table.parameter(named: name)?.kind {
-    case .number(let r)?: range = r
-    case .integer(let r)?: range = Double(r.lowerBound)...Double(r.upperBound)
-    default: return value
-    }
-    if value.isNaN { return range.lowerBound }
-    return min(max(value, range.lowerBound), range.upperBound)
-  }
 }

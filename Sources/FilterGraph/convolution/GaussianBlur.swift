@@ -26,7 +26,7 @@ import PixelBufferModule
 /// Blurs with a Gaussian of standard deviation `sigma` pixels.
 public struct GaussianBlurOperation: ImageOperation {
   /// How the blur is computed.
-  public enum Method: String, Hashable, Sendable, CaseIterable {
+  public enum Method: String, Hashable, Sendable, CaseIterable, ParameterChoice {
     /// Exact sampled kernel up to `boxThreshold`, extended boxes above it.
     case automatic = "auto"
     /// Always the exact sampled kernel (O(σ) per pixel).
@@ -47,7 +47,7 @@ public struct GaussianBlurOperation: ImageOperation {
 
   /// Creates the operation; `sigma` is clamped to 0 … 500 (NaN counts as 0).
   public init(sigma: Double, linearLight: Bool = true, method: Method = .automatic) {
-    self.sigma = ConvolutionFilters.clamped(sigma, "sigma", in: Self.table)
+    self.sigma = Self.sigma.clamped(sigma)
     self.linearLight = linearLight
     self.method = method
   }
@@ -68,24 +68,26 @@ public struct GaussianBlurOperation: ImageOperation {
       : GaussianKernel.radius(for: sigma)
   }
 
+  /// `sigma`: the standard deviation (required).
+  public static let sigma = Parameter<Double>("sigma", range: 0...500, help: "Standard deviation in pixels; 0 leaves the image as is.")
+  /// `linear`: blur linear light or stored values.
+  public static let linear = Parameter<Bool>(
+    "linear", default: true, help: "Blur in linear light (true) or on the stored sRGB values, as most tools do (false).")
+  /// `method`: exact, box or auto.
+  public static let method = Parameter<Method>(
+    "method", default: .automatic,
+    help: "exact: sampled kernel; box: three extended boxes, O(1) per pixel; auto: box above sigma 12.")
+
   /// The parameter table (`blur sigma=2 linear=true method=auto`).
   public static let table = OperationDescriptor(
     name: "blur", category: .convolution,
     summary: "Gaussian blur with standard deviation sigma pixels (edges extended).",
-    parameters: [
-      ParameterSpec("sigma", .number(0...500), help: "Standard deviation in pixels; 0 leaves the image as is."),
-      ParameterSpec(
-        "linear", .boolean, default: .boolean(true),
-        help: "Blur in linear light (true) or on the stored sRGB values, as most tools do (false)."),
-      ParameterSpec(
-        "method", .choice(Method.allCases.map(\.rawValue)), default: .choice("auto"),
-        help: "exact: sampled kernel; box: three extended boxes, O(1) per pixel; auto: box above sigma 12."),
-    ],
+    parameters: [sigma.spec, linear.spec, method.spec],
     example: "blur sigma=2")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("sigma", .number(sigma)), ("linear", .boolean(linearLight)), ("method", .choice(method.rawValue))])
+    Arguments([Self.sigma.argument(sigma), Self.linear.argument(linearLight), Self.method.argument(method)])
   }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
 

@@ -26,24 +26,26 @@ public struct SharpenOperation: ImageOperation {
   /// Differences at or below this (0 … 1, in encoded units) are left alone.
   public let threshold: Double
 
-  /// Creates the operation; each value is clamped into the table's range (NaN to its lower end).
+  /// Creates the operation; each value is clamped into the table's range (NaN to its default).
   public init(sigma: Double = 1, amount: Double = 1, threshold: Double = 0) {
-    self.sigma = ConvolutionFilters.clamped(sigma, "sigma", in: Self.table)
-    self.amount = ConvolutionFilters.clamped(amount, "amount", in: Self.table)
-    self.threshold = ConvolutionFilters.clamped(threshold, "threshold", in: Self.table)
+    self.sigma = Self.sigma.clamped(sigma)
+    self.amount = Self.amount.clamped(amount)
+    self.threshold = Self.threshold.clamped(threshold)
   }
+
+  /// `sigma`: the blur's standard deviation.
+  public static let sigma = Parameter<Double>("sigma", range: 0...100, default: 1, help: "Standard deviation of the blur, in pixels.")
+  /// `amount`: the strength.
+  public static let amount = Parameter<Double>("amount", range: 0...20, default: 1, help: "Strength: 1 adds the whole difference.")
+  /// `threshold`: differences left alone.
+  public static let threshold = Parameter<Double>(
+    "threshold", range: 0...1, default: 0, help: "Leave channels whose difference from the blur is at most this (0…1) unchanged.")
 
   /// The parameter table (`sharpen sigma=1 amount=1 threshold=0`).
   public static let table = OperationDescriptor(
     name: "sharpen", category: .convolution,
     summary: "Unsharp mask: adds amount × (image − Gaussian blur) where that exceeds threshold.",
-    parameters: [
-      ParameterSpec("sigma", .number(0...100), default: .number(1), help: "Standard deviation of the blur, in pixels."),
-      ParameterSpec("amount", .number(0...20), default: .number(1), help: "Strength: 1 adds the whole difference."),
-      ParameterSpec(
-        "threshold", .number(0...1), default: .number(0),
-        help: "Leave channels whose difference from the blur is at most this (0…1) unchanged."),
-    ],
+    parameters: [sigma.spec, amount.spec, threshold.spec],
     example: "sharpen sigma=1 amount=0.8")
 
   /// True when the blur uses the box cascade (the same rule as `blur method=auto`).
@@ -58,7 +60,7 @@ public struct SharpenOperation: ImageOperation {
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([("sigma", .number(sigma)), ("amount", .number(amount)), ("threshold", .number(threshold))])
+    Arguments([Self.sigma.argument(sigma), Self.amount.argument(amount), Self.threshold.argument(threshold)])
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

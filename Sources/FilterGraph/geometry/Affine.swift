@@ -147,15 +147,28 @@ public struct AffineOperation: ImageOperation {
   public static let table = OperationDescriptor(
     name: "affine", category: .geometry,
     summary: "Maps the image through a 2×2 matrix (and translation), resampled with a scale kernel.",
-    parameters: [
-      ParameterSpec("matrix", .numbers(count: 4), help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate."),
-      ParameterSpec("translate", .numbers(count: 2), default: .numbers([0, 0]), help: "e,f added after the matrix (moves the image only when size is given)."),
-      ParameterSpec("size", .size(1...maximumSide), help: "Output size, its origin at the output plane's (0, 0); default: the mapped image's bounding box."),
-      ParameterSpec("centre", .boolean, default: .boolean(false), help: "Map the image's centre to the output's centre, on its bounding box (translate and size ignored)."),
-      ParameterSpec("kernel", .choice(ResampleKernel.names), default: .choice(ResampleKernel.cubic.rawValue), help: "Interpolation kernel."),
-      ParameterSpec("background", .color, default: .color(.clear), help: "Colour outside the image (default transparent)."),
-    ],
+    parameters: [matrixKey.spec, translate.spec, size.spec, centre.spec, kernelKey.spec, backgroundKey.spec],
     example: "affine matrix=1,0.3,0,1 background=white")
+
+  /// `matrix`: a,b,c,d (required).
+  public static let matrixKey = Parameter<[Double]>(
+    "matrix", count: 4, help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate.")
+  /// `translate`: e,f.
+  public static let translate = Parameter<[Double]>(
+    "translate", count: 2, default: [0, 0], help: "e,f added after the matrix (moves the image only when size is given).")
+  /// `size`: the output size (optional: the bounding box when not given).
+  public static let size = Parameter<Size>(
+    "size", sides: 1...maximumSide, optional: true,
+    help: "Output size, its origin at the output plane's (0, 0); default: the mapped image's bounding box.")
+  /// `centre`: map the centre to the output's centre.
+  public static let centre = Parameter<Bool>(
+    "centre", default: false,
+    help: "Map the image's centre to the output's centre, on its bounding box (translate and size ignored).")
+  /// `kernel`: the interpolation kernel.
+  public static let kernelKey = Parameter<ResampleKernel>("kernel", default: .cubic, help: "Interpolation kernel.")
+  /// `background`: the colour outside the image.
+  public static let backgroundKey = Parameter<Color>(
+    "background", default: .clear, help: "Colour outside the image (default transparent).")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The map as given, the size when given (else `centre`), kernel and background.

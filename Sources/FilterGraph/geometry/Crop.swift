@@ -22,25 +22,30 @@ public struct CropOperation: ImageOperation {
   /// Creates the operation.
   public init(region: Rect) { self.region = region }
 
-  /// The gravities the recipe verb accepts, in the spelling the `composite` verb uses.
-  public static let gravities = ["northwest", "north", "northeast", "west", "center", "east", "southwest", "south", "southeast"]
+  /// `size`: the rectangle's size (required).
+  public static let size = Parameter<Size>("size", sides: 1...65535, help: "Width and height of the rectangle.")
+  /// `x`: horizontal move from the gravity's place.
+  public static let x = Parameter<Int>(
+    "x", range: -65535...65535, default: 0, help: "Moves the rectangle right (negative: left) from where gravity puts it.")
+  /// `y`: vertical move from the gravity's place.
+  public static let y = Parameter<Int>(
+    "y", range: -65535...65535, default: 0, help: "Moves the rectangle down (negative: up) from where gravity puts it.")
+  /// `gravity`: the side or corner the rectangle sits against (the words `composite` uses).
+  public static let gravity = Parameter<Gravity>(
+    "gravity", cases: [.northWest, .north, .northEast, .west, .center, .east, .southWest, .south, .southEast],
+    default: .northWest, help: "Which side or corner of the image the rectangle sits against.")
 
   /// The `crop` verb's table (the operation itself records the resolved `size`, `x`, `y`).
   public static let table = OperationDescriptor(
     name: "crop", category: .geometry,
     summary: "Keeps a rectangle: a size placed at a gravity, moved by x and y, clipped to the image.",
-    parameters: [
-      ParameterSpec("size", .size(1...65535), help: "Width and height of the rectangle."),
-      ParameterSpec("x", .integer(-65535...65535), default: .number(0), help: "Moves the rectangle right (negative: left) from where gravity puts it."),
-      ParameterSpec("y", .integer(-65535...65535), default: .number(0), help: "Moves the rectangle down (negative: up) from where gravity puts it."),
-      ParameterSpec("gravity", .choice(gravities), default: .choice("northwest"), help: "Which side or corner of the image the rectangle sits against."),
-    ],
+    parameters: [size.spec, x.spec, y.spec, gravity.spec],
     example: "crop size=800x600 gravity=center")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The region as `size`, `x`, `y` (gravity already resolved).
   public var arguments: Arguments {
-    Arguments([("size", .size(region.size)), ("x", .number(Double(region.x))), ("y", .number(Double(region.y)))])
+    Arguments([Self.size.argument(region.size), Self.x.argument(region.x), Self.y.argument(region.y)])
   }
   public var workingSpace: WorkingSpace? { nil }
 

@@ -78,17 +78,26 @@ public struct ExtendOperation: ImageOperation {
   }
 
   /// The `extend` verb's table.
+  /// `top`: rows added above.
+  public static let top = Parameter<Int>("top", range: 0...maximumMargin, default: 0, help: "Rows added above.")
+  /// `right`: columns added on the right.
+  public static let right = Parameter<Int>("right", range: 0...maximumMargin, default: 0, help: "Columns added on the right.")
+  /// `bottom`: rows added below.
+  public static let bottom = Parameter<Int>("bottom", range: 0...maximumMargin, default: 0, help: "Rows added below.")
+  /// `left`: columns added on the left.
+  public static let left = Parameter<Int>("left", range: 0...maximumMargin, default: 0, help: "Columns added on the left.")
+  /// `mode`: color, copy or mirror.
+  public static let modeKey = Parameter<String>(
+    "mode", words: ["color", "copy", "mirror"], default: "color",
+    help: "Fill with color, repeat the edge pixels (copy), or reflect the image (mirror).")
+  /// `color`: the fill of mode=color.
+  public static let color = Parameter<Color>(
+    "color", default: .black, help: "The fill for mode=color (transparent colours give the image alpha).")
+
   public static let table = OperationDescriptor(
     name: "extend", category: .geometry,
     summary: "Adds margins filled with a colour, the repeated edge (copy) or the mirrored image.",
-    parameters: [
-      ParameterSpec("top", .integer(0...maximumMargin), default: .number(0), help: "Rows added above."),
-      ParameterSpec("right", .integer(0...maximumMargin), default: .number(0), help: "Columns added on the right."),
-      ParameterSpec("bottom", .integer(0...maximumMargin), default: .number(0), help: "Rows added below."),
-      ParameterSpec("left", .integer(0...maximumMargin), default: .number(0), help: "Columns added on the left."),
-      ParameterSpec("mode", .choice(["color", "copy", "mirror"]), default: .choice("color"), help: "Fill with color, repeat the edge pixels (copy), or reflect the image (mirror)."),
-      ParameterSpec("color", .color, default: .color(.black), help: "The fill for mode=color (transparent colours give the image alpha)."),
-    ],
+    parameters: [top.spec, right.spec, bottom.spec, left.spec, modeKey.spec, color.spec],
     example: "extend top=20 bottom=20 left=40 right=40 color=white")
 
   public var descriptor: OperationDescriptor { Self.table }

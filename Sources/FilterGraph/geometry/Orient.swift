@@ -65,15 +65,18 @@ public struct OrientOperation: ImageOperation {
   /// Creates the operation.
   public init(_ transform: OrientTransform) { self.transform = transform }
 
+  /// `orientation`: the EXIF orientation to undo.
+  public static let orientation = Parameter<Int>("orientation", range: 1...8, default: 1, help: "EXIF orientation to undo.")
+
   /// The parameter table (`orient` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "orient", category: .geometry,
     summary: "Turns and mirrors by an EXIF orientation (1 = as is … 8); rotate and flip are shorthands.",
-    parameters: [ParameterSpec("orientation", .integer(1...8), default: .number(1), help: "EXIF orientation to undo.")],
+    parameters: [orientation.spec],
     example: "orient orientation=6")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("orientation", .number(Double(transform.orientation.rawValue)))]) }
+  public var arguments: Arguments { Arguments([Self.orientation.argument(transform.orientation.rawValue)]) }
   public var workingSpace: WorkingSpace? { nil }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

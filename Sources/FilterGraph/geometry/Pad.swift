@@ -36,15 +36,22 @@ public struct PadOperation: ImageOperation {
   }
 
   /// The `pad` verb's table.
+  /// `size`: the canvas (optional: or `square`).
+  public static let size = Parameter<Size>(
+    "size", sides: 1...maximumSide, optional: true, help: "Canvas width and height (give size or square=true).")
+  /// `square`: a square canvas.
+  public static let square = Parameter<Bool>("square", default: false, help: "A square canvas as wide as the image's longer side.")
+  /// `gravity`: where the image sits.
+  public static let gravityKey = Parameter<Gravity>(
+    "gravity", default: .center, help: "Which side or corner of the canvas the image sits against.")
+  /// `color`: the canvas colour.
+  public static let colorKey = Parameter<Color>(
+    "color", default: .black, help: "Canvas colour (transparent colours give the image alpha).")
+
   public static let table = OperationDescriptor(
     name: "pad", category: .geometry,
     summary: "Places the image on a canvas of a size (or a square) and colour, against a side or corner (cut where larger).",
-    parameters: [
-      ParameterSpec("size", .size(1...maximumSide), help: "Canvas width and height (give size or square=true)."),
-      ParameterSpec("square", .boolean, default: .boolean(false), help: "A square canvas as wide as the image's longer side."),
-      ParameterSpec("gravity", .choice(Gravity.allCases.map(\.rawValue)), default: .choice("center"), help: "Which side or corner of the canvas the image sits against."),
-      ParameterSpec("color", .color, default: .color(.black), help: "Canvas colour (transparent colours give the image alpha)."),
-    ],
+    parameters: [size.spec, square.spec, gravityKey.spec, colorKey.spec],
     example: "pad square=true color=white")
 
   public var descriptor: OperationDescriptor { Self.table }

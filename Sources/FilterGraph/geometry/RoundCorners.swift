@@ -23,10 +23,14 @@ public struct RoundCornersOperation: ImageOperation {
   public init(radius: Double) { self.radius = radius.isFinite ? max(radius, 0) : 0 }
 
   /// The `roundcorners` verb's table.
+  /// `radius`: the corner radius (required).
+  public static let radiusKey = Parameter<Double>(
+    "radius", range: 0...65535, help: "Corner radius in pixels (at most half the shorter side).")
+
   public static let table = OperationDescriptor(
     name: "roundcorners", category: .geometry,
     summary: "Makes the corners transparent outside quarter circles of a radius, with antialiased edges.",
-    parameters: [ParameterSpec("radius", .number(0...65535), help: "Corner radius in pixels (at most half the shorter side).")],
+    parameters: [radiusKey.spec],
     example: "roundcorners radius=24")
 
   public var descriptor: OperationDescriptor { Self.table }

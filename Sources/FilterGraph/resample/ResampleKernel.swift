@@ -25,7 +25,7 @@
 import Foundation
 
 /// An interpolation kernel for `scale`.
-public enum ResampleKernel: String, Hashable, Sendable, CaseIterable {
+public enum ResampleKernel: String, Hashable, Sendable, CaseIterable, ParameterChoice {
   /// Nearest neighbour: each output pixel copies exactly one input pixel (no blending).
   case nearest
   /// Triangle (bilinear when applied on both axes).

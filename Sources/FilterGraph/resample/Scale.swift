@@ -52,20 +52,39 @@ public struct ScaleOperation: ResampleOperation {
     self.allowsShrinkOnLoad = allowsShrinkOnLoad
   }
 
+  /// `factor`: one of the six size modes (`ResampleFilters.scale` takes exactly one).
+  public static let factor = Parameter<Double>(
+    "factor", range: 0.0001...100, optional: true, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
+  /// `width`: a size mode.
+  public static let width = Parameter<Int>(
+    "width", range: 1...maximumSide, optional: true, help: "Target width; the height keeps the aspect ratio.")
+  /// `height`: a size mode.
+  public static let height = Parameter<Int>(
+    "height", range: 1...maximumSide, optional: true, help: "Target height; the width keeps the aspect ratio.")
+  /// `fit`: a size mode.
+  public static let fit = Parameter<Size>(
+    "fit", sides: 1...maximumSide, optional: true, help: "Largest size inside the box that keeps the aspect ratio.")
+  /// `fill`: a size mode.
+  public static let fill = Parameter<Size>(
+    "fill", sides: 1...maximumSide, optional: true, help: "Covers the box keeping the aspect ratio, then crops the centre to it.")
+  /// `size`: a size mode.
+  public static let size = Parameter<Size>(
+    "size", sides: 1...maximumSide, optional: true, help: "Exact size (may change the aspect ratio).")
+  /// `kernel`: the interpolation kernel.
+  public static let kernel = Parameter<ResampleKernel>("kernel", default: .lanczos3, help: "Interpolation kernel.")
+  /// `linear`: resample linear light or encoded values.
+  public static let linear = Parameter<Bool>(
+    "linear", default: true, help: "Resample in linear light (false: in sRGB-encoded values).")
+  /// `shrink`: allow shrink-on-load.
+  public static let shrink = Parameter<Bool>(
+    "shrink", default: true, help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster).")
+
   /// The `scale` verb's table: one of the six size modes, then the kernel and options.
   public static let table = OperationDescriptor(
     name: "scale", category: .resample,
     summary: "Resizes by a factor, to a width or height, to fit or fill a box, or to an exact size (give exactly one).",
     parameters: [
-      ParameterSpec("factor", .number(0.0001...100), help: "Scale factor (0.5 halves each side); sides round to the nearest pixel."),
-      ParameterSpec("width", .integer(1...maximumSide), help: "Target width; the height keeps the aspect ratio."),
-      ParameterSpec("height", .integer(1...maximumSide), help: "Target height; the width keeps the aspect ratio."),
-      ParameterSpec("fit", .size(1...maximumSide), help: "Largest size inside the box that keeps the aspect ratio."),
-      ParameterSpec("fill", .size(1...maximumSide), help: "Covers the box keeping the aspect ratio, then crops the centre to it."),
-      ParameterSpec("size", .size(1...maximumSide), help: "Exact size (may change the aspect ratio)."),
-      ParameterSpec("kernel", .choice(ResampleKernel.names), default: .choice(ResampleKernel.lanczos3.rawValue), help: "Interpolation kernel."),
-      ParameterSpec("linear", .boolean, default: .boolean(true), help: "Resample in linear light (false: in sRGB-encoded values)."),
-      ParameterSpec("shrink", .boolean, default: .boolean(true), help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster)."),
+      factor.spec, width.spec, height.spec, fit.spec, fill.spec, size.spec, kernel.spec, linear.spec, shrink.spec,
     ],
     example: "scale fit=1200x1200 kernel=lanczos3")
 
@@ -73,8 +92,8 @@ public struct ScaleOperation: ResampleOperation {
   /// The resolved target as `size=`, then `kernel`, `linear`, `shrink`.
   public var arguments: Arguments {
     Arguments([
-      ("size", .size(targetSize)), ("kernel", .choice(kernel.rawValue)), ("linear", .boolean(linearLight)),
-      ("shrink", .boolean(allowsShrinkOnLoad)),
+      Self.size.argument(targetSize), Self.kernel.argument(kernel), Self.linear.argument(linearLight),
+      Self.shrink.argument(allowsShrinkOnLoad),
     ])
   }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }

@@ -112,7 +112,8 @@ public final class PNGDecoder {
       metadata.orientation = EXIF.orientation(tiff: bytes) ?? .up
       metadata.exif = Data(bytes)
     }
-    if info.has_chrm != 0 {
+    // cHRM counts only where no iCCP or sRGB chunk overrides it (PNG 3rd edition, 11.3.2).
+    if info.has_chrm != 0 && info.has_srgb == 0 && profile == nil {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
     do {

@@ -90,6 +90,6 @@ public enum TIFFCodec: ImageCodec {
       usesPredictor: o.choice("predictor") != "none", quality: o.integer("quality") ?? 90, tileSize: o.integer("tile") ?? 0)
     return try TIFFStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
-      handle: request.handle)
+      metadata: request.metadata, handle: request.handle)
   }
 }

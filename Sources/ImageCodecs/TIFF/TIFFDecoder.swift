@@ -16,7 +16,9 @@ import PixelBufferModule
 ///
 /// Metadata: the orientation tag → `metadata.orientation` (applied later like EXIF
 /// orientation); the ICC profile of a gray or RGB page → `metadata.iccProfile` and
-/// `colorSpace == .icc(profile)` (a CMYK page's profile is applied while decoding instead).
+/// `colorSpace == .icc(profile)` (a CMYK page's profile is applied while decoding instead); XMP
+/// (XMLPacket) → `xmp`, RichTIFFIPTC → `iptc`, ImageDescription → `comment`, and the page's EXIF
+/// and GPS directories with its Make, Model… tags → `exif`, a standalone block (`TIFFEXIFBlock`).
 ///
 /// Rows are decoded strip by strip (or by rows of tiles) as they are asked for, so reading a page
 /// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
@@ -129,6 +131,20 @@ public final class TIFFDecoder: ImageRowDecoder {
       cmyk != nil ? .uint16 : info.sample_bytes == 1 ? .uint8 : info.sample_bytes == 2 ? .uint16 : .float32
     var metadata = ImageMetadata(orientation: Orientation(rawValue: Int(info.orientation)) ?? .up)
     isCMYK = info.is_cmyk != 0
+    if let xmp = info.xmp, info.xmp_length > 0 { metadata.xmp = Data(bytes: xmp, count: Int(info.xmp_length)) }
+    if let iptc = info.iptc, info.iptc_length > 0 {
+      var records = [UInt8](UnsafeBufferPointer(start: iptc, count: Int(info.iptc_length)))
+      // libtiff swapped each 32-bit word of a file in the other byte order: swap them back.
+      if info.iptc_words_swapped != 0 {
+        for i in stride(from: 0, to: records.count - 3, by: 4) { records[i..<(i + 4)].reverse() }
+      }
+      while records.last == 0 { records.removeLast() }
+      metadata.iptc = records.isEmpty ? nil : Data(records)
+    }
+    if let description = info.description { metadata.comment = String(cString: description) }
+    if info.is_bigtiff == 0, info.ifd_offset > 0, info.ifd_offset < UInt64(data.count) {
+      metadata.exif = TIFFEXIFBlock.extract(from: [UInt8](data), ifdOffset: Int(info.ifd_offset))
+    }
     // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
     if let icc = info.icc, info.icc_length > 0, !isCMYK {
       metadata.iccProfile = Data(bytes: icc, count: Int(info.icc_length))

@@ -52,9 +52,13 @@ public final class TIFFStreamEncoder: ImageRowEncoder {
   ///
   /// - Throws: `.invalidArgument` for an empty size, a tile size that is not a multiple of 16, or
   ///   JPEG compression of samples deeper than 8 bits; `.io` when writing fails.
+  ///
+  /// From `metadata`: the XMP packet, IPTC records, comment (as ImageDescription) and the EXIF
+  /// block's Make, Model, Software, DateTime, Artist and Copyright are written into the page's
+  /// directory; the EXIF block's own EXIF and GPS directories are not written.
   public init(
     size: Size, format: PixelFormat, settings: TIFFEncodeSettings = TIFFEncodeSettings(), iccProfile: Data? = nil,
-    handle: OutputHandle? = nil
+    metadata: ImageMetadata = ImageMetadata(), handle: OutputHandle? = nil
   ) throws {
     guard size.width > 0, size.height > 0, size.width <= Int(UInt32.max), size.height <= Int(UInt32.max) else {
       throw CodecError(.invalidArgument, "A TIFF image must be at least 1×1 pixels; \(size) was requested.")
@@ -79,13 +83,30 @@ public final class TIFFStreamEncoder: ImageRowEncoder {
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 512)
     let profile = iccProfile.flatMap { $0.isEmpty ? nil : [UInt8]($0) } ?? []
+    let xmp = metadata.xmp.map { [UInt8]($0) } ?? [], iptc = metadata.iptc.map { [UInt8]($0) } ?? []
+    var texts = metadata.exif.map { TIFFEXIFBlock.textFields(of: $0) } ?? []
+    if let comment = metadata.comment, !comment.isEmpty { texts.insert((270, comment), at: 0) }
+    let tags = texts.map { UInt32($0.tag) }
+    let strings = texts.map { strdup($0.text).map { UnsafePointer($0) } }
+    defer { strings.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
     let opened = profile.withUnsafeBufferPointer { icc in
-      var options = ctiff_write_options(
-        width: UInt32(size.width), height: UInt32(size.height), channels: Int32(format.channelCount),
-        sample_bytes: Int32(format.component.byteCount), compression: compression, predictor: settings.usesPredictor ? 1 : 0,
-        quality: Int32(min(max(settings.quality, 1), 100)), tile: UInt32(settings.tileSize),
-        icc: icc.isEmpty ? nil : icc.baseAddress, icc_length: UInt32(icc.count))
-      return ctiff_writer_open(handle?.fileDescriptor ?? -1, &options, &status, &message, message.count)
+      xmp.withUnsafeBufferPointer { xmp in
+        iptc.withUnsafeBufferPointer { iptc in
+          tags.withUnsafeBufferPointer { tags in
+            strings.withUnsafeBufferPointer { strings in
+              var options = ctiff_write_options(
+                width: UInt32(size.width), height: UInt32(size.height), channels: Int32(format.channelCount),
+                sample_bytes: Int32(format.component.byteCount), compression: compression,
+                predictor: settings.usesPredictor ? 1 : 0, quality: Int32(min(max(settings.quality, 1), 100)),
+                tile: UInt32(settings.tileSize), icc: icc.isEmpty ? nil : icc.baseAddress, icc_length: UInt32(icc.count),
+                xmp: xmp.isEmpty ? nil : xmp.baseAddress, xmp_length: UInt32(xmp.count),
+                iptc: iptc.isEmpty ? nil : iptc.baseAddress, iptc_length: UInt32(iptc.count),
+                text_tags: tags.baseAddress, texts: strings.baseAddress, text_count: Int32(tags.count))
+              return ctiff_writer_open(handle?.fileDescriptor ?? -1, &options, &status, &message, message.count)
+            }
+          }
+        }
+      }
     }
     guard let opened else { throw TIFFDecoder.error(status, String(cString: message)) }
     writer = opened

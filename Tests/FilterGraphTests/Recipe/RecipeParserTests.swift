@@ -21,24 +21,26 @@ private struct StandInOperation: ImageOperation {
   func render(into output: inout Tile, inputs: [Tile]) throws {}
 }
 
-private func standIn(_ descriptor: OperationDescriptor, check: (@Sendable (Arguments) throws -> Void)? = nil) -> FilterDefinition {
+private func standIn(_ descriptor: OperationDescriptor, check: (@Sendable (FilterArguments) throws -> Void)? = nil) -> FilterDefinition {
   FilterDefinition(descriptor) { inputs, args, _ in
     try check?(args)
-    return inputs[0].applying(StandInOperation(descriptor: descriptor, arguments: args), with: Array(inputs.dropFirst()))
+    return inputs[0].applying(StandInOperation(descriptor: descriptor, arguments: args.values), with: Array(inputs.dropFirst()))
   }
 }
+
+private let scaleFactor = Parameter<Double>("factor", range: 0.001...100, optional: true, help: "Factor.")
+private let scaleFit = Parameter<Size>("fit", sides: 1...65535, optional: true, help: "Box.")
 
 private let standIns: [FilterDefinition] = [
   standIn(
     OperationDescriptor(
       name: "scale", category: .resample, summary: "Scales.",
       parameters: [
-        ParameterSpec("factor", .number(0.001...100), help: "Factor."),
-        ParameterSpec("fit", .size(1...65535), help: "Box."),
+        scaleFactor.spec, scaleFit.spec,
         ParameterSpec("kernel", .choice(["lanczos3", "linear"]), default: .choice("lanczos3"), help: "Kernel."),
       ], example: "scale 0.5"),
     check: { args in
-      if (args.optionalNumber("factor") == nil) == (args.size("fit") == nil) {
+      if (args.given(scaleFactor) == nil) == (args.given(scaleFit) == nil) {
         throw FilterError("scale needs exactly one of factor= and fit=.")
       }
     }),
@@ -57,7 +59,7 @@ private let standIns: [FilterDefinition] = [
       ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."),
       ParameterSpec("dither", .boolean, default: .boolean(false), help: "Dither."),
       ParameterSpec("levels", .integer(2...256), default: .number(256), help: "Levels."),
-      ParameterSpec("weights", .numbers(count: 3), help: "Weights."),
+      ParameterSpec("weights", .numbers(count: 3), optional: true, help: "Weights."),
     ], example: "convert to=gray")),
   standIn(OperationDescriptor(
     name: "blend", category: .compositing, summary: "Blends two images.", inputCount: 2,
@@ -71,7 +73,7 @@ private let standIns: [FilterDefinition] = [
       ParameterSpec("over", .image, help: "The background."),
       ParameterSpec("gravity", .choice(["center", "southeast", "northwest"]), default: .choice("center"), help: "Where."),
       ParameterSpec("margin", .integer(0...10000), default: .number(0), help: "Margin."),
-      ParameterSpec("offset", .point, help: "Offset."),
+      ParameterSpec("offset", .point, optional: true, help: "Offset."),
     ], example: "composite logo over=photo")),
 ]
 

@@ -36,6 +36,6 @@ final class ColourFiltersTests: XCTestCase {
   func testNumbersParameterSpelling() {
     XCTAssertEqual(ParameterValue.numbers([1, 0.5, -2]).description, "1,0.5,-2")
     XCTAssertEqual(ParameterKind.numbers(count: 20).typeName, "20 numbers N,N,…")
-    XCTAssertEqual(Arguments([("values", .numbers([1, 2]))]).numbers("values"), [1, 2])
+    XCTAssertEqual(Arguments([("values", .numbers([1, 2]))])["values"], .numbers([1, 2]))
   }
 }

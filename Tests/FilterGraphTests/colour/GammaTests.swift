@@ -28,7 +28,8 @@ final class GammaTests: XCTestCase {
   func testClampsGamma() {
     XCTAssertEqual(GammaOperation(gamma: 0).gamma, 0.1)
     XCTAssertEqual(GammaOperation(gamma: 1e9).gamma, 10)
-    XCTAssertEqual(GammaOperation(gamma: .nan).gamma, 1)
+    // NaN counts as not given: the table's default (ParameterSpec.clamped).
+    XCTAssertEqual(GammaOperation(gamma: .nan).gamma, 2.2)
   }
 
   /// Partly transparent pixels (the curve applies to straight colour) and an odd pixel count.

@@ -89,7 +89,8 @@ final class TintTests: XCTestCase {
     let base = floatImage(pixels, width: 12)
     XCTAssertEqual(try renderFloat(base.tinted(orange, amount: 7)), try renderFloat(base.tinted(orange, amount: 1)))
     XCTAssertEqual(base.tinted(orange, amount: -.infinity).node.label, "tint color=#FF8000 amount=0 mode=mix")
-    XCTAssertEqual(base.tinted(orange, amount: .nan).node.label, "tint color=#FF8000 amount=0 mode=mix")
+    // NaN counts as not given: the table's default, 1.
+    XCTAssertEqual(base.tinted(orange, amount: .nan).node.label, "tint color=#FF8000 amount=1 mode=mix")
     let verb = try ColourFilters.tint.apply(
       [base], arguments(TintOperation.table, ["color": .color(orange), "amount": .number(0.3)]), FilterContext(baseDirectory: URL(fileURLWithPath: "/")))
     XCTAssertEqual(verb.node.structuralKey, base.tinted(orange, amount: 0.3).node.structuralKey)

@@ -86,6 +86,15 @@ Image.open("rgb8-jpeg.tif").convert("RGB").save("rgb8-jpeg.pillow.png")
 # An ICC profile (the WebP fixtures' lcms2 sRGB profile).
 icc = open("../webp/metadata.icc", "rb").read()
 Image.fromarray(p8(3), "RGB").save("rgb8-icc.tif", icc_profile=icc)
+# Metadata: ImageDescription, Make, Model, an EXIF directory (DateTimeOriginal, ExposureTime) and XMP.
+from PIL import TiffImagePlugin
+tags = TiffImagePlugin.ImageFileDirectory_v2()
+tags[270] = "a TIFF comment"
+tags[271] = "FilterGraph Test Camera"
+tags[272] = "Model 9"
+tags[34665] = {36867: "2026:11:24 08:00:00", 33434: 0.004}
+tags[700] = open("../metadata/xmp.xml", "rb").read()
+Image.fromarray(p8(3), "RGB").save("metadata.tif", tiffinfo=tags)
 # Three pages of different sizes and layouts.
 pages = [Image.fromarray(p8(3), "RGB"), Image.fromarray(p8(1)[:20, :30, 0], "L"), Image.fromarray(p8(4)[:10, :12], "RGBA")]
 pages[0].save("multipage.tif", save_all=True, append_images=pages[1:], compression="tiff_lzw")
