@@ -185,7 +185,8 @@ int cheif_read_info(const uint8_t *data, size_t size, int index, int64_t max_pix
     }
   }
   struct heif_color_profile_nclx *nclx = NULL;
-  if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx) {
+  struct heif_error nclx_error = heif_image_handle_get_nclx_color_profile(handle, &nclx);
+  if (nclx_error.code == heif_error_Ok && nclx) {
     info->has_nclx = 1;
     info->nclx_primaries = nclx->color_primaries;
     info->nclx_transfer = nclx->transfer_characteristics;
@@ -195,8 +196,10 @@ int cheif_read_info(const uint8_t *data, size_t size, int index, int64_t max_pix
                    nclx->color_primary_green_y, nclx->color_primary_blue_x,  nclx->color_primary_blue_y,
                    nclx->color_primary_white_x, nclx->color_primary_white_y};
     memcpy(info->nclx_xy, xy, sizeof xy);
-    heif_nclx_color_profile_free(nclx);
   }
+  // libheif 1.15 hands out the profile it allocated even when it then reports an error (unknown
+  // primaries): free it either way.
+  if (nclx) heif_nclx_color_profile_free(nclx);
   copy_metadata(handle, "Exif", NULL, &info->exif, &info->exif_length);
   copy_metadata(handle, "mime", "application/rdf+xml", &info->xmp, &info->xmp_length);
   close_file(&file);
@@ -233,8 +236,10 @@ int cheif_decode(const uint8_t *data, size_t size, int index, int64_t max_pixels
   struct heif_error error = heif_decode_image(file.handle, &image, heif_colorspace_RGB, chroma, options);
   heif_decoding_options_free(options);
   if (error.code != heif_error_Ok) {
+    // libheif's message lives in the context: format it before the context is freed.
+    int failed = fail_heif(error, "The HEIF image cannot be decoded", message, capacity);
     close_file(&file);
-    return fail_heif(error, "The HEIF image cannot be decoded", message, capacity);
+    return failed;
   }
   int stride_in = 0;
   const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride_in);

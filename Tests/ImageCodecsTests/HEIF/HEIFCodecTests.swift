@@ -287,6 +287,33 @@ final class HEIFCodecTests: XCTestCase {
     XCTAssertThrowsError(try HEIFStreamEncoder(size: Size(width: 0, height: 2), format: .rgb8, settings: HEIFEncodeSettings(compression: .av1)))
   }
 
+  /// fuzz-heif's finding: a strict decode libheif fails gives libheif's message (the shim formats
+  /// it before freeing the context that owns it; under AddressSanitizer the old order crashed).
+  func testFuzzFindingDecodeErrorKeepsLibheifsMessage() throws {
+    let data = try CodecTest.data("heif/fuzz-decode-error.heic")
+    XCTAssertThrowsError(try HEICCodec.makeDecoder(data, request: DecodeRequest(isStrict: true)).decodeAll()) {
+      let error = $0 as? CodecError
+      XCTAssertNotNil(error)
+      XCTAssertTrue(error?.message.hasPrefix("The HEIF image cannot be decoded: ") == true, "\(String(describing: error))")
+      XCTAssertTrue(error?.message.hasSuffix("(libheif).") == true, "\(String(describing: error))")
+    }
+  }
+
+  /// fuzz-heif's second finding: an nclx box libheif rejects after allocating the profile (the
+  /// shim frees it either way; a leak only the sanitizer runs see). The file still decodes or
+  /// fails with a CodecError, read as HEIC or AVIF.
+  func testFuzzFindingRejectedNclxIsNotLeaked() throws {
+    let data = try CodecTest.data("heif/fuzz-nclx-leak.avif")
+    for codec in [AVIFCodec.self, HEICCodec.self] as [any ImageCodec.Type] {
+      do {
+        _ = try codec.readHeader(data, request: DecodeRequest())
+        _ = try codec.makeDecoder(data, request: DecodeRequest()).decodeAll()
+      } catch let error as CodecError {
+        XCTAssertFalse(error.message.isEmpty)
+      }
+    }
+  }
+
   /// Truncations, corrupt boxes and absurd sizes give CodecErrors, never a crash.
   func testBadInputIsRejected() throws {
     for name in ["photo.avif", "photo.heic"] {
