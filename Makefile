@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
 #   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
-.PHONY: demo test test-cluster test-tsan test-asan fuzz deps release bench docs clean
+.PHONY: demo test test-cluster test-tsan test-asan fuzz deps test-deps release bench docs clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -11,6 +11,10 @@ FGRUN       := .build/release/fgrun
 
 deps:
 	@bash scripts/install-deps.sh
+
+# The test suite also reads files with independent decoders (vips, Pillow + NumPy, heif-convert).
+test-deps:
+	@bash scripts/install-deps.sh --tests
 
 # --static-swift-stdlib: the Swift runtime and Foundation are linked in, so a run starts in ~7 ms
 # of CPU instead of ~17 ms (no loading and relocating of the Swift shared libraries).
@@ -23,7 +27,7 @@ demo: release
 	@echo "demo: wrote $(abspath $(DEMO_OUTPUT)) from $(DEMO_INPUT) with $(DEMO_RECIPE)"
 	@echo "demo: try another recipe: $(FGRUN) recipes/sepia-vintage.txt $(DEMO_INPUT) out/flower-vintage.jpg"
 
-test: deps
+test: test-deps
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
 	$(MAKE) test-cluster
@@ -36,7 +40,7 @@ test-cluster:
 
 # ThreadSanitizer over the whole suite (CI runs it): a data race is a bug even when the pixels come
 # out right. FILTERGRAPH_SANITIZER tells the few tests that cannot run under a sanitizer to skip.
-test-tsan: deps
+test-tsan: test-deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	FILTERGRAPH_SANITIZER=thread swift test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing
 
@@ -44,7 +48,7 @@ test-tsan: deps
 # Swift code; -fsanitize=undefined reaches the C targets through -Xcc, its runtime is in ASan's).
 # Leak detection is off here: Foundation's Data(contentsOf:) and XCTest leak on their own; the
 # fuzzers (make fuzz) check the codecs for leaks.
-test-asan: deps
+test-asan: test-deps
 	swift build --build-tests --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address swift test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
 
