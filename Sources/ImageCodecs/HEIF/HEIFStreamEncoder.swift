@@ -57,8 +57,7 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
   private let settings: HEIFEncodeSettings
   private let iccProfile: Data?, exif: Data?, xmp: Data?
   private let handle: OutputHandle?
-  private var pixels: PixelBuffer
-  private var rowsWritten = 0
+  private var image: WholeImageCollector
 
   /// Starts a file of `size` pixels in `format` (8- or 16-bit RGB or RGBA, straight alpha),
   /// embedding the ICC profile, EXIF (a TIFF structure from `II`/`MM`; libheif adds HEIF's offset
@@ -83,12 +82,7 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
     self.exif = exif
     self.xmp = xmp
     self.handle = handle
-    do {
-      pixels = try PixelBuffer.allocate(width: size.width, height: size.height, format: format)
-    } catch {
-      throw CodecError(
-        .tooLarge, "There is not enough memory to encode the \(size.width)×\(size.height) HEIF image (\(error.amount) could not be allocated).")
-    }
+    image = try WholeImageCollector(size: size, format: format, formatName: "HEIF")
   }
 
   /// An encoder for a registry request: the options resolved against the AVIF or HEIC table.
@@ -105,28 +99,11 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
   }
 
   public func write(rows: PixelBuffer) throws {
-    guard rows.width == size.width, rows.format == pixels.format else {
-      throw CodecError(.invalidArgument, "HEIF rows must be \(size.width) pixels wide in \(pixels.format).")
-    }
-    guard rowsWritten + rows.height <= size.height else {
-      throw CodecError(.invalidArgument, "More rows were written than the HEIF image has (\(size.height)).")
-    }
-    let length = size.width * pixels.format.bytesPerPixel
-    let first = rowsWritten
-    rows.withUnsafeBaseAddress { src, srcStride in
-      pixels.withUnsafeMutableBaseAddress { dst, dstStride in
-        for y in 0..<rows.height {
-          (dst + (first + y) * dstStride).copyMemory(from: src + y * srcStride, byteCount: length)
-        }
-      }
-    }
-    rowsWritten += rows.height
+    try image.append(rows)
   }
 
   public func finish() throws -> Data? {
-    guard rowsWritten == size.height else {
-      throw CodecError(.invalidArgument, "The HEIF image has \(size.height) rows; \(rowsWritten) were written.")
-    }
+    let pixels = try image.complete()
     var out: UnsafeMutablePointer<UInt8>?
     var length = 0
     var message = [CChar](repeating: 0, count: 512)

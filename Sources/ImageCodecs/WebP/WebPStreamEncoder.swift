@@ -33,8 +33,7 @@ public final class WebPStreamEncoder: ImageRowEncoder {
   private let settings: WebPEncodeSettings
   private let iccProfile: Data?, exif: Data?, xmp: Data?
   private let handle: OutputHandle?
-  private var pixels: PixelBuffer
-  private var rowsWritten = 0
+  private var image: WholeImageCollector
 
   /// Starts a WebP of `size` pixels in `format` (`.rgb8` or `.rgba8`, straight alpha), embedding
   /// the ICC profile, EXIF and XMP blocks given, written to `handle` (nil: returned by `finish`).
@@ -56,36 +55,15 @@ public final class WebPStreamEncoder: ImageRowEncoder {
     self.exif = exif
     self.xmp = xmp
     self.handle = handle
-    do {
-      pixels = try PixelBuffer.allocate(width: size.width, height: size.height, format: format)
-    } catch {
-      throw CodecError(.tooLarge, "There is not enough memory to encode the \(size.width)×\(size.height) WebP image (\(error.amount) could not be allocated).")
-    }
+    image = try WholeImageCollector(size: size, format: format, formatName: "WebP")
   }
 
   public func write(rows: PixelBuffer) throws {
-    guard rows.width == size.width, rows.format == pixels.format else {
-      throw CodecError(.invalidArgument, "WebP rows must be \(size.width) pixels wide in \(pixels.format).")
-    }
-    guard rowsWritten + rows.height <= size.height else {
-      throw CodecError(.invalidArgument, "More rows were written than the WebP image has (\(size.height)).")
-    }
-    let length = size.width * pixels.format.bytesPerPixel
-    let first = rowsWritten
-    rows.withUnsafeBaseAddress { src, srcStride in
-      pixels.withUnsafeMutableBaseAddress { dst, dstStride in
-        for y in 0..<rows.height {
-          (dst + (first + y) * dstStride).copyMemory(from: src + y * srcStride, byteCount: length)
-        }
-      }
-    }
-    rowsWritten += rows.height
+    try image.append(rows)
   }
 
   public func finish() throws -> Data? {
-    guard rowsWritten == size.height else {
-      throw CodecError(.invalidArgument, "The WebP image has \(size.height) rows; \(rowsWritten) were written.")
-    }
+    let pixels = try image.complete()
     var options = cwebp_encode_options(
       lossless: settings.isLossless ? 1 : 0, quality: Float(settings.quality), method: Int32(settings.effort),
       near_lossless: Int32(settings.nearLossless), alpha_quality: Int32(settings.alphaQuality))
