@@ -14,7 +14,9 @@
 // included — like decoded pixels) and replaces the node by `resolved(with:)`, an ordinary
 // operation (normalize → levels, trim and smartcrop → crop). Until then the node's `ImageInfo` is
 // provisional: `trim` reports its input's size, the largest it can be; `Renderer.resolved(_:)`
-// gives the graph with every analysis done, whose sizes are final.
+// gives the graph with every analysis done, whose sizes are final. An analysis may also compute
+// the input's pixels themselves, for an operation that reads them from memory
+// (`HeldInputOperation`).
 
 import PixelBufferModule
 
@@ -61,11 +63,16 @@ public protocol ImageAnalysis: Sendable {
   func merged(_ first: Partial, _ second: Partial) -> Partial
   /// The result for an image of `imageSize` whose view (of `viewSize`) reduced to `partial`.
   func result(_ partial: Partial, viewSize: Size, imageSize: Size) -> Result
+  /// The memory `result` holds, counted against the byte limit of the results a renderer keeps
+  /// across renders; the default, 0, is for results of a few kilobytes (a histogram, a rectangle).
+  func retainedBytes(of result: Result) -> Int
 }
 
 extension ImageAnalysis {
   /// Needs nothing before the tiles.
   public func prepared(reading read: (Rect) throws -> Tile, viewSize: Size) throws -> Self { self }
+  /// Small results: nothing counted.
+  public func retainedBytes(of result: Result) -> Int { 0 }
 }
 
 /// An operation whose parameters come from an analysis of its (only) input; see the file comment.
@@ -77,6 +84,16 @@ public protocol AnalysedOperation: ImageOperation {
   /// The ordinary operation that replaces this node once the analysis of an input of `input`
   /// gave `result`.
   func resolved(with result: Analysis.Result, input: ImageInfo) -> any ImageOperation
+  /// The node that replaces this one: by default `resolved(with:input:)` reading `input`; an
+  /// operation whose analysis computes the input's pixels reads them instead (HeldInput.swift).
+  func resolvedNode(with result: Analysis.Result, input: ImageNode) -> ImageNode
+}
+
+extension AnalysedOperation {
+  /// The resolved operation reading `input`.
+  public func resolvedNode(with result: Analysis.Result, input: ImageNode) -> ImageNode {
+    ImageNode(operation: resolved(with: result, input: input.info), inputs: [input])
+  }
 }
 
 extension AnalysedOperation {

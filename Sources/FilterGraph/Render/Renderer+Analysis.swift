@@ -11,7 +11,8 @@
 // order, which keeps a streamed source's window of rows valid), each tile reduced to a partial
 // result on the worker that computed it, and the partials are merged in tile order on the calling
 // thread — so the result does not depend on scheduling. Results are kept (`AnalysisCache`, the 64
-// most recent) under the analysis's label and the input's structural key, which includes each
+// most recent, and of results that hold pixels at most a quarter of the decode cache's byte limit)
+// under the analysis's label and the input's structural key, which includes each
 // source file's identity (path, size, modification time): an analysis of the same input is
 // computed once per render and once across renders while kept.
 
@@ -33,11 +34,17 @@ public struct AnalysisStatistics: Hashable, Sendable {
 /// Results of analyses, keyed by analysis and input; thread-safe.
 final class AnalysisCache: @unchecked Sendable {
   private let lock = NSLock()
-  private var results: [String: any Sendable] = [:]
+  private var results: [String: (value: any Sendable, bytes: Int)] = [:]
   private var order: [String] = []
   private var counters = AnalysisStatistics()
+  private var bytesHeld = 0
   /// How many results are kept.
   let capacity = 64
+  /// How many bytes of results (`ImageAnalysis.retainedBytes`) are kept: a larger result is used
+  /// for its render and dropped.
+  let byteLimit: Int
+
+  init(byteLimit: Int) { self.byteLimit = byteLimit }
 
   func lookup(_ key: String) -> (any Sendable)? {
     lock.lock()
@@ -46,17 +53,32 @@ final class AnalysisCache: @unchecked Sendable {
     counters.reuse()
     order.removeAll { $0 == key }
     order.append(key)
-    return hit
+    return hit.value
   }
 
-  func store(_ value: any Sendable, for key: String, label: String, seconds: Double) {
+  func store(_ value: any Sendable, for key: String, bytes: Int, label: String, seconds: Double) {
     lock.lock()
     defer { lock.unlock() }
     counters.computed += 1
     counters.seconds += seconds
     counters.timings.append(String(format: "%@: %.1f ms", label, seconds * 1000))
-    if results.updateValue(value, forKey: key) == nil { order.append(key) }
-    while order.count > capacity { results.removeValue(forKey: order.removeFirst()) }
+    guard bytes <= byteLimit else { return }
+    if let old = results.updateValue((value, bytes), forKey: key) {
+      bytesHeld -= old.bytes
+    } else {
+      order.append(key)
+    }
+    bytesHeld += bytes
+    while order.count > capacity || bytesHeld > byteLimit {
+      bytesHeld -= results.removeValue(forKey: order.removeFirst())?.bytes ?? 0
+    }
+  }
+
+  /// Bytes of the results kept now.
+  var retainedBytes: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return bytesHeld
   }
 
   var statistics: AnalysisStatistics {
@@ -70,6 +92,7 @@ final class AnalysisCache: @unchecked Sendable {
     defer { lock.unlock() }
     results = [:]
     order = []
+    bytesHeld = 0
   }
 }
 
@@ -137,7 +160,7 @@ extension Renderer {
     guard let total else { throw FilterError("\(analysis.label): the image has no pixels to analyse") }
     let result = ready.result(total, viewSize: viewSize, imageSize: resolvedImage.size)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    analyses.store(result, for: key, label: analysis.label, seconds: seconds)
+    analyses.store(result, for: key, bytes: ready.retainedBytes(of: result), label: analysis.label, seconds: seconds)
     return result
   }
 
@@ -163,7 +186,7 @@ extension Renderer {
 
   private func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
     let result = try analyse(Image(node: input), operation.analysis)
-    return ImageNode(operation: operation.resolved(with: result, input: input.info), inputs: [input])
+    return operation.resolvedNode(with: result, input: input)
   }
 
   /// The pixels `view` asks for: the image itself, or the image scaled to fit the pixel budget

@@ -24,8 +24,9 @@ public final class Renderer: Sendable {
   public let options: RendererOptions
   let pool: WorkerPool
   let cache: DecodeCache
-  /// Results of analyses, kept across renders (Renderer+Analysis.swift).
-  let analyses = AnalysisCache()
+  /// Results of analyses, kept across renders (Renderer+Analysis.swift); those holding pixels
+  /// within a quarter of the decode cache's byte limit.
+  let analyses: AnalysisCache
   /// The threads the async `render` and `write` run their calling side on.
   let drivers: DriverThreads
   /// Receives the sources' recoverable corrupt-data warnings (see `init`).
@@ -42,6 +43,7 @@ public final class Renderer: Sendable {
     self.warningHandler = warningHandler
     self.pool = WorkerPool(threadCount: options.threads)
     self.cache = DecodeCache(byteLimit: options.cacheLimitBytes)
+    self.analyses = AnalysisCache(byteLimit: options.cacheLimitBytes / 4)
     self.drivers = DriverThreads(count: options.threads)
   }
 

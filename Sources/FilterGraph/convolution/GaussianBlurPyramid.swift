@@ -18,11 +18,14 @@
 // steps work in the same space (linear light unless `linearLight` is false) on premultiplied
 // RGBA. `method=exact` and `method=box` keep the single-pass methods at any σ.
 //
-// Cost: the blur itself no longer reads 3σ around each tile, but the renderer keeps no
-// intermediate images, so every output tile pulls its share of the reduction again, and at very
-// large σ that share is most of the image (24 MP release build, 2 cores: σ 200 in 6.3 s instead of
-// 18 s; σ 500 still about 100 s). Computing the reduced copy once per render, as an analysis is,
-// would make it independent of σ.
+// Cost: the reduced, blurred copy is held (HeldInput.swift): computed whole once per render before
+// the first output tile, then read from memory by up_k. Computed tile by tile instead, every
+// output tile would pull its share of the reduction again, k² input pixels for each reduced pixel
+// within the blur's reach, and at large σ that share is most of the image (σ 500 on 24 MP took
+// over 100 s so). Held, the source is read at most about twice whatever σ: the reduced image's
+// own tiles overlap by the reduced blur's reach of 3σ′ ≈ 24 pixels (1.9 times with the default
+// 512 × 64 tiles, once when the reduced image fits in one tile; GaussianBlurPyramidTests counts
+// it). The held copy costs 16 bytes per reduced pixel, 1/k² of the image's pixels (k ≥ 4).
 
 import PixelBufferModule
 
@@ -45,10 +48,11 @@ extension Image {
     let reduced = Size(width: max(1, (size.width + k / 2) / k), height: max(1, (size.height + k / 2) / k))
     let kk = Double(k)
     let reducedSigma = (op.sigma * op.sigma - kk * kk / 4).squareRoot() / kk
-    return
+    let blurredCopy =
       self
       .scaled(to: reduced, kernel: .box, linearLight: op.linearLight, allowsShrinkOnLoad: false)
       .applying(GaussianBlurOperation(sigma: reducedSigma, linearLight: op.linearLight, method: .automatic))
-      .scaled(to: size, kernel: .linear, linearLight: op.linearLight, allowsShrinkOnLoad: false)
+    let up = ScaleOperation(targetSize: size, kernel: .linear, linearLight: op.linearLight, allowsShrinkOnLoad: false)
+    return blurredCopy.applying(HeldInputOperation(operation: up))
   }
 }

@@ -58,6 +58,75 @@ final class GaussianBlurPyramidTests: XCTestCase {
     let recipe = try Recipe.parse("blur sigma=200", file: nil).compile(
       input: scene, context: FilterContext(baseDirectory: URL(fileURLWithPath: "/")))
     XCTAssertEqual(recipe.node.structuralKey, scene.blurred(sigma: 200).node.structuralKey)
+    XCTAssertTrue(recipe.node.operation is HeldInputOperation, recipe.node.structuralKey)
     XCTAssertTrue(recipe.node.structuralKey.hasPrefix("scale"), recipe.node.structuralKey)
+  }
+
+  /// How many source pixels one render of `blurred(sigma:)` of a 1200 × 900 image pulls.
+  private func pixelsPulled(sigma: Double, renderer: Renderer) throws -> Int {
+    let source = CountingSource(size: Size(width: 1200, height: 900))
+    let out = try renderer.render(Image(node: ImageNode(operation: source, inputs: [])).blurred(sigma: sigma), format: .rgba8)
+    XCTAssertEqual(out.size, source.size)
+    return source.pulled.withLock { $0 }
+  }
+
+  /// The reduced copy is computed once per render, so the work does not grow with σ. Computed tile
+  /// by tile, σ 40 pulled 37 times the source's pixels with 64 × 32 tiles and 6.5 times with the
+  /// default tiles, and σ 500 the whole source for every output tile; held, σ 40 pulls 3.7 and
+  /// 1.8 times (the reduced tiles overlap by the reduced blur's reach), σ 250 and 500 exactly once.
+  func testTheSourceIsReadAboutOnceWhateverSigma() throws {
+    let area = 1200 * 900
+    var pulled: [Double: Int] = [:]
+    for sigma in [40.0, 100, 250, 500] {
+      pulled[sigma] = try pixelsPulled(sigma: sigma, renderer: ConvolutionTestHelpers.tiled())
+      XCTAssertLessThanOrEqual(pulled[sigma]!, 5 * area, "σ \(sigma), 64 × 32 tiles")
+      let defaultTiles = try pixelsPulled(sigma: sigma, renderer: Renderer(options: RendererOptions(threads: 2)))
+      XCTAssertLessThanOrEqual(defaultTiles, 2 * area, "σ \(sigma), default tiles")
+      XCTAssertGreaterThanOrEqual(defaultTiles, area, "σ \(sigma): every source pixel is read")
+    }
+    XCTAssertLessThanOrEqual(pulled[500]!, pulled[40]!, "the work does not grow with σ")
+  }
+
+  func testARenderComputesTheHeldCopyOnceAndKeepsItWithinTheByteLimit() throws {
+    let renderer = ConvolutionTestHelpers.tiled()
+    let image = scene.blurred(sigma: 100)
+    let first = try renderer.render(image, format: .rgba8)
+    XCTAssertEqual(renderer.analysisStatistics.computed, 1)
+    // 240 × 180 at k = 12: a 20 × 15 float copy, kept for the next render of the same graph.
+    XCTAssertEqual(renderer.analyses.retainedBytes, 20 * 15 * 16)
+    XCTAssertTrue(try renderer.render(image, format: .rgba8).hasSamePixels(as: first))
+    XCTAssertEqual(renderer.analysisStatistics.reused, 1)
+    // A renderer whose cache allows less keeps nothing and computes the copy again.
+    let small = Renderer(options: RendererOptions(threads: 2, cacheLimitBytes: 4 * 20 * 15 * 16 - 1))
+    XCTAssertTrue(try small.render(image, format: .rgba8).hasSamePixels(as: first))
+    XCTAssertTrue(try small.render(image, format: .rgba8).hasSamePixels(as: first))
+    XCTAssertEqual(small.analyses.retainedBytes, 0)
+    XCTAssertEqual(small.analysisStatistics.computed, 2)
+  }
+}
+
+/// A generated gradient that counts the pixels tiles pull from it.
+private struct CountingSource: SourceOperation {
+  let size: Size
+  let pulled = Locked(0)
+
+  var descriptor: OperationDescriptor { ColorSourceOperation.table }
+  var arguments: Arguments { Arguments([("size", .size(size))]) }
+  var identity: String { "counting:\(ObjectIdentifier(pulled).hashValue)" }
+
+  func outputInfo(inputs: [ImageInfo]) -> ImageInfo { ImageInfo(size: size, layout: .rgb, component: .uint8, colorSpace: .sRGB) }
+
+  func decodePixels() throws -> PixelBuffer? { nil }
+
+  func fill(_ tile: inout Tile, space: WorkingSpace) {
+    pulled.withLock { $0 += tile.rect.width * tile.rect.height }
+    let rect = tile.rect, size = size
+    tile.withMutablePixels { px in
+      for y in 0..<px.height {
+        for x in 0..<px.width {
+          px[row: y][x] = SIMD4(Float(rect.x + x) / Float(size.width), Float(rect.y + y) / Float(size.height), 0.5, 1)
+        }
+      }
+    }
   }
 }
