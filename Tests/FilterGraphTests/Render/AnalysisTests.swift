@@ -48,6 +48,10 @@ final class AnalysisTests: XCTestCase {
     _ = try renderer.render(photo.blurred(sigma: 1).normalized())
     XCTAssertEqual(renderer.analysisStatistics.computed, 2)
     XCTAssertEqual(renderer.analysisStatistics.timings.count, 2)
+    // Clearing the cache drops the kept results too.
+    renderer.clearCache()
+    _ = try renderer.render(photo.normalized())
+    XCTAssertEqual(renderer.analysisStatistics.computed, 3)
   }
 
   func testInMemoryPixelsAtAReusedAddressAreAnalysedAnew() throws {
