@@ -13,7 +13,8 @@
 // thread — so the result does not depend on scheduling. Results are kept (`AnalysisCache`, the 64
 // most recent, and of results that hold pixels at most a quarter of the decode cache's byte limit)
 // under the analysis's label and the input's structural key, which includes each
-// source file's identity (path, size, modification time): an analysis of the same input is
+// source file's identity (path, size, modification time) and each in-memory buffer's contents
+// identity (never reused; `PixelStorage.contentsIdentity`): an analysis of the same input is
 // computed once per render and once across renders while kept.
 
 import Foundation

@@ -60,10 +60,15 @@ public protocol ImageCodec: Sendable {
   /// image top to bottom can hold a window of rows instead of the whole image. False when a
   /// decoder decodes the whole image on its first read anyway.
   static var streamsRows: Bool { get }
-  /// Starts decoding `data` as `request` says (page, scale, strictness, limits).
+  /// True when a decoder started with `DecodeRequest.region` decodes only the part of the file
+  /// that rectangle needs (TIFF: the strips or tiles it touches), so a crop of a large file, or
+  /// tiles of it, cost a fraction of a whole decode. False: the codec ignores `region`, and
+  /// callers must not pass one.
+  static var decodesRegions: Bool { get }
+  /// Starts decoding `data` as `request` says (page, scale, region, strictness, limits).
   ///
   /// - Throws: `CodecError` as `readHeader`, and `.invalidArgument` for a scale denominator
-  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`.
+  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`, or a region outside the image.
   static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder
 
   /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…).
@@ -87,12 +92,27 @@ extension ImageCodec {
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
   /// Whole-image decoding.
   public static var streamsRows: Bool { false }
+  /// No region decoding.
+  public static var decodesRegions: Bool { false }
   /// No decode options.
   public static var decodeOptions: [FormatOption] { [] }
   /// Writes files.
   public static var encoderUnavailableReason: String? { nil }
   /// True when the codec writes files.
   public static var canEncode: Bool { encoderUnavailableReason == nil }
+}
+
+/// A codec that reads files in place: through their descriptor, only the parts a decode needs
+/// (TIFF: the directories, then each strip or tile as it is decoded), so a large file is never
+/// held in memory whole. `EncodedSource` opens files of such codecs and keeps them open instead
+/// of reading them into memory; the `Data` methods still serve bytes already in memory.
+public protocol FileReadingCodec: ImageCodec {
+  /// `readHeader` of the file open for reading on `file` (read from its start, whatever the
+  /// handle's offset; the handle is not moved).
+  static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader
+  /// `makeDecoder` of the file open on `file`, which the decoder keeps open while it lives.
+  /// A file that shrinks while it is read is a `.truncated` error.
+  static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder
 }
 
 /// What to decode: which page, at which scale, how strictly, within which limits.
@@ -106,16 +126,21 @@ public struct DecodeRequest: Hashable, Sendable {
   public var limits: DecodeLimits
   /// Values for the codec's `decodeOptions` (`page`…).
   public var options: FormatOptionValues
+  /// The rectangle to decode, in the coordinates of the image at `scaleDenominator` (before
+  /// orientation), or nil for all of it. Only for codecs that `decodesRegions`: the decoder's
+  /// `outputSize` is then the rectangle's size and its rows are the rectangle's rows.
+  public var region: Rect?
 
-  /// Creates a request; the defaults decode the first page, at full size, leniently.
+  /// Creates a request; the defaults decode the first page, all of it, at full size, leniently.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, limits: DecodeLimits = .default,
-    options: FormatOptionValues = [:]
+    options: FormatOptionValues = [:], region: Rect? = nil
   ) {
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.limits = limits
     self.options = options
+    self.region = region
   }
 
   /// The zero-based page `options` selects (`page`, default 0).

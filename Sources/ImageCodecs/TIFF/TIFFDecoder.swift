@@ -2,6 +2,7 @@
 import CTIFF
 import Foundation
 import PixelBufferModule
+import Synchronization
 
 /// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
 ///
@@ -22,7 +23,8 @@ import PixelBufferModule
 ///
 /// Rows are decoded strip by strip (or by rows of tiles) as they are asked for, so reading a page
 /// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
-/// tiles a rectangle touches.
+/// tiles a rectangle touches, and a decoder opened with a `region` reads that rectangle's rows
+/// (the renderer's crops and tiles of a large page) without decoding the strips or tiles outside it.
 public final class TIFFDecoder: ImageRowDecoder {
   /// Size (of the selected page), decoded layout and component type, metadata, page count.
   public let header: ImageHeader
@@ -44,11 +46,24 @@ public final class TIFFDecoder: ImageRowDecoder {
   public let storedBitsPerSample: Int
   /// The number of rows handed out by `readRows` so far.
   public private(set) var rowsRead = 0
+  /// The rectangle of the page `readRows` reads (the whole page unless opened with a region).
+  public let region: Rect
+  /// Strips or tiles this decoder has decompressed so far (a block is decompressed once while
+  /// consecutive reads stay within its row of blocks).
+  public var blocksDecoded: Int { Int(ctiff_blocks_decoded(reader)) }
+  /// Strips or tiles every TIFF decoder of the process has decompressed: tests read it before and
+  /// after a render to see which blocks a crop or thumbnail of a file touched.
+  public static var blocksDecodedInProcess: Int { processBlocks.load(ordering: .relaxed) }
+  private static let processBlocks = Atomic<Int>(0)
 
   private let reader: OpaquePointer
-  /// The encoded bytes libtiff reads in place (see `EncodedBytes`), or a private copy of them.
-  private let input: Data
-  private let copy: UnsafeMutableRawBufferPointer?
+  /// What libtiff reads: the encoded bytes in place (see `EncodedBytes`), a private copy of them,
+  /// or an open file.
+  private let input: Input
+  fileprivate enum Input {
+    case bytes(Data, copy: UnsafeMutableRawBufferPointer?)
+    case file(FileHandle)
+  }
   private var failure: CodecError?
   /// The colour-managed conversion of a CMYK page with a usable profile.
   private let cmyk: TIFFCMYKConversion?
@@ -58,33 +73,63 @@ public final class TIFFDecoder: ImageRowDecoder {
   private let problems: [String]
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
-  /// before any pixel memory is allocated.
+  /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
+  /// that rectangle of the page, in stored coordinates.
   ///
   /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
-  ///   `.invalidArgument` for a page the file does not have.
-  public init(data: Data, page: Int = 0, limits: DecodeLimits = .default) throws {
-    guard page >= 0, page <= Int(UInt32.max) else {
-      throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
-    }
+  ///   `.invalidArgument` for a page the file does not have or a region outside the page.
+  public convenience init(data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+    try Self.check(page: page)
     var copy: UnsafeMutableRawBufferPointer?
     if !EncodedBytes.isStable(data) {
       copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
       data.copyBytes(to: copy!)
     }
-    // No single allocation libtiff makes may exceed what the largest allowed page could need
-    // (16-bit RGBA, 8 bytes a pixel), nor less than 64 MiB for directories and codec state.
-    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
-    let maxAlloc = UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 512)
     let opened = data.withUnsafeBytes { raw in
       let base = (copy.map { UnsafeRawBufferPointer($0) } ?? raw).baseAddress
-      return ctiff_open(base?.assumingMemoryBound(to: UInt8.self), data.count, maxAlloc, &status, &message, message.count)
+      return ctiff_open(
+        base?.assumingMemoryBound(to: UInt8.self), data.count, Self.maxAllocation(limits), &status, &message, message.count)
     }
     guard let opened else {
       copy?.deallocate()
       throw TIFFDecoder.error(status, String(cString: message))
     }
+    try self.init(opened: opened, input: .bytes(data, copy: copy), page: page, limits: limits, region: region)
+  }
+
+  /// Opens the file open for reading on `file` like `init(data:…)`, reading it as libtiff asks —
+  /// the directories, then each strip or tile as it is decoded — so the file is never held in
+  /// memory whole. The decoder keeps `file` open; its offset is neither used nor moved.
+  ///
+  /// - Throws: as `init(data:…)`, and `.io` when the file cannot be read.
+  public convenience init(file: FileHandle, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+    try Self.check(page: page)
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 512)
+    guard let opened = ctiff_open_fd(file.fileDescriptor, Self.maxAllocation(limits), &status, &message, message.count) else {
+      throw TIFFDecoder.error(status, String(cString: message))
+    }
+    try self.init(opened: opened, input: .file(file), page: page, limits: limits, region: region)
+  }
+
+  private static func check(page: Int) throws {
+    guard page >= 0, page <= Int(UInt32.max) else {
+      throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
+    }
+  }
+
+  /// No single allocation libtiff makes may exceed what the largest allowed page could need
+  /// (16-bit RGBA, 8 bytes a pixel), nor less than 64 MiB for directories and codec state.
+  private static func maxAllocation(_ limits: DecodeLimits) -> UInt64 {
+    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
+    return UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
+  }
+
+  /// Selects `page` of the opened reader and reads its header (closing the reader, and freeing
+  /// a private copy of the bytes, when that fails).
+  private init(opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?) throws {
     var info = ctiff_info()
     var cmyk: TIFFCMYKConversion?
     var problems: [String] = []
@@ -92,6 +137,13 @@ public final class TIFFDecoder: ImageRowDecoder {
       var selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+      if let region {
+        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= Int(info.width),
+          region.maxY <= Int(info.height)
+        else {
+          throw CodecError(.invalidArgument, "The region \(region) is not inside the \(info.width)×\(info.height) TIFF page.")
+        }
+      }
       // A CMYK page with a profile goes through it (8- and 16-bit samples; float CMYK and
       // unusable profiles take the naive conversion).
       if info.is_cmyk != 0, info.through_rgba == 0, info.sample_bytes != 4, let icc = info.icc, info.icc_length > 0 {
@@ -108,14 +160,13 @@ public final class TIFFDecoder: ImageRowDecoder {
       }
     } catch {
       ctiff_close(opened)
-      copy?.deallocate()
+      if case .bytes(_, let copy) = input { copy?.deallocate() }
       throw error
     }
     self.cmyk = cmyk
     self.problems = problems
     reader = opened
-    input = data
-    self.copy = copy
+    self.input = input
     self.page = page
 
     let layout: ChannelLayout
@@ -142,8 +193,9 @@ public final class TIFFDecoder: ImageRowDecoder {
       metadata.iptc = records.isEmpty ? nil : Data(records)
     }
     if let description = info.description { metadata.comment = String(cString: description) }
-    if info.is_bigtiff == 0, info.ifd_offset > 0, info.ifd_offset < UInt64(data.count) {
-      metadata.exif = TIFFEXIFBlock.extract(from: [UInt8](data), ifdOffset: Int(info.ifd_offset))
+    // Only a page pointing to EXIF or GPS directories is worth a walk over a copy of the file.
+    if info.has_exif != 0, info.is_bigtiff == 0, info.ifd_offset > 0, let file = input.allBytes(), info.ifd_offset < UInt64(file.count) {
+      metadata.exif = TIFFEXIFBlock.extract(from: file, ifdOffset: Int(info.ifd_offset))
     }
     // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
     if let icc = info.icc, info.icc_length > 0, !isCMYK {
@@ -153,6 +205,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
       metadata: metadata, pageCount: Int(info.page_count))
+    self.region = region ?? Rect(x: 0, y: 0, width: Int(info.width), height: Int(info.height))
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
     hasAssociatedAlpha = info.associated_alpha != 0
@@ -162,45 +215,45 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   deinit {
     ctiff_close(reader)
-    copy?.deallocate()
+    if case .bytes(_, let copy) = input { copy?.deallocate() }
   }
 
   /// The pixel format of decoded buffers.
   public var outputFormat: PixelFormat { PixelFormat(layout: header.layout, component: header.component) }
-  /// The size of the page.
-  public var outputSize: Size { header.size }
+  /// The size of the page, or of the region it was opened with.
+  public var outputSize: Size { Size(width: region.width, height: region.height) }
 
   /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
   public var warnings: [String] {
     problems + (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
   }
 
-  /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
-  /// colour space and metadata.
+  /// A new, uninitialised buffer of `rows` rows (default: the whole page or region) in the decoded
+  /// format, colour space and metadata.
   public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
     try PixelBuffer.forDecoding(
-      width: header.size.width, height: header.size.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
+      width: region.width, height: region.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
-  /// Decodes the next `count` rows (fewer at the bottom) into `buffer` from its row
-  /// `destinationRow`, and returns how many were decoded.
+  /// Decodes the next `count` rows of the page or region (fewer at the bottom) into `buffer` from
+  /// its row `destinationRow`, and returns how many were decoded.
   ///
   /// - Throws: `.invalidArgument` for a buffer of the wrong width, format or height; `CodecError`
   ///   for damaged data (the decoder then stays failed).
   public func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int {
-    guard buffer.width == header.size.width, buffer.format == outputFormat else {
+    guard buffer.width == region.width, buffer.format == outputFormat else {
       throw CodecError(
         .invalidArgument,
         "The buffer for TIFF rows is \(buffer.width) pixels wide in \(buffer.format); "
-          + "\(header.size.width) pixels in \(outputFormat) are needed.")
+          + "\(region.width) pixels in \(outputFormat) are needed.")
     }
-    let wanted = min(max(count, 0), header.size.height - rowsRead)
+    let wanted = min(max(count, 0), region.height - rowsRead)
     guard destinationRow >= 0, destinationRow + wanted <= buffer.height else {
       throw CodecError(.invalidArgument, "The buffer has \(buffer.height) rows; \(wanted) rows at row \(destinationRow) do not fit.")
     }
     guard wanted > 0 else { return 0 }
-    try decode(Rect(x: 0, y: rowsRead, width: header.size.width, height: wanted), into: &buffer, at: destinationRow)
+    try decode(Rect(x: region.x, y: region.y + rowsRead, width: region.width, height: wanted), into: &buffer, at: destinationRow)
     rowsRead += wanted
     return wanted
   }
@@ -224,6 +277,8 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   private func decode(_ region: Rect, into buffer: inout PixelBuffer, at destinationRow: Int) throws {
     if let failure { throw failure }
+    let before = ctiff_blocks_decoded(reader)
+    defer { Self.processBlocks.add(Int(ctiff_blocks_decoded(reader) - before), ordering: .relaxed) }
     let reader = self.reader
     let status: Int32
     if let cmyk {
@@ -278,6 +333,28 @@ public final class TIFFDecoder: ImageRowDecoder {
     case CTIFF_INVALID: return CodecError(.invalidArgument, text)
     case CTIFF_IO: return CodecError(.io, text)
     default: return CodecError(.corrupt, text)
+    }
+  }
+}
+
+extension TIFFDecoder.Input {
+  /// Every byte of the file (read with pread from an open file), or nil when it cannot be read.
+  fileprivate func allBytes() -> [UInt8]? {
+    switch self {
+    case .bytes(let data, _): return [UInt8](data)
+    case .file(let handle):
+      let fd = handle.fileDescriptor
+      var status = stat()
+      guard fstat(fd, &status) == 0 else { return nil }
+      var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+      var done = 0
+      while done < bytes.count {
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+        if got < 0 && errno == EINTR { continue }
+        guard got > 0 else { return nil }
+        done += got
+      }
+      return bytes
     }
   }
 }
