@@ -139,7 +139,6 @@ struct cj_decoder {
   int cmyk;           // output is converted from CMYK
   int cmyk_inverted;  // Adobe-style inverted CMYK
   uint8_t *scratch;   // one CMYK row
-  int marker_count;
 };
 
 int cj_max_scans(uint32_t width, uint32_t height) {
@@ -190,10 +189,6 @@ static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy) {
   d->progress.progress_monitor = cj_progress;
   d->cinfo.progress = &d->progress;
   jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
-  jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
-  jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
-  jpeg_save_markers(&d->cinfo, JPEG_APP0 + 13, 0xFFFF);
-  jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
   d->stage = STAGE_CREATED;
   return d;
 }
@@ -257,23 +252,7 @@ int cj_read_header(cj_decoder *d, cj_header *h) {
   h->arithmetic = d->cinfo.arith_code ? 1 : 0;
   h->data_precision = d->cinfo.data_precision;
   h->output_components = h->color_model == CJ_MODEL_GRAY ? 1 : 3;
-  int n = 0;
-  for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m != NULL; m = m->next) n++;
-  d->marker_count = n;
   d->stage = STAGE_HEADER;
-  return CJ_OK;
-}
-
-int cj_marker_count(const cj_decoder *d) { return d != NULL ? d->marker_count : 0; }
-
-int cj_marker_at(const cj_decoder *d, int index, cj_marker *out) {
-  if (d == NULL || out == NULL || index < 0 || index >= d->marker_count) return CJ_ERR_USAGE;
-  jpeg_saved_marker_ptr m = d->cinfo.marker_list;
-  for (int i = 0; i < index && m != NULL; i++) m = m->next;
-  if (m == NULL) return CJ_ERR_USAGE;
-  out->marker = m->marker;
-  out->data = m->data;
-  out->length = m->data_length;
   return CJ_OK;
 }
 

@@ -88,12 +88,11 @@ typedef struct {
   int32_t output_components;
 } cj_header;
 
-/// A saved APP or COM marker (decoding), or one to write (encoding).
+/// An APP or COM marker to write.
 typedef struct {
   /// The marker code (0xE1 for APP1, 0xE2 for APP2, 0xED for APP13, 0xFE for COM).
   int32_t marker;
-  /// The payload (after the length field); owned by the decoder when decoding, by the caller
-  /// (at most 65533 bytes) when encoding.
+  /// The payload (after the length field), owned by the caller, at most 65533 bytes.
   const uint8_t *data;
   size_t length;
 } cj_marker;
@@ -119,15 +118,9 @@ void cj_decoder_destroy(cj_decoder *decoder);
 /// Makes corrupt-data warnings (for example "Premature end of JPEG file") fatal when `strict` is 1.
 void cj_decoder_set_strict(cj_decoder *decoder, int strict);
 
-/// Reads the markers up to the first scan and fills `header`. APP1, APP2, APP13 and COM markers
-/// are saved.
+/// Reads the markers up to the first scan and fills `header`. Metadata segments are skipped, not
+/// saved: the caller reads them in place from the bytes it passed (JPEGMetadata.forEachSegment).
 int cj_read_header(cj_decoder *decoder, cj_header *header);
-
-/// The number of saved markers (valid after cj_read_header).
-int cj_marker_count(const cj_decoder *decoder);
-
-/// The saved marker at `index` (0-based); returns CJ_ERR_USAGE when out of range.
-int cj_marker_at(const cj_decoder *decoder, int index, cj_marker *marker);
 
 /// Starts decompression scaled by 1/scale_denom (1, 2, 4 or 8) and reports the output size and
 /// channels (1 = gray, 3 = RGB). CMYK and YCCK files are decoded as CMYK and converted to RGB.

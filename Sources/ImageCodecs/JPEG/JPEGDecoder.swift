@@ -83,13 +83,25 @@ public final class JPEGDecoder {
       cj_decoder_destroy(handle)
       throw error
     }
-    let markers = Self.savedMarkers(handle)
+    // The metadata segments are read in place from the file's bytes, each once; only the blocks
+    // kept are copied (libjpeg is not asked to save them, which held a copy of every segment).
     var metadata = ImageMetadata()
-    metadata.orientation =
-      markers.lazy.filter { $0.marker == 0xE1 }.compactMap { EXIF.orientation(app1: $0.payload) }
-      .first ?? .up
-    metadata.iccProfile = Self.iccProfile(fromAPP2: markers.filter { $0.marker == 0xE2 }.map(\.payload))
-    JPEGMetadata.read(markers.filter { $0.marker != 0xE2 }.map { JPEGSegment(marker: $0.marker, payload: $0.payload) }, into: &metadata)
+    var orientation: Orientation?
+    var icc = ICCProfileChunks()
+    data.withUnsafeBytes { bytes in
+      JPEGMetadata.forEachSegment(in: bytes) { marker, payload in
+        switch marker {
+        case 0xE1:
+          if orientation == nil, payload.starts(with: EXIF.app1Signature) { orientation = EXIF.orientation(app1: Array(payload)) }
+          JPEGMetadata.read(marker: marker, payload: payload, into: &metadata)
+        case 0xE2: icc.add(payload)
+        case 0xED, 0xFE: JPEGMetadata.read(marker: marker, payload: payload, into: &metadata)
+        default: break
+        }
+      }
+    }
+    metadata.orientation = orientation ?? .up
+    metadata.iccProfile = icc.profile
     header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
       layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata)
@@ -295,40 +307,5 @@ public final class JPEGDecoder {
     let total = Int(cj_warning_count(handle))
     if total > kept { list.append("… and \(total - kept) more corrupt-data warnings.") }
     return list
-  }
-
-  private struct Marker {
-    var marker: Int
-    var payload: [UInt8]
-  }
-
-  private static func savedMarkers(_ handle: OpaquePointer) -> [Marker] {
-    (0..<cj_marker_count(handle)).compactMap { i in
-      var m = cj_marker()
-      guard cj_marker_at(handle, i, &m) == 0 else { return nil }
-      let bytes = m.data.map { Array(UnsafeBufferPointer(start: $0, count: m.length)) } ?? []
-      return Marker(marker: Int(m.marker), payload: bytes)
-    }
-  }
-
-  /// Reassembles an ICC profile from APP2 payloads: each is `"ICC_PROFILE\0"`, a 1-based sequence
-  /// number, the chunk count, then the chunk. Returns nil when there is none or the chunks are
-  /// inconsistent (missing, repeated, or disagreeing counts).
-  static func iccProfile(fromAPP2 payloads: [[UInt8]]) -> Data? {
-    let signature = Array("ICC_PROFILE".utf8) + [0]
-    var chunks: [Int: ArraySlice<UInt8>] = [:]
-    var expected: Int?
-    for p in payloads where p.count >= 14 && Array(p.prefix(12)) == signature {
-      let sequence = Int(p[12]), count = Int(p[13])
-      guard count > 0, sequence >= 1, sequence <= count, expected == nil || expected == count,
-        chunks[sequence] == nil
-      else { return nil }
-      expected = count
-      chunks[sequence] = p[14...]
-    }
-    guard let expected, chunks.count == expected else { return nil }
-    var profile = Data()
-    for i in 1...expected { profile.append(contentsOf: chunks[i]!) }
-    return profile.isEmpty ? nil : profile
   }
 }

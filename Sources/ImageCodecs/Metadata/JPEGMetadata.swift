@@ -41,17 +41,50 @@ public enum JPEGMetadata {
   /// file order) filled in.
   public static func read(_ segments: [JPEGSegment], into metadata: inout ImageMetadata) {
     for segment in segments {
-      let p = segment.payload
-      switch segment.marker {
-      case 0xE1 where metadata.exif == nil && p.starts(with: EXIF.app1Signature) && p.count > 6:
-        metadata.exif = Data(p[6...])
-      case 0xE1 where metadata.xmp == nil && p.starts(with: xmpSignature) && p.count > xmpSignature.count:
-        metadata.xmp = Data(p[xmpSignature.count...])
-      case 0xED where metadata.iptc == nil && p.starts(with: photoshopSignature):
-        metadata.iptc = iptc(photoshopResources: p[photoshopSignature.count...]).map { Data($0) }
-      case 0xFE where metadata.comment == nil && !p.isEmpty:
-        metadata.comment = text(p)
-      default: break
+      segment.payload.withUnsafeBytes { read(marker: segment.marker, payload: $0, into: &metadata) }
+    }
+  }
+
+  /// Fills in the block of one segment (APP1, APP13 or COM; segments in file order) that
+  /// `metadata` does not hold yet, copying only the bytes it keeps.
+  public static func read(marker: Int, payload p: UnsafeRawBufferPointer, into metadata: inout ImageMetadata) {
+    switch marker {
+    case 0xE1 where metadata.exif == nil && p.starts(with: EXIF.app1Signature) && p.count > 6:
+      metadata.exif = Data(UnsafeRawBufferPointer(rebasing: p[6...]))
+    case 0xE1 where metadata.xmp == nil && p.starts(with: xmpSignature) && p.count > xmpSignature.count:
+      metadata.xmp = Data(UnsafeRawBufferPointer(rebasing: p[xmpSignature.count...]))
+    case 0xED where metadata.iptc == nil && p.starts(with: photoshopSignature):
+      metadata.iptc = iptc(photoshopResources: ArraySlice(p[photoshopSignature.count...])).map { Data($0) }
+    case 0xFE where metadata.comment == nil && !p.isEmpty:
+      metadata.comment = text(Array(p))
+    default: break
+    }
+  }
+
+  /// Calls `body` with the marker code and payload (the bytes after the length field, in place)
+  /// of each segment of the JPEG in `bytes` before its first scan, in file order, reading the
+  /// markers as libjpeg does: bytes before a marker that are not 0xFF and 0xFF fill bytes are
+  /// skipped; RSTn, TEM and SOI have no length; SOS or EOI ends the walk, and so does a segment
+  /// whose length runs past the data. Nothing is copied or kept.
+  public static func forEachSegment(in bytes: UnsafeRawBufferPointer, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+    let n = bytes.count
+    guard n >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return }
+    var i = 2
+    while true {
+      while i < n && bytes[i] != 0xFF { i += 1 }
+      while i < n && bytes[i] == 0xFF { i += 1 }
+      guard i < n else { return }
+      let marker = Int(bytes[i])
+      i += 1
+      switch marker {
+      case 0xDA, 0xD9: return
+      case 0x01, 0xD0...0xD8: continue
+      default:
+        guard i + 2 <= n else { return }
+        let length = Int(bytes[i]) << 8 | Int(bytes[i + 1])
+        guard length >= 2, length <= n - i else { return }
+        body(marker, UnsafeRawBufferPointer(rebasing: bytes[(i + 2)..<(i + length)]))
+        i += length
       }
     }
   }
@@ -115,6 +148,38 @@ public enum JPEGMetadata {
     var b = bytes
     while b.last == 0 { b.removeLast() }
     return String(validating: b, as: UTF8.self) ?? String(b.map { Character(Unicode.Scalar($0)) })
+  }
+}
+
+/// An ICC profile split over APP2 segments, collected as the segments are read: each payload is
+/// `"ICC_PROFILE\0"`, a 1-based sequence number, the chunk count, then the chunk (ICC.1, B.4).
+/// Only the chunks are copied, at most 255 of at most 65,519 bytes.
+struct ICCProfileChunks {
+  private static let signature = Array("ICC_PROFILE".utf8) + [0]
+  private var chunks: [Int: [UInt8]] = [:]
+  private var expected: Int?
+  private var inconsistent = false
+
+  /// Takes one APP2 payload; others than ICC chunks are ignored.
+  mutating func add(_ p: UnsafeRawBufferPointer) {
+    guard !inconsistent, p.count >= 14, p.starts(with: Self.signature) else { return }
+    let sequence = Int(p[12]), count = Int(p[13])
+    guard count > 0, sequence >= 1, sequence <= count, expected == nil || expected == count, chunks[sequence] == nil else {
+      inconsistent = true
+      chunks = [:]
+      return
+    }
+    expected = count
+    chunks[sequence] = Array(p[14...])
+  }
+
+  /// The profile, or nil when there is none or the chunks are inconsistent (missing, repeated, or
+  /// disagreeing counts).
+  var profile: Data? {
+    guard !inconsistent, let expected, chunks.count == expected else { return nil }
+    var profile = Data()
+    for i in 1...expected { profile.append(contentsOf: chunks[i]!) }
+    return profile.isEmpty ? nil : profile
   }
 }
 

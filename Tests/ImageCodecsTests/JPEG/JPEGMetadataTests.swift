@@ -1,6 +1,10 @@
 // JPEGMetadataTests.swift — EXIF orientation, ICC reassembly and size limits from JPEG headers.
 import Foundation
 import ImageCodecs
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 import PixelBufferModule
 import TestSupport
 import XCTest
@@ -49,6 +53,96 @@ final class JPEGMetadataTests: XCTestCase {
       into: try JPEGTest.data("testorig.jpg"))
     let header = try JPEGDecoder.readHeader(jpeg)
     XCTAssertNil(header.metadata.iccProfile)
+  }
+
+  /// Metadata segments are read in place: a header of 200 full 64 kB segments (13 MB) costs no
+  /// memory beyond the file's own bytes and the blocks kept, counted as the heap bytes in use while
+  /// the decoder lives (`heapInUse`). libjpeg used to save a copy of every APP1, APP2,
+  /// APP13 and COM segment for the decoder's lifetime, and the decoder copied them all again.
+  func testLargeMetadataSegmentsAreReadInPlace() throws {
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("the sanitizers' allocators do not count in mallinfo2") }
+    let profile = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+    let xmp = Array("<x:xmpmeta/>".utf8)
+    var segments = [
+      JPEGTest.segment(0xE1, JPEGTest.exifAPP1(orientation: 6)),
+      JPEGTest.segment(0xE2, JPEGTest.iccAPP2(profile[600...], sequence: 2, count: 2)),
+      JPEGTest.segment(0xE1, JPEGMetadata.xmpSignature + xmp),
+      JPEGTest.segment(0xFE, Array("first comment".utf8)),
+      JPEGTest.segment(0xE2, JPEGTest.iccAPP2(profile[..<600], sequence: 1, count: 2)),
+    ]
+    let filler = [UInt8](repeating: 0x5A, count: JPEGMetadata.maxPayload - 40)
+    for i in 0..<200 {
+      switch i % 4 {
+      case 0: segments.append(JPEGTest.segment(0xE1, JPEGTest.exifAPP1(orientation: 3) + filler))
+      case 1: segments.append(JPEGTest.segment(0xE2, Array("not a profile".utf8) + filler))
+      case 2: segments.append(JPEGTest.segment(0xED, JPEGMetadata.photoshopSignature + filler))
+      default: segments.append(JPEGTest.segment(0xFE, Array("later comment".utf8) + filler))
+      }
+    }
+    let jpeg = JPEGTest.inserting(segments, into: try JPEGTest.data("testorig.jpg"))
+    XCTAssertGreaterThan(jpeg.count, 13_000_000)
+    guard let before = Self.heapInUse() else { throw XCTSkip("glibc's malloc_info is not available") }
+    let decoder = try JPEGDecoder(data: jpeg)
+    let held = try XCTUnwrap(Self.heapInUse()) - before
+    // The first block of each kind, in file order, and the two ICC chunks in sequence order.
+    let metadata = decoder.header.metadata
+    XCTAssertEqual(metadata.orientation, .right)
+    XCTAssertEqual(metadata.exif, Data(JPEGTest.exifAPP1(orientation: 6).dropFirst(6)))
+    XCTAssertEqual(metadata.xmp, Data(xmp))
+    XCTAssertEqual(metadata.comment, "first comment")
+    XCTAssertNil(metadata.iptc)
+    XCTAssertEqual(metadata.iccProfile, Data(profile))
+    XCTAssertLessThan(held, 1 << 20, "heap bytes the decoder holds beyond the file")
+    XCTAssertTrue(try JPEGDecoder.decode(jpeg).hasSamePixels(as: try JPEGDecoder.decode(try JPEGTest.data("testorig.jpg"))))
+    withExtendedLifetime(decoder) {}
+  }
+
+  /// The segment walk reads markers as libjpeg does: fill bytes and stray bytes before a marker are
+  /// skipped, markers without a length are stepped over, the walk stops at SOS and at a segment that
+  /// runs past the data.
+  func testTheSegmentWalkFollowsLibjpegsMarkerSyntax() {
+    let bytes: [UInt8] =
+      [0xFF, 0xD8, 0xFF, 0xFF, 0xE1, 0x00, 0x04, 1, 2]  // fill byte, APP1 of 2 bytes
+      + [0x00, 0x13, 0xFF, 0xD0, 0xFF, 0xFE, 0x00, 0x03, 9]  // stray bytes, RST0, COM of 1 byte
+      + [0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xE1, 0x00, 0x02]  // SOS: nothing after it is read
+    var seen: [(Int, [UInt8])] = []
+    bytes.withUnsafeBytes { JPEGMetadata.forEachSegment(in: $0) { seen.append(($0, Array($1))) } }
+    XCTAssertEqual(seen.map(\.0), [0xE1, 0xFE])
+    XCTAssertEqual(seen.map(\.1), [[1, 2], [9]])
+    var cut: [Int] = []
+    Array(bytes[..<8]).withUnsafeBytes { JPEGMetadata.forEachSegment(in: $0) { marker, _ in cut.append(marker) } }
+    XCTAssertEqual(cut, [], "a segment running past the data ends the walk")
+    var notJPEG: [Int] = []
+    Array(bytes.dropFirst(2)).withUnsafeBytes { JPEGMetadata.forEachSegment(in: $0) { marker, _ in notJPEG.append(marker) } }
+    XCTAssertEqual(notJPEG, [], "no SOI, nothing read")
+  }
+
+  /// The bytes glibc's allocator has handed out and not taken back: what it obtained from the
+  /// system, less its free chunks, plus the blocks it mapped directly, from the totals
+  /// `malloc_info` prints (`<total type="fast|rest|mmap" size=…>`, `<system type="current" size=…>`).
+  /// Found at run time (Swift's Glibc module leaves out malloc.h); nil where it is missing.
+  /// The totals cover every arena, so allocations on other threads count too.
+  static func heapInUse() -> Int? {
+    guard let symbol = dlsym(nil, "malloc_info") else { return nil }
+    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+    let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
+    var text: UnsafeMutablePointer<CChar>?
+    var length = 0
+    guard let stream = open_memstream(&text, &length) else { return nil }
+    _ = mallocInfo(0, stream)
+    fclose(stream)
+    defer { free(text) }
+    guard let text else { return nil }
+    let xml = String(cString: text)
+    func total(_ pattern: String) -> Int {
+      // The totals come after every arena's own lines: the last match.
+      guard let range = xml.range(of: pattern, options: .backwards) else { return 0 }
+      let rest = xml[range.upperBound...]
+      guard let size = rest.range(of: "size=\"") else { return 0 }
+      return Int(rest[size.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+    return total("<system type=\"current\"") - total("<total type=\"fast\"") - total("<total type=\"rest\"")
+      + total("<total type=\"mmap\"")
   }
 
   func testHugeHeaderIsRejectedBeforeAllocation() throws {
