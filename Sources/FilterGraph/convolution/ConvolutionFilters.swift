@@ -2,7 +2,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `blur`, `boxblur`, `sharpen`, over the tables their operation files declare.
+/// Recipe verbs: `blur`, `boxblur`, `sharpen`, `median`, over the tables their operation files declare.
 public enum ConvolutionFilters {
   /// `blur sigma=2 linear=true method=auto`.
   public static let blur = FilterDefinition(GaussianBlurOperation.table) { inputs, args, _ in
@@ -21,6 +21,11 @@ public enum ConvolutionFilters {
     return inputs[0].sharpened(sigma: args[Sharpen.sigma], amount: args[Sharpen.amount], threshold: args[Sharpen.threshold])
   }
 
+  /// `median radius=1`.
+  public static let median = FilterDefinition(MedianOperation.table) { inputs, args, _ in
+    inputs[0].median(radius: args[MedianOperation.radius])
+  }
+
   /// Every convolution verb.
-  public static var all: [FilterDefinition] { [blur, boxblur, sharpen] }
+  public static var all: [FilterDefinition] { [blur, boxblur, sharpen, median] }
 }
