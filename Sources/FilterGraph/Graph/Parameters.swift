@@ -28,6 +28,9 @@ public enum ParameterKind: Hashable, Sendable {
   case point
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
+  /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
+  /// the count against its other parameters.
+  case numberList(counts: ClosedRange<Int>)
 
   /// A short human name for messages and `fgrun filters`.
   public var typeName: String {
@@ -42,6 +45,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .image: return "image"
     case .point: return "point X,Y"
     case .numbers(let n): return "\(n) numbers N,N,…"
+    case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
     }
   }
 }
@@ -160,6 +164,8 @@ public struct ParameterSpec: Hashable, Sendable {
       return words.contains(w)
     case (.numbers(let n), .numbers(let v)):
       return v.count == n
+    case (.numberList(let counts), .numbers(let v)):
+      return counts.contains(v.count)
     default:
       return false
     }
