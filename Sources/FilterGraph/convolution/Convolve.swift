@@ -31,8 +31,9 @@
 //    for separable kernels up to Float rounding; the two methods agree within 10⁻⁵ · Σ|K/s|
 //    (the tests' tolerance).
 //  * auto (the default) picks separable when rank·(m + n) is at most half the number of nonzero
-//    taps, direct otherwise — measured in docs/Performance.md ("convolve"), where the third
-//    candidate, im2col + `cblas_sgemm`, lost at every size and is therefore not in the library.
+//    taps, direct otherwise. The third candidate, im2col + `cblas_sgemm`, is not in the library:
+//    it is measured against these two by Benchmarks/ConvolveComparison (docs/Performance.md,
+//    "convolve").
 
 import Foundation
 import PixelBufferModule
