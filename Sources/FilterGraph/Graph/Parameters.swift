@@ -31,6 +31,9 @@ public enum ParameterKind: Hashable, Sendable {
   /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
   /// the count against its other parameters.
   case numberList(counts: ClosedRange<Int>)
+  /// Between `count.lowerBound` and `count.upperBound` pairs `A:B` separated by commas
+  /// (`0:0,0.5:0.6,1:1`).
+  case pairs(count: ClosedRange<Int>)
 
   /// A short human name for messages and `fgrun filters`.
   public var typeName: String {
@@ -46,6 +49,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .point: return "point X,Y"
     case .numbers(let n): return "\(n) numbers N,N,…"
     case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
+    case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
     }
   }
 }
@@ -70,6 +74,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   case point(Point)
   /// A list of numbers.
   case numbers([Double])
+  /// A list of number pairs.
+  case pairs([SIMD2<Double>])
 
   /// The recipe spelling of the value.
   public var description: String {
@@ -83,6 +89,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case .image(let name): return name
     case .point(let p): return "\(p.x),\(p.y)"
     case .numbers(let v): return v.map(ParameterValue.format).joined(separator: ",")
+    case .pairs(let v): return v.map { "\(ParameterValue.format($0.x)):\(ParameterValue.format($0.y))" }.joined(separator: ",")
     }
   }
 
@@ -166,6 +173,8 @@ public struct ParameterSpec: Hashable, Sendable {
       return v.count == n
     case (.numberList(let counts), .numbers(let v)):
       return counts.contains(v.count)
+    case (.pairs(let n), .pairs(let v)):
+      return n.contains(v.count)
     default:
       return false
     }
