@@ -13,9 +13,8 @@
 //
 // How it runs: when the alpha row is (0, 0, 0, 1, 0) (every preset), the map on PREMULTIPLIED
 // pixels p = (a·c, a) is  p' = M₃·p_rgb + a·(bias + A₄·a)  with no division — four SIMD4 column
-// multiply-adds per pixel (plus one when the alpha column is used). Otherwise each pixel is
-// unpremultiplied, mapped and premultiplied again. (Written as `c0 * p.x + …`: SIMD4's
-// `addProduct` compiled to per-lane calls here and ran 30× slower.)
+// multiply-adds per pixel, the shared `PremultipliedMatrix` loop (plus one multiply-add when the
+// alpha column is used). Otherwise each pixel is unpremultiplied, mapped and premultiplied again.
 //
 // Measured (release build, one thread, Debian's OpenBLAS 0.3.21 serial as libblas; best of
 // several runs; rows handed to `apply(to:count:)` one at a time, as the renderer does):
@@ -176,8 +175,10 @@ public struct ColorMatrixOperation: ComposablePointOperation {
   public let space: WorkingSpace
   private let table: OperationDescriptor
   private let argumentValues: Arguments
-  // Premultiplied form for alpha-preserving matrices: p' = c0·r + c1·g + c2·b + a·(c3 + cA·a).
-  private let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>, cA: SIMD4<Float>
+  // Premultiplied form for alpha-preserving matrices: p' = c0·r + c1·g + c2·b + a·(c3 + cA·a), with
+  // c0…c3 the columns of `map`; otherwise `map` holds the straight 4×4 part.
+  private let map: PremultipliedMatrix
+  private let cA: SIMD4<Float>
   private let keepsAlpha: Bool, usesAlphaColumn: Bool
 
   /// Applies `matrix` in `space` (encoded by default: values as stored).
@@ -194,12 +195,13 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     self.table = table
     self.argumentValues = arguments
     let m = matrix
-    c0 = SIMD4(m.red.x, m.green.x, m.blue.x, m.alpha.x)
-    c1 = SIMD4(m.red.y, m.green.y, m.blue.y, m.alpha.y)
-    c2 = SIMD4(m.red.z, m.green.z, m.blue.z, m.alpha.z)
     keepsAlpha = m.preservesAlpha
     // With alpha kept: c3 = (bias_rgb, 1) multiplies a; cA = alpha column multiplies a².
-    c3 = keepsAlpha ? SIMD4(m.bias.x, m.bias.y, m.bias.z, 1) : SIMD4(m.red.w, m.green.w, m.blue.w, m.alpha.w)
+    map = PremultipliedMatrix(
+      c0: SIMD4(m.red.x, m.green.x, m.blue.x, m.alpha.x),
+      c1: SIMD4(m.red.y, m.green.y, m.blue.y, m.alpha.y),
+      c2: SIMD4(m.red.z, m.green.z, m.blue.z, m.alpha.z),
+      c3: keepsAlpha ? SIMD4(m.bias.x, m.bias.y, m.bias.z, 1) : SIMD4(m.red.w, m.green.w, m.blue.w, m.alpha.w))
     cA = keepsAlpha ? SIMD4(m.red.w, m.green.w, m.blue.w, 0) : .zero
     usesAlphaColumn = keepsAlpha && cA != .zero
   }
@@ -281,13 +283,9 @@ public struct ColorMatrixOperation: ComposablePointOperation {
   }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let (c0, c1, c2, c3, cA) = (self.c0, self.c1, self.c2, self.c3, self.cA)
-    if keepsAlpha && !usesAlphaColumn {
-      for i in 0..<count {
-        let p = pixels[i]
-        pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
-      }
-    } else if keepsAlpha {
+    if keepsAlpha && !usesAlphaColumn { return map.apply(to: pixels, count: count) }
+    let (c0, c1, c2, c3, cA) = (map.c0, map.c1, map.c2, map.c3, self.cA)
+    if keepsAlpha {
       for i in 0..<count {
         let p = pixels[i]
         pixels[i] = (c3 + cA * p.w) * p.w + c0 * p.x + c1 * p.y + c2 * p.z
