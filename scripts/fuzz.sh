@@ -3,7 +3,9 @@
 # runs each for FUZZ_SECONDS (default 180) on a corpus seeded from the test fixtures. Fails on any
 # crash, leak, timeout (FUZZ_TIMEOUT seconds for one input, default 10) or memory blow-up
 # (FUZZ_RSS_MB, default 2560). Findings land in Fuzz/findings/TARGET/; commit each as a regression
-# case under Tests/TestSupport/Fixtures/fuzz-regressions/ (the test suite replays those).
+# case under Tests/TestSupport/Fixtures/fuzz-regressions/ (the test suite replays those). The
+# timeout is wall time: on a loaded machine raise it (FUZZ_TIMEOUT=60) and replay a reported
+# timeout or slow unit alone (`.../fuzz-tiff -timeout=120 FILE`) before calling it a finding.
 #   FUZZ_SECONDS=600 make fuzz          longer runs
 #   FUZZ_TARGETS="fuzz-png fuzz-recipe" make fuzz
 set -euo pipefail
@@ -14,6 +16,7 @@ rss=${FUZZ_RSS_MB:-2560}
 work=.build-fuzz
 fixtures=Tests/TestSupport/Fixtures
 export SWIFT_BACKTRACE=enable=no   # a crash report from libFuzzer, not an interactive backtrace
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"   # a leak inside libdav1d
 
 swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address 2>&1 | grep -v "ld.gold: warning" | tail -n 3
 bin=$(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --show-bin-path 2>/dev/null)
