@@ -3,10 +3,12 @@
 
 import ArgumentParser
 
-/// `--manifest`, `--shard`, `--resume`, `--report`, `--jobs`, `--timeout`.
+/// `--manifest`, `--shard`, `--resume`, `--report`, `--jobs`, `--memory`, `--timeout`.
 struct BatchOptions: ParsableArguments {
   /// Files in flight when `--jobs` is not given (see docs/Batches.md for the measurement).
   static let defaultJobs = 2
+  /// The budget of the files in flight, in MiB, when `--memory` is not given.
+  static let defaultMemoryMiB = 1024
 
   @Option(help: ArgumentHelp(
     "Read the inputs from FILE ('-': standard input), one a line: INPUT, or INPUT<TAB>OUTPUT (INPUT-only lines need -o DIR).",
@@ -29,17 +31,23 @@ struct BatchOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Files in flight at once on the one worker pool (default \(BatchOptions.defaultJobs)).", valueName: "n"))
   var jobs: Int?
 
+  @Option(help: ArgumentHelp(
+    "MiB the files in flight may hold together by estimate (default \(BatchOptions.defaultMemoryMiB)); a file that would exceed it waits for others to finish, and one larger than it runs alone.",
+    valueName: "MiB"))
+  var memory: Int?
+
   @Option(help: ArgumentHelp("Fail a file that takes longer than this many seconds; the batch goes on.", valueName: "seconds"))
   var timeout: Double?
 
   /// True when any batch option was given.
-  var isUsed: Bool { manifest != nil || shard != nil || resume || report != nil || jobs != nil || timeout != nil }
+  var isUsed: Bool { manifest != nil || shard != nil || resume || report != nil || jobs != nil || memory != nil || timeout != nil }
 
   func validate() throws {
     if let shard, Shard(argument: shard) == nil {
       throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, not '\(shard)'.")
     }
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    if let memory, memory < 1 || memory > Int.max >> 20 { throw ValidationError("--memory must be a number of MiB of at least 1.") }
     if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a number of seconds above 0.") }
   }
 }

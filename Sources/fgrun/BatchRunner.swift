@@ -7,7 +7,8 @@
 // when it is done, so the cache holds only what the files share. With `jobs` > 1 the serial
 // stages of one file (reading it, entropy decoding, encoding bands in order) overlap the tiles of
 // the others, which all run on the same pool: memory holds at most `jobs` files' working sets
-// plus the shared sources. Items are pulled from the manifest only as a slot frees up, so the
+// plus the shared sources, and the files' estimated working sets together stay within `--memory`
+// (MemoryBudget.swift: a file waits, once compiled, until its estimate fits beside the others'). Items are pulled from the manifest only as a slot frees up, so the
 // list itself is never held in memory.
 //
 // A file past its time limit is reported failed at once; its render stops after the band in
@@ -33,6 +34,8 @@ final class BatchRunner: @unchecked Sendable {
     var folder: URL?
     /// Files in flight at once.
     var jobs: Int
+    /// The bytes the files in flight may hold together by estimate.
+    var budget: MemoryBudget
     /// Per-file limit in seconds.
     var timeout: Double?
     /// Skip finished outputs.
@@ -161,6 +164,9 @@ final class BatchRunner: @unchecked Sendable {
       try claimOutput(url)
       let protected = [inputURL] + settings.protectedInputs
       let options = try output.writeOptions(format: format, protecting: protected)
+      let estimate = renderer.estimatedMemory(for: image)
+      settings.budget.acquire(estimate)
+      defer { settings.budget.release(estimate) }
       do {
         try OutputFile.write(to: url, protecting: protected) { handle in
           try renderer.write(image, to: handle, format: format, options: options, stop: { job.expired })

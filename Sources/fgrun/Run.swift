@@ -72,7 +72,7 @@ struct Run: ParsableCommand {
       guard !inputs.isEmpty else { throw ValidationError("Give \(needed)... -o DIR.") }
       if inputs.contains("-") { throw ValidationError("A batch (-o) reads files; '-' (standard input) is for one file.") }
     } else {
-      if batch.isUsed { throw ValidationError("--shard, --resume, --report, --jobs and --timeout are for batches (-o DIR or --manifest).") }
+      if batch.isUsed { throw ValidationError("--shard, --resume, --report, --jobs, --memory and --timeout are for batches (-o DIR or --manifest).") }
       let count = expression == nil ? 3 : 2
       guard files.count == count else {
         throw ValidationError(
@@ -90,13 +90,16 @@ struct Run: ParsableCommand {
       let source = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
       let renderer = engine.makeRenderer()
       let status: Int32
+      var budget: MemoryBudget?
       if isBatch {
-        status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer)
+        let limit = MemoryBudget(limit: (batch.memory ?? BatchOptions.defaultMemoryMiB) << 20)
+        budget = limit
+        status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit)
       } else {
         try runOne(source, input: inputs[0], output: outputPath!, renderer: renderer, stats: &stats)
         status = ExitStatus.ok
       }
-      if self.stats { stats.report(renderer: renderer) }
+      if self.stats { stats.report(renderer: renderer, budget: budget) }
       return status
     }
   }
@@ -173,7 +176,7 @@ struct Run: ParsableCommand {
 
   // MARK: - Batch
 
-  private func runBatch(_ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer) throws -> Int32 {
+  private func runBatch(_ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer, budget: MemoryBudget) throws -> Int32 {
     var folder: URL?
     if let outputDirectory {
       folder = URL(fileURLWithPath: outputDirectory, isDirectory: true)
@@ -187,7 +190,7 @@ struct Run: ParsableCommand {
     let terminal = Console.errorIsTerminal
     let report = try batch.report.map { try BatchReport(path: $0) }
     var settings = BatchRunner.Settings(
-      folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, timeout: batch.timeout, resume: batch.resume,
+      folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
       recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim })
     let status: Int32
     if let manifest = batch.manifest {

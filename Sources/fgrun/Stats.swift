@@ -38,8 +38,8 @@ struct Stats {
     return Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
   }
 
-  /// Prints the report to standard error.
-  func report(renderer: Renderer) {
+  /// Prints the report to standard error; a batch's with what its files did with `budget`.
+  func report(renderer: Renderer, budget: MemoryBudget? = nil) {
     func ms(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
     func mb(_ b: Int) -> String { String(format: "%.1f MB", Double(b) / 1_048_576) }
     let cache = renderer.statistics
@@ -50,6 +50,12 @@ struct Stats {
       "fgrun: stats: decodes \(cache.decodes), cache hits \(cache.hits), cache holds \(mb(cache.bytesHeld)), "
         + "streamed decodes \(cache.streamedDecodes), colour transforms built \(ColourStatistics.transformsBuilt), "
         + "threads \(renderer.options.threads), peak memory \(mb(Stats.peakMemoryBytes)) (ru_maxrss)")
+    if let budget {
+      let used = budget.statistics
+      Console.error(
+        "fgrun: stats: memory budget \(mb(budget.limit)): at most \(used.peakFiles) files in flight, "
+          + "holding \(mb(used.peakBytes)) by estimate; \(used.waited) files waited for it")
+    }
     let analyses = renderer.analysisStatistics
     if analyses.computed + analyses.reused > 0 {
       Console.error(

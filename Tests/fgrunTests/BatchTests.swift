@@ -168,4 +168,39 @@ extension FGRunTests {
     XCTAssertTrue(batch.stderr.contains("decodes 7, cache hits 5,"), "each photo once, the logo once: \(batch.stderr)")
     XCTAssertEqual(try held(batch), try held(logoAlone), "the photos left the cache, the logo stayed")
   }
+
+  /// The files in flight hold together at most `--memory` by their estimates, or one file runs
+  /// alone; counted by the batch's `--stats` line, not timed.
+  func testFilesInFlightStayWithinTheMemoryBudget() throws {
+    // Six 320×320 PNG photos of 1 to 6 bytes a pixel: each estimated at its decoded size plus 4
+    // bands of 64 rows as float tiles and band, 2.7 to 3.1 MiB; any two exceed 4 MiB.
+    let inputs = try batchInputs(6).map { name in
+      XCTAssertEqual(try fgrun(["-e", "scale 10", name, "big-" + name]).status, 0)
+      return "big-" + name
+    }
+    try write(inputs.joined(separator: "\n") + "\n", to: "list.txt")
+    func budget(_ run: Outcome) throws -> (files: Int, megabytes: Double) {
+      let pattern = #"at most ([0-9]+) files in flight, holding ([0-9.]+) MB by estimate"#
+      let range = try XCTUnwrap(run.stderr.range(of: pattern, options: .regularExpression), run.stderr)
+      let numbers = run.stderr[range].split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+      return (Int(numbers[0]), numbers[1])
+    }
+    for (memory, jobs) in [(4, 3), (1, 3), (1024, 3)] {
+      let run = try fgrun(
+        ["--stats", "-e", "flip", "--manifest", "list.txt", "-o", "out\(memory)", "--jobs", "\(jobs)", "--memory", "\(memory)", "--threads", "2"])
+      XCTAssertEqual(run.status, 0, run.stderr)
+      let used = try budget(run)
+      XCTAssertGreaterThanOrEqual(used.files, 1)
+      XCTAssertLessThanOrEqual(used.files, jobs)
+      if memory < 6 {
+        // Two files' estimates exceed the budget: one file at a time.
+        XCTAssertEqual(used.files, 1, "--memory \(memory): \(run.stderr)")
+        XCTAssertLessThanOrEqual(used.megabytes, 3.1)
+      }
+      // Over the budget only when one file alone exceeds it.
+      XCTAssertLessThanOrEqual(used.megabytes, max(Double(memory), 3.1))
+      XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out\(memory)").path).count, 6)
+    }
+    XCTAssertEqual(try fgrun(["-e", "flip", "big-p00.png", "-o", "x", "--memory", "0"]).status, 64)
+  }
 }

@@ -93,3 +93,22 @@ final class DecodeCacheTests: XCTestCase {
     XCTAssertEqual(renderer.statistics.bytesHeld, 0)
   }
 }
+
+extension DecodeCacheTests {
+  /// The estimate counts an uncached source decoded whole, a large blur's held copy and the bands
+  /// in flight, and drops the source once the cache holds it.
+  func testEstimatedMemoryCountsUncachedSourcesHeldCopiesAndBands() throws {
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 512, height: 64)))
+    // basn2c08: 32 × 32 RGB, 8 bits. σ 100 holds a ⌊(32 + 6) / 12⌋² = 3 × 3 float copy.
+    let image = try Image(data: Fixtures.data("pngsuite/basn2c08.png")).blurred(sigma: 100)
+    let bands = 4 * 64 * 32 * 32  // 2 bands per thread × tile height × width × (float tile + band)
+    XCTAssertEqual(renderer.estimatedMemory(for: image), 32 * 32 * 3 + 3 * 3 * 16 + bands)
+    _ = try renderer.render(image)
+    XCTAssertEqual(renderer.estimatedMemory(for: image), 3 * 3 * 16 + bands, "the decoded source is cached now")
+    // A source read twice counts once; an in-memory buffer counts nothing.
+    let twice = try Image(data: Fixtures.data("pngsuite/basn0g08.png"))
+    XCTAssertEqual(
+      renderer.estimatedMemory(for: twice.composited(over: twice)), 32 * 32 + bands)
+    XCTAssertEqual(renderer.estimatedMemory(for: Image(buffer: PixelBuffer(width: 32, height: 32, format: .rgb8))), bands)
+  }
+}
