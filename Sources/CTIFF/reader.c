@@ -49,6 +49,7 @@ struct ctiff_reader {
   uint8_t **slots;
   uint32_t *slot_block;   ///< which block each slot holds (UINT32_MAX: none)
   uint32_t *rgba;         ///< the whole page, for KIND_RGBA
+  uint64_t blocks_decoded; ///< strips or tiles decompressed so far (ctiff_blocks_decoded)
 };
 
 // MARK: Reading from memory
@@ -146,6 +147,7 @@ void ctiff_close(ctiff_reader *r) {
 }
 
 const char *ctiff_message(const ctiff_reader *r) { return r->log.message; }
+uint64_t ctiff_blocks_decoded(const ctiff_reader *r) { return r->blocks_decoded; }
 int ctiff_warning_count(const ctiff_reader *r) { return r->log.warning_count; }
 const char *ctiff_warning(const ctiff_reader *r, int index) {
   return index >= 0 && index < r->log.warning_count ? r->log.warnings[index] : "";
@@ -250,6 +252,8 @@ int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info
   in->iptc_words_swapped = TIFFIsByteSwapped(tif) && iptc_unit == 4;
   in->is_bigtiff = TIFFIsBigTIFF(tif);
   in->ifd_offset = TIFFCurrentDirOffset(tif);
+  uint64_t sub_ifd = 0;
+  in->has_exif = TIFFGetField(tif, TIFFTAG_EXIFIFD, &sub_ifd) || TIFFGetField(tif, TIFFTAG_GPSIFD, &sub_ifd);
   if (!TIFFIsCODECConfigured(compression)) {
     return ctiff_log_fail(&r->log, CTIFF_UNSUPPORTED, "The TIFF page is compressed with scheme %u, which this libtiff cannot decode.",
                           compression);
@@ -419,6 +423,7 @@ static const uint8_t *block(ctiff_reader *r, uint32_t bx, uint32_t by, uint32_t 
     ctiff_log_fail(&r->log, CTIFF_CORRUPT, "TIFF %s %u cannot be decoded.", r->info.is_tiled ? "tile" : "strip", index);
     return NULL;
   }
+  r->blocks_decoded++;
   if ((uint64_t)n < r->block_bytes) memset(r->slots[slot] + n, 0, (size_t)(r->block_bytes - (uint64_t)n));
   r->slot_block[slot] = index;
   return r->slots[slot];

@@ -55,6 +55,7 @@ typedef struct {
   int iptc_words_swapped;  ///< libtiff swapped the IPTC bytes as 32-bit words of the other byte order
   int is_bigtiff;
   uint64_t ifd_offset;     ///< where the page's directory starts in the file
+  int has_exif;            ///< the page's directory points to an EXIF or a GPS directory
 } ctiff_info;
 
 typedef struct ctiff_reader ctiff_reader;
@@ -79,6 +80,9 @@ const char *ctiff_message(const ctiff_reader *reader);
 /// Warnings met so far (up to 8 kept), as libtiff worded them.
 int ctiff_warning_count(const ctiff_reader *reader);
 const char *ctiff_warning(const ctiff_reader *reader, int index);
+/// Strips or tiles decoded (read and decompressed) since the reader was opened, over every page
+/// and plane: a block served from the cache of the last row of blocks is not counted again.
+uint64_t ctiff_blocks_decoded(const ctiff_reader *reader);
 /// Closes the reader (NULL is fine).
 void ctiff_close(ctiff_reader *reader);
 

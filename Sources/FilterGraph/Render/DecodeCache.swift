@@ -16,6 +16,9 @@ public struct DecodeStatistics: Hashable, Sendable {
   /// Sources decoded in order while rendering, a window of rows at a time, instead of fully
   /// (not counted in `decodes`, never cached; see `RendererOptions.streamingMinimumBytes`).
   public var streamedDecodes = 0
+  /// Decodes of only the part of a source a render reads (a crop of a TIFF, whose codec decodes
+  /// regions), streamed or not: also counted in `streamedDecodes` or `decodes`.
+  public var regionDecodes = 0
 }
 
 /// Decoded source pixels keyed by the source's identity and decode parameters.
@@ -79,10 +82,18 @@ final class DecodeCache: @unchecked Sendable {  // every var is only touched und
     return entries[key] != nil
   }
 
-  /// Counts a streamed decode.
-  func recordStreamedDecode() {
+  /// Counts a streamed decode (of a region of its source, or of all of it).
+  func recordStreamedDecode(region: Bool) {
     lock.lock()
     statistics.streamedDecodes += 1
+    if region { statistics.regionDecodes += 1 }
+    lock.unlock()
+  }
+
+  /// Counts a decode of a region of its source (`pixels(for:)` counts it as a decode too).
+  func recordRegionDecode() {
+    lock.lock()
+    statistics.regionDecodes += 1
     lock.unlock()
   }
 

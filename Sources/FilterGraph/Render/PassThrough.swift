@@ -32,8 +32,8 @@ struct PassThrough {
       guard pixels.format == format else { return nil }
       let (base, rowBytes) = pixels.withUnsafeBaseAddress { p, r in (UnsafeRawPointer(p), r) }
       prepare = { _ in withExtendedLifetime(pixels) {} }
-      let bpp = format.bytesPerPixel
-      rows = { y, x in withExtendedLifetime(pixels) { base + y * rowBytes + x * bpp } }
+      let bpp = format.bytesPerPixel, origin = plan.decodedOrigins[id] ?? Point(x: 0, y: 0)
+      rows = { y, x in withExtendedLifetime(pixels) { base + (y - origin.y) * rowBytes + (x - origin.x) * bpp } }
     } else {
       return nil
     }

@@ -10,6 +10,9 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   /// How the output is cut into bands and tiles.
   let grid: TileGrid
   var decoded: [ObjectIdentifier: PixelBuffer] = [:]
+  /// Where `decoded` pixels start in their source, for sources decoded only in part (a region
+  /// of a TIFF; see `Renderer.sourceRegion`). Absent: at the origin.
+  var decodedOrigins: [ObjectIdentifier: Point] = [:]
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
   /// Sources whose pixels are converted from their ICC profile into the working space on load.

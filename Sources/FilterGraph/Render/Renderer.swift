@@ -109,10 +109,23 @@ public final class Renderer: Sendable {
     let plan = RenderPlan(root: root, grid: tileGrid(for: root))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
-      if let encoded = source as? EncodedSourceOperation, let stream = try streamingSource(encoded, node: node, plan: plan) {
-        plan.streamed[ObjectIdentifier(node)] = stream
-        cache.recordStreamedDecode()
-        continue
+      if let encoded = source as? EncodedSourceOperation {
+        let region = sourceRegion(encoded, node: node, plan: plan)
+        if let stream = try streamingSource(encoded, node: node, plan: plan, region: region) {
+          plan.streamed[ObjectIdentifier(node)] = stream
+          cache.recordStreamedDecode(region: region != nil)
+          continue
+        }
+        if let region {
+          plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity + "@\(region)") {
+            let (pixels, warnings) = try encoded.source.decodeReportingWarnings(scaleDenominator: encoded.scaleDenominator, region: region)
+            warnings.forEach { warningHandler?("\(encoded.source.name): \($0)") }
+            cache.recordRegionDecode()
+            return pixels
+          }
+          plan.decodedOrigins[ObjectIdentifier(node)] = region.origin
+          continue
+        }
       }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()

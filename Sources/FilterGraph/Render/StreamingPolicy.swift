@@ -6,6 +6,9 @@
 // window and each band's last row come from the regions the tiles will read (`Regions`), so a
 // tile never asks for a row the ring has dropped. Everything else decodes fully, once, through
 // the DecodeCache.
+//
+// A source whose codec decodes regions (TIFF) and of which the render reads only part (a crop,
+// or the tiles of a crop) is decoded from that part alone (`sourceRegion`), streamed or whole.
 
 import ImageCodecs
 import PixelBufferModule
@@ -14,30 +17,54 @@ extension Renderer {
   /// How many bands of tiles may be in flight at once.
   var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
 
-  /// A streamed decoder for `source` when the rules allow it (see `streamingMinimumBytes`).
-  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) throws -> StreamingSource? {
-    let info = node.info
+  /// A streamed decoder for `source` (of `region` only, when given) when the rules allow it (see
+  /// `streamingMinimumBytes`).
+  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?) throws -> StreamingSource? {
+    let area = region ?? node.info.extent
     guard source.source.codec.streamsRows,
-      info.size.width * info.size.height * info.layout.channelCount >= options.streamingMinimumBytes,
+      area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
       !cache.contains(source.identity),
-      let reads = streamingWindow(plan, source: node),
-      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator)
+      let reads = streamingWindow(plan, source: node, area: area),
+      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator, region: region)
     else { return nil }
-    return try StreamingSource(decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, name: source.source.name)
+    return try StreamingSource(
+      decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
   }
 
-  /// The rows of `source` a render must hold at once when it decodes them in order (`window`),
-  /// and the rows each band reads up to (`bandEnds`, for decoding ahead), or nil when the graph
-  /// does not read it in order within a window of at most half its height.
+  /// The part of `source` the render reads, when its codec decodes regions and that part is
+  /// smaller than the whole: the union of what every tile of the grid reads of it, following
+  /// the same regions the tiles will (`Regions.walk`). Nil: decode it all.
+  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) -> Rect? {
+    guard source.source.codec.decodesRegions, !cache.contains(source.identity) else { return nil }
+    let extent = node.info.extent, grid = plan.grid
+    var read = Rect(x: 0, y: 0, width: 0, height: 0)
+    for b in 0..<grid.bandCount {
+      for t in 0..<grid.tilesAcross {
+        Regions.walk(from: plan.root, grid.tile(t, ofBand: b)) { reader, input, region in
+          let next = reader.inputs[input]
+          if next === node { read = read.union(Regions.computed(region, extent: extent)) }
+          return next !== node
+        }
+        if plan.root === node { read = read.union(Regions.computed(grid.tile(t, ofBand: b), extent: extent)) }
+        if read == extent { return nil }
+      }
+    }
+    return read.isEmpty ? nil : read
+  }
+
+  /// The rows of `source` a render must hold at once when it decodes rows of `area` (a part of
+  /// it, or all of it) in order (`window`), and the row of `area` each band reads up to
+  /// (`bandEnds`, for decoding ahead), or nil when the graph does not read it in order within a
+  /// window of at most half the area's height.
   ///
   /// The rule: `source` is reached from the root by one path only (every node on it read once),
   /// and, following the regions the tiles will read, band `b` reads rows `lo[b]..<hi[b]`. With
   /// `W` bands in flight (band `b + W` starts only once band `b` is done), rows up to
   /// `max(hi[..<b+W])` may be decoded while band `b` still reads from `min(lo[b..<b+W])`: the
   /// window is the largest such span.
-  func streamingWindow(_ plan: RenderPlan, source: ImageNode) -> (window: Int, bandEnds: [Int])? {
+  func streamingWindow(_ plan: RenderPlan, source: ImageNode, area: Rect) -> (window: Int, bandEnds: [Int])? {
     guard let path = Self.onlyPath(in: plan, to: source) else { return nil }
-    let grid = plan.grid, sourceHeight = source.info.size.height
+    let grid = plan.grid, sourceHeight = area.height
     if grid.size.isEmpty || sourceHeight == 0 { return nil }
     let bandCount = grid.bandCount
     var lo = [Int](repeating: .max, count: bandCount), hi = [Int](repeating: .min, count: bandCount)
@@ -48,8 +75,8 @@ extension Renderer {
           rect = Regions.input(step.input, of: step.node, for: Regions.computed(rect, extent: step.node.info.extent))
         }
         rect = Regions.computed(rect, extent: source.info.extent)
-        lo[b] = min(lo[b], rect.y)
-        hi[b] = max(hi[b], rect.maxY)
+        lo[b] = min(lo[b], rect.y - area.y)
+        hi[b] = max(hi[b], rect.maxY - area.y)
       }
     }
     let w = bandWindow

@@ -12,6 +12,10 @@
 // small chunks, while the other workers compute tiles of earlier bands from rows already decoded.
 // Tiles check the decoded count without taking the decoder's lock, so they never wait behind a
 // decode of rows they do not need.
+//
+// A source whose codec decodes regions (TIFF) may be streamed from the one rectangle the render
+// reads (a crop): the decoder then produces that rectangle's rows, `origin` is its corner, and
+// rows and columns are still asked for in the source's own coordinates.
 
 import Foundation
 import ImageCodecs
@@ -24,11 +28,14 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
   let format: PixelFormat
   let colorSpace: ColorSpace
   let height: Int
+  /// Where the decoded rectangle starts in the source (zero when the whole source is decoded).
+  let origin: Point
   private let decoder: any ImageRowDecoder
   private var ring: PixelBuffer
   private let base: UnsafeMutableRawPointer
   private let rowBytes: Int
-  /// For each band of the render, the rows it reads up to (see `Renderer.streamingWindow`).
+  /// For each band of the render, the rows (of the decoded rectangle) it reads up to (see
+  /// `Renderer.streamingWindow`).
   let bandEnds: [Int]
   /// Serialises the decoder (and `failure`).
   private let lock = NSLock()
@@ -43,8 +50,9 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
   /// The source's name, for warnings.
   let name: String
 
-  init(decoder: any ImageRowDecoder, capacity: Int, bandEnds: [Int] = [], name: String = "image data") throws {
+  init(decoder: any ImageRowDecoder, capacity: Int, bandEnds: [Int] = [], origin: Point = Point(x: 0, y: 0), name: String = "image data") throws {
     self.bandEnds = bandEnds
+    self.origin = origin
     self.name = name
     let size = decoder.outputSize
     self.decoder = decoder
@@ -58,18 +66,19 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
     self.ring = ring
   }
 
-  /// Makes rows `rows` available, decoding up to its end if needed.
+  /// Makes rows `rows` (of the source) available, decoding up to its end if needed.
   func prepare(_ rows: Range<Int>) throws {
-    let end = min(rows.upperBound, height)
+    let first = rows.lowerBound - origin.y
+    let end = min(rows.upperBound - origin.y, height)
     let done = decoded.load(ordering: .acquiring)
     if done >= end {
-      try checkHeld(rows.lowerBound, decoded: done)
+      try checkHeld(first, decoded: done)
       return
     }
     lock.lock()
     defer { lock.unlock() }
     try decode(through: end)
-    try checkHeld(rows.lowerBound, decoded: decoded.load(ordering: .relaxed))
+    try checkHeld(first, decoded: decoded.load(ordering: .relaxed))
   }
 
   /// Decodes ahead up to row `end` (the end of band `band`'s reads); errors are kept for the
@@ -115,9 +124,9 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
     return decoder.warnings.map { "\(name): \($0)" }
   }
 
-  /// The first byte of row `y` (prepared), column `x`.
+  /// The first byte of row `y` (prepared), column `x`, in the source's coordinates.
   @inline(__always)
   func row(_ y: Int, x: Int) -> UnsafeRawPointer {
-    UnsafeRawPointer(base + (y % capacity) * rowBytes + x * format.bytesPerPixel)
+    UnsafeRawPointer(base + ((y - origin.y) % capacity) * rowBytes + (x - origin.x) * format.bytesPerPixel)
   }
 }

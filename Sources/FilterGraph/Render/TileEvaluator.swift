@@ -39,7 +39,10 @@ final class TileEvaluator: Sendable {
           rows: { stream.row(rect.y + $0, x: rect.x) }, format: stream.format, colorSpace: stream.colorSpace,
           into: &tile, space: space, transform: plan.sourceTransforms[ObjectIdentifier(node)])
       } else if let pixels = plan.decoded[ObjectIdentifier(node)] {
-        TileConversion.load(pixels.cropped(to: rect), into: &tile, space: space, transform: plan.sourceTransforms[ObjectIdentifier(node)])
+        let origin = plan.decodedOrigins[ObjectIdentifier(node)] ?? Point(x: 0, y: 0)
+        TileConversion.load(
+          pixels.cropped(to: rect.offsetBy(dx: -origin.x, dy: -origin.y)), into: &tile, space: space,
+          transform: plan.sourceTransforms[ObjectIdentifier(node)])
       } else {
         source.fill(&tile, space: space)
       }

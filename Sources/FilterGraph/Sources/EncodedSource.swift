@@ -106,30 +106,37 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     }
   }
 
-  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`)
-  /// and returns the decoder's corrupt-data warnings with it (libjpeg recovered from them: a
-  /// truncated JPEG comes back with its missing rows gray). With `LoadOptions.strict`, such
-  /// damage is an error instead.
-  public func decodeReportingWarnings(scaleDenominator: Int = 1) throws -> (buffer: PixelBuffer, warnings: [String]) {
-    let decoder = try startedDecoder(scaleDenominator: scaleDenominator)
+  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`),
+  /// or only `region` of it when the codec `decodesRegions`, and returns the decoder's
+  /// corrupt-data warnings with it (libjpeg recovered from them: a truncated JPEG comes back with
+  /// its missing rows gray). With `LoadOptions.strict`, such damage is an error instead.
+  public func decodeReportingWarnings(scaleDenominator: Int = 1, region: Rect? = nil) throws -> (buffer: PixelBuffer, warnings: [String]) {
+    let decoder = try startedDecoder(scaleDenominator: scaleDenominator, region: region)
     let buffer = try decoder.decodeAll()
     return (buffer, decoder.warnings)
   }
 
-  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`).
-  public func decode(scaleDenominator: Int = 1) throws -> PixelBuffer {
-    try decodeReportingWarnings(scaleDenominator: scaleDenominator).buffer
+  /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`),
+  /// or only `region` of it (in that size's coordinates) when the codec `decodesRegions`.
+  ///
+  /// - Throws: `CodecError` — the decoder's errors, and `.invalidArgument` for a region of a
+  ///   codec that decodes whole images only, or a region outside the image.
+  public func decode(scaleDenominator: Int = 1, region: Rect? = nil) throws -> PixelBuffer {
+    try decodeReportingWarnings(scaleDenominator: scaleDenominator, region: region).buffer
   }
 
-  /// A decoder started at `1/scaleDenominator`, ready for rows in order.
-  func startedDecoder(scaleDenominator: Int) throws -> any ImageRowDecoder {
-    try codec.makeDecoder(bytes, request: Self.request(options, scaleDenominator: scaleDenominator))
+  /// A decoder started at `1/scaleDenominator` (of `region` only, when given), ready for rows in order.
+  func startedDecoder(scaleDenominator: Int, region: Rect? = nil) throws -> any ImageRowDecoder {
+    if region != nil, !codec.decodesRegions {
+      throw CodecError(.invalidArgument, "\(name): \(codec.displayName) files decode whole, not by region.")
+    }
+    return try codec.makeDecoder(bytes, request: Self.request(options, scaleDenominator: scaleDenominator, region: region))
   }
 
-  private static func request(_ options: LoadOptions, scaleDenominator: Int) -> DecodeRequest {
+  private static func request(_ options: LoadOptions, scaleDenominator: Int, region: Rect? = nil) -> DecodeRequest {
     DecodeRequest(
       scaleDenominator: scaleDenominator, isStrict: options.strict, limits: options.limits,
-      options: options.formatOptions)
+      options: options.formatOptions, region: region)
   }
 
   /// A short digest of bytes (FNV-1a over the length and a sample), enough to key a cache.

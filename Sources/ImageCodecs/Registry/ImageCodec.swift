@@ -60,10 +60,15 @@ public protocol ImageCodec: Sendable {
   /// image top to bottom can hold a window of rows instead of the whole image. False when a
   /// decoder decodes the whole image on its first read anyway.
   static var streamsRows: Bool { get }
-  /// Starts decoding `data` as `request` says (page, scale, strictness, limits).
+  /// True when a decoder started with `DecodeRequest.region` decodes only the part of the file
+  /// that rectangle needs (TIFF: the strips or tiles it touches), so a crop of a large file, or
+  /// tiles of it, cost a fraction of a whole decode. False: the codec ignores `region`, and
+  /// callers must not pass one.
+  static var decodesRegions: Bool { get }
+  /// Starts decoding `data` as `request` says (page, scale, region, strictness, limits).
   ///
   /// - Throws: `CodecError` as `readHeader`, and `.invalidArgument` for a scale denominator
-  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`.
+  ///   that is neither 1 nor in `reducedScaleDenominators(for:)`, or a region outside the image.
   static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder
 
   /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…).
@@ -87,6 +92,8 @@ extension ImageCodec {
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
   /// Whole-image decoding.
   public static var streamsRows: Bool { false }
+  /// No region decoding.
+  public static var decodesRegions: Bool { false }
   /// No decode options.
   public static var decodeOptions: [FormatOption] { [] }
   /// Writes files.
@@ -106,16 +113,21 @@ public struct DecodeRequest: Hashable, Sendable {
   public var limits: DecodeLimits
   /// Values for the codec's `decodeOptions` (`page`…).
   public var options: FormatOptionValues
+  /// The rectangle to decode, in the coordinates of the image at `scaleDenominator` (before
+  /// orientation), or nil for all of it. Only for codecs that `decodesRegions`: the decoder's
+  /// `outputSize` is then the rectangle's size and its rows are the rectangle's rows.
+  public var region: Rect?
 
-  /// Creates a request; the defaults decode the first page, at full size, leniently.
+  /// Creates a request; the defaults decode the first page, all of it, at full size, leniently.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, limits: DecodeLimits = .default,
-    options: FormatOptionValues = [:]
+    options: FormatOptionValues = [:], region: Rect? = nil
   ) {
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.limits = limits
     self.options = options
+    self.region = region
   }
 
   /// The zero-based page `options` selects (`page`, default 0).

@@ -16,7 +16,7 @@ public enum TIFFCodec: ImageCodec {
   public static let displayName = "TIFF"
   public static let fileExtensions = ["tif", "tiff"]
   public static let summary =
-    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; orientation tag applied; ICC in and out."
+    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; a crop decodes only the strips or tiles it touches; orientation tag applied; ICC in and out."
 
   /// `II*\0` or `MM\0*` (classic), `II+\0` or `MM\0+` (BigTIFF).
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -40,10 +40,24 @@ public enum TIFFCodec: ImageCodec {
 
   /// Strips and rows of tiles are decoded as rows are asked for.
   public static let streamsRows = true
+  /// A region decodes only the strips or tiles it touches.
+  public static let decodesRegions = true
 
+  /// At 1/d, a region (x, y, w, h) of the reduced page is the box average of the stored
+  /// rectangle (d·x, d·y, d·w, d·h), clipped to the page: the same boxes, aligned the same way,
+  /// as a reduced decode of the whole page.
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    let decoder = try TIFFDecoder(data: data, page: request.page, limits: request.limits)
     let d = request.scaleDenominator
+    var stored = request.region
+    if d > 1, let r = request.region {
+      let header = try TIFFDecoder(data: data, page: request.page, limits: request.limits).header
+      let (w, h) = (header.size.width, header.size.height)
+      guard r.x >= 0, r.y >= 0, r.width > 0, r.height > 0, r.maxX <= (w + d - 1) / d, r.maxY <= (h + d - 1) / d else {
+        throw CodecError(.invalidArgument, "The region \(r) is not inside the TIFF page decoded at 1/\(d).")
+      }
+      stored = Rect(x: r.x * d, y: r.y * d, width: min(r.width * d, w - r.x * d), height: min(r.height * d, h - r.y * d))
+    }
+    let decoder = try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: stored)
     if d == 1 { return decoder }
     guard reducedScaleDenominators(for: decoder.header).contains(d) else {
       throw CodecError(

@@ -2,6 +2,7 @@
 import CTIFF
 import Foundation
 import PixelBufferModule
+import Synchronization
 
 /// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
 ///
@@ -22,7 +23,8 @@ import PixelBufferModule
 ///
 /// Rows are decoded strip by strip (or by rows of tiles) as they are asked for, so reading a page
 /// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
-/// tiles a rectangle touches.
+/// tiles a rectangle touches, and a decoder opened with a `region` reads that rectangle's rows
+/// (the renderer's crops and tiles of a large page) without decoding the strips or tiles outside it.
 public final class TIFFDecoder: ImageRowDecoder {
   /// Size (of the selected page), decoded layout and component type, metadata, page count.
   public let header: ImageHeader
@@ -44,6 +46,15 @@ public final class TIFFDecoder: ImageRowDecoder {
   public let storedBitsPerSample: Int
   /// The number of rows handed out by `readRows` so far.
   public private(set) var rowsRead = 0
+  /// The rectangle of the page `readRows` reads (the whole page unless opened with a region).
+  public let region: Rect
+  /// Strips or tiles this decoder has decompressed so far (a block is decompressed once while
+  /// consecutive reads stay within its row of blocks).
+  public var blocksDecoded: Int { Int(ctiff_blocks_decoded(reader)) }
+  /// Strips or tiles every TIFF decoder of the process has decompressed: tests read it before and
+  /// after a render to see which blocks a crop or thumbnail of a file touched.
+  public static var blocksDecodedInProcess: Int { processBlocks.load(ordering: .relaxed) }
+  private static let processBlocks = Atomic<Int>(0)
 
   private let reader: OpaquePointer
   /// The encoded bytes libtiff reads in place (see `EncodedBytes`), or a private copy of them.
@@ -58,11 +69,12 @@ public final class TIFFDecoder: ImageRowDecoder {
   private let problems: [String]
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
-  /// before any pixel memory is allocated.
+  /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
+  /// that rectangle of the page, in stored coordinates.
   ///
   /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
-  ///   `.invalidArgument` for a page the file does not have.
-  public init(data: Data, page: Int = 0, limits: DecodeLimits = .default) throws {
+  ///   `.invalidArgument` for a page the file does not have or a region outside the page.
+  public init(data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
     guard page >= 0, page <= Int(UInt32.max) else {
       throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
     }
@@ -92,6 +104,13 @@ public final class TIFFDecoder: ImageRowDecoder {
       var selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+      if let region {
+        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= Int(info.width),
+          region.maxY <= Int(info.height)
+        else {
+          throw CodecError(.invalidArgument, "The region \(region) is not inside the \(info.width)×\(info.height) TIFF page.")
+        }
+      }
       // A CMYK page with a profile goes through it (8- and 16-bit samples; float CMYK and
       // unusable profiles take the naive conversion).
       if info.is_cmyk != 0, info.through_rgba == 0, info.sample_bytes != 4, let icc = info.icc, info.icc_length > 0 {
@@ -142,7 +161,8 @@ public final class TIFFDecoder: ImageRowDecoder {
       metadata.iptc = records.isEmpty ? nil : Data(records)
     }
     if let description = info.description { metadata.comment = String(cString: description) }
-    if info.is_bigtiff == 0, info.ifd_offset > 0, info.ifd_offset < UInt64(data.count) {
+    // Only a page pointing to EXIF or GPS directories is worth a walk over a copy of the file.
+    if info.has_exif != 0, info.is_bigtiff == 0, info.ifd_offset > 0, info.ifd_offset < UInt64(data.count) {
       metadata.exif = TIFFEXIFBlock.extract(from: [UInt8](data), ifdOffset: Int(info.ifd_offset))
     }
     // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
@@ -153,6 +173,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
       metadata: metadata, pageCount: Int(info.page_count))
+    self.region = region ?? Rect(x: 0, y: 0, width: Int(info.width), height: Int(info.height))
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
     hasAssociatedAlpha = info.associated_alpha != 0
@@ -167,40 +188,40 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// The pixel format of decoded buffers.
   public var outputFormat: PixelFormat { PixelFormat(layout: header.layout, component: header.component) }
-  /// The size of the page.
-  public var outputSize: Size { header.size }
+  /// The size of the page, or of the region it was opened with.
+  public var outputSize: Size { Size(width: region.width, height: region.height) }
 
   /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
   public var warnings: [String] {
     problems + (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
   }
 
-  /// A new, uninitialised buffer of `rows` rows (default: the whole page) in the decoded format,
-  /// colour space and metadata.
+  /// A new, uninitialised buffer of `rows` rows (default: the whole page or region) in the decoded
+  /// format, colour space and metadata.
   public func makeBuffer(rows: Int? = nil) throws -> PixelBuffer {
     try PixelBuffer.forDecoding(
-      width: header.size.width, height: header.size.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
+      width: region.width, height: region.height, rows: rows, format: outputFormat, colorSpace: colorSpace,
       metadata: header.metadata)
   }
 
-  /// Decodes the next `count` rows (fewer at the bottom) into `buffer` from its row
-  /// `destinationRow`, and returns how many were decoded.
+  /// Decodes the next `count` rows of the page or region (fewer at the bottom) into `buffer` from
+  /// its row `destinationRow`, and returns how many were decoded.
   ///
   /// - Throws: `.invalidArgument` for a buffer of the wrong width, format or height; `CodecError`
   ///   for damaged data (the decoder then stays failed).
   public func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int {
-    guard buffer.width == header.size.width, buffer.format == outputFormat else {
+    guard buffer.width == region.width, buffer.format == outputFormat else {
       throw CodecError(
         .invalidArgument,
         "The buffer for TIFF rows is \(buffer.width) pixels wide in \(buffer.format); "
-          + "\(header.size.width) pixels in \(outputFormat) are needed.")
+          + "\(region.width) pixels in \(outputFormat) are needed.")
     }
-    let wanted = min(max(count, 0), header.size.height - rowsRead)
+    let wanted = min(max(count, 0), region.height - rowsRead)
     guard destinationRow >= 0, destinationRow + wanted <= buffer.height else {
       throw CodecError(.invalidArgument, "The buffer has \(buffer.height) rows; \(wanted) rows at row \(destinationRow) do not fit.")
     }
     guard wanted > 0 else { return 0 }
-    try decode(Rect(x: 0, y: rowsRead, width: header.size.width, height: wanted), into: &buffer, at: destinationRow)
+    try decode(Rect(x: region.x, y: region.y + rowsRead, width: region.width, height: wanted), into: &buffer, at: destinationRow)
     rowsRead += wanted
     return wanted
   }
@@ -224,6 +245,8 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   private func decode(_ region: Rect, into buffer: inout PixelBuffer, at destinationRow: Int) throws {
     if let failure { throw failure }
+    let before = ctiff_blocks_decoded(reader)
+    defer { Self.processBlocks.add(Int(ctiff_blocks_decoded(reader) - before), ordering: .relaxed) }
     let reader = self.reader
     let status: Int32
     if let cmyk {

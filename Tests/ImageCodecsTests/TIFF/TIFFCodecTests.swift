@@ -291,6 +291,34 @@ final class TIFFCodecTests: XCTestCase {
     }
   }
 
+  /// A decoder started with a region reads that rectangle's rows, at full size or reduced (the
+  /// boxes aligned as in a reduced decode of the whole page): the same rectangle of the whole
+  /// decode at that scale, whether read at once or in uneven bands.
+  func testRegionRequestsEqualTheSameRectangleOfTheWholeDecode() throws {
+    for file in ["rgb16-deflate-tiled.tif", "rgb8-lzw.tif", "rgba8-separate.tif"] {
+      let data = try CodecTest.data("tiff/" + file)
+      for d in [1, 2, 4] {
+        let whole = try TIFFCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: d)).decodeAll()
+        let (w, h) = (whole.width, whole.height)
+        for region in [Rect(x: 0, y: 0, width: w, height: h), Rect(x: 1, y: 2, width: w - 1, height: h - 3), Rect(x: w / 2, y: h / 3, width: 2, height: 1)] {
+          let what = "\(file) 1/\(d) \(region)"
+          let request = DecodeRequest(scaleDenominator: d, region: region)
+          XCTAssertTrue(try TIFFCodec.makeDecoder(data, request: request).decodeAll().hasSamePixels(as: whole.cropped(to: region)), what)
+          let decoder = try TIFFCodec.makeDecoder(data, request: request)
+          XCTAssertEqual(decoder.outputSize, region.size, what)
+          var band = try decoder.makeBuffer(rows: 3)
+          var y = 0
+          while y < region.height {
+            let n = try decoder.readRows(3, into: &band, at: 0)
+            let expected = whole.cropped(to: Rect(x: region.x, y: region.y + y, width: region.width, height: n))
+            XCTAssertTrue(band.cropped(to: Rect(x: 0, y: 0, width: region.width, height: n)).hasSamePixels(as: expected), "\(what) row \(y)")
+            y += n
+          }
+        }
+      }
+    }
+  }
+
   /// Sniffing: classic and BigTIFF in both byte orders; nothing else.
   func testSniffing() {
     XCTAssertTrue(TIFFCodec.sniff([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]))
@@ -299,24 +327,5 @@ final class TIFFCodecTests: XCTestCase {
     XCTAssertFalse(TIFFCodec.sniff([0x49, 0x49, 0x2A]))
     XCTAssertFalse(TIFFCodec.sniff([0x4D, 0x4D, 0x2A, 0x00]))
     XCTAssertTrue(ImageFileFormat.sniff((try? CodecTest.data("tiff/gray8.tif")) ?? Data()) == .tiff)
-  }
-}
-
-/// Reads the values of one tag of a little-endian classic TIFF's first directory (SHORT or LONG,
-/// inline or not), for tests that damage a particular strip or tile.
-enum TIFFTags {
-  static func values(of tag: Int, in bytes: [UInt8]) -> [Int]? {
-    func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
-    func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
-    guard bytes.count > 8, bytes[0] == 0x49 else { return nil }
-    let ifd = u32(4)
-    for entry in 0..<u16(ifd) {
-      let at = ifd + 2 + entry * 12
-      guard u16(at) == tag else { continue }
-      let type = u16(at + 2), count = u32(at + 4), size = type == 3 ? 2 : 4
-      let start = count * size <= 4 ? at + 8 : u32(at + 8)
-      return (0..<count).map { size == 2 ? u16(start + $0 * 2) : u32(start + $0 * 4) }
-    }
-    return nil
   }
 }
