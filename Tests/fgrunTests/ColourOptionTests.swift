@@ -19,7 +19,7 @@ extension FGRunTests {
     let kept = try JPEGDecoder.decode(Data(contentsOf: folder.appendingPathComponent("keep.jpg")))
     XCTAssertEqual(kept.metadata.iccProfile?.count, 560)
     let bad = try fgrun(["-e", "scale 0.25", "adobe.jpg", "x.png", "--profile", "nowhere.icc"])
-    XCTAssertEqual(bad.status, 64, bad.stderr)
+    XCTAssertEqual(bad.status, 65, bad.stderr)
     XCTAssertEqual(try fgrun(["-e", "scale 0.25", "adobe.jpg", "x.png", "--intent", "vivid"]).status, 64)
     let explain = try fgrun(["explain", "-e", "scale 0.25", "adobe.jpg"])
     let text = String(decoding: explain.stdout, as: UTF8.self)
@@ -43,6 +43,32 @@ extension FGRunTests {
     XCTAssertEqual(run.stderr, "")
     let out = try PNGDecoder.decode(Data(contentsOf: folder.appendingPathComponent("cmyk.png")))
     XCTAssertGreaterThan(ColourPSNR.rgb8(out, try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative-bpc.png"))), 40)
+  }
+}
+
+extension FGRunTests {
+  /// `convert profile=PATH intent=…` in a recipe: the output embeds the profile and equals
+  /// `--profile PATH --intent …`; `explain` names it; a CMYK profile is an error at its path
+  /// (line and column), an input error like a missing `load` file (exit 65).
+  func testConvertToProfileRecipe() throws {
+    try copyFixture("colour/ring-p3.png", as: "ring.png")
+    try copyFixture("colour/DisplayP3.icc", as: "p3.icc")
+    try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!.write(to: file("adobe.icc"))
+    try "scale 0.5\nconvert profile=adobe.icc intent=perceptual\n".write(to: file("r.txt"), atomically: true, encoding: .utf8)
+    XCTAssertEqual(try fgrun(["r.txt", "ring.png", "recipe.png"]).status, 0)
+    XCTAssertEqual(try fgrun(["-e", "scale 0.5", "ring.png", "option.png", "--profile", "adobe.icc", "--intent", "perceptual"]).status, 0)
+    let recipe = try PNGDecoder.decode(Data(contentsOf: file("recipe.png")))
+    XCTAssertEqual(recipe.metadata.iccProfile, try Data(contentsOf: file("adobe.icc")))
+    XCTAssertTrue(recipe.hasSamePixels(as: try PNGDecoder.decode(Data(contentsOf: file("option.png")))))
+    let explain = String(decoding: try fgrun(["explain", "r.txt", "ring.png"]).stdout, as: UTF8.self)
+    XCTAssertTrue(explain.contains("stored through lcms2 into 'Adobe RGB (1998)' (perceptual)"), explain)
+    var cmyk = try Fixtures.data("colour/cmyk-swop.jpg")
+    cmyk = cmyk[cmyk.range(of: Data("ICC_PROFILE".utf8))!.upperBound + 3..<cmyk.count]
+    try cmyk.prefix(8464).write(to: file("cmyk.icc"))
+    try "scale 0.5\nconvert profile=cmyk.icc\n".write(to: file("bad.txt"), atomically: true, encoding: .utf8)
+    let bad = try fgrun(["bad.txt", "ring.png", "x.png"])
+    XCTAssertEqual(bad.status, 65, bad.stderr)
+    XCTAssertTrue(bad.stderr.contains("bad.txt:2:17: error: convert: The ICC profile 'cmyk.icc' is CMYK"), bad.stderr)
   }
 }
 

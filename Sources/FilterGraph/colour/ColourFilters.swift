@@ -21,10 +21,12 @@ public enum ColourFilters {
     case (let target?, nil):
       return inputs[0].converted(to: target)
     case (nil, let path?):
+      // Like `load path=`, a profile file that is missing or unusable is an input error
+      // (`CodecError`), reported at the path.
       let url = context.resolve(path)
       guard let data = try? Data(contentsOf: url) else {
         let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
-        throw CodecError(.invalidArgument, "The ICC profile \(url.path) \(reason).")
+        throw CodecError(.io, "The ICC profile \(url.path) \(reason).")
       }
       return inputs[0].applying(
         try Profile(profile: data, intent: args[Profile.intent], blackPointCompensation: args[Profile.bpc], label: path))

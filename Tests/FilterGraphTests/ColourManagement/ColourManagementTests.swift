@@ -217,6 +217,59 @@ final class ColourManagementTests: XCTestCase {
     }
   }
 
+  /// `convert profile=PATH intent=…` (and `converted(toProfile:)`): the written file stores the
+  /// profile's numbers and embeds it, exactly as `--profile PATH` with that intent would; read back
+  /// through its profile it is the original within a code; `render` gives sRGB. Bad profiles are
+  /// recipe errors with the line and column.
+  func testConvertToProfileInRecipeAndSwift() throws {
+    let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("convert-profile-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try adobe.write(to: folder.appendingPathComponent("adobe.icc"))
+    let photo = try Image(contentsOf: Fixtures.url("colour/ring-p3.png"))
+    let context = FilterContext(baseDirectory: folder)
+    for intent in [RenderingIntent.relative, .perceptual] {
+      let converted = try Recipe.parse("convert profile=adobe.icc intent=\(intent.rawValue)", file: "r.txt").compile(input: photo, context: context)
+      let (written, profile) = try writtenAndRead(converted)
+      XCTAssertEqual(profile, adobe)
+      var options = WriteOptions()
+      options.profile = .icc(adobe)
+      options.intent = intent
+      let (viaOption, _) = try writtenAndRead(photo, options)
+      XCTAssertEqual(maxCodeDifference(written, viaOption), 0, "\(intent)")
+      let swift = try photo.converted(toProfile: adobe, intent: intent)
+      XCTAssertEqual(maxCodeDifference(try writtenAndRead(swift).0, written), 0)
+      let stored = try PNGDecoder.decode(Fixtures.data("colour/ring-p3.png"))
+      XCTAssertGreaterThan(maxCodeDifference(written, stored), 10, "Adobe RGB numbers, not P3's")
+      // Read back through the embedded profile: the P3 ring's colours, clipped to Adobe RGB's
+      // gamut, in sRGB — the same as the ring converted to sRGB wherever both gamuts hold it.
+      let back = try renderer.render(try Image(data: renderer.encode(converted, format: .png)))
+      XCTAssertGreaterThan(psnr(back, try renderer.render(photo)), 30)
+      let inMemory = try renderer.render(converted)
+      XCTAssertEqual(maxCodeDifference(inMemory, try renderer.render(photo)), 0, "render gives sRGB")
+    }
+    let explained = renderer.explain(try Recipe.parse("convert profile=adobe.icc intent=perceptual", file: "r.txt").compile(input: photo, context: context))
+    XCTAssertTrue(explained.contains("stored through lcms2 into 'Adobe RGB (1998)' (perceptual)"), explained)
+
+    var cmyk = adobe
+    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+    try cmyk.write(to: folder.appendingPathComponent("cmyk.icc"))
+    try Data(repeating: 7, count: 300).write(to: folder.appendingPathComponent("junk.icc"))
+    for (text, expected) in [
+      ("blur sigma=1\nconvert profile=missing.icc", "2:17: error: convert: The ICC profile"),
+      ("convert profile=junk.icc", "1:17: error: convert: The ICC profile 'junk.icc' cannot be used"),
+      ("convert profile=cmyk.icc", "1:17: error: convert: The ICC profile 'cmyk.icc' is CMYK"),
+      ("convert profile=adobe.icc intent=vivid", "1:34: error: 'vivid' is not a valid value for intent"),
+      ("convert to=p3 profile=adobe.icc", "convert takes to= or profile=, not both"),
+      ("convert", "convert needs to="),
+    ] {
+      XCTAssertThrowsError(try Recipe.parse(text, file: "r.txt").compile(input: photo, context: context), text) { error in
+        XCTAssertTrue("\(error)".contains(expected), "\(text): \(error)")
+      }
+    }
+  }
+
   /// One transform per (profile, direction, format, intent, compensation), shared by renders.
   func testTransformsAreBuiltOnce() throws {
     let photo = try fixture("rocket-adobergb.jpg").scaled(by: 0.25)
