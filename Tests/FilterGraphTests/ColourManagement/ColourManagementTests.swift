@@ -161,14 +161,16 @@ final class ColourManagementTests: XCTestCase {
     XCTAssertLessThanOrEqual(maxCodeDifference(filtered, stored), 1)
   }
 
-  /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash.
+  /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash:
+  /// truncated, corrupt (tag offsets past the end), 4.5 MB of garbage, a CMYK profile on an RGB
+  /// image, and 500 kB (a corrupt profile repeated) in 9 APP2 segments.
   func testBadProfilesWarnAndFallBackToSRGB() throws {
     let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
     var cmyk = adobe
     cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
-    let cases: [(String, Data)] = [
-      ("truncated", adobe.prefix(300)), ("garbage", Data(repeating: 0x41, count: 4_500_000)), ("CMYK on RGB", cmyk),
-    ]
+    var corrupt = adobe
+    let tags = Int(adobe[131]) | Int(adobe[130]) << 8
+    for i in 0..<tags { corrupt.replaceSubrange(132 + 12 * i + 4..<132 + 12 * i + 8, with: [0, 0x0F, 0x42, 0x40]) }
     let pixels = randomRGBA8(width: 16, height: 16)
     var rgb = PixelBuffer(width: 16, height: 16, format: .rgb8)
     rgb.withUnsafeMutablePixels(as: UInt8.self) { d in
@@ -176,13 +178,34 @@ final class ColourManagementTests: XCTestCase {
         for y in 0..<16 { for x in 0..<16 { for c in 0..<3 { d[row: y][3 * x + c] = s[row: y][4 * x + c] } } }
       }
     }
-    for (name, profile) in cases {
-      var tagged = rgb
-      tagged.metadata.iccProfile = profile
-      let jpeg = try JPEGEncoder.encode(tagged, options: JPEGEncodeOptions(quality: 95))
+    let plainJPEG = try JPEGEncoder.encode(rgb, options: JPEGEncodeOptions(quality: 95))
+    func tagged(_ profile: Data) throws -> Data {
+      var buffer = rgb
+      buffer.metadata.iccProfile = profile
+      return try JPEGEncoder.encode(buffer, options: JPEGEncodeOptions(quality: 95))
+    }
+    /// `plainJPEG` with `profile` split into `count` APP2 segments.
+    func split(_ profile: Data, into count: Int) -> Data {
+      var out = Data(plainJPEG.prefix(2))
+      let size = (profile.count + count - 1) / count
+      for i in 0..<count {
+        let chunk = profile[(i * size)..<min((i + 1) * size, profile.count)]
+        let payload = Data("ICC_PROFILE".utf8) + [0, UInt8(i + 1), UInt8(count)] + chunk
+        out += Data([0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)]) + payload
+      }
+      return out + plainJPEG.dropFirst(2)
+    }
+    var repeated = Data()
+    while repeated.count < 500_000 { repeated += corrupt }
+    let cases: [(String, Data)] = [
+      ("truncated", try tagged(adobe.prefix(300))), ("corrupt", try tagged(corrupt)),
+      ("garbage", try tagged(Data(repeating: 0x41, count: 4_500_000))), ("CMYK on RGB", try tagged(cmyk)),
+      ("500 kB in 9 segments", split(repeated.prefix(500_000), into: 9)),
+    ]
+    for (name, jpeg) in cases {
       let warnings = WarningLog()
       let lenient = Renderer(options: RendererOptions(threads: 2)) { warnings.append($0) }
-      let plain = try lenient.render(Image(data: JPEGEncoder.encode(rgb, options: JPEGEncodeOptions(quality: 95))))
+      let plain = try lenient.render(Image(data: plainJPEG))
       let out = try lenient.render(Image(data: jpeg))
       XCTAssertEqual(maxCodeDifference(out, plain), 0, name)
       XCTAssertEqual(warnings.messages.count, 1, name)
