@@ -6,7 +6,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W10,W11rot,W11aff,W11pad,
-                 W11ext,W11flat (W4 = W4a,W4b; W11 = every W11 row; default all)
+                 W11ext,W11flat,W11trim,W11smart (W4 = W4a,W4b; W11 = every W11 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -41,7 +41,7 @@ import batch_w10
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9", "W10",
-                 "W11rot", "W11aff", "W11pad", "W11ext", "W11flat"]
+                 "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -62,9 +62,12 @@ TITLES = {
     "W11pad": "W11pad pad to a 6400x6400 white square, centred, JPEG Q90 4:2:0",
     "W11ext": "W11ext extend 200 pixels on every side, mirrored, JPEG Q90 4:2:0",
     "W11flat": "W11flat flatten the 24 MP RGBA PNG onto white, JPEG Q90 4:2:0",
+    "W11trim": "W11trim trim the 24 MP photo's 200-pixel white border (threshold 10/255), JPEG Q90 4:2:0",
+    "W11smart": "W11smart smartcrop 1080x1080 attention, JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
-       "W9": "png", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg"}
+       "W9": "png", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
+       "W11trim": "jpg", "W11smart": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -104,6 +107,8 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         inp = rgba_input(inp, py)
     if w == "W9":
         inp = tiff16_input(inp, py)
+    if w == "W11trim":
+        inp = bordered_input(inp)
     jpeg90 = "[Q=90,subsample-mode=on,strip]"
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
@@ -204,6 +209,14 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     elif w == "W11flat":
         r += [("vips", "flatten, white", f"{o}-vips.jpg",
                ["vips", "flatten", inp, f"{o}-vips.jpg{jpeg90}", "--background", "255 255 255"], True)]
+    elif w == "W11trim":
+        # find_trim prints left, top, width and height, which crop takes as they are.
+        r += [("vips", "find_trim + crop (two processes)", f"{o}-vips.jpg",
+               ["sh", "-c", f"vips crop '{inp}' '{o}-vips.jpg{jpeg90}' "
+                f"$(vips find_trim '{inp}' --threshold 10 --background 255)"], True)]
+    elif w == "W11smart":
+        r += [("vips", "smartcrop attention", f"{o}-vips.jpg",
+               ["vips", "smartcrop", inp, f"{o}-vips.jpg{jpeg90}", "1080", "1080", "--interesting", "attention"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])
@@ -232,6 +245,20 @@ def rgba_input(inp, py):
             os.makedirs(os.path.dirname(png), exist_ok=True)
             subprocess.run([py, os.path.join(HERE, "make-rgba-input.py"), inp, png], check=True)
     return png
+
+
+def bordered_input(inp):
+    """W11trim's input: photo-24mp-bordered.jpg (the photo inside a 200-pixel white border, Q95)
+    beside the JPEG photo, made from it with vips embed when missing."""
+    jpg = os.path.join(os.path.dirname(inp), "photo-24mp-bordered.jpg")
+    if not os.path.exists(jpg):
+        jpg = os.path.join(HERE, "inputs", "photo-24mp-bordered.jpg")
+        if not os.path.exists(jpg):
+            os.makedirs(os.path.dirname(jpg), exist_ok=True)
+            width, height = image_size(inp)
+            subprocess.run(["vips", "embed", inp, f"{jpg}[Q=95,strip]", "200", "200", str(width + 400),
+                            str(height + 400), "--extend", "white"], check=True)
+    return jpg
 
 
 def tiff16_input(inp, py):

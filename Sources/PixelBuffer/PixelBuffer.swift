@@ -175,6 +175,7 @@ public struct PixelBuffer: @unchecked Sendable {
     _ body: (_ base: UnsafeMutableRawPointer, _ rowBytes: Int) throws -> R
   ) rethrows -> R {
     makeUnique()
+    storage.contentsWillChange()
     return try withExtendedLifetime(storage) {
       try body(storage.baseAddress + byteOffset, rowBytes)
     }

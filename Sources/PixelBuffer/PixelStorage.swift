@@ -9,6 +9,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// One aligned block of pixel memory, shared by a buffer and the views cut from it.
 ///
@@ -23,6 +24,20 @@ public final class PixelStorage: @unchecked Sendable {
   /// The size of the block in bytes.
   public let byteCount: Int
   private let deallocator: @Sendable (UnsafeMutableRawPointer) -> Void
+
+  /// A number no other block, and no other contents of this block, ever had in this process:
+  /// taken from one counter when the block is made and again by `contentsWillChange()`, which
+  /// `PixelBuffer` calls whenever it gives write access to the block. Caches keep results for
+  /// in-memory pixels under it; the block's address would not do, as memory freed is handed out
+  /// again (and adopted memory may be wrapped again with other pixels).
+  public var contentsIdentity: UInt64 { contents.load(ordering: .acquiring) }
+  private let contents = Atomic<UInt64>(PixelStorage.nextIdentity())
+  private static let identities = Atomic<UInt64>(0)
+  private static func nextIdentity() -> UInt64 { identities.wrappingAdd(1, ordering: .relaxed).newValue }
+
+  /// Gives the block a new `contentsIdentity`: call it before writing pixels through
+  /// `baseAddress` yourself (`PixelBuffer`'s write access calls it).
+  public func contentsWillChange() { contents.store(Self.nextIdentity(), ordering: .releasing) }
 
   /// Allocates `byteCount` bytes, zero-filled when `zeroed` is true; stops the process when
   /// the memory cannot be had. For tiles and other blocks of a bounded size: whole images,

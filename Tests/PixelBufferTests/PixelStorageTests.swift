@@ -1,11 +1,34 @@
 // PixelStorageTests.swift — large blocks (mapped with huge pages on Linux) behave like any other:
-// zeroed when asked, writable end to end, aligned, and released.
+// zeroed when asked, writable end to end, aligned, and released; every block and every write to
+// one has a contents identity of its own.
 
 import XCTest
 
 @testable import PixelBufferModule
 
 final class PixelStorageTests: XCTestCase {
+  func testContentsIdentityIsNeverReusedAndChangesOnWrite() {
+    let block = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+    defer { block.deallocate() }
+    // The same memory wrapped twice: two identities.
+    let first = PixelStorage(adopting: block, byteCount: 64, deallocator: { _ in }).contentsIdentity
+    let second = PixelStorage(adopting: block, byteCount: 64, deallocator: { _ in }).contentsIdentity
+    XCTAssertNotEqual(first, second)
+    var buffer = PixelBuffer(width: 4, height: 4, format: .rgba8)
+    let view = buffer.cropped(to: Rect(x: 1, y: 1, width: 2, height: 2))
+    let before = buffer.sharedStorage.contentsIdentity
+    XCTAssertEqual(view.sharedStorage.contentsIdentity, before, "views share the block and its identity")
+    _ = buffer.withUnsafePixels(as: UInt8.self) { $0[row: 0][0] }
+    XCTAssertEqual(buffer.sharedStorage.contentsIdentity, before, "reading keeps it")
+    buffer.withUnsafeMutablePixels(as: UInt8.self) { $0[row: 0][0] = 9 }
+    XCTAssertNotEqual(buffer.sharedStorage.contentsIdentity, before, "writing (here into a copy) gives a new one")
+    XCTAssertEqual(view.sharedStorage.contentsIdentity, before, "the view's block was not written")
+    let copied = buffer.sharedStorage.contentsIdentity
+    buffer.withUnsafeMutablePixels(as: UInt8.self) { $0[row: 0][0] = 10 }
+    XCTAssertTrue(buffer.sharedStorage !== view.sharedStorage)
+    XCTAssertNotEqual(buffer.sharedStorage.contentsIdentity, copied, "writing in place gives a new one")
+  }
+
   func testLargeBlocksAreZeroedWritableAndAligned() {
     for bytes in [PixelStorage.hugePageMinimumBytes, PixelStorage.hugePageMinimumBytes + 12_345, 18_000_064] {
       let storage = PixelStorage(byteCount: bytes, zeroed: true)

@@ -11,7 +11,10 @@
 // so that the codecs see photo-like entropy. It is made once, before any benchmark; every
 // benchmark then renders `filter(Image(buffer:))` with `Renderer.render`, which reads the buffer
 // directly (no decode), so only the filter, the tile conversions and the buffer writes are timed
-// — except in the two "codec" rows, which decode and encode a JPEG held in memory.
+// — except in the two "codec" rows, which decode and encode a JPEG held in memory. The rows of
+// filters with an analysis (trim, smartcrop) clear the renderer's cache before each render, so
+// every iteration computes the analysis again; trim reads the photo inside a 200-pixel white
+// border (made once), and its throughput counts those pixels.
 
 import Benchmark
 import BenchmarkInputs
@@ -32,6 +35,11 @@ let photoJPEG: Data = {
   (try? JPEGEncoder.encode(photo, options: JPEGEncodeOptions())) ?? Data()
 }()
 
+/// The photo inside a 200-pixel white border, for the trim rows.
+let bordered: PixelBuffer = {
+  (try? renderers[2]!.render(Image(buffer: photo).extended(by: EdgeInsets(all: 200), mode: .color(.white)))) ?? photo
+}()
+
 /// One renderer per worker count, alive for the whole run (a renderer's pool is not freed).
 let renderers: [Int: Renderer] = [
   1: Renderer(options: RendererOptions(threads: 1)),
@@ -45,6 +53,8 @@ let throughput = BenchmarkMetric.custom("pixels/s", polarity: .prefersLarger, us
 enum Work: Sendable {
   /// `filter(photo)` rendered into a buffer.
   case filter(@Sendable (Image) -> Image)
+  /// `filter(input)` rendered into a buffer after the renderer's kept analyses are dropped.
+  case analysed(input: PixelBuffer, @Sendable (Image) -> Image)
   /// Decode the in-memory JPEG and encode it again as JPEG Q90 (the identity load/store).
   case jpegRoundTrip
   /// Encode the photo as PNG (level 6, adaptive filters).
@@ -80,6 +90,9 @@ let cases: [(String, Work)] = [
   ("roundcorners 200 + flatten white", .filter { $0.roundingCorners(radius: 200).flattened(onto: .white) }),
   ("mask by a 600x400 alpha (scaled)", .filter { $0.masked(by: Image(buffer: logo), source: .alpha) }),
   ("statistics", .statistics),
+  ("trim a 200-pixel white border", .analysed(input: bordered) { $0.trimmed() }),
+  ("smartcrop 1080x1080 attention", .analysed(input: photo) { $0.smartCropped(to: Size(width: 1080, height: 1080)) }),
+  ("smartcrop 1080x1080 entropy", .analysed(input: photo) { $0.smartCropped(to: Size(width: 1080, height: 1080), strategy: .entropy) }),
 ]
 
 let benchmarks: @Sendable () -> Void = {
@@ -91,16 +104,20 @@ let benchmarks: @Sendable () -> Void = {
     maxDuration: .seconds(3),
     maxIterations: 10)
 
-  let pixels = Double(inputSize.width * inputSize.height)
   for threads in [1, 2] {
     let renderer = renderers[threads]!
     for (name, work) in cases {
+      let input = { if case .analysed(let input, _) = work { return input.size } else { return inputSize } }()
+      let pixels = Double(input.width * input.height)
       Benchmark("\(name) w\(threads)") { benchmark in
         for _ in benchmark.scaledIterations {
           let start = ContinuousClock.now
           switch work {
           case .filter(let make):
             blackHole(try renderer.render(make(Image(buffer: photo))))
+          case .analysed(let input, let make):
+            renderer.clearCache()
+            blackHole(try renderer.render(make(Image(buffer: input))))
           case .jpegRoundTrip:
             renderer.clearCache()  // decode every time, not from the renderer's decode cache
             blackHole(try renderer.encode(Image(data: photoJPEG), format: .jpeg))

@@ -83,14 +83,32 @@ extension Color: ParameterType {
   public var parameterValue: ParameterValue { .color(self) }
 }
 
-extension Array: ParameterType where Element == Double {
-  /// The list of numbers, or nil.
+/// An element of list parameters: numbers (`1,0,0`) and input:output pairs (`0:0,0.5:0.6`).
+public protocol ParameterListElement: Sendable {
+  /// The list `value` holds, or nil when it is of another kind.
+  static func list(from value: ParameterValue) -> [Self]?
+  /// The list in the table's untyped form.
+  static func parameterValue(of list: [Self]) -> ParameterValue
+}
+
+extension Double: ParameterListElement {
+  /// The numbers of `.numbers`, or nil.
+  public static func list(from value: ParameterValue) -> [Double]? {
+    guard case .numbers(let v) = value else { return nil }
+    return v
+  }
+  /// `.numbers(list)`.
+  public static func parameterValue(of list: [Double]) -> ParameterValue { .numbers(list) }
+}
+
+extension Array: ParameterType where Element: ParameterListElement {
+  /// The list, or nil.
   public init?(parameterValue: ParameterValue) {
-    guard case .numbers(let v) = parameterValue else { return nil }
+    guard let v = Element.list(from: parameterValue) else { return nil }
     self = v
   }
-  /// `.numbers(self)`.
-  public var parameterValue: ParameterValue { .numbers(self) }
+  /// The list as a value.
+  public var parameterValue: ParameterValue { Element.parameterValue(of: self) }
 }
 
 /// Text parameters: a path, an image name or a word of a choice, as written.
@@ -190,9 +208,9 @@ extension Parameter where Value == Size {
 }
 
 extension Parameter where Value == Color {
-  /// A colour; required unless it has a default.
-  public init(_ name: String, default value: Color? = nil, help: String) {
-    self.init(spec: ParameterSpec(name, .color, default: value.map(ParameterValue.color), help: help))
+  /// A colour; required unless it has a default or is `optional`.
+  public init(_ name: String, default value: Color? = nil, optional: Bool = false, help: String) {
+    self.init(spec: ParameterSpec(name, .color, default: value.map(ParameterValue.color), optional: optional, help: help))
   }
 }
 

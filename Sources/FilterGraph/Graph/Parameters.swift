@@ -28,6 +28,9 @@ public enum ParameterKind: Hashable, Sendable {
   case point
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
+  /// Between `count.lowerBound` and `count.upperBound` pairs `A:B` separated by commas
+  /// (`0:0,0.5:0.6,1:1`).
+  case pairs(count: ClosedRange<Int>)
 
   /// A short human name for messages and `fgrun filters`.
   public var typeName: String {
@@ -42,6 +45,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .image: return "image"
     case .point: return "point X,Y"
     case .numbers(let n): return "\(n) numbers N,N,…"
+    case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
     }
   }
 }
@@ -66,6 +70,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   case point(Point)
   /// A list of numbers.
   case numbers([Double])
+  /// A list of number pairs.
+  case pairs([SIMD2<Double>])
 
   /// The recipe spelling of the value.
   public var description: String {
@@ -79,6 +85,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case .image(let name): return name
     case .point(let p): return "\(p.x),\(p.y)"
     case .numbers(let v): return v.map(ParameterValue.format).joined(separator: ",")
+    case .pairs(let v): return v.map { "\(ParameterValue.format($0.x)):\(ParameterValue.format($0.y))" }.joined(separator: ",")
     }
   }
 
@@ -160,6 +167,8 @@ public struct ParameterSpec: Hashable, Sendable {
       return words.contains(w)
     case (.numbers(let n), .numbers(let v)):
       return v.count == n
+    case (.pairs(let n), .pairs(let v)):
+      return n.contains(v.count)
     default:
       return false
     }

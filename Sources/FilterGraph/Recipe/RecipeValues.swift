@@ -6,6 +6,7 @@
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
 //   path      logo.png  "my logo.png"             point     12,-4
 //   numbers   1,0,0,0,0 (exactly the table's count)
+//   pairs     0:0,0.5:0.6,1:1 (as many pairs as the table's range allows)
 
 import PixelBufferModule
 
@@ -91,6 +92,23 @@ enum RecipeValues {
         throw ValueProblem(message: "\(parameter) has \(values.count) numbers; expected exactly \(count), separated by commas")
       }
       return .numbers(values)
+
+    case .pairs(let count):
+      let pairs = text.split(separator: ",", omittingEmptySubsequences: false).map { pair -> SIMD2<Double>? in
+        let sides = pair.split(separator: ":", omittingEmptySubsequences: false)
+        guard sides.count == 2, let a = number(String(sides[0].trimmingBlanks), allowPercent: false),
+          let b = number(String(sides[1].trimmingBlanks), allowPercent: false)
+        else { return nil }
+        return SIMD2(a, b)
+      }
+      let values = pairs.compactMap { $0 }
+      guard values.count == pairs.count else {
+        throw ValueProblem(message: "'\(word.description)' is not a list of pairs; \(parameter) expects A:B pairs separated by commas, like 0:0,0.5:0.6,1:1")
+      }
+      guard count.contains(values.count) else {
+        throw ValueProblem(message: "\(parameter) has \(values.count) pairs; expected \(count.lowerBound) to \(count.upperBound)")
+      }
+      return .pairs(values)
 
     case .image:
       return .image(text)

@@ -12,7 +12,8 @@
 // result on the worker that computed it, and the partials are merged in tile order on the calling
 // thread — so the result does not depend on scheduling. Results are kept (`AnalysisCache`, the 64
 // most recent) under the analysis's label and the input's structural key, which includes each
-// source file's identity (path, size, modification time): an analysis of the same input is
+// source file's identity (path, size, modification time) and each in-memory buffer's contents
+// identity (never reused; `PixelStorage.contentsIdentity`): an analysis of the same input is
 // computed once per render and once across renders while kept.
 
 import Foundation

@@ -48,8 +48,11 @@ public final class Renderer: Sendable {
   /// Decode counters: decodes, cache hits, bytes held.
   public var statistics: DecodeStatistics { cache.snapshot() }
 
-  /// Empties the decode cache.
-  public func clearCache() { cache.removeAll() }
+  /// Empties the decode cache and drops the analyses' kept results (each is computed again).
+  public func clearCache() {
+    cache.removeAll()
+    analyses.removeAll()
+  }
 
   /// Drops `source`'s decoded pixels (at every decode scale) from the decode cache: a batch does
   /// this after each input, which no later file reads, and keeps what every file shares (a

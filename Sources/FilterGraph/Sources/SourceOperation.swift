@@ -110,7 +110,11 @@ public struct BufferSourceOperation: SourceOperation {
   public let buffer: PixelBuffer
 
   /// Creates the operation.
-  public init(buffer: PixelBuffer) { self.buffer = buffer }
+  public init(buffer: PixelBuffer) {
+    self.buffer = buffer
+    let start = buffer.withUnsafeBaseAddress { base, _ in base - UnsafeRawPointer(buffer.sharedStorage.baseAddress) }
+    identity = "buffer:\(buffer.sharedStorage.contentsIdentity)@\(start)/\(buffer.size)/\(buffer.rowBytes)/\(buffer.format)/\(buffer.colorSpace)"
+  }
 
   /// The descriptor of an in-memory source (`buffer`; not a recipe filter).
   public static let table = OperationDescriptor(
@@ -119,12 +123,12 @@ public struct BufferSourceOperation: SourceOperation {
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments { Arguments([("size", .size(buffer.size))]) }
-  /// The storage object plus where in it the pixels start and how they are laid out: two crops of
-  /// one buffer are different sources.
-  public var identity: String {
-    let start = buffer.withUnsafeBaseAddress { base, _ in UInt(bitPattern: base) }
-    return "buffer:\(ObjectIdentifier(buffer.sharedStorage).hashValue)@\(start)/\(buffer.size)/\(buffer.rowBytes)/\(buffer.format)/\(buffer.colorSpace)"
-  }
+  /// The storage's contents identity (`PixelStorage.contentsIdentity`: never reused, unlike an
+  /// address, and new whenever the pixels are written) plus where in it the pixels start and how
+  /// they are laid out: two crops of one buffer are different sources, two images of one unchanged
+  /// buffer the same. Taken when the operation is made; while it holds the buffer, writes to the
+  /// buffer's other holders copy first (copy-on-write), so its pixels cannot change under it.
+  public let identity: String
   public var isResident: Bool { true }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

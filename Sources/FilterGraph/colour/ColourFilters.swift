@@ -86,6 +86,11 @@ public enum ColourFilters {
       outputWhite: args[Levels.outputWhite], channel: args[ToneChannel.parameter])
   }
 
+  /// `curves points=0:0,0.5:0.6,1:1 channel=all`.
+  public static let curves = FilterDefinition(CurvesOperation.table) { inputs, args, _ in
+    inputs[0].applyingCurve(args[CurvesOperation.points], channel: args[ToneChannel.parameter])
+  }
+
   /// `normalize low=1 high=99`.
   public static let normalize = FilterDefinition(NormalizeOperation.table) { inputs, args, _ in
     inputs[0].normalized(low: args[NormalizeOperation.low] / 100, high: args[NormalizeOperation.high] / 100)
@@ -93,7 +98,7 @@ public enum ColourFilters {
 
   /// Every colour verb.
   public static var all: [FilterDefinition] {
-    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, normalize, vignette]
+    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, curves, normalize, vignette]
   }
 
   /// A matrix preset verb with one number parameter `key`.

@@ -38,6 +38,23 @@ public struct CurvePoint: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(ParameterValue.format(input)):\(ParameterValue.format(output))" }
 }
 
+extension CurvePoint: ParameterListElement {
+  /// The points of `.pairs` (input:output), or nil.
+  public static func list(from value: ParameterValue) -> [CurvePoint]? {
+    guard case .pairs(let v) = value else { return nil }
+    return v.map { CurvePoint($0.x, $0.y) }
+  }
+  /// `.pairs` of (input, output).
+  public static func parameterValue(of list: [CurvePoint]) -> ParameterValue { .pairs(list.map { SIMD2($0.input, $0.output) }) }
+}
+
+extension Parameter where Value == [CurvePoint] {
+  /// Between `count.lowerBound` and `count.upperBound` input:output pairs (required).
+  public init(_ name: String, pairs count: ClosedRange<Int>, help: String) {
+    self.init(spec: ParameterSpec(name, .pairs(count: count), help: help))
+  }
+}
+
 /// Applies a monotone cubic tone curve; see the file's definition.
 public struct CurvesOperation: PointOperation {
   /// The points, sorted by input, inputs distinct.
@@ -106,18 +123,19 @@ public struct CurvesOperation: PointOperation {
   }
 
   /// `points`: the curve's input:output pairs.
-  public static let points = Parameter<[Double]>("points", count: 6, help: "input:output pairs, inputs distinct (0…1 as stored).")
+  public static let points = Parameter<[CurvePoint]>(
+    "points", pairs: 2...64, help: "input:output pairs (0…1 as stored), inputs distinct, e.g. 0:0,0.5:0.6,1:1.")
 
   /// `curves points=0:0,0.5:0.6,1:1`.
   public static let table = OperationDescriptor(
     name: "curves", category: .colour,
     summary: "A monotone cubic tone curve (Fritsch–Carlson) through input:output points.",
     parameters: [Self.points.spec, ToneChannel.parameter.spec],
-    example: "curves points=0:0,0.5:0.6,1:1")
+    example: "curves points=0:0,0.25:0.2,0.75:0.85,1:1")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.points.argument(points.flatMap { [$0.input, $0.output] }), ToneChannel.parameter.argument(channel)])
+    Arguments([Self.points.argument(points), ToneChannel.parameter.argument(channel)])
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

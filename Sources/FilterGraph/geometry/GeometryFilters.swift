@@ -2,7 +2,8 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `crop` (CropFilter.swift), `rotate`, `affine`, `extend`, `pad`, `roundcorners`, `flip`, `orient`.
+/// Recipe verbs: `crop` (CropFilter.swift), `rotate`, `affine`, `extend`, `pad`, `roundcorners`, `trim`, `smartcrop`,
+/// `flip`, `orient`.
 public enum GeometryFilters {
   /// `rotate angle=`: the clockwise angle (required).
   public static let angle = Parameter<Double>(
@@ -68,6 +69,16 @@ public enum GeometryFilters {
     inputs[0].roundingCorners(radius: args[RoundCornersOperation.radiusKey])
   }
 
+  /// `trim threshold= background=` (Trim.swift).
+  public static let trim = FilterDefinition(TrimOperation.table) { inputs, args, _ in
+    inputs[0].trimmed(threshold: args[TrimOperation.thresholdKey], background: args.given(TrimOperation.backgroundKey))
+  }
+
+  /// `smartcrop size=WxH strategy=attention|entropy|centre` (SmartCrop.swift).
+  public static let smartcrop = FilterDefinition(SmartCropOperation.table) { inputs, args, _ in
+    inputs[0].smartCropped(to: args[SmartCropOperation.sizeKey], strategy: args[SmartCropOperation.strategyKey])
+  }
+
   /// `flip axis=horizontal|vertical`.
   public static let flip = FilterDefinition(
     OperationDescriptor(
@@ -84,5 +95,5 @@ public enum GeometryFilters {
   }
 
   /// Every geometry verb.
-  public static var all: [FilterDefinition] { [crop, rotate, affine, extend, pad, roundcorners, flip, orient] }
+  public static var all: [FilterDefinition] { [crop, rotate, affine, extend, pad, roundcorners, trim, smartcrop, flip, orient] }
 }

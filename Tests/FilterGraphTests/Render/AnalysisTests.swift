@@ -48,6 +48,34 @@ final class AnalysisTests: XCTestCase {
     _ = try renderer.render(photo.blurred(sigma: 1).normalized())
     XCTAssertEqual(renderer.analysisStatistics.computed, 2)
     XCTAssertEqual(renderer.analysisStatistics.timings.count, 2)
+    // Clearing the cache drops the kept results too.
+    renderer.clearCache()
+    _ = try renderer.render(photo.normalized())
+    XCTAssertEqual(renderer.analysisStatistics.computed, 3)
+  }
+
+  func testInMemoryPixelsAtAReusedAddressAreAnalysedAnew() throws {
+    // A caller that renders frames out of one block of memory (a capture ring, a pool of frame
+    // buffers) wraps the same address again with new pixels each time; the allocator also hands
+    // a freed storage object's address to the next one. Each frame must be analysed anew.
+    let renderer = Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 16, height: 16)))
+    let format = PixelFormat(layout: .rgba, component: .float32)
+    let rowBytes = 9 * format.bytesPerPixel
+    let block = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * 5, alignment: PixelStorage.alignment)
+    defer { block.deallocate() }
+    for frame in 0..<64 {
+      let value = Float(frame % 16 + 1) / 16
+      block.initializeMemory(as: Float.self, repeating: 0, count: 9 * 5 * 4)
+      for i in 0..<(9 * 5) {
+        block.storeBytes(of: value, toByteOffset: i * 16, as: Float.self)
+        block.storeBytes(of: 1, toByteOffset: i * 16 + 12, as: Float.self)
+      }
+      let storage = PixelStorage(adopting: block, byteCount: rowBytes * 5, deallocator: { _ in })
+      let buffer = PixelBuffer(storage: storage, width: 9, height: 5, rowBytes: rowBytes, format: format)
+      let sum = try renderer.analyse(Image(buffer: buffer), SumAnalysis())
+      XCTAssertEqual(sum.y, Double(value) * 45, accuracy: 1e-3, "frame \(frame)")
+    }
+    XCTAssertEqual(renderer.analysisStatistics.computed, 64)
   }
 
   func testTileParallelEqualsOneTile() throws {

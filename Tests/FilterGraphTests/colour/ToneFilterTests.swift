@@ -194,6 +194,41 @@ final class CurvesTests: XCTestCase {
     XCTAssertLessThanOrEqual(alpha * alpha + beta * beta, 9 + 1e-9)
   }
 
+  /// The curve of `curves points=0:0,0.5:0.6,1:1` against the header's formulas evaluated here
+  /// independently: slopes by hand (δ = (1.2, 0.8), m = (1.2, 1, 0.8); α² + β² ≤ 9), then the
+  /// cubic Hermite basis, on a photo's pixels and on a fine grid.
+  func testMatchesTheFritschCarlsonDefinition() throws {
+    let x: [Double] = [0, 0.5, 1], y: [Double] = [0, 0.6, 1], m: [Double] = [1.2, 1, 0.8]
+    XCTAssertEqual(CurvesOperation.slopes(zip(x, y).map { CurvePoint($0, $1) }).map { ($0 * 1e12).rounded() / 1e12 }, m)
+    func f(_ c: Double) -> Double {
+      if c <= 0 { return 0 }
+      if c >= 1 { return 1 }
+      let k = c < 0.5 ? 0 : 1, h = x[k + 1] - x[k], t = (c - x[k]) / h
+      let h00 = 2 * t * t * t - 3 * t * t + 1, h10 = t * t * t - 2 * t * t + t
+      let h01 = -2 * t * t * t + 3 * t * t, h11 = t * t * t - t * t
+      return h00 * y[k] + h10 * h * m[k] + h01 * y[k + 1] + h11 * h * m[k + 1]
+    }
+    let op = CurvesOperation(points: [CurvePoint(0, 0), CurvePoint(0.5, 0.6), CurvePoint(1, 1)])
+    for i in -10...1010 { XCTAssertEqual(op.value(at: Double(i) / 1000), f(Double(i) / 1000), accuracy: 2e-7) }
+    let photo = try Image(contentsOf: photoURL)
+    let source = try photoPixels(photo)
+    let want = source.map { SIMD4(Float(f(Double($0.x))), Float(f(Double($0.y))), Float(f(Double($0.z))), $0.w) }
+    assertPixelsClose(try photoPixels(try compileRecipe("curves points=0:0,0.5:0.6,1:1", photo)), want, tolerance: 1e-6)
+  }
+
+  func testRecipeVerbBuildsTheSwiftGraph() throws {
+    let photo = try Image(contentsOf: photoURL)
+    let points = [CurvePoint(0, 0.05), CurvePoint(0.25, 0.2), CurvePoint(0.75, 0.85), CurvePoint(1, 1)]
+    for (line, channel) in [("curves points=0:0.05,0.25:0.2,0.75:0.85,1:1", ToneChannel.all), ("curves points=\"0:0.05, 0.25:0.2,0.75:0.85,1:1\" channel=g", .g)] {
+      XCTAssertEqual(try compileRecipe(line, photo).node.structuralKey, photo.applyingCurve(points, channel: channel).node.structuralKey, line)
+    }
+    // The spelling in explain and cache keys is the recipe's.
+    XCTAssertEqual(CurvesOperation(points: points).arguments.description, "points=0:0.05,0.25:0.2,0.75:0.85,1:1 channel=all")
+    for bad in ["curves points=0:0", "curves points=0:0,1", "curves points=0:0,a:1", "curves points=0,0,1,1", "curves points=0:0,0.5:0.6:1"] {
+      XCTAssertThrowsError(try compileRecipe(bad, photo), bad)
+    }
+  }
+
   func testOneChannelAndAlpha() throws {
     let curve = [CurvePoint(0, 0), CurvePoint(0.5, 0.7), CurvePoint(1, 1)]
     let op = CurvesOperation(points: curve)
