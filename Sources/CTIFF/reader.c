@@ -15,10 +15,13 @@
 //     once, 8-bit, unpremultiplied the same way.
 // A cache holds the last row of blocks (one slot per block column and plane), so consecutive bands
 // of rows, or regions inside one row of tiles, never decode a block twice.
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctiff_shim.h"
 #include "log.h"
@@ -28,8 +31,9 @@ enum { KIND_DIRECT, KIND_CONVERTED, KIND_RGBA };
 struct ctiff_reader {
   ctiff_log log;
   TIFF *tif;
-  const uint8_t *data;
-  size_t length;
+  const uint8_t *data;    ///< the file in memory, or NULL when it is read from `fd`
+  int fd;                 ///< the file read with pread (not owned), or -1
+  uint64_t length;
   uint64_t position;
 
   ctiff_info info;
@@ -63,8 +67,20 @@ static tmsize_t read_proc(thandle_t handle, void *buffer, tmsize_t size) {
   }
   uint64_t available = r->length - r->position;
   uint64_t n = (uint64_t)size < available ? (uint64_t)size : available;
+  if (r->data) {
+    memcpy(buffer, r->data + r->position, n);
+  } else {
+    // pread at this reader's own position: readers of one descriptor never disturb each other.
+    uint64_t done = 0;
+    while (done < n) {
+      ssize_t got = pread(r->fd, (uint8_t *)buffer + done, (size_t)(n - done), (off_t)(r->position + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      done += (uint64_t)got;
+    }
+    n = done;
+  }
   if (n < (uint64_t)size) r->log.hit_end = 1;
-  memcpy(buffer, r->data + r->position, n);
   r->position += n;
   return (tmsize_t)n;
 }
@@ -91,6 +107,7 @@ static toff_t size_proc(thandle_t handle) { return ((ctiff_reader *)handle)->len
 
 static int map_proc(thandle_t handle, void **base, toff_t *size) {
   ctiff_reader *r = handle;
+  if (!r->data) return 0;  // a descriptor is read block by block, never mapped
   *base = (void *)r->data;
   *size = r->length;
   return 1;
@@ -100,8 +117,8 @@ static void unmap_proc(thandle_t handle, void *base, toff_t size) { (void)handle
 
 // MARK: Opening and selecting pages
 
-ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc, int *status, char *message,
-                         size_t capacity) {
+static ctiff_reader *open_reader(const uint8_t *data, int fd, uint64_t length, uint64_t max_alloc, int *status,
+                                 char *message, size_t capacity) {
   ctiff_reader *r = calloc(1, sizeof *r);
   if (!r) {
     *status = CTIFF_NO_MEMORY;
@@ -109,6 +126,7 @@ ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc,
     return NULL;
   }
   r->data = data;
+  r->fd = fd;
   r->length = length;
   TIFFOpenOptions *options = ctiff_log_options(&r->log, max_alloc);
   if (options) {
@@ -125,6 +143,21 @@ ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc,
   }
   *status = CTIFF_OK;
   return r;
+}
+
+ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc, int *status, char *message,
+                         size_t capacity) {
+  return open_reader(data, -1, length, max_alloc, status, message, capacity);
+}
+
+ctiff_reader *ctiff_open_fd(int fd, uint64_t max_alloc, int *status, char *message, size_t capacity) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *status = CTIFF_IO;
+    snprintf(message, capacity, "The TIFF file cannot be read (%s).", strerror(errno));
+    return NULL;
+  }
+  return open_reader(NULL, fd, (uint64_t)st.st_size, max_alloc, status, message, capacity);
 }
 
 static void release_page(ctiff_reader *r) {

@@ -4,7 +4,8 @@
 // own handlers (TIFFOpenOptionsSetErrorHandlerExtR / …WarningHandlerExtR, libtiff ≥ 4.5), which
 // copy the library's words into the reader or writer: nothing is printed to stderr, nothing
 // aborts, and concurrent decodes never see each other's messages. Files are read from memory
-// (mapped in place for libtiff, never copied) and written to a seekable descriptor or to memory.
+// (mapped in place for libtiff, never copied) or from a descriptor, strip by strip, and written
+// to a seekable descriptor or to memory.
 //
 // The reader converts whatever the file stores (1–16-bit integers, 16/32/64-bit floats, chunky or
 // planar, strips or tiles, gray, RGB, palette, CMYK, YCbCr inside JPEG, extra samples) into one of
@@ -65,6 +66,11 @@ typedef struct ctiff_reader ctiff_reader;
 /// bound). On failure returns NULL with a status in `*status` and a sentence in `message`.
 ctiff_reader *ctiff_open(const uint8_t *data, size_t length, uint64_t max_alloc, int *status, char *message,
                          size_t capacity);
+/// Opens the file open for reading on `fd` (which must stay open until ctiff_close; it is not
+/// closed) like ctiff_open, reading it with pread as libtiff asks: the directories, then each
+/// strip or tile as it is decoded, so memory never holds the whole file. A file that shrinks
+/// while it is read gives CTIFF_TRUNCATED, never a signal.
+ctiff_reader *ctiff_open_fd(int fd, uint64_t max_alloc, int *status, char *message, size_t capacity);
 /// Selects page `page` (0-based) and describes it in `info`. Decoding state is reset. With
 /// `keep_cmyk`, an 8- or 16-bit CMYK page decodes to C, M, Y, K (and alpha: 4 or 5 channels, for
 /// a colour-managed conversion by the caller) instead of RGB.

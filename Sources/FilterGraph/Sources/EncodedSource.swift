@@ -19,35 +19,55 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   public let identity: String
   /// The codec the bytes' first bytes named.
   public let codec: any ImageCodec.Type
-  private let bytes: Data
+  private let input: Input
 
-  /// Reads the file at `url` into memory and its header (the pixels are decoded later).
+  /// The bytes in memory, or a file kept open for a codec that reads files in place.
+  private enum Input {
+    case bytes(Data)
+    case file(FileHandle, codec: any FileReadingCodec.Type)
+  }
+
+  /// Reads the header of the file at `url` (the pixels are decoded later).
   ///
-  /// The file is read, not memory-mapped: a mapping saves ~1,500 page faults (about 2 ms) on a
-  /// 6.5 MB JPEG, but a file truncated by another process while it is being decoded would then
-  /// kill the process with SIGBUS instead of giving a `.truncated` error — a whole batch lost to
-  /// one file changing under it (libvips reads with `read()` for the same reason). The decoders
-  /// read these bytes in place, without a further copy.
+  /// A file of a codec that reads files in place (`FileReadingCodec`: TIFF) is kept open and read
+  /// as its decoders ask, so a large file is never held whole; a file truncated while it is read
+  /// is then a `.truncated` error. Other files are read into memory, not memory-mapped: a mapping
+  /// saves ~1,500 page faults (about 2 ms) on a 6.5 MB JPEG, but a file truncated by another
+  /// process while it is being decoded would then kill the process with SIGBUS instead of giving
+  /// a `.truncated` error — a whole batch lost to one file changing under it (libvips reads with
+  /// `read()` for the same reason). The decoders read these bytes in place, without a further copy.
   public convenience init(contentsOf url: URL, options: LoadOptions) throws {
+    let unreadable = {
+      let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
+      return CodecError(.io, "The input file \(url.path) \(reason).")
+    }
+    guard let handle = try? FileHandle(forReadingFrom: url), let head = try? handle.read(upToCount: CodecRegistry.sniffLength) else {
+      throw unreadable()
+    }
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    let identity = { (size: Int) in "file:\(url.standardizedFileURL.path)@\(size)@\(mtime)" }
+    if let codec = CodecRegistry.sniff(head ?? Data()) as? any FileReadingCodec.Type {
+      let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+      try self.init(input: .file(handle, codec: codec), url: url, identity: identity(size), options: options)
+      return
+    }
     let data: Data
     do {
       data = try Data(contentsOf: url)
     } catch {
-      let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
-      throw CodecError(.io, "The input file \(url.path) \(reason).")
+      throw unreadable()
     }
-    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-    let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-    try self.init(data: data, url: url, identity: "file:\(url.standardizedFileURL.path)@\(data.count)@\(mtime)", options: options)
+    try self.init(input: .bytes(data), url: url, identity: identity(data.count), options: options)
   }
 
   /// Reads the header of encoded bytes held in memory.
   public convenience init(data: Data, options: LoadOptions) throws {
-    try self.init(data: data, url: nil, identity: "data:\(EncodedSource.digest(data))", options: options)
+    try self.init(input: .bytes(data), url: nil, identity: "data:\(EncodedSource.digest(data))", options: options)
   }
 
-  private init(data: Data, url: URL?, identity: String, options: LoadOptions) throws {
-    self.bytes = data
+  private init(input: Input, url: URL?, identity: String, options: LoadOptions) throws {
+    self.input = input
     self.url = url
     // A strict load of the same bytes must not be served a lenient decode from the cache, nor one
     // page another's.
@@ -55,24 +75,32 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     self.identity = (options.strict ? identity + "/strict" : identity) + chosen
     self.options = options
     let name = url?.lastPathComponent ?? "image data"
-    guard let codec = CodecRegistry.sniff(data.prefix(CodecRegistry.sniffLength)) else {
+    let sniffed: (any ImageCodec.Type)?
+    switch input {
+    case .bytes(let data): sniffed = CodecRegistry.sniff(data.prefix(CodecRegistry.sniffLength))
+    case .file(_, let codec): sniffed = codec
+    }
+    guard let codec = sniffed else {
       let known = CodecRegistry.codecs.map { $0.displayName }.joined(separator: ", ")
       throw CodecError(.unsupported, "\(name) is not an image file FilterGraph reads (\(known)): unrecognised first bytes.")
     }
     self.codec = codec
-    self.header = try EncodedSource.readHeader(data, codec: codec, options: options, name: name)
+    self.header = try EncodedSource.readHeader(input, codec: codec, options: options, name: name)
   }
 
-  /// The header of `data` as `codec` reads it, after checking the decode options.
+  /// The header of `input` as `codec` reads it, after checking the decode options.
   private static func readHeader(
-    _ data: Data, codec: any ImageCodec.Type, options: LoadOptions, name: String
+    _ input: Input, codec: any ImageCodec.Type, options: LoadOptions, name: String
   ) throws -> ImageHeader {
     _ = try options.formatOptions.resolved(by: codec.decodeOptions)
     let request = request(options, scaleDenominator: 1)
     if request.page != 0, !codec.decodeOptions.contains(where: { $0.name == FormatOption.page.name }) {
       throw CodecError(.invalidArgument, "\(name): FilterGraph reads only page 0 of \(codec.displayName) files, not page \(request.page).")
     }
-    return try codec.readHeader(data, request: request)
+    switch input {
+    case .bytes(let data): return try codec.readHeader(data, request: request)
+    case .file(let handle, let codec): return try codec.readHeader(file: handle, request: request)
+    }
   }
 
   /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
@@ -90,7 +118,7 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   /// True for a JPEG whose frame has four components (CMYK or YCCK), found by walking the
   /// markers up to the first SOF.
   var isCMYK: Bool {
-    guard header.fileFormat == .jpeg else { return false }
+    guard header.fileFormat == .jpeg, case .bytes(let bytes) = input else { return false }
     return bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
       var i = 2
       while i + 9 < b.count {
@@ -130,7 +158,11 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     if region != nil, !codec.decodesRegions {
       throw CodecError(.invalidArgument, "\(name): \(codec.displayName) files decode whole, not by region.")
     }
-    return try codec.makeDecoder(bytes, request: Self.request(options, scaleDenominator: scaleDenominator, region: region))
+    let request = Self.request(options, scaleDenominator: scaleDenominator, region: region)
+    switch input {
+    case .bytes(let data): return try codec.makeDecoder(data, request: request)
+    case .file(let handle, let codec): return try codec.makeDecoder(file: handle, request: request)
+    }
   }
 
   private static func request(_ options: LoadOptions, scaleDenominator: Int, region: Rect? = nil) -> DecodeRequest {

@@ -102,6 +102,19 @@ extension ImageCodec {
   public static var canEncode: Bool { encoderUnavailableReason == nil }
 }
 
+/// A codec that reads files in place: through their descriptor, only the parts a decode needs
+/// (TIFF: the directories, then each strip or tile as it is decoded), so a large file is never
+/// held in memory whole. `EncodedSource` opens files of such codecs and keeps them open instead
+/// of reading them into memory; the `Data` methods still serve bytes already in memory.
+public protocol FileReadingCodec: ImageCodec {
+  /// `readHeader` of the file open for reading on `file` (read from its start, whatever the
+  /// handle's offset; the handle is not moved).
+  static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader
+  /// `makeDecoder` of the file open on `file`, which the decoder keeps open while it lives.
+  /// A file that shrinks while it is read is a `.truncated` error.
+  static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder
+}
+
 /// What to decode: which page, at which scale, how strictly, within which limits.
 public struct DecodeRequest: Hashable, Sendable {
   /// Decode at 1/`scaleDenominator` of the stored size (1, or one of the codec's

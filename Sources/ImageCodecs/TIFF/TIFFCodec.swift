@@ -47,17 +47,22 @@ public enum TIFFCodec: ImageCodec {
   /// rectangle (d·x, d·y, d·w, d·h), clipped to the page: the same boxes, aligned the same way,
   /// as a reduced decode of the whole page.
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try decoder(request) { try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: $0) }
+  }
+
+  /// A decoder for `request` of the page `open` opens (of the stored region it is given).
+  private static func decoder(_ request: DecodeRequest, open: (Rect?) throws -> TIFFDecoder) throws -> any ImageRowDecoder {
     let d = request.scaleDenominator
     var stored = request.region
     if d > 1, let r = request.region {
-      let header = try TIFFDecoder(data: data, page: request.page, limits: request.limits).header
+      let header = try open(nil).header
       let (w, h) = (header.size.width, header.size.height)
       guard r.x >= 0, r.y >= 0, r.width > 0, r.height > 0, r.maxX <= (w + d - 1) / d, r.maxY <= (h + d - 1) / d else {
         throw CodecError(.invalidArgument, "The region \(r) is not inside the TIFF page decoded at 1/\(d).")
       }
       stored = Rect(x: r.x * d, y: r.y * d, width: min(r.width * d, w - r.x * d), height: min(r.height * d, h - r.y * d))
     }
-    let decoder = try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: stored)
+    let decoder = try open(stored)
     if d == 1 { return decoder }
     guard reducedScaleDenominators(for: decoder.header).contains(d) else {
       throw CodecError(
@@ -105,5 +110,15 @@ public enum TIFFCodec: ImageCodec {
     return try TIFFStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       metadata: request.metadata, handle: request.handle)
+  }
+}
+
+extension TIFFCodec: FileReadingCodec {
+  public static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader {
+    try TIFFDecoder(file: file, page: request.page, limits: request.limits).header
+  }
+
+  public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try decoder(request) { try TIFFDecoder(file: file, page: request.page, limits: request.limits, region: $0) }
   }
 }

@@ -57,9 +57,13 @@ public final class TIFFDecoder: ImageRowDecoder {
   private static let processBlocks = Atomic<Int>(0)
 
   private let reader: OpaquePointer
-  /// The encoded bytes libtiff reads in place (see `EncodedBytes`), or a private copy of them.
-  private let input: Data
-  private let copy: UnsafeMutableRawBufferPointer?
+  /// What libtiff reads: the encoded bytes in place (see `EncodedBytes`), a private copy of them,
+  /// or an open file.
+  private let input: Input
+  fileprivate enum Input {
+    case bytes(Data, copy: UnsafeMutableRawBufferPointer?)
+    case file(FileHandle)
+  }
   private var failure: CodecError?
   /// The colour-managed conversion of a CMYK page with a usable profile.
   private let cmyk: CMYKConversion?
@@ -74,29 +78,58 @@ public final class TIFFDecoder: ImageRowDecoder {
   ///
   /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
   ///   `.invalidArgument` for a page the file does not have or a region outside the page.
-  public init(data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
-    guard page >= 0, page <= Int(UInt32.max) else {
-      throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
-    }
+  public convenience init(data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+    try Self.check(page: page)
     var copy: UnsafeMutableRawBufferPointer?
     if !EncodedBytes.isStable(data) {
       copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
       data.copyBytes(to: copy!)
     }
-    // No single allocation libtiff makes may exceed what the largest allowed page could need
-    // (16-bit RGBA, 8 bytes a pixel), nor less than 64 MiB for directories and codec state.
-    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
-    let maxAlloc = UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 512)
     let opened = data.withUnsafeBytes { raw in
       let base = (copy.map { UnsafeRawBufferPointer($0) } ?? raw).baseAddress
-      return ctiff_open(base?.assumingMemoryBound(to: UInt8.self), data.count, maxAlloc, &status, &message, message.count)
+      return ctiff_open(
+        base?.assumingMemoryBound(to: UInt8.self), data.count, Self.maxAllocation(limits), &status, &message, message.count)
     }
     guard let opened else {
       copy?.deallocate()
       throw TIFFDecoder.error(status, String(cString: message))
     }
+    try self.init(opened: opened, input: .bytes(data, copy: copy), page: page, limits: limits, region: region)
+  }
+
+  /// Opens the file open for reading on `file` like `init(data:…)`, reading it as libtiff asks —
+  /// the directories, then each strip or tile as it is decoded — so the file is never held in
+  /// memory whole. The decoder keeps `file` open; its offset is neither used nor moved.
+  ///
+  /// - Throws: as `init(data:…)`, and `.io` when the file cannot be read.
+  public convenience init(file: FileHandle, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+    try Self.check(page: page)
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 512)
+    guard let opened = ctiff_open_fd(file.fileDescriptor, Self.maxAllocation(limits), &status, &message, message.count) else {
+      throw TIFFDecoder.error(status, String(cString: message))
+    }
+    try self.init(opened: opened, input: .file(file), page: page, limits: limits, region: region)
+  }
+
+  private static func check(page: Int) throws {
+    guard page >= 0, page <= Int(UInt32.max) else {
+      throw CodecError(.invalidArgument, "A TIFF page number must be 0 or more, not \(page).")
+    }
+  }
+
+  /// No single allocation libtiff makes may exceed what the largest allowed page could need
+  /// (16-bit RGBA, 8 bytes a pixel), nor less than 64 MiB for directories and codec state.
+  private static func maxAllocation(_ limits: DecodeLimits) -> UInt64 {
+    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
+    return UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
+  }
+
+  /// Selects `page` of the opened reader and reads its header (closing the reader, and freeing
+  /// a private copy of the bytes, when that fails).
+  private init(opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?) throws {
     var info = ctiff_info()
     var cmyk: CMYKConversion?
     var problems: [String] = []
@@ -127,14 +160,13 @@ public final class TIFFDecoder: ImageRowDecoder {
       }
     } catch {
       ctiff_close(opened)
-      copy?.deallocate()
+      if case .bytes(_, let copy) = input { copy?.deallocate() }
       throw error
     }
     self.cmyk = cmyk
     self.problems = problems
     reader = opened
-    input = data
-    self.copy = copy
+    self.input = input
     self.page = page
 
     let layout: ChannelLayout
@@ -162,8 +194,8 @@ public final class TIFFDecoder: ImageRowDecoder {
     }
     if let description = info.description { metadata.comment = String(cString: description) }
     // Only a page pointing to EXIF or GPS directories is worth a walk over a copy of the file.
-    if info.has_exif != 0, info.is_bigtiff == 0, info.ifd_offset > 0, info.ifd_offset < UInt64(data.count) {
-      metadata.exif = TIFFEXIFBlock.extract(from: [UInt8](data), ifdOffset: Int(info.ifd_offset))
+    if info.has_exif != 0, info.is_bigtiff == 0, info.ifd_offset > 0, let file = input.allBytes(), info.ifd_offset < UInt64(file.count) {
+      metadata.exif = TIFFEXIFBlock.extract(from: file, ifdOffset: Int(info.ifd_offset))
     }
     // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
     if let icc = info.icc, info.icc_length > 0, !isCMYK {
@@ -183,7 +215,7 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   deinit {
     ctiff_close(reader)
-    copy?.deallocate()
+    if case .bytes(_, let copy) = input { copy?.deallocate() }
   }
 
   /// The pixel format of decoded buffers.
@@ -301,6 +333,28 @@ public final class TIFFDecoder: ImageRowDecoder {
     case CTIFF_INVALID: return CodecError(.invalidArgument, text)
     case CTIFF_IO: return CodecError(.io, text)
     default: return CodecError(.corrupt, text)
+    }
+  }
+}
+
+extension TIFFDecoder.Input {
+  /// Every byte of the file (read with pread from an open file), or nil when it cannot be read.
+  fileprivate func allBytes() -> [UInt8]? {
+    switch self {
+    case .bytes(let data, _): return [UInt8](data)
+    case .file(let handle):
+      let fd = handle.fileDescriptor
+      var status = stat()
+      guard fstat(fd, &status) == 0 else { return nil }
+      var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+      var done = 0
+      while done < bytes.count {
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+        if got < 0 && errno == EINTR { continue }
+        guard got > 0 else { return nil }
+        done += got
+      }
+      return bytes
     }
   }
 }

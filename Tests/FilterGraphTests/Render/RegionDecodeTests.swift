@@ -1,6 +1,7 @@
 // RegionDecodeTests.swift — a render that reads only part of a TIFF (a crop) decodes only the
 // strips or tiles of that part, streamed or whole, with the pixels of the same crop of a full
-// decode; damage outside the part does not matter, damage inside it is an error.
+// decode; damage outside the part does not matter, damage inside it is an error. TIFF files are
+// read through their descriptor as decoders ask: the same pixels as their bytes in memory.
 
 import Foundation
 import ImageCodecs
@@ -137,6 +138,36 @@ final class RegionDecodeTests: XCTestCase {
     }
     XCTAssertThrowsError(try tiff.decode(scaleDenominator: 4, region: Rect(x: 70, y: 0, width: 6, height: 5))) {
       XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument)
+    }
+  }
+
+  /// A TIFF file (read through its descriptor) renders the pixels of its bytes in memory, whole,
+  /// cropped and reduced, streamed or not; a file cut short after it was opened is a clear error
+  /// when rendered, and `write` leaves no output.
+  func testFilesRenderLikeTheirBytesInMemory() throws {
+    let data = try Self.tiff(tile: 0, height: 1000)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("file-\(UUID().uuidString).tif")
+    try data.write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let (file, memory) = (try Image(contentsOf: url), try Image(data: data))
+    let graphs: [(String, (Image) -> Image)] = [
+      ("whole", { $0 }), ("crop", { $0.cropped(to: Rect(x: 10, y: 300, width: 100, height: 200)) }),
+      ("fit", { $0.scaled(toFit: Size(width: 100, height: 100)) }),
+    ]
+    for (name, graph) in graphs {
+      for streaming in [false, true] {
+        let expected = try renderer(streaming: streaming, threads: 2).render(graph(memory))
+        XCTAssertTrue(try renderer(streaming: streaming, threads: 2).render(graph(file)).hasSamePixels(as: expected), "\(name), streaming \(streaming)")
+      }
+    }
+    let cut = try Image(contentsOf: url)
+    try FileHandle(forWritingTo: url).truncate(atOffset: 4096)
+    for streaming in [false, true] {
+      let output = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).png")
+      XCTAssertThrowsError(try renderer(streaming: streaming, threads: 2).write(cut, to: output)) {
+        XCTAssertTrue([.truncated, .corrupt].contains(($0 as? CodecError)?.kind), "\($0)")
+      }
+      XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
   }
 }
