@@ -109,8 +109,10 @@ public enum OutputFile {
     }
     defer { closedir(dir) }
     while let entry = readdir(dir) {
-      let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      // The name is read in place up to its NUL: readdir's record is only as long as the name, so
+      // copying the whole 256-byte `d_name` field read past it (AddressSanitizer, make test-asan).
+      let entryName = withUnsafePointer(to: &entry.pointee.d_name) { field in
+        String(cString: UnsafeRawPointer(field).assumingMemoryBound(to: CChar.self))
       }
       guard entryName.hasPrefix("."), entryName.hasSuffix(".tmp"), let marker = entryName.range(of: ".fgrun-", options: .backwards)
       else { continue }
