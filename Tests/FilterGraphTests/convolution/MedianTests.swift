@@ -63,6 +63,15 @@ final class MedianTests: XCTestCase {
     }
   }
 
+  /// libvips's 3×3 median (`vips rank … 3 3 4`) gives the same bytes on an 8-bit photo, edges
+  /// included. (Its larger windows are not a reference: `vips rank … 5 5 12` disagrees with the
+  /// sorted-window median that NumPy and this filter compute.)
+  func testRadiusOneEqualsLibvipsRank() throws {
+    let image = H.randomImage(width: 61, height: 47, seed: 13)
+    let reference = try H.vips("rank", image, ["3", "3", "4"])
+    XCTAssertTrue(try H.oneTile().render(image.median(radius: 1), format: .rgb8).hasSamePixels(as: reference))
+  }
+
   /// The 0–1 principle: a comparator network selects correctly from every input iff it does from
   /// every input of zeros and ones; all 2⁹ of them for the 3×3 network.
   func testThreeByThreeNetworkSelectsTheMiddleOfEveryZeroOneInput() {
