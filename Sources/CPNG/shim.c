@@ -204,8 +204,9 @@ int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
   }
 
   // libpng stops right after the first IDAT chunk's length and type.
+  // (Rows too long for zlib's 32-bit counts stay with libpng.)
   r->plain = !i.interlaced && !i.has_trns && (bit_depth == 8 || bit_depth == 16) && color_type != PNG_COLOR_TYPE_PALETTE &&
-             r->offset >= 8 && memcmp(r->data + r->offset - 4, "IDAT", 4) == 0;
+             i.out_rowbytes < 0x7FFFFFFFu && r->offset >= 8 && memcmp(r->data + r->offset - 4, "IDAT", 4) == 0;
   if (r->plain) {
     const uint8_t *p = r->data + r->offset - 8;
     r->idat_offset = r->offset;
