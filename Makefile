@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build fgrun (release) and run a recipe on the shipped sample
 #   make test   install what is missing and run the whole test suite
 #   make bench  fgrun against libvips, ImageMagick, GraphicsMagick, Pillow and OpenCV (bench/README.md)
-.PHONY: demo test test-cluster test-tsan test-asan fuzz deps test-deps release bench docs clean
+.PHONY: demo test test-cluster test-tsan test-asan fuzz deps test-deps release bench docs documentation check-consumer clean
 
 DEMO_RECIPE ?= recipes/thumbnail.txt
 DEMO_INPUT  ?= samples/flower.jpg
@@ -60,6 +60,19 @@ fuzz: deps
 # Regenerates docs/Filters.md from `fgrun filters` (tests fail while it is stale).
 docs:
 	bash scripts/gen-filter-docs.sh
+
+# The DocC documentation of FilterGraph and PixelBufferModule as static sites in out/docs/ (README.md,
+# Documentation, says how to open them).
+documentation:
+	mkdir -p out/docs
+	for target in FilterGraph PixelBufferModule; do \
+	  swift package --allow-writing-to-directory out/docs generate-documentation --target $$target \
+	    --disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path out/docs/$$target || exit 1; \
+	done
+
+# A separate package depends on a clone of this one tagged 1.0.0, by version, and renders with it.
+check-consumer:
+	bash scripts/check-consumer.sh
 
 bench: release
 	bash bench/compare.sh $(BENCH_ARGS)

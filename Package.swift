@@ -14,17 +14,17 @@
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
-//   CBLAS              the system CBLAS (Debian's libblas-dev; OpenBLAS serial at run time)
+//   CBLAS              the system CBLAS (Debian's libblas-dev), for the tests' reference colour matrix only
+//
+// No target a product uses passes compiler flags of its own (`unsafeFlags`), so another package
+// can depend on this one by version. Release builds compile C at -O2 already; CKernels turns off
+// floating-point contraction with a pragma in its source.
 import PackageDescription
-
-let optimize: [SwiftSetting] = [
-  // Release builds only: exclusivity checks cost real time in per-pixel loops (see docs/Architecture.md).
-  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
 
 let package = Package(
   name: "FilterGraph",
-  platforms: [.macOS(.v13)],
+  // Synchronization's `Atomic` and `Mutex` need macOS 15.
+  platforms: [.macOS(.v15)],
   products: [
     .library(name: "PixelBufferModule", targets: ["PixelBufferModule"]),
     .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
@@ -33,37 +33,33 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // `swift package generate-documentation` (README.md, Documentation); nothing links it.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // MARK: - Public API
     .target(
       name: "PixelBufferModule",
-      path: "Sources/PixelBuffer",
-      swiftSettings: optimize),
+      path: "Sources/PixelBuffer"),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"],
-      swiftSettings: optimize),
+      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
     .target(
       name: "FilterGraph",
-      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CBLAS", "CLCMS"],
-      swiftSettings: optimize),
+      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CLCMS"]),
     .executableTarget(
       name: "fgrun",
       dependencies: [
         "FilterGraph",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
-      swiftSettings: optimize),
+      ]),
 
     // MARK: - Implementation details: C shims over the system libraries
     .target(
       name: "CJPEG",
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("jpeg")]),
     .target(
       name: "CPNG",
-      cSettings: [.unsafeFlags(["-O2"])],
       // libdeflate compresses the PNG writer's segments; zlib stays for libpng (reading) and the
       // writer's Adler-32 combination and iCCP payload.
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
@@ -72,24 +68,17 @@ let package = Package(
       linkerSettings: [.linkedLibrary("lcms2")]),
     .target(
       name: "CWebP",
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux")]),
     .target(
       name: "CGIF",
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("gif")]),
     .target(
       name: "CHEIF",
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("lcms2")]),
     .target(
       name: "CTIFF",
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("tiff")]),
-    .target(
-      name: "CKernels",
-      // No fused multiply-add: the kernels must round exactly as the Swift loops they replace.
-      cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
+    .target(name: "CKernels"),
     .systemLibrary(
       name: "CBLAS",
       pkgConfig: "blas",
@@ -109,7 +98,7 @@ let package = Package(
       dependencies: ["ImageCodecs", "TestSupport"]),
     .testTarget(
       name: "FilterGraphTests",
-      dependencies: ["FilterGraph", "TestSupport"]),
+      dependencies: ["FilterGraph", "TestSupport", "CBLAS"]),
     .testTarget(
       name: "fgrunTests",
       dependencies: ["FilterGraph", "TestSupport"]),

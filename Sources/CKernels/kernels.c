@@ -2,6 +2,10 @@
 
 #include "ckernels.h"
 
+// No fused multiply-add, whatever the compiler's default: the kernels must round exactly as the
+// Swift loops they replace.
+#pragma STDC FP_CONTRACT OFF
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 

@@ -33,10 +33,12 @@ public final class Renderer: Sendable {
 
   /// Creates a renderer and starts its worker threads.
   ///
-  /// - Parameter warningHandler: called with each corrupt-data warning a decoder recovered from
-  ///   ("photo.jpg: Premature end of JPEG file": the rest of such an image is gray), once per
-  ///   decode, from the thread that renders. Without one they are dropped. To make them errors
-  ///   instead, load the sources with `LoadOptions(strict: true)`.
+  /// - Parameters:
+  ///   - options: threads, tile size, memory limits and optimizer switches (`RendererOptions`).
+  ///   - warningHandler: called with each corrupt-data warning a decoder recovered from
+  ///     ("photo.jpg: Premature end of JPEG file": the rest of such an image is gray), once per
+  ///     decode, from the thread that renders. Without one they are dropped. To make them errors
+  ///     instead, load the sources with `LoadOptions(strict: true)`.
   public init(options: RendererOptions = RendererOptions(), warningHandler: (@Sendable (String) -> Void)? = nil) {
     self.options = options
     self.warningHandler = warningHandler

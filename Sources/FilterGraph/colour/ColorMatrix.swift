@@ -13,9 +13,8 @@
 //
 // How it runs: when the alpha row is (0, 0, 0, 1, 0) (every preset), the map on PREMULTIPLIED
 // pixels p = (a·c, a) is  p' = M₃·p_rgb + a·(bias + A₄·a)  with no division — four SIMD4 column
-// multiply-adds per pixel (plus one when the alpha column is used). Otherwise each pixel is
-// unpremultiplied, mapped and premultiplied again. (Written as `c0 * p.x + …`: SIMD4's
-// `addProduct` compiled to per-lane calls here and ran 30× slower.)
+// multiply-adds per pixel, the shared `PremultipliedMatrix` loop (plus one multiply-add when the
+// alpha column is used). Otherwise each pixel is unpremultiplied, mapped and premultiplied again.
 //
 // Measured (release build, one thread, Debian's OpenBLAS 0.3.21 serial as libblas; best of
 // several runs; rows handed to `apply(to:count:)` one at a time, as the renderer does):
@@ -27,10 +26,9 @@
 //     512×64 tile         0.160 ms                    0.164 ms
 //     6000×4000 image     120 ms                      131 ms
 // A K = 4 product is far too thin for GEMM to pay off (call overhead, packing and the out-of-place
-// copy cost more than four multiply-adds), so SIMD is the default; the BLAS path stays selectable
-// (`ColorMatrixOperation.backend`, package access) as an independent cross-check in the tests.
+// copy cost more than four multiply-adds), so the library has only the SIMD loops; the tests use
+// BLAS as an independent reference (ColorMatrixTests).
 
-import CBLAS
 import Foundation
 import PixelBufferModule
 
@@ -171,24 +169,16 @@ public struct ColorMatrix: Hashable, Sendable, CustomStringConvertible {
 /// Applies a `ColorMatrix` to every pixel; neighbouring matrix operations in the same working space
 /// merge into one (their product).
 public struct ColorMatrixOperation: ComposablePointOperation {
-  /// How the per-pixel products are computed.
-  package enum Backend: Sendable {
-    /// SIMD4 column FMAs per pixel (the default: measured fastest, see the file's header).
-    case simd
-    /// `cblas_sgemm` over each row ([n×4]·[4×4]ᵀ), with un/re-premultiplying passes around it.
-    case blas
-  }
-
   /// The matrix (on straight RGBA).
   public let matrix: ColorMatrix
   /// The encoding the matrix is applied in.
   public let space: WorkingSpace
-  /// Which kernel runs (tests and benchmarks switch it; users never need to).
-  package var backend: Backend = .simd
   private let table: OperationDescriptor
   private let argumentValues: Arguments
-  // Premultiplied form for alpha-preserving matrices: p' = c0·r + c1·g + c2·b + a·(c3 + cA·a).
-  private let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>, cA: SIMD4<Float>
+  // Premultiplied form for alpha-preserving matrices: p' = c0·r + c1·g + c2·b + a·(c3 + cA·a), with
+  // c0…c3 the columns of `map`; otherwise `map` holds the straight 4×4 part.
+  private let map: PremultipliedMatrix
+  private let cA: SIMD4<Float>
   private let keepsAlpha: Bool, usesAlphaColumn: Bool
 
   /// Applies `matrix` in `space` (encoded by default: values as stored).
@@ -205,12 +195,13 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     self.table = table
     self.argumentValues = arguments
     let m = matrix
-    c0 = SIMD4(m.red.x, m.green.x, m.blue.x, m.alpha.x)
-    c1 = SIMD4(m.red.y, m.green.y, m.blue.y, m.alpha.y)
-    c2 = SIMD4(m.red.z, m.green.z, m.blue.z, m.alpha.z)
     keepsAlpha = m.preservesAlpha
     // With alpha kept: c3 = (bias_rgb, 1) multiplies a; cA = alpha column multiplies a².
-    c3 = keepsAlpha ? SIMD4(m.bias.x, m.bias.y, m.bias.z, 1) : SIMD4(m.red.w, m.green.w, m.blue.w, m.alpha.w)
+    map = PremultipliedMatrix(
+      c0: SIMD4(m.red.x, m.green.x, m.blue.x, m.alpha.x),
+      c1: SIMD4(m.red.y, m.green.y, m.blue.y, m.alpha.y),
+      c2: SIMD4(m.red.z, m.green.z, m.blue.z, m.alpha.z),
+      c3: keepsAlpha ? SIMD4(m.bias.x, m.bias.y, m.bias.z, 1) : SIMD4(m.red.w, m.green.w, m.blue.w, m.alpha.w))
     cA = keepsAlpha ? SIMD4(m.red.w, m.green.w, m.blue.w, 0) : .zero
     usesAlphaColumn = keepsAlpha && cA != .zero
   }
@@ -288,26 +279,13 @@ public struct ColorMatrixOperation: ComposablePointOperation {
   /// The product with a following matrix operation (same working space: the optimizer checks).
   public func composed(with next: any PointOperation) -> (any PointOperation)? {
     guard let other = next as? ColorMatrixOperation, other.space == space else { return nil }
-    var both = ColorMatrixOperation(matrix.concatenated(with: other.matrix), space: space)
-    both.backend = backend
-    return both
+    return ColorMatrixOperation(matrix.concatenated(with: other.matrix), space: space)
   }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    switch backend {
-    case .simd: applySIMD(to: pixels, count: count)
-    case .blas: applyBLAS(to: pixels, count: count)
-    }
-  }
-
-  private func applySIMD(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let (c0, c1, c2, c3, cA) = (self.c0, self.c1, self.c2, self.c3, self.cA)
-    if keepsAlpha && !usesAlphaColumn {
-      for i in 0..<count {
-        let p = pixels[i]
-        pixels[i] = c3 * p.w + c0 * p.x + c1 * p.y + c2 * p.z
-      }
-    } else if keepsAlpha {
+    if keepsAlpha && !usesAlphaColumn { return map.apply(to: pixels, count: count) }
+    let (c0, c1, c2, c3, cA) = (map.c0, map.c1, map.c2, map.c3, self.cA)
+    if keepsAlpha {
       for i in 0..<count {
         let p = pixels[i]
         pixels[i] = (c3 + cA * p.w) * p.w + c0 * p.x + c1 * p.y + c2 * p.z
@@ -320,50 +298,6 @@ public struct ColorMatrixOperation: ComposablePointOperation {
         let o = bias + c0 * (p.x * inv) + c1 * (p.y * inv) + c2 * (p.z * inv) + c3 * p.w
         let a = min(max(o.w, 0), 1)
         pixels[i] = SIMD4(o.x * a, o.y * a, o.z * a, a)
-      }
-    }
-  }
-
-  /// The BLAS kernel: out[n×4] = in[n×4] · Gᵀ (row-major), G the premultiplied 4×4 map when alpha
-  /// is kept, else the straight 4×4 part after an unpremultiplying pass, then bias/alpha fix-ups.
-  private func applyBLAS(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    guard count > 0 else { return }
-    // G row-major: row i = output channel i's coefficients on (r, g, b, a).
-    let g: [Float] = [
-      c0.x, c1.x, c2.x, c3.x,
-      c0.y, c1.y, c2.y, c3.y,
-      c0.z, c1.z, c2.z, c3.z,
-      c0.w, c1.w, c2.w, c3.w,
-    ]
-    let n = Int32(count)
-    let raw = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: Float.self)
-    withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: count) { scratch in
-      let out = scratch.baseAddress!
-      let outF = UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self)
-      if keepsAlpha {
-        g.withUnsafeBufferPointer { gp in
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, 4, 4, 1, raw, 4, gp.baseAddress!, 4, 0, outF, 4)
-        }
-        if usesAlphaColumn {
-          for i in 0..<count { let a = pixels[i].w; pixels[i] = out[i] + cA * (a * a) }
-        } else {
-          pixels.update(from: out, count: count)
-        }
-      } else {
-        for i in 0..<count {
-          let p = pixels[i]
-          let inv: Float = p.w > 0 ? 1 / p.w : 0
-          pixels[i] = SIMD4(p.x * inv, p.y * inv, p.z * inv, p.w)
-        }
-        out.initialize(repeating: matrix.bias, count: count)
-        g.withUnsafeBufferPointer { gp in
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, 4, 4, 1, raw, 4, gp.baseAddress!, 4, 1, outF, 4)
-        }
-        for i in 0..<count {
-          let o = out[i]
-          let a = min(max(o.w, 0), 1)
-          pixels[i] = SIMD4(o.x * a, o.y * a, o.z * a, a)
-        }
       }
     }
   }

@@ -6,8 +6,9 @@
 //
 // with c0…c3 the matrix's columns. A colour map that is linear in premultiplied values (a tint,
 // an alpha-keeping colour matrix, a change of primaries) is one such matrix: no division by alpha,
-// transparent pixels stay transparent. `TintOperation` and `ColorConversionOperation` run this loop. (Written as `c0 * p.x + …`:
-// SIMD4's `addProduct` compiled to per-lane calls here and ran 30× slower.)
+// transparent pixels stay transparent. `TintOperation`, `ColorConversionOperation` and
+// `ColorMatrixOperation` (for matrices that keep alpha and do not read it) run this loop. (Written
+// as `c0 * p.x + …`: SIMD4's `addProduct` compiled to per-lane calls here and ran 30× slower.)
 
 /// A 4×4 map on premultiplied RGBA, given by its columns.
 struct PremultipliedMatrix: Hashable, Sendable {

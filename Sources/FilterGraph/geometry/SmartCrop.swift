@@ -52,7 +52,7 @@ public struct ViewValues: Sendable {
 
 /// Chooses the w × h window of a strategy on a reduced view; see SmartCrop.swift.
 public struct SmartCropAnalysis: ImageAnalysis {
-  /// The window, in full-size pixels (already clamped to the image).
+  /// The window asked for, in full-size pixels (each side clamped to the image's by `result`).
   public var window: Size
   /// `attention` or `entropy`.
   public var strategy: SmartCropStrategy

@@ -318,6 +318,7 @@ extension Image {
   /// `ScaleOperation.maximumSide`.
   ///
   /// - Parameters:
+  ///   - factor: the scale factor (0.5 halves each side).
   ///   - kernel: the interpolation kernel (default Lanczos 3).
   ///   - linearLight: resample in linear light (default) or in sRGB-encoded values.
   ///   - allowsShrinkOnLoad: let the renderer decode a JPEG source at reduced size first.

@@ -84,7 +84,10 @@ final class RecipeExamplesTests: XCTestCase {
       .filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(4)) }.sorted()
     XCTAssertEqual(
       names,
-      ["document-cleanup", "glow", "icon-tint", "product-photo", "sepia-vintage", "thumbnail", "warm-soft-gray", "watermark", "web-ready"])
+      [
+        "document-cleanup", "glow", "icon-tint", "product-photo", "sepia-vintage", "social-preview", "thumbnail", "warm-soft-gray",
+        "watermark", "web-ready",
+      ])
     for name in names {
       // Each checks completely (filters, parameters, values, names) before any pixel.
       XCTAssertNoThrow(try Recipe.load(contentsOf: Repository.recipes.appendingPathComponent(name + ".txt")).check(), name)
@@ -246,6 +249,29 @@ final class RecipeExamplesTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(high, 252)
     let original = try pixels(input, .rgb8).bytes.sorted()
     XCTAssertGreaterThan(Int(original[original.count / 100]), 3, "the fixture should not already be stretched")
+    // The same shot on a plain light-grey backdrop: trimmed back to the shot, the same listing.
+    let shot = Image(buffer: try renderer.render(input, format: .rgb8))
+    let backdrop = Color(white: 0.94)
+    let staged = Image(buffer: try renderer.render(shot.extended(by: EdgeInsets(top: 40, right: 25, bottom: 90, left: 60), mode: .color(backdrop)), format: .rgb8))
+    let listing = try run("product-photo", on: staged)
+    let (staged8, stagedSize) = try pixels(listing, .rgb8)
+    XCTAssertEqual(stagedSize, Size(width: 227, height: 227))
+    XCTAssertEqual(staged8, try pixels(run("product-photo", on: shot), .rgb8).bytes)
+  }
+
+  func testSocialPreviewIsAVividCardOfTheMostInterestingBand() throws {
+    let input = try Image(contentsOf: Repository.url("samples/flower.jpg"))  // 2268×1512
+    let card = try run("social-preview", on: input)
+    let expected = input.scaled(toWidth: 1200).smartCropped(to: Size(width: 1200, height: 630)).modulated(saturation: 1.15, lightness: 0.02)
+    XCTAssertEqual(card.node.structuralKey, expected.node.structuralKey)
+    let (bytes, size) = try pixels(card, .rgb8)
+    XCTAssertEqual(size, Size(width: 1200, height: 630))
+    // More vivid than the same window unmodulated: a larger mean spread between the channels.
+    let plain = try pixels(input.scaled(toWidth: 1200).smartCropped(to: Size(width: 1200, height: 630)), .rgb8).bytes
+    func spread(_ b: [UInt8]) -> Double {
+      stride(from: 0, to: b.count, by: 3).reduce(0.0) { $0 + Double(max(b[$1], b[$1 + 1], b[$1 + 2]) - min(b[$1], b[$1 + 1], b[$1 + 2])) }
+    }
+    XCTAssertGreaterThan(spread(bytes), 1.05 * spread(plain))
   }
 
   func testGlowOnlyBrightens() throws {

@@ -1,4 +1,5 @@
 // ColorMatrixTests.swift — ColorMatrix, its presets and ColorMatrixOperation.
+import CBLAS
 import PixelBufferModule
 import XCTest
 
@@ -82,17 +83,27 @@ final class ColorMatrixTests: XCTestCase {
     assertPixelsClose(got, want, tolerance: 2e-5)
   }
 
-  func testBLASBackendEqualsSIMD() {
+  /// The operation on premultiplied pixels against the definition computed by BLAS on straight
+  /// values: out[n×4] = c[n×4] · Mᵀ + bias (`cblas_sgemm`), alpha clamped, premultiplied again.
+  func testOperationEqualsBLASReference() {
     for m in [general, alphaColumn, ColorMatrix.sepia(intensity: 0.7)] {
-      var simd = ColorMatrixOperation(m), blas = ColorMatrixOperation(m)
-      simd.backend = .simd
-      blas.backend = .blas
-      let premultiplied = pixels.map { SIMD4($0.x * $0.w, $0.y * $0.w, $0.z * $0.w, $0.w) }
-      var p1 = premultiplied, p2 = premultiplied
-      p1.withUnsafeMutableBufferPointer { simd.apply(to: $0.baseAddress!, count: $0.count) }
-      p2.withUnsafeMutableBufferPointer { blas.apply(to: $0.baseAddress!, count: $0.count) }
-      assertPixelsClose(p1, p2, tolerance: 1e-6, "\(m)")
-      XCTAssertNotEqual(p1, premultiplied)
+      let rows: [Float] = [m.red, m.green, m.blue, m.alpha].flatMap { [$0.x, $0.y, $0.z, $0.w] }
+      var product = [SIMD4<Float>](repeating: m.bias, count: pixels.count)
+      pixels.withUnsafeBytes { c in
+        product.withUnsafeMutableBytes { out in
+          cblas_sgemm(
+            CblasRowMajor, CblasNoTrans, CblasTrans, Int32(pixels.count), 4, 4, 1,
+            c.baseAddress!.assumingMemoryBound(to: Float.self), 4, rows, 4, 1,
+            out.baseAddress!.assumingMemoryBound(to: Float.self), 4)
+        }
+      }
+      let want = product.map { o -> SIMD4<Float> in
+        let a = min(max(o.w, 0), 1)
+        return SIMD4(o.x * a, o.y * a, o.z * a, a)
+      }
+      var got = pixels.map { SIMD4($0.x * $0.w, $0.y * $0.w, $0.z * $0.w, $0.w) }
+      got.withUnsafeMutableBufferPointer { ColorMatrixOperation(m).apply(to: $0.baseAddress!, count: $0.count) }
+      assertPixelsClose(got, want, tolerance: 1e-6, "\(m)")
     }
   }
 
