@@ -54,5 +54,22 @@ let package = Package(
       ],
       path: "ScalingDriver",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+    // convolve's three candidate evaluations side by side, im2col + sgemm among them (see its header).
+    .executableTarget(
+      name: "ConvolveComparison",
+      dependencies: [
+        "BenchmarkInputs",
+        "CBLASBench",
+        .product(name: "FilterGraph", package: root),
+        .product(name: "PixelBufferModule", package: root),
+      ],
+      path: "ConvolveComparison",
+      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+    // The system CBLAS, for ConvolveComparison's im2col + sgemm only.
+    .systemLibrary(
+      name: "CBLASBench",
+      path: "CBLASBench",
+      pkgConfig: "blas",
+      providers: [.apt(["libblas-dev"])]),
   ]
 )

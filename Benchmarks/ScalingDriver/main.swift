@@ -30,6 +30,13 @@ let cases: [(String, @Sendable (Image) -> Image)] = [
   ("blur5enc", { $0.blurred(sigma: 5, linearLight: false) }),
   ("box5", { $0.boxBlurred(radius: 5) }),
   ("sharpen1", { $0.sharpened(sigma: 1, amount: 1) }),
+  ("median1", { $0.median(radius: 1) }),
+  ("median2", { $0.median(radius: 2) }),
+  ("median5", { $0.median(radius: 5) }),
+  ("conv3", { image in
+    (try? ConvolutionKernel(size: Size(width: 3, height: 3), values: [0, -1, 0, -1, 5, -1, 0, -1, 0])).map { image.convolved(with: $0) } ?? image
+  }),
+  ("edges", { $0.convolved(preset: .edges) }),
   ("tint", { $0.tinted(Color(red: 1, green: 128.0 / 255, blue: 0), amount: 0.3) }),
   ("sepia", { $0.sepiaToned() }),
   ("sepialin", { $0.applyingColorMatrix(.sepia(), in: .linear) }),

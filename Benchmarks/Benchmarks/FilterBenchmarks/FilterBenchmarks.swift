@@ -40,6 +40,14 @@ let bordered: PixelBuffer = {
   (try? renderers[2]!.render(Image(buffer: photo).extended(by: EdgeInsets(all: 200), mode: .color(.white)))) ?? photo
 }()
 
+/// The 3×3 sharpening kernel [0 −1 0; −1 5 −1; 0 −1 0] (direct: rank 3).
+let sharpen3x3 = try! ConvolutionKernel(size: Size(width: 3, height: 3), values: [0, -1, 0, -1, 5, -1, 0, -1, 0])
+/// A 7×7 Gaussian (σ 7/6, rank 1: the separable method).
+let gaussian7x7: ConvolutionKernel = {
+  let g = (0..<7).map { exp(-Double(($0 - 3) * ($0 - 3)) / (2 * 49.0 / 36)) }
+  return try! ConvolutionKernel(size: Size(width: 7, height: 7), values: g.flatMap { a in g.map { a * $0 } })
+}()
+
 /// One renderer per worker count, alive for the whole run (a renderer's pool is not freed).
 let renderers: [Int: Renderer] = [
   1: Renderer(options: RendererOptions(threads: 1)),
@@ -75,6 +83,12 @@ let cases: [(String, Work)] = [
   ("blur sigma 5 encoded", .filter { $0.blurred(sigma: 5, linearLight: false) }),
   ("box blur radius 5", .filter { $0.boxBlurred(radius: 5) }),
   ("sharpen sigma 1", .filter { $0.sharpened(sigma: 1, amount: 1) }),
+  ("median radius 1", .filter { $0.median(radius: 1) }),
+  ("median radius 2", .filter { $0.median(radius: 2) }),
+  ("median radius 5", .filter { $0.median(radius: 5) }),
+  ("convolve 3x3 sharpen", .filter { $0.convolved(with: sharpen3x3) }),
+  ("convolve 7x7 Gaussian (separable)", .filter { $0.convolved(with: gaussian7x7) }),
+  ("convolve preset edges", .filter { $0.convolved(preset: .edges) }),
   ("tint #FF8000 30%", .filter { $0.tinted(Color(red: 1, green: 128.0 / 255, blue: 0), amount: 0.3) }),
   ("sepia matrix", .filter { $0.sepiaToned() }),
   ("sepia matrix linear", .filter { $0.applyingColorMatrix(.sepia(), in: .linear) }),

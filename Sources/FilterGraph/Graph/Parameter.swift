@@ -233,6 +233,11 @@ extension Parameter where Value == [Double] {
   public init(_ name: String, count: Int, default value: [Double]? = nil, help: String) {
     self.init(spec: ParameterSpec(name, .numbers(count: count), default: value.map(ParameterValue.numbers), help: help))
   }
+
+  /// Between `counts.lowerBound` and `counts.upperBound` numbers; required unless `optional`.
+  public init(_ name: String, counts: ClosedRange<Int>, optional: Bool = false, help: String) {
+    self.init(spec: ParameterSpec(name, .numberList(counts: counts), optional: optional, help: help))
+  }
 }
 
 extension Parameter where Value == String {

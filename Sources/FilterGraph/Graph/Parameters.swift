@@ -28,6 +28,9 @@ public enum ParameterKind: Hashable, Sendable {
   case point
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
+  /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
+  /// the count against its other parameters.
+  case numberList(counts: ClosedRange<Int>)
   /// Between `count.lowerBound` and `count.upperBound` pairs `A:B` separated by commas
   /// (`0:0,0.5:0.6,1:1`).
   case pairs(count: ClosedRange<Int>)
@@ -45,6 +48,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .image: return "image"
     case .point: return "point X,Y"
     case .numbers(let n): return "\(n) numbers N,N,…"
+    case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
     case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
     }
   }
@@ -167,6 +171,8 @@ public struct ParameterSpec: Hashable, Sendable {
       return words.contains(w)
     case (.numbers(let n), .numbers(let v)):
       return v.count == n
+    case (.numberList(let counts), .numbers(let v)):
+      return counts.contains(v.count)
     case (.pairs(let n), .pairs(let v)):
       return n.contains(v.count)
     default:

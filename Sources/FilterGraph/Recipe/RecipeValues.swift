@@ -5,7 +5,7 @@
 //   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
 //   path      logo.png  "my logo.png"             point     12,-4
-//   numbers   1,0,0,0,0 (exactly the table's count)
+//   numbers   1,0,0,0,0 (exactly the table's count, or a count in the table's range)
 //   pairs     0:0,0.5:0.6,1:1 (as many pairs as the table's range allows)
 
 import PixelBufferModule
@@ -83,15 +83,10 @@ enum RecipeValues {
       return .point(Point(x: x, y: y))
 
     case .numbers(let count):
-      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-      let values = parts.compactMap { number(String($0.trimmingBlanks), allowPercent: false) }
-      guard values.count == parts.count else {
-        throw ValueProblem(message: "'\(word.description)' is not a list of numbers; \(parameter) expects \(count) numbers separated by commas")
-      }
-      guard values.count == count else {
-        throw ValueProblem(message: "\(parameter) has \(values.count) numbers; expected exactly \(count), separated by commas")
-      }
-      return .numbers(values)
+      return try numbers(word, parameter: parameter, counts: count...count, expected: "exactly \(count)")
+
+    case .numberList(let counts):
+      return try numbers(word, parameter: parameter, counts: counts, expected: "\(counts.lowerBound) to \(counts.upperBound)")
 
     case .pairs(let count):
       let pairs = text.split(separator: ",", omittingEmptySubsequences: false).map { pair -> SIMD2<Double>? in
@@ -113,6 +108,20 @@ enum RecipeValues {
     case .image:
       return .image(text)
     }
+  }
+
+  /// `word` read as comma-separated numbers, as many as `counts` allows (`expected` says how many
+  /// in messages).
+  private static func numbers(_ word: RecipeToken, parameter: String, counts: ClosedRange<Int>, expected: String) throws -> ParameterValue {
+    let parts = word.text.split(separator: ",", omittingEmptySubsequences: false)
+    let values = parts.compactMap { number(String($0.trimmingBlanks), allowPercent: false) }
+    guard values.count == parts.count else {
+      throw ValueProblem(message: "'\(word.description)' is not a list of numbers; \(parameter) expects \(expected) numbers separated by commas")
+    }
+    guard counts.contains(values.count) else {
+      throw ValueProblem(message: "\(parameter) has \(values.count) numbers; expected \(expected), separated by commas")
+    }
+    return .numbers(values)
   }
 
   /// A decimal number, or a percentage (`30%` = 0.3) when allowed; nil otherwise.

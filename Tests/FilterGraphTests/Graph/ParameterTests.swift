@@ -100,6 +100,8 @@ final class ParameterTests: XCTestCase {
     case .numbers(let n):  // an identity matrix for the 2×2 (affine) and 4×5 (matrix) tables
       let step = n == 4 ? 3 : 6
       return .numbers((0..<n).map { $0 % step == 0 ? 1 : 0 })
+    case .numberList(let counts):
+      return .numbers(Array(repeating: 1, count: counts.lowerBound))
     case .pairs(let n):  // points on the diagonal
       return .pairs((0..<n.lowerBound).map { SIMD2(repeating: Double($0) / Double(max(n.lowerBound - 1, 1))) })
     }

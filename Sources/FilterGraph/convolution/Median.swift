@@ -1,0 +1,375 @@
+// Median.swift — per channel, the median of the square window around each pixel (despeckle).
+//
+// Definition: for a radius r ≥ 0 and each channel c of premultiplied RGBA in the encoded (stored
+// sRGB) space, alpha included,
+//
+//     output_c(x, y) = the (k + 1)-th smallest of the N values input_c(x + i, y + j), |i| ≤ r, |j| ≤ r,
+//
+// where N = (2r + 1)² and k = (N − 1) / 2: the middle one of the window's values counted with
+// repetition (N is odd, so it is one of them and nothing is averaged). Coordinates outside the
+// image repeat the nearest edge pixel, as in boxblur, blur and sharpen. r = 0 is the identity.
+//
+// Consequences: every output value is one of the input values (an 8-bit input gives 8-bit values
+// back exactly); a window in which one pixel differs from the rest outputs the rest's value, so
+// r = 1 removes isolated salt-and-pepper pixels; on a straight step edge more than half of every
+// window lies on the side of its centre, so the edge stays where it was. A premultiplied colour
+// never exceeds its alpha, and order statistics keep a pointwise order, so the median colour never
+// exceeds the median alpha: the result is valid premultiplied RGBA. Channels are independent, so
+// a pixel's colour need not be that of any one input pixel (as with libvips's `median` and
+// ImageMagick's `-median`).
+//
+// Evaluation — each method computes exactly the value above, so tiles agree bit for bit whichever
+// method ran where:
+//  * r ≤ 2: a selection network of min/max comparators on the four channels at once. It is
+//    Batcher's odd–even merge sort (K. E. Batcher, "Sorting networks and their applications",
+//    AFIPS 1968) on the next power of two of wires, the wires beyond N held at +∞ and folded away,
+//    pruned to the comparators the middle wire depends on (113 for r = 2, 24 for r = 1). It runs
+//    over strips of a row, so each comparator is one vector loop.
+//  * r ≥ 3 when every value of the input tile is k/255 exactly (what 8-bit inputs load as): Huang's
+//    sliding histogram (T. S. Huang, G. J. Yang, G. Y. Tang, "A fast two-dimensional median
+//    filtering algorithm", IEEE Trans. ASSP 27(1), 1979) — 256 bins per channel, one column enters
+//    and one leaves per step, and the median moves by the count of values below it: O(r) per pixel.
+//  * r ≥ 3 otherwise (16-bit or float values, premultiplied partial alpha): the N values are
+//    gathered and the middle one selected (Hoare's FIND, quickselect): O(r²) per pixel.
+
+import PixelBufferModule
+
+/// Replaces each channel of each pixel by the median of the (2r + 1)² square around it (see the
+/// definition at the top of Median.swift).
+public struct MedianOperation: ImageOperation {
+  /// The window radius r (0 … 100).
+  public let radius: Int
+
+  /// Creates the operation; `radius` is clamped into 0 … 100.
+  public init(radius: Int) {
+    self.radius = Self.radius.clamped(radius)
+  }
+
+  /// `radius`: the window radius.
+  public static let radius = Parameter<Int>(
+    "radius", range: 0...100, default: 1, help: "Window radius: each channel becomes the median of the (2·radius+1)² square.")
+
+  /// The parameter table (`median radius=1`).
+  public static let table = OperationDescriptor(
+    name: "median", category: .convolution,
+    summary: "Per channel, the median of the (2·radius+1)² square around each pixel (edges extended): removes speckle.",
+    parameters: [radius.spec],
+    example: "median radius=1")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments { Arguments([Self.radius.argument(radius)]) }
+  public var workingSpace: WorkingSpace? { .encoded }
+
+  public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    Tile.window(around: output, dx: radius, dy: radius)
+  }
+
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
+    let r = radius
+    let input = inputs[0].covering(Tile.window(around: output.rect, dx: r, dy: r))
+    if r <= 2 {
+      MedianNetwork.network(radius: r).run(input, radius: r, into: &output)
+    } else if let codes = MedianHistogram.codes(of: input) {
+      MedianHistogram.run(codes, width: input.rect.width, radius: r, into: &output)
+    } else {
+      MedianSelection.run(input, radius: r, into: &output)
+    }
+  }
+}
+
+/// The selection network for r ≤ 2 (see the file comment).
+struct MedianNetwork: Sendable {
+  /// One comparator: afterwards wire `low` holds the smaller and wire `high` the larger of the two
+  /// values; a side nothing later reads is not written.
+  struct Comparator: Sendable {
+    var low: Int
+    var high: Int
+    var writesLow: Bool
+    var writesHigh: Bool
+  }
+
+  /// The number of input wires, N.
+  let inputs: Int
+  /// The comparators, in order.
+  let comparators: [Comparator]
+  /// The wire that holds the (rank + 1)-th smallest input at the end.
+  let result: Int
+
+  /// A network leaving the (`rank` + 1)-th smallest of `inputs` values on wire `result`.
+  init(selecting rank: Int, of inputs: Int) {
+    var size = 1
+    while size < inputs { size *= 2 }
+    var pairs: [(Int, Int)] = []
+    // Batcher's odd–even merge sort of `size` wires: (a, b) puts the smaller value on a < b.
+    func merge(_ lo: Int, _ n: Int, _ gap: Int) {
+      let step = 2 * gap
+      if step < n {
+        merge(lo, n, step)
+        merge(lo + gap, n, step)
+        var i = lo + gap
+        while i + gap < lo + n {
+          pairs.append((i, i + gap))
+          i += step
+        }
+      } else {
+        pairs.append((lo, lo + gap))
+      }
+    }
+    func sort(_ lo: Int, _ n: Int) {
+      guard n > 1 else { return }
+      sort(lo, n / 2)
+      sort(lo + n / 2, n / 2)
+      merge(lo, n, 1)
+    }
+    sort(0, size)
+
+    // Wires at or beyond `inputs` hold +∞: a comparator with +∞ on its high wire changes nothing,
+    // one with +∞ only on its low wire moves the value down. `buffer[w]` is where wire w's value
+    // lives (nil for +∞), so those comparators become renamings.
+    var buffer: [Int?] = (0..<size).map { $0 < inputs ? $0 : nil }
+    var live: [(Int, Int)] = []
+    for (a, b) in pairs {
+      switch (buffer[a], buffer[b]) {
+      case (let x?, let y?): live.append((x, y))
+      case (nil, let y?): (buffer[a], buffer[b]) = (y, nil)
+      default: break
+      }
+    }
+    let result = buffer[rank]!  // after sorting, the `inputs` values fill the lowest wires
+
+    // Backwards from the result: keep a comparator when a later one (or the result) reads a side.
+    var needed: Set<Int> = [result]
+    var kept: [Comparator] = []
+    for (x, y) in live.reversed() {
+      let low = needed.contains(x), high = needed.contains(y)
+      guard low || high else { continue }
+      kept.append(Comparator(low: x, high: y, writesLow: low, writesHigh: high))
+      needed.formUnion([x, y])
+    }
+    self.inputs = inputs
+    self.comparators = kept.reversed()
+    self.result = result
+  }
+
+  /// The median networks for r = 0, 1, 2.
+  static let byRadius: [MedianNetwork] = (0...2).map { r in
+    let n = (2 * r + 1) * (2 * r + 1)
+    return MedianNetwork(selecting: n / 2, of: n)
+  }
+
+  /// The median network of the (2r + 1)² window, r ≤ 2.
+  static func network(radius r: Int) -> MedianNetwork { byRadius[r] }
+
+  /// Pixels per strip: the wires of one strip (N × strip pixels) stay in the level-1 cache.
+  static let strip = 64
+
+  /// Computes `output` from `input`, which covers it widened by `radius` on every side.
+  func run(_ input: Tile, radius r: Int, into output: inout Tile) {
+    let side = 2 * r + 1
+    let w = output.rect.width, h = output.rect.height
+    let strip = Self.strip
+    let (storage, wires) = TileMemoryPool.scratch(SIMD4<Float>.self, count: inputs * strip)
+    defer { withExtendedLifetime(storage) {} }
+    input.withPixels { src in
+      output.withMutablePixels { dst in
+        for y in 0..<h {
+          var x0 = 0
+          while x0 < w {
+            let n = min(strip, w - x0)
+            for dy in 0..<side {
+              let row = src[row: y + dy] + x0
+              for dx in 0..<side {
+                (wires + (dy * side + dx) * strip).update(from: row + dx, count: n)
+              }
+            }
+            for c in comparators {
+              let a = wires + c.low * strip, b = wires + c.high * strip
+              switch (c.writesLow, c.writesHigh) {
+              case (true, true):
+                for x in 0..<n {
+                  let u = a[x], v = b[x]
+                  a[x] = pointwiseMin(u, v)
+                  b[x] = pointwiseMax(u, v)
+                }
+              case (true, false):
+                for x in 0..<n { a[x] = pointwiseMin(a[x], b[x]) }
+              default:
+                for x in 0..<n { b[x] = pointwiseMax(a[x], b[x]) }
+              }
+            }
+            (dst[row: y] + x0).update(from: wires + result * strip, count: n)
+            x0 += n
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Huang's sliding histogram over 8-bit codes, r ≥ 3 (see the file comment).
+enum MedianHistogram {
+  /// The tile's values as 8-bit codes, four per pixel, rows packed; nil unless every value is
+  /// exactly `TileConversion.unitTable8[code]` for its code.
+  static func codes(of tile: Tile) -> [UInt8]? {
+    let w = tile.rect.width, h = tile.rect.height
+    let table = TileConversion.unitTable8
+    var codes = [UInt8](repeating: 0, count: 4 * w * h)
+    let exact = codes.withUnsafeMutableBufferPointer { out in
+      tile.withPixels { px in
+        for y in 0..<h {
+          let row = px[row: y]
+          for x in 0..<w {
+            let v = row[x]
+            for c in 0..<4 {
+              let k = (v[c] * 255).rounded()
+              guard k >= 0, k <= 255, table[Int(k)] == v[c] else { return false }
+              out[4 * (y * w + x) + c] = UInt8(k)
+            }
+          }
+        }
+        return true
+      }
+    }
+    return exact ? codes : nil
+  }
+
+  /// Computes `output` from the codes of an input `width` pixels wide that covers it widened by
+  /// `radius` on every side.
+  static func run(_ codes: [UInt8], width: Int, radius r: Int, into output: inout Tile) {
+    let side = 2 * r + 1
+    let k = Int32((side * side - 1) / 2)
+    let w = output.rect.width, h = output.rect.height
+    let table = TileConversion.unitTable8
+    var histogram = [Int32](repeating: 0, count: 4 * 256)
+    codes.withUnsafeBufferPointer { codes in
+      histogram.withUnsafeMutableBufferPointer { hist in
+        output.withMutablePixels { dst in
+          for y in 0..<h {
+            // The window of x = 0, and its median m with `below` = how many values are < m.
+            hist.update(repeating: 0)
+            for j in y..<(y + side) {
+              for i in 0..<side {
+                let p = 4 * (j * width + i)
+                for c in 0..<4 { hist[c * 256 + Int(codes[p + c])] += 1 }
+              }
+            }
+            var median = SIMD4<Int32>(), below = SIMD4<Int32>()
+            for c in 0..<4 {
+              var m = 0, count: Int32 = 0
+              while count + hist[c * 256 + m] <= k {
+                count += hist[c * 256 + m]
+                m += 1
+              }
+              median[c] = Int32(m)
+              below[c] = count
+            }
+            let out = dst[row: y]
+            for x in 0..<w {
+              if x > 0 {
+                // Column x − 1 leaves, column x + 2r enters.
+                for j in y..<(y + side) {
+                  let leave = 4 * (j * width + x - 1), enter = 4 * (j * width + x + 2 * r)
+                  for c in 0..<4 {
+                    let a = Int32(codes[leave + c]), b = Int32(codes[enter + c])
+                    hist[c * 256 + Int(a)] -= 1
+                    hist[c * 256 + Int(b)] += 1
+                    if a < median[c] { below[c] -= 1 }
+                    if b < median[c] { below[c] += 1 }
+                  }
+                }
+                for c in 0..<4 {
+                  var m = Int(median[c]), count = below[c]
+                  if count > k {
+                    repeat {
+                      m -= 1
+                      count -= hist[c * 256 + m]
+                    } while count > k
+                  } else {
+                    while count + hist[c * 256 + m] <= k {
+                      count += hist[c * 256 + m]
+                      m += 1
+                    }
+                  }
+                  median[c] = Int32(m)
+                  below[c] = count
+                }
+              }
+              out[x] = SIMD4(table[Int(median.x)], table[Int(median.y)], table[Int(median.z)], table[Int(median.w)])
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Gathering and quickselect, r ≥ 3 on values that are not all 8-bit codes (see the file comment).
+enum MedianSelection {
+  /// Computes `output` from `input`, which covers it widened by `radius` on every side.
+  static func run(_ input: Tile, radius r: Int, into output: inout Tile) {
+    let side = 2 * r + 1, n = side * side, k = (n - 1) / 2
+    let w = output.rect.width, h = output.rect.height
+    let values = UnsafeMutablePointer<Float>.allocate(capacity: 4 * n)
+    defer { values.deallocate() }
+    input.withPixels { src in
+      output.withMutablePixels { dst in
+        for y in 0..<h {
+          for x in 0..<w {
+            var t = 0
+            for j in 0..<side {
+              let row = src[row: y + j] + x
+              for i in 0..<side {
+                let v = row[i]
+                values[t] = v.x
+                values[n + t] = v.y
+                values[2 * n + t] = v.z
+                values[3 * n + t] = v.w
+                t += 1
+              }
+            }
+            dst[row: y][x] = SIMD4(
+              select(values, count: n, rank: k), select(values + n, count: n, rank: k),
+              select(values + 2 * n, count: n, rank: k), select(values + 3 * n, count: n, rank: k))
+          }
+        }
+      }
+    }
+  }
+
+  /// The (`rank` + 1)-th smallest of `count` values, reordering them (C. A. R. Hoare, "Algorithm 65:
+  /// FIND", CACM 4(7), 1961).
+  static func select(_ a: UnsafeMutablePointer<Float>, count: Int, rank: Int) -> Float {
+    var lo = 0, hi = count - 1
+    while lo < hi {
+      let pivot = a[lo + (hi - lo) / 2]
+      var i = lo, j = hi
+      while i <= j {
+        while a[i] < pivot { i += 1 }
+        while a[j] > pivot { j -= 1 }
+        if i <= j {
+          (a[i], a[j]) = (a[j], a[i])
+          i += 1
+          j -= 1
+        }
+      }
+      if rank <= j {
+        hi = j
+      } else if rank >= i {
+        lo = i
+      } else {
+        return a[rank]
+      }
+    }
+    return a[rank]
+  }
+}
+
+extension Image {
+  /// The image with each channel of each pixel replaced by the median of the (2·radius + 1)²
+  /// square around it, edges extended (radius clamped into 0 … 100; 0 returns the image
+  /// unchanged). See Median.swift.
+  public func median(radius: Int) -> Image {
+    let op = MedianOperation(radius: radius)
+    return op.radius == 0 ? self : applying(op)
+  }
+}
