@@ -222,7 +222,8 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         r += [("vips", "smartcrop attention", f"{o}-vips.jpg",
                ["vips", "smartcrop", inp, f"{o}-vips.jpg{jpeg90}", "1080", "1080", "--interesting", "attention"], True)]
     elif w == "W11med":
-        r += [("vips", "median 3", f"{o}-vips.jpg", ["vips", "median", inp, f"{o}-vips.jpg{jpeg90}", "3"], True)]
+        # vips median is a C convenience over rank, which the command line calls by name.
+        r += [("vips", "rank 3 3 4 (median)", f"{o}-vips.jpg", ["vips", "rank", inp, f"{o}-vips.jpg{jpeg90}", "3", "3", "4"], True)]
     elif w == "W11conv":
         r += [("vips", "conv (float precision, its default)", f"{o}-vips.jpg",
                ["vips", "conv", inp, f"{o}-vips.jpg{jpeg90}", os.path.join(HERE, "recipes", "W11conv.mat")], True)]

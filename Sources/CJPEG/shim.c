@@ -136,8 +136,9 @@ struct cj_decoder {
   const uint8_t *data;
   size_t length;
   uint8_t *owned;  // the private copy (cj_decoder_create), or NULL when borrowing
-  int cmyk;           // output is converted from CMYK
+  int cmyk;           // the file is CMYK or YCCK (decoded as CMYK)
   int cmyk_inverted;  // Adobe-style inverted CMYK
+  int keep_cmyk;      // deliver CMYK rows (as ink amounts) instead of converting them to RGB
   uint8_t *scratch;   // one CMYK row
   int marker_count;
 };
@@ -216,6 +217,10 @@ void cj_decoder_destroy(cj_decoder *d) {
 
 void cj_decoder_set_strict(cj_decoder *d, int strict) {
   if (d != NULL) d->err.strict = strict != 0;
+}
+
+void cj_decoder_keep_cmyk(cj_decoder *d, int keep) {
+  if (d != NULL) d->keep_cmyk = keep != 0;
 }
 
 static int cj_check_stage(cj_decoder *d, int expected, const char *what) {
@@ -309,11 +314,11 @@ int cj_start(cj_decoder *d, int scale_denom, int dct_method, int fancy_upsamplin
                                                      : JDCT_ISLOW;
   d->cinfo.do_fancy_upsampling = fancy_upsampling ? TRUE : FALSE;
   jpeg_start_decompress(&d->cinfo);
-  if (d->cmyk) {
-    if (d->cinfo.output_components != 4) {
-      d->stage = STAGE_FAILED;
-      return cj_fail(&d->err, CJ_ERR_UNSUPPORTED, "Unexpected component count in CMYK output");
-    }
+  if (d->cmyk && d->cinfo.output_components != 4) {
+    d->stage = STAGE_FAILED;
+    return cj_fail(&d->err, CJ_ERR_UNSUPPORTED, "Unexpected component count in CMYK output");
+  }
+  if (d->cmyk && !d->keep_cmyk) {
     d->scratch = malloc((size_t)d->cinfo.output_width * 4);
     if (d->scratch == NULL) {
       d->stage = STAGE_FAILED;
@@ -322,7 +327,7 @@ int cj_start(cj_decoder *d, int scale_denom, int dct_method, int fancy_upsamplin
   }
   *out_width = d->cinfo.output_width;
   *out_height = d->cinfo.output_height;
-  *out_components = d->cmyk ? 3 : d->cinfo.output_components;
+  *out_components = d->cmyk && !d->keep_cmyk ? 3 : d->cinfo.output_components;
   d->stage = STAGE_STARTED;
   return CJ_OK;
 }
@@ -358,13 +363,20 @@ int cj_read_rows(cj_decoder *d, uint8_t *const *rows, uint32_t max_rows, uint32_
   // *rows_read is updated as rows arrive, so the caller knows how far a failed call got.
   while (*rows_read < max_rows && d->cinfo.output_scanline < d->cinfo.output_height) {
     JDIMENSION got;
-    if (d->cmyk) {
+    if (d->cmyk && !d->keep_cmyk) {
       JSAMPROW row = d->scratch;
       got = jpeg_read_scanlines(&d->cinfo, &row, 1);
       if (got == 1)
         cj_cmyk_to_rgb(d->scratch, rows[*rows_read], d->cinfo.output_width, d->cmyk_inverted);
     } else {
       got = jpeg_read_scanlines(&d->cinfo, (JSAMPARRAY)(rows + *rows_read), max_rows - *rows_read);
+      if (d->cmyk && d->cmyk_inverted) {
+        size_t n = (size_t)d->cinfo.output_width * 4;
+        for (JDIMENSION r = 0; r < got; r++) {
+          uint8_t *p = rows[*rows_read + r];
+          for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(255 - p[i]);
+        }
+      }
     }
     if (got == 0) break;  // cannot happen with a memory source (it never suspends)
     *rows_read += got;

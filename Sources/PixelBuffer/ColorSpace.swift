@@ -80,7 +80,8 @@ public enum Orientation: Int, Hashable, Sendable, CaseIterable {
 ///
 /// The blocks are kept as the file stored them, so they can be written back unchanged:
 /// `exif` is the TIFF structure (byte-order mark first, without JPEG's `Exif\0\0` prefix),
-/// `xmp` the XMP packet's XML, `iptc` the IPTC-IIM records (the Photoshop resource 0x0404 of a
+/// `xmp` the XMP packet's XML, `xmpExtension` a JPEG's extended XMP (the part of a large packet
+/// that did not fit one segment), `iptc` the IPTC-IIM records (the Photoshop resource 0x0404 of a
 /// JPEG APP13 segment), `comment` the JPEG COM or PNG `Comment` text.
 public struct ImageMetadata: Hashable, Sendable {
   /// The EXIF (JPEG APP1, PNG eXIf) orientation; `.up` when the file has none.
@@ -95,6 +96,10 @@ public struct ImageMetadata: Hashable, Sendable {
   public var exif: Data?
   /// The XMP packet (UTF-8 XML).
   public var xmp: Data?
+  /// A JPEG's extended XMP: a second serialized packet (UTF-8 XML), carried in pieces by
+  /// `http://ns.adobe.com/xmp/extension/` APP1 segments and named in `xmp` by its GUID
+  /// (`xmpNote:HasExtendedXMP`, XMP specification part 3). Written back only to JPEG.
+  public var xmpExtension: Data?
   /// The IPTC-IIM records.
   public var iptc: Data?
   /// The comment (JPEG COM, PNG `Comment` text chunk).
@@ -103,7 +108,7 @@ public struct ImageMetadata: Hashable, Sendable {
   /// Creates metadata.
   public init(
     orientation: Orientation = .up, iccProfile: Data? = nil, gamma: Double? = nil, chromaticities: [Double]? = nil,
-    exif: Data? = nil, xmp: Data? = nil, iptc: Data? = nil, comment: String? = nil
+    exif: Data? = nil, xmp: Data? = nil, iptc: Data? = nil, comment: String? = nil, xmpExtension: Data? = nil
   ) {
     self.orientation = orientation
     self.iccProfile = iccProfile
@@ -111,12 +116,13 @@ public struct ImageMetadata: Hashable, Sendable {
     self.chromaticities = chromaticities
     self.exif = exif
     self.xmp = xmp
+    self.xmpExtension = xmpExtension
     self.iptc = iptc
     self.comment = comment
   }
 
   /// True when there is an EXIF, XMP, IPTC or comment block to write.
-  public var hasDescriptiveBlocks: Bool { exif != nil || xmp != nil || iptc != nil || comment != nil }
+  public var hasDescriptiveBlocks: Bool { exif != nil || xmp != nil || xmpExtension != nil || iptc != nil || comment != nil }
 }
 
 /// The EXIF fields FilterGraph interprets (parsed by `EXIF.fields(tiff:)` in ImageCodecs).

@@ -119,6 +119,11 @@ void cj_decoder_destroy(cj_decoder *decoder);
 /// Makes corrupt-data warnings (for example "Premature end of JPEG file") fatal when `strict` is 1.
 void cj_decoder_set_strict(cj_decoder *decoder, int strict);
 
+/// With `keep` 1 (set before cj_start), CMYK and YCCK files are delivered as 4 bytes per pixel of
+/// CMYK ink amounts (0 = no ink; the inverted values of files with an Adobe marker are turned
+/// back), for a colour-managed conversion by the caller, instead of being converted to RGB.
+void cj_decoder_keep_cmyk(cj_decoder *decoder, int keep);
+
 /// Reads the markers up to the first scan and fills `header`. APP1, APP2, APP13 and COM markers
 /// are saved.
 int cj_read_header(cj_decoder *decoder, cj_header *header);
@@ -130,7 +135,8 @@ int cj_marker_count(const cj_decoder *decoder);
 int cj_marker_at(const cj_decoder *decoder, int index, cj_marker *marker);
 
 /// Starts decompression scaled by 1/scale_denom (1, 2, 4 or 8) and reports the output size and
-/// channels (1 = gray, 3 = RGB). CMYK and YCCK files are decoded as CMYK and converted to RGB.
+/// channels (1 = gray, 3 = RGB, 4 = CMYK kept by cj_decoder_keep_cmyk). CMYK and YCCK files are
+/// otherwise decoded as CMYK and converted to RGB naively.
 int cj_start(cj_decoder *decoder, int scale_denom, int dct_method, int fancy_upsampling,
              uint32_t *out_width, uint32_t *out_height, int32_t *out_components);
 

@@ -8,6 +8,7 @@
 // which the store then clips and rounds.
 
 import CLCMS
+import Foundation
 
 /// A built transform; `run` may be called from many threads at once (built without lcms2's cache).
 final class ColourTransform: @unchecked Sendable {
@@ -20,13 +21,16 @@ final class ColourTransform: @unchecked Sendable {
   private let handle: UnsafeMutableRawPointer
   /// The profile's description, for `explain` and messages.
   let profileName: String
+  /// The profile's bytes.
+  let profileData: Data
   /// The engine's own table + matrix path, when it agrees with lcms2 (see MatrixShaper).
   /// Set once while the transform is built, before it is shared.
   var fast: MatrixShaper?
 
-  init(handle: UnsafeMutableRawPointer, profileName: String, fast: MatrixShaper? = nil) {
+  init(handle: UnsafeMutableRawPointer, profileName: String, profileData: Data, fast: MatrixShaper? = nil) {
     self.handle = handle
     self.profileName = profileName
+    self.profileData = profileData
     self.fast = fast
   }
 

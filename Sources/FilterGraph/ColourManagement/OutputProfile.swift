@@ -2,7 +2,9 @@
 //
 // - `.sRGB` (default): pixels from ICC-profiled sources are converted to sRGB (gamut clipped when
 //   stored) and the file carries no profile (a PNG gets its one-byte `sRGB` chunk). An image the
-//   recipe converted to Display P3 (`convert to=p3`) stays P3 and carries the built-in P3 profile.
+//   recipe converted to Display P3 (`convert to=p3`) stays P3 and carries the built-in P3 profile;
+//   one converted to an ICC profile (`convert profile=PATH intent=…`) is stored through that
+//   profile with that intent and carries it (likewise with `.keep`).
 // - `.displayP3`: Display P3 numbers with the built-in Display P3 profile embedded.
 // - `.keep`: the source's own profile is embedded and pixels are converted back into it; a graph
 //   that is only its source copies the stored pixels unchanged.
@@ -89,6 +91,10 @@ struct OutputColour {
   static func plan(_ image: Image, profile: OutputProfile, intent: RenderingIntent, bpc: Bool) throws -> OutputColour {
     let info = image.info
     let isP3 = info.colorSpace == .displayP3 || info.colorSpace == .linearDisplayP3
+    // `convert profile=` keeps the image in its profile, as `convert to=p3` keeps it P3.
+    if let request = ProfileConversionOperation.requested(in: image), profile == .sRGB || profile == .keep {
+      return try converting(image, to: request.profile, intent: request.intent, bpc: request.blackPointCompensation)
+    }
     switch profile {
     case .sRGB:
       if isP3 { return OutputColour(image: image, embedded: ICCProfile.displayP3Data) }

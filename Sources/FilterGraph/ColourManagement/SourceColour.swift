@@ -7,8 +7,10 @@
 // lcms2 transform as they are loaded (`TileConversion.loadConverting`). A profile that cannot be
 // used (unreadable, truncated, for another colour model such as CMYK on an RGB image) leaves the
 // pixels sRGB and gives a warning, or an error for a strict load. A PNG without iCCP or sRGB chunk
-// but with cHRM (and gAMA) is read through a profile lcms2 builds from them (`impliedProfile`). CMYK JPEGs are converted to RGB by
-// the decoder (naively, as before); their CMYK profile is therefore not applied (see docs/Colour.md).
+// but with cHRM (and gAMA) is read through a profile lcms2 builds from them (`impliedProfile`).
+// CMYK JPEGs and TIFFs are converted to sRGB by their decoder, through their CMYK profile
+// (`CMYKConversion`, which uses the profile up) or, untagged or with a profile it cannot use,
+// naively (see docs/Colour.md).
 
 import Foundation
 import Synchronization
@@ -46,15 +48,17 @@ enum SourceColour {
     }
   }
 
-  /// Why `source`'s embedded profile is ignored, or nil when it is used (or there is none, or
-  /// it is a CMYK file's, which the decoder's conversion stands in for).
+  /// Why `source`'s embedded profile is ignored, or nil when it is used (or there is none).
   static func problem(_ source: EncodedSourceOperation) -> String? {
     let h = source.source.header
     guard let profile = h.metadata.iccProfile else { return nil }
+    if source.source.isCMYK {
+      // The JPEG decoder removes a CMYK profile it converts through; this one it could not use.
+      return "\(source.source.name): its ICC profile cannot be used for its CMYK pixels; they are converted to RGB without it"
+    }
     guard case .unusable(let reason) = TransformCache.sourceProfile(profile, channels: h.layout.channelCount >= 3 ? 3 : 1) else {
       return nil
     }
-    if reason.contains("for CMYK") && source.source.isCMYK { return nil }
     return "\(source.source.name): \(reason); its colours are read as sRGB"
   }
 

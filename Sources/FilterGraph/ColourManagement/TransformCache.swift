@@ -78,7 +78,7 @@ enum TransformCache {
     // The engine's own path for matrix/shaper profiles, used only where it agrees with lcms2.
     let fast = direction == .toWorking && cmyk == nil
       ? MatrixShaper(profile, channels: channels, bytes: bytes, extra: extra, intent: intent, bpc: bpc) : nil
-    let transform = ColourTransform(handle: handle, profileName: profile.name, fast: fast)
+    let transform = ColourTransform(handle: handle, profileName: profile.name, profileData: profile.data, fast: fast)
     if let fast, !agrees(fast, transform, channels: channels, bytes: bytes, extra: extra) { transform.fast = nil }
     return lock.withLock {
       builtCount += 1

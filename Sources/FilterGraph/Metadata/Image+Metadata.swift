@@ -15,6 +15,9 @@ extension Image {
     public var exifBlock: Data?
     /// The XMP packet as text (nil when absent or not UTF-8).
     public var xmp: String?
+    /// A JPEG's extended XMP packet as text (the part of a large XMP that `xmp` names by its GUID;
+    /// nil when absent or not UTF-8).
+    public var xmpExtension: String?
     /// The IPTC-IIM records, raw.
     public var iptc: Data?
     /// The comment.
@@ -34,7 +37,8 @@ extension Image {
     let m = info.metadata
     return Metadata(
       exif: m.exif.flatMap { EXIF.fields(tiff: [UInt8]($0)) }, exifBlock: m.exif,
-      xmp: m.xmp.flatMap { String(validating: [UInt8]($0), as: UTF8.self) }, iptc: m.iptc, comment: m.comment,
+      xmp: m.xmp.flatMap { String(validating: [UInt8]($0), as: UTF8.self) },
+      xmpExtension: m.xmpExtension.flatMap { String(validating: [UInt8]($0), as: UTF8.self) }, iptc: m.iptc, comment: m.comment,
       iccProfile: m.iccProfile)
   }
 }

@@ -75,7 +75,10 @@ public struct MetadataKinds: OptionSet, Hashable, Sendable, CustomStringConverti
     if contains(.exif), let exif = carried.exif, let upright = EXIF.upright(tiff: [UInt8](exif), pixelSize: size) {
       out.exif = Data(upright)
     }
-    if contains(.xmp) { out.xmp = carried.xmp }
+    if contains(.xmp) {
+      out.xmp = carried.xmp
+      out.xmpExtension = carried.xmpExtension
+    }
     if contains(.iptc) { out.iptc = carried.iptc }
     if contains(.comment) { out.comment = carried.comment }
     return out

@@ -74,7 +74,7 @@ public final class Renderer: Sendable {
       let embedded = output.embedded.map { data in
         (try? ICCProfile(data)).map { "'\($0.name)' embedded" } ?? "profile embedded"
       } ?? "no profile embedded (sRGB)"
-      let stored = output.target.map { "stored through lcms2 into '\($0.name)' (\(intent.rawValue))" } ?? "stored as sRGB-encoded values"
+      let stored = output.target.map { "stored through lcms2 into '\($0.name)' (\(output.intent.rawValue))" } ?? "stored as sRGB-encoded values"
       text += "\n\noutput colour: \(stored); \(embedded)"
     }
     return text
@@ -83,7 +83,10 @@ public final class Renderer: Sendable {
   /// Renders `image` into a new buffer in its own format (or `format`, when given).
   /// Pixels of sources with an ICC profile are converted to sRGB (see `OutputProfile.sRGB`).
   public func render(_ image: Image, format: PixelFormat? = nil) throws -> PixelBuffer {
-    let colour = try OutputColour.plan(image, profile: .sRGB, intent: .relative, bpc: false)
+    // An image converted to an ICC profile (`convert profile=`) comes back in sRGB: only a
+    // written file is stored through the profile.
+    let sRGB = ProfileConversionOperation.requested(in: image) == nil ? image : image.converted(to: .sRGB)
+    let colour = try OutputColour.plan(sRGB, profile: .sRGB, intent: .relative, bpc: false)
     let plan = try prepare(colour.image)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)

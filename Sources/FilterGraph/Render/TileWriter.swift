@@ -6,6 +6,7 @@
 // an lcms2 transform into an output ICC profile; linear light straight to 8-bit sRGB codes
 // through one table (TileConversion.storeLinear8); or the plain store of encoded values.
 
+import Foundation
 import PixelBufferModule
 
 /// How the tiles of one render are computed and stored.
@@ -34,7 +35,15 @@ struct TileWriter {
     // go to codes through one table, not encode-then-quantise.
     linearStore = storeSpace == .encoded && TileConversion.storesLinear8(format) && Renderer.outputSpace(of: plan.root) == .linear
     evaluationSpace = linearStore || outputTransform != nil ? .linear : storeSpace
-    passThrough = PassThrough(plan: plan, format: format)
+    // Stored pixels are copied unchanged only when they are already in the output's colour space:
+    // no output profile, or the very profile they are stored in (`--profile keep`).
+    let storedAsWritten: Bool
+    if let outputTransform {
+      if case .icc(let stored) = plan.root.info.colorSpace { storedAsWritten = stored == outputTransform.profileData } else { storedAsWritten = false }
+    } else {
+      storedAsWritten = true
+    }
+    passThrough = storedAsWritten ? PassThrough(plan: plan, format: format) : nil
   }
 
   /// Computes `rect` of the output and stores it at `destination` (its first pixel), rows

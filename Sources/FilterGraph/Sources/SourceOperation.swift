@@ -72,8 +72,12 @@ public struct EncodedSourceOperation: SourceOperation {
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     let h = source.header
     // An sRGB-equivalent or unusable profile leaves the pixels sRGB (the fast paths apply); any
-    // other is converted into the working space as tiles are loaded (SourceColour).
-    let space = SourceColour.colorSpace(profile: h.metadata.iccProfile ?? SourceColour.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
+    // other is converted into the working space as tiles are loaded (SourceColour). A CMYK JPEG
+    // still carrying a profile is one its decoder could not use: its naive RGB is read as sRGB.
+    let space =
+      source.isCMYK
+      ? .sRGB
+      : SourceColour.colorSpace(profile: h.metadata.iccProfile ?? SourceColour.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
     return ImageInfo(
       size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
       component: h.component, colorSpace: space, metadata: h.metadata)

@@ -87,14 +87,16 @@ public struct ColorConversionOperation: PointOperation {
     map = PremultipliedMatrix(c0: m0, c1: m1, c2: m2, c3: SIMD4(0, 0, 0, 1))
   }
 
-  /// `to`: the target (required).
-  public static let to = Parameter<ColorTarget>("to", help: "gray | srgb | linear | p3.")
+  /// `to`: the target (give `to` or, for an ICC profile, `profile`).
+  public static let to = Parameter<ColorTarget>(
+    spec: ParameterSpec("to", .choice(ColorTarget.allCases.map(\.recipeWord)), optional: true, help: "gray | srgb | linear | p3 (or give profile=)."))
 
-  /// `convert to=gray|srgb|linear|p3`.
+  /// `convert to=gray|srgb|linear|p3`, or `convert profile=PATH intent=… bpc=…`
+  /// (`ProfileConversionOperation`).
   public static let table = OperationDescriptor(
     name: "convert", category: .colour,
-    summary: "Converts to gray (luminance of linear light), sRGB, linear sRGB or Display P3.",
-    parameters: [to.spec],
+    summary: "Converts to gray (luminance of linear light), sRGB, linear sRGB or Display P3, or (profile=) to be written in an ICC profile.",
+    parameters: [to.spec, ProfileConversionOperation.profilePath.spec, ProfileConversionOperation.intent.spec, ProfileConversionOperation.bpc.spec],
     example: "convert to=gray")
 
   public var descriptor: OperationDescriptor { Self.table }

@@ -3,6 +3,8 @@
 // Each verb reuses its operation's table (declared once, in the operation's file) and calls the
 // same Swift methods users call.
 
+import Foundation
+import ImageCodecs
 import PixelBufferModule
 
 /// The colour family's recipe verbs (`all` lists them; `convert to=gray` is the grayscale verb).
@@ -12,9 +14,27 @@ public enum ColourFilters {
     inputs[0].tinted(args[TintOperation.color], amount: args[TintOperation.amount], mode: args[TintOperation.mode])
   }
 
-  /// `convert to=gray|srgb|linear|p3`.
-  public static let convert = FilterDefinition(ColorConversionOperation.table) { inputs, args, _ in
-    inputs[0].converted(to: args[ColorConversionOperation.to])
+  /// `convert to=gray|srgb|linear|p3`, or `convert profile=PATH intent=relative bpc=false`.
+  public static let convert = FilterDefinition(ColorConversionOperation.table) { inputs, args, context in
+    typealias Profile = ProfileConversionOperation
+    switch (args.given(ColorConversionOperation.to), args.given(Profile.profilePath)) {
+    case (let target?, nil):
+      return inputs[0].converted(to: target)
+    case (nil, let path?):
+      // Like `load path=`, a profile file that is missing or unusable is an input error
+      // (`CodecError`), reported at the path.
+      let url = context.resolve(path)
+      guard let data = try? Data(contentsOf: url) else {
+        let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
+        throw CodecError(.io, "The ICC profile \(url.path) \(reason).")
+      }
+      return inputs[0].applying(
+        try Profile(profile: data, intent: args[Profile.intent], blackPointCompensation: args[Profile.bpc], label: path))
+    case (_?, _?):
+      throw FilterError("convert takes to= or profile=, not both.")
+    case (nil, nil):
+      throw FilterError("convert needs to= (gray, srgb, linear, p3) or profile= (an ICC profile file).")
+    }
   }
 
   /// `matrix values=<20 numbers> space=encoded|linear`.

@@ -8,7 +8,7 @@ extension ImageFileFormat {
   public static let jpeg = ImageFileFormat(rawValue: "jpeg")
 }
 
-/// JPEG: reads 8-bit gray, YCbCr, RGB and CMYK (as RGB) files, baseline and progressive, at full
+/// JPEG: reads 8-bit gray, YCbCr, RGB and CMYK (as sRGB, through its profile) files, baseline and progressive, at full
 /// size or 1/2, 1/4, 1/8 (shrink-on-load), streaming rows; writes gray or RGB.
 public enum JPEGCodec: ImageCodec {
   public static let format = ImageFileFormat.jpeg

@@ -19,11 +19,15 @@ import PixelBufferModule
 /// ```
 ///
 /// Output is `.gray8` for grayscale files and `.rgb8` for everything else. YCbCr and RGB files are
-/// converted by libjpeg; CMYK and YCCK files are decoded as CMYK and converted naively, the way
-/// most tools without colour management do: `R = C′·K′/255` (likewise G from M′, B from Y′), where
-/// `C′ = 255 − C` is the light the ink lets through (Adobe-marked files store C′ directly).
-/// An embedded ICC profile is kept (the buffer's colour space is then `.icc(profile)`), but no
-/// colour conversion is applied.
+/// converted by libjpeg. CMYK and YCCK files are decoded as CMYK; with an embedded CMYK profile
+/// they are converted through it by lcms2 into sRGB (`CMYKConversion`: relative colorimetric with
+/// black-point compensation; the profile is then used up, so the buffer is sRGB and its metadata
+/// carries no profile). Without one (or with one lcms2 cannot use) they are converted naively, the
+/// way most tools without colour management do: `R = C′·K′/255` (likewise G from M′, B from Y′),
+/// where `C′ = 255 − C` is the light the ink lets through. Files with an Adobe (APP14) marker store
+/// C′ directly (inverted CMYK, Photoshop's convention), in both conversions. The ICC profile of
+/// any other file is kept (the buffer's colour space is then `.icc(profile)`), but no colour
+/// conversion is applied here.
 ///
 /// A decoder is not thread-safe; use one per thread.
 public final class JPEGDecoder {
@@ -49,6 +53,10 @@ public final class JPEGDecoder {
   private let input: Data
   private var isStrict = false
   private var isFinished = false
+  /// The conversion of a CMYK file through its embedded profile, or nil.
+  private let cmyk: CMYKConversion?
+  /// Why a CMYK file's embedded profile was not used (its pixels are then converted naively).
+  public let cmykProfileProblem: String?
 
   /// Reads the header of the JPEG in `data`, without decoding pixels.
   ///
@@ -89,6 +97,13 @@ public final class JPEGDecoder {
       markers.lazy.filter { $0.marker == 0xE1 }.compactMap { EXIF.orientation(app1: $0.payload) }
       .first ?? .up
     metadata.iccProfile = Self.iccProfile(fromAPP2: markers.filter { $0.marker == 0xE2 }.map(\.payload))
+    var cmyk: CMYKConversion?, cmykProblem: String?
+    if [CJ_MODEL_CMYK, CJ_MODEL_YCCK].contains(where: { Int32($0.rawValue) == info.color_model }), let profile = metadata.iccProfile {
+      (cmyk, cmykProblem) = CMYKConversion.make(iccProfile: profile, sampleBytes: 1, hasAlpha: false)
+      if cmyk != nil { metadata.iccProfile = nil }
+    }
+    self.cmyk = cmyk
+    cmykProfileProblem = cmykProblem
     JPEGMetadata.read(markers.filter { $0.marker != 0xE2 }.map { JPEGSegment(marker: $0.marker, payload: $0.payload) }, into: &metadata)
     header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
@@ -159,6 +174,7 @@ public final class JPEGDecoder {
       throw Self.strictError(first)
     }
     cj_decoder_set_strict(handle, isStrict ? 1 : 0)
+    cj_decoder_keep_cmyk(handle, cmyk != nil ? 1 : 0)
     let dct: cj_dct_method
     switch options.dctMethod {
     case .accurate: dct = CJ_DCT_ISLOW
@@ -170,7 +186,7 @@ public final class JPEGDecoder {
       handle, Int32(options.scaleDenominator), Int32(bitPattern: dct.rawValue),
       options.usesFancyUpsampling ? 1 : 0, &width, &height, &components)
     if let error = Self.error(handle, status) { throw error }
-    guard Int(components) == outputFormat.channelCount else {
+    guard Int(components) == (cmyk != nil ? 4 : outputFormat.channelCount) else {
       throw CodecError(.unsupported, "libjpeg-turbo produced \(components) channels where \(outputFormat.channelCount) were expected.")
     }
     let size = Size(width: Int(width), height: Int(height))
@@ -203,6 +219,7 @@ public final class JPEGDecoder {
         "The buffer has \(buffer.height) rows; \(wanted) rows at row \(destinationRow) do not fit.")
     }
     guard wanted > 0 else { return 0 }
+    if let cmyk { return try readConvertedRows(wanted, through: cmyk, into: &buffer, at: destinationRow) }
     var read: UInt32 = 0
     let status = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
       var rows = (0..<wanted).map { Optional((base + (destinationRow + $0) * rowBytes).assumingMemoryBound(to: UInt8.self)) }
@@ -217,6 +234,41 @@ public final class JPEGDecoder {
     }
     if nextRow == scaledSize.height { try finish() }
     return wanted
+  }
+
+  /// Decodes `count` rows of CMYK, a few at a time, and converts them through `conversion` into
+  /// `buffer`'s rows from `destinationRow`.
+  private func readConvertedRows(_ count: Int, through conversion: CMYKConversion, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int {
+    let width = buffer.width, batch = min(count, 16)
+    var cmykRows = [UInt8](repeating: 0, count: width * 4 * batch)
+    var scratch = [Float](repeating: 0, count: width * 4)
+    var done = 0
+    while done < count {
+      let rows = min(batch, count - done)
+      var read: UInt32 = 0
+      let status = cmykRows.withUnsafeMutableBufferPointer { c in
+        var pointers = (0..<rows).map { Optional(c.baseAddress! + $0 * width * 4) }
+        return pointers.withUnsafeMutableBufferPointer { cj_read_rows(handle, $0.baseAddress, UInt32(rows), &read) }
+      }
+      nextRow += Int(read)
+      buffer.withUnsafeMutableBaseAddress { base, rowBytes in
+        cmykRows.withUnsafeBytes { c in
+          scratch.withUnsafeMutableBufferPointer { f in
+            for r in 0..<Int(read) {
+              let destination = (base + (destinationRow + done + r) * rowBytes).assumingMemoryBound(to: UInt8.self)
+              conversion.convert(c.baseAddress! + r * width * 4, width: width, into: destination, scratch: f.baseAddress!)
+            }
+          }
+        }
+      }
+      done += Int(read)
+      if let error = Self.error(handle, status) { throw error }
+      guard Int(read) == rows else {
+        throw CodecError(.corrupt, "libjpeg-turbo produced \(done) of \(count) requested JPEG rows.")
+      }
+    }
+    if nextRow == scaledSize?.height { try finish() }
+    return count
   }
 
   /// Skips the next `count` rows without producing them (libjpeg's `jpeg_skip_scanlines`, which

@@ -1,8 +1,14 @@
 // JPEGMetadata.swift — EXIF, XMP, IPTC and comments in JPEG segments.
 //
 // - EXIF: APP1 `Exif\0\0` + TIFF structure (at most 65527 bytes).
-// - XMP: APP1 `http://ns.adobe.com/xap/1.0/\0` + the packet (at most 65504 bytes; the extended XMP
-//   of larger packets, split over `http://ns.adobe.com/xmp/extension/` segments, is not read).
+// - XMP: APP1 `http://ns.adobe.com/xap/1.0/\0` + the packet (at most 65504 bytes).
+// - Extended XMP (XMP specification part 3, 1.1.3.1): what does not fit the main packet is a second
+//   serialized packet, split into APP1 segments `http://ns.adobe.com/xmp/extension/\0` + the
+//   32-character GUID (the main packet's `xmpNote:HasExtendedXMP`, the MD5 of the extension in
+//   upper-case hex) + the extension's full length (4 bytes, big-endian) + this piece's offset in it
+//   (4 bytes) + the piece (at most 65458 bytes). It is read when the pieces with the main packet's
+//   GUID agree on the length and cover it exactly (at most `MetadataLimits.maxBlockBytes`), and
+//   written back as the same pieces, so its bytes, and the main packet's, survive unchanged.
 // - IPTC: APP13 `Photoshop 3.0\0` + image resource blocks (`8BIM`, 16-bit id, padded Pascal name,
 //   32-bit size, data padded to even); IPTC-IIM is resource 0x0404. Only that resource is read
 //   and written (the others — a Photoshop thumbnail among them — are not kept).
@@ -30,6 +36,10 @@ public struct JPEGSegment: Hashable, Sendable {
 public enum JPEGMetadata {
   /// The prefix of an XMP APP1 payload.
   public static let xmpSignature: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+  /// The prefix of an extended-XMP APP1 payload (then GUID, full length, offset, piece).
+  public static let xmpExtensionSignature: [UInt8] = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+  /// The most extension bytes one segment carries.
+  static let maxXMPExtensionPiece = maxPayload - xmpExtensionSignature.count - 32 - 8
   /// The prefix of a Photoshop APP13 payload.
   public static let photoshopSignature: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
   /// The Photoshop image resource holding IPTC-IIM records.
@@ -40,6 +50,7 @@ public enum JPEGMetadata {
   /// `metadata` with the EXIF, XMP, IPTC and comment blocks of `segments` (APP1, APP13, COM, in
   /// file order) filled in.
   public static func read(_ segments: [JPEGSegment], into metadata: inout ImageMetadata) {
+    var extensionPieces: [ArraySlice<UInt8>] = []
     for segment in segments {
       let p = segment.payload
       switch segment.marker {
@@ -51,9 +62,49 @@ public enum JPEGMetadata {
         metadata.iptc = iptc(photoshopResources: p[photoshopSignature.count...]).map { Data($0) }
       case 0xFE where metadata.comment == nil && !p.isEmpty:
         metadata.comment = text(p)
+      case 0xE1 where p.starts(with: xmpExtensionSignature):
+        extensionPieces.append(p[xmpExtensionSignature.count...])
       default: break
       }
     }
+    if let xmp = metadata.xmp, let guid = extendedXMPGUID(xmp) {
+      metadata.xmpExtension = xmpExtension(guid: guid, pieces: extensionPieces)
+    }
+  }
+
+  /// The GUID a main XMP packet names its extension by (`xmpNote:HasExtendedXMP`, as an attribute
+  /// or an element): 32 hexadecimal digits, or nil.
+  static func extendedXMPGUID(_ xmp: Data) -> [UInt8]? {
+    let text = [UInt8](xmp)
+    let name = Array("HasExtendedXMP".utf8)
+    guard let at = text.indices.first(where: { text[$0...].starts(with: name) }) else { return nil }
+    var i = at + name.count
+    while i < text.count, [UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"), UInt8(ascii: " ")].contains(text[i]) { i += 1 }
+    guard i + 32 <= text.count else { return nil }
+    let guid = Array(text[i..<i + 32])
+    return guid.allSatisfy({ (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }) ? guid : nil
+  }
+
+  /// The extension reassembled from `pieces` (each: GUID, full length, offset, bytes) with GUID
+  /// `guid`, or nil when they disagree on the length, overlap, leave a gap or exceed the limit.
+  static func xmpExtension(guid: [UInt8], pieces: [ArraySlice<UInt8>]) -> Data? {
+    func u32(_ p: ArraySlice<UInt8>, _ o: Int) -> Int { p[p.startIndex + o..<p.startIndex + o + 4].reduce(0) { $0 << 8 | Int($1) } }
+    var total: Int?
+    var parts: [(offset: Int, bytes: ArraySlice<UInt8>)] = []
+    for p in pieces where p.count > 40 && p.prefix(32).elementsEqual(guid) {
+      let length = u32(p, 32), offset = u32(p, 36)
+      guard total == nil || total == length, length <= MetadataLimits.maxBlockBytes else { return nil }
+      total = length
+      parts.append((offset, p[(p.startIndex + 40)...]))
+    }
+    guard let total, total > 0 else { return nil }
+    parts.sort { $0.offset < $1.offset }
+    var out = Data(capacity: total)
+    for part in parts {
+      guard part.offset == out.count, part.offset + part.bytes.count <= total else { return nil }
+      out.append(contentsOf: part.bytes)
+    }
+    return out.count == total ? out : nil
   }
 
   /// The IPTC-IIM data in a run of Photoshop image resource blocks, or nil.
@@ -95,6 +146,18 @@ public enum JPEGMetadata {
     }
     if let xmp = metadata.xmp {
       try add(0xE1, xmpSignature + xmp, "XMP packet", limit: maxPayload - xmpSignature.count)
+      if let extended = metadata.xmpExtension, !extended.isEmpty {
+        guard let guid = extendedXMPGUID(xmp) else {
+          throw CodecError(
+            .invalidArgument, "The extended XMP cannot be written: the main XMP packet names no extension (xmpNote:HasExtendedXMP).")
+        }
+        let bytes = [UInt8](extended)
+        func u32(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+        for offset in stride(from: 0, to: bytes.count, by: maxXMPExtensionPiece) {
+          let piece = bytes[offset..<min(offset + maxXMPExtensionPiece, bytes.count)]
+          out.append(JPEGSegment(marker: 0xE1, payload: xmpExtensionSignature + guid + u32(bytes.count) + u32(offset) + piece))
+        }
+      }
     }
     if let iptc = metadata.iptc {
       var payload = photoshopSignature + Array("8BIM".utf8) + [0x04, 0x04, 0, 0]

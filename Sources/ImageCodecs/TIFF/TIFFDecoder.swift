@@ -7,7 +7,7 @@ import Synchronization
 /// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
 ///
 /// Output: gray, gray + alpha, RGB or RGBA (a palette expands to RGB; CMYK with an ICC profile goes
-/// through it into 16-bit sRGB — see `TIFFCMYKConversion` — and untagged CMYK is converted as
+/// through it into 16-bit sRGB — see `CMYKConversion` — and untagged CMYK is converted as
 /// `1 − C` times `1 − K`, as the JPEG reader converts it), 8-bit for files of 1–8
 /// bits (smaller codes are scaled to fill 8 bits), 16-bit for 9–16 bits, 32-bit float for 16-, 32-
 /// and 64-bit float samples: precision is never reduced below the file's. Alpha is straight:
@@ -66,7 +66,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   }
   private var failure: CodecError?
   /// The colour-managed conversion of a CMYK page with a usable profile.
-  private let cmyk: TIFFCMYKConversion?
+  private let cmyk: CMYKConversion?
   /// Bytes of one pixel as the shim decodes it (CMYK pages before their conversion).
   private let storedPixelBytes: Int
   /// Problems found while opening (a CMYK profile that could not be used).
@@ -131,7 +131,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// a private copy of the bytes, when that fails).
   private init(opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?) throws {
     var info = ctiff_info()
-    var cmyk: TIFFCMYKConversion?
+    var cmyk: CMYKConversion?
     var problems: [String] = []
     do {
       var selected = ctiff_select(opened, UInt32(page), 0, &info)
@@ -148,7 +148,7 @@ public final class TIFFDecoder: ImageRowDecoder {
       // unusable profiles take the naive conversion).
       if info.is_cmyk != 0, info.through_rgba == 0, info.sample_bytes != 4, let icc = info.icc, info.icc_length > 0 {
         let hasAlpha = info.channels == 4
-        let (conversion, problem) = TIFFCMYKConversion.make(
+        let (conversion, problem) = CMYKConversion.make(
           iccProfile: Data(bytes: icc, count: Int(info.icc_length)), sampleBytes: Int(info.sample_bytes), hasAlpha: hasAlpha)
         if let conversion {
           selected = ctiff_select(opened, UInt32(page), 1, &info)

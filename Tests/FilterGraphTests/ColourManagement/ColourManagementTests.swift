@@ -43,25 +43,42 @@ final class ColourManagementTests: XCTestCase {
 
   func reference(_ name: String) throws -> PixelBuffer { try PNGDecoder.decode(Fixtures.data("colour/" + name)) }
 
-  /// An Adobe RGB photo and a Display P3 chart, converted to sRGB for each intent, are within 40 dB
-  /// of lcms2's own conversion (Pillow); read as sRGB numbers they are not (so the test can fail).
+  /// Public wide-gamut and CMYK files converted to sRGB are within 40 dB of lcms2's own conversion
+  /// (Pillow's ImageCms, scripts/colour-references.py) for every intent; their stored numbers read
+  /// as sRGB are not (so the test can fail). Prints the PSNR table docs/Colour.md quotes.
   func testConversionToSRGBMatchesLcms2() throws {
     let crop = Rect(x: 200, y: 100, width: 192, height: 192)
-    for intent in [RenderingIntent.relative, .perceptual] {
-      var options = WriteOptions()
-      options.intent = intent
-      let (photo, photoProfile) = try writtenAndRead(try fixture("rocket-adobergb.jpg").cropped(to: crop), options)
-      XCTAssertNil(photoProfile, "sRGB output carries no profile")
-      let photoReference = try reference("rocket-adobergb-srgb-\(intent.rawValue).png")
-      XCTAssertGreaterThan(psnr(photo, photoReference), 40, "Adobe RGB, \(intent)")
-      let (chart, _) = try writtenAndRead(try fixture("chart-p3.png"), options)
-      let chartReference = try reference("chart-p3-srgb-\(intent.rawValue).png")
-      XCTAssertGreaterThan(psnr(chart, chartReference), 40, "Display P3, \(intent)")
+    let sources: [(file: String, crop: Rect?, what: String)] = [
+      ("rocket-adobergb.jpg", crop, "Adobe RGB (1998) photo (JPEG)"),
+      ("chart-p3.png", nil, "synthetic chart, Display P3 (PNG)"),
+      ("ring-p3.png", nil, "libjxl wide-gamut ring, P3 D65 γ2.2 (PNG)"),
+      ("ring-rec2020.png", nil, "libjxl wide-gamut ring, Rec. 2020 γ2.2 (PNG)"),
+    ]
+    for source in sources {
+      let name = source.file.split(separator: ".")[0]
+      var line = "| \(source.what) |"
+      for intent in [RenderingIntent.relative, .perceptual, .saturation, .absolute] {
+        var options = WriteOptions()
+        options.intent = intent
+        let image = try fixture(source.file)
+        let (out, profile) = try writtenAndRead(source.crop.map { image.cropped(to: $0) } ?? image, options)
+        XCTAssertNil(profile, "sRGB output carries no profile")
+        let value = psnr(out, try reference("\(name)-srgb-\(intent.rawValue).png"))
+        XCTAssertGreaterThan(value, 40, "\(source.file), \(intent)")
+        line += String(format: " %.1f |", value)
+      }
+      let data = try Fixtures.data("colour/" + source.file)
+      let stored = try source.file.hasSuffix(".jpg") ? JPEGDecoder.decode(data) : PNGDecoder.decode(data)
+      let naive = try renderer.render(Image(buffer: stored.reinterpreted(colorSpace: .sRGB)).cropped(to: source.crop ?? Rect(x: 0, y: 0, width: stored.width, height: stored.height)))
+      let naiveValue = psnr(naive, try reference("\(name)-srgb-relative.png"))
+      XCTAssertLessThan(naiveValue, 35, "\(source.file) read as sRGB")
+      print(line + String(format: " %.1f |", naiveValue))
     }
-    let naive = try PNGDecoder.decode(Fixtures.data("colour/chart-p3.png"))
-    XCTAssertLessThan(psnr(naive, try reference("chart-p3-srgb-relative.png")), 30)
-    let naivePhoto = try renderer.render(Image(buffer: try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).cropped(to: crop).reinterpreted(colorSpace: .sRGB)))
-    XCTAssertLessThan(psnr(naivePhoto, try reference("rocket-adobergb-srgb-relative.png")), 35)
+    // CMYK sources get one conversion: relative colorimetric with black-point compensation.
+    let (cmyk, _) = try writtenAndRead(try fixture("cmyk-swop.jpg"))
+    let cmykValue = psnr(cmyk, try reference("cmyk-swop-srgb-relative-bpc.png"))
+    XCTAssertGreaterThan(cmykValue, 40)
+    print(String(format: "| CMYK photo, SWOP-like profile (Adobe JPEG) | %.1f (relative + BPC, every intent) |", cmykValue))
   }
 
   /// `p3` output of a P3 input gives its numbers back within one code, with the P3 profile embedded.
@@ -144,14 +161,16 @@ final class ColourManagementTests: XCTestCase {
     XCTAssertLessThanOrEqual(maxCodeDifference(filtered, stored), 1)
   }
 
-  /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash.
+  /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash:
+  /// truncated, corrupt (tag offsets past the end), 4.5 MB of garbage, a CMYK profile on an RGB
+  /// image, and 500 kB (a corrupt profile repeated) in 9 APP2 segments.
   func testBadProfilesWarnAndFallBackToSRGB() throws {
     let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
     var cmyk = adobe
     cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
-    let cases: [(String, Data)] = [
-      ("truncated", adobe.prefix(300)), ("garbage", Data(repeating: 0x41, count: 4_500_000)), ("CMYK on RGB", cmyk),
-    ]
+    var corrupt = adobe
+    let tags = Int(adobe[131]) | Int(adobe[130]) << 8
+    for i in 0..<tags { corrupt.replaceSubrange(132 + 12 * i + 4..<132 + 12 * i + 8, with: [0, 0x0F, 0x42, 0x40]) }
     let pixels = randomRGBA8(width: 16, height: 16)
     var rgb = PixelBuffer(width: 16, height: 16, format: .rgb8)
     rgb.withUnsafeMutablePixels(as: UInt8.self) { d in
@@ -159,13 +178,34 @@ final class ColourManagementTests: XCTestCase {
         for y in 0..<16 { for x in 0..<16 { for c in 0..<3 { d[row: y][3 * x + c] = s[row: y][4 * x + c] } } }
       }
     }
-    for (name, profile) in cases {
-      var tagged = rgb
-      tagged.metadata.iccProfile = profile
-      let jpeg = try JPEGEncoder.encode(tagged, options: JPEGEncodeOptions(quality: 95))
+    let plainJPEG = try JPEGEncoder.encode(rgb, options: JPEGEncodeOptions(quality: 95))
+    func tagged(_ profile: Data) throws -> Data {
+      var buffer = rgb
+      buffer.metadata.iccProfile = profile
+      return try JPEGEncoder.encode(buffer, options: JPEGEncodeOptions(quality: 95))
+    }
+    /// `plainJPEG` with `profile` split into `count` APP2 segments.
+    func split(_ profile: Data, into count: Int) -> Data {
+      var out = Data(plainJPEG.prefix(2))
+      let size = (profile.count + count - 1) / count
+      for i in 0..<count {
+        let chunk = profile[(i * size)..<min((i + 1) * size, profile.count)]
+        let payload = Data("ICC_PROFILE".utf8) + [0, UInt8(i + 1), UInt8(count)] + chunk
+        out += Data([0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)]) + payload
+      }
+      return out + plainJPEG.dropFirst(2)
+    }
+    var repeated = Data()
+    while repeated.count < 500_000 { repeated += corrupt }
+    let cases: [(String, Data)] = [
+      ("truncated", try tagged(adobe.prefix(300))), ("corrupt", try tagged(corrupt)),
+      ("garbage", try tagged(Data(repeating: 0x41, count: 4_500_000))), ("CMYK on RGB", try tagged(cmyk)),
+      ("500 kB in 9 segments", split(repeated.prefix(500_000), into: 9)),
+    ]
+    for (name, jpeg) in cases {
       let warnings = WarningLog()
       let lenient = Renderer(options: RendererOptions(threads: 2)) { warnings.append($0) }
-      let plain = try lenient.render(Image(data: JPEGEncoder.encode(rgb, options: JPEGEncodeOptions(quality: 95))))
+      let plain = try lenient.render(Image(data: plainJPEG))
       let out = try lenient.render(Image(data: jpeg))
       XCTAssertEqual(maxCodeDifference(out, plain), 0, name)
       XCTAssertEqual(warnings.messages.count, 1, name)
@@ -196,6 +236,59 @@ final class ColourManagementTests: XCTestCase {
         var worst = 0.0
         for (x, y) in zip(a, b) { for c in 0..<3 { worst = max(worst, abs(code(x[c]) - code(y[c]))) } }
         XCTAssertLessThanOrEqual(worst, 0.5, "\(profile.name) \(component)")
+      }
+    }
+  }
+
+  /// `convert profile=PATH intent=…` (and `converted(toProfile:)`): the written file stores the
+  /// profile's numbers and embeds it, exactly as `--profile PATH` with that intent would; read back
+  /// through its profile it is the original within a code; `render` gives sRGB. Bad profiles are
+  /// recipe errors with the line and column.
+  func testConvertToProfileInRecipeAndSwift() throws {
+    let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("convert-profile-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try adobe.write(to: folder.appendingPathComponent("adobe.icc"))
+    let photo = try Image(contentsOf: Fixtures.url("colour/ring-p3.png"))
+    let context = FilterContext(baseDirectory: folder)
+    for intent in [RenderingIntent.relative, .perceptual] {
+      let converted = try Recipe.parse("convert profile=adobe.icc intent=\(intent.rawValue)", file: "r.txt").compile(input: photo, context: context)
+      let (written, profile) = try writtenAndRead(converted)
+      XCTAssertEqual(profile, adobe)
+      var options = WriteOptions()
+      options.profile = .icc(adobe)
+      options.intent = intent
+      let (viaOption, _) = try writtenAndRead(photo, options)
+      XCTAssertEqual(maxCodeDifference(written, viaOption), 0, "\(intent)")
+      let swift = try photo.converted(toProfile: adobe, intent: intent)
+      XCTAssertEqual(maxCodeDifference(try writtenAndRead(swift).0, written), 0)
+      let stored = try PNGDecoder.decode(Fixtures.data("colour/ring-p3.png"))
+      XCTAssertGreaterThan(maxCodeDifference(written, stored), 10, "Adobe RGB numbers, not P3's")
+      // Read back through the embedded profile: the P3 ring's colours, clipped to Adobe RGB's
+      // gamut, in sRGB — the same as the ring converted to sRGB wherever both gamuts hold it.
+      let back = try renderer.render(try Image(data: renderer.encode(converted, format: .png)))
+      XCTAssertGreaterThan(psnr(back, try renderer.render(photo)), 30)
+      let inMemory = try renderer.render(converted)
+      XCTAssertEqual(maxCodeDifference(inMemory, try renderer.render(photo)), 0, "render gives sRGB")
+    }
+    let explained = renderer.explain(try Recipe.parse("convert profile=adobe.icc intent=perceptual", file: "r.txt").compile(input: photo, context: context))
+    XCTAssertTrue(explained.contains("stored through lcms2 into 'Adobe RGB (1998)' (perceptual)"), explained)
+
+    var cmyk = adobe
+    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+    try cmyk.write(to: folder.appendingPathComponent("cmyk.icc"))
+    try Data(repeating: 7, count: 300).write(to: folder.appendingPathComponent("junk.icc"))
+    for (text, expected) in [
+      ("blur sigma=1\nconvert profile=missing.icc", "2:17: error: convert: The ICC profile"),
+      ("convert profile=junk.icc", "1:17: error: convert: The ICC profile 'junk.icc' cannot be used"),
+      ("convert profile=cmyk.icc", "1:17: error: convert: The ICC profile 'cmyk.icc' is CMYK"),
+      ("convert profile=adobe.icc intent=vivid", "1:34: error: 'vivid' is not a valid value for intent"),
+      ("convert to=p3 profile=adobe.icc", "convert takes to= or profile=, not both"),
+      ("convert", "convert needs to="),
+    ] {
+      XCTAssertThrowsError(try Recipe.parse(text, file: "r.txt").compile(input: photo, context: context), text) { error in
+        XCTAssertTrue("\(error)".contains(expected), "\(text): \(error)")
       }
     }
   }

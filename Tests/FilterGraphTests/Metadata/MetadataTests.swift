@@ -101,6 +101,61 @@ final class MetadataTests: XCTestCase {
     XCTAssertEqual(fromWebP.metadata.exif?.orientation, .up)
   }
 
+  /// Extended XMP (XMP specification part 3): a main packet naming its extension by GUID and the
+  /// extension split over `http://ns.adobe.com/xmp/extension/` APP1 segments (here 150 kB in three,
+  /// stored out of order) is read whole and written back, through a filter, as segments that
+  /// reassemble to the same bytes; the main packet's bytes are unchanged; stripping XMP drops both.
+  func testExtendedXMPSurvivesAJPEGRoundTrip() throws {
+    let guid = "0123456789ABCDEF0123456789ABCDEF"
+    let main = Array(
+      ("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+        + "<rdf:Description rdf:about=\"\" xmlns:xmpNote=\"http://ns.adobe.com/xmp/note/\" xmpNote:HasExtendedXMP=\"\(guid)\"/>"
+        + "</rdf:RDF></x:xmpmeta>").utf8)
+    var extended = Array("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description><dc:description>".utf8)
+    for i in 0..<15_000 { extended += Array(String(format: "%09d ", i).utf8) }
+    extended += Array("</dc:description></rdf:Description></rdf:RDF></x:xmpmeta>".utf8)
+    let signature = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+    func u32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+    func segment(_ payload: [UInt8]) -> [UInt8] { [0xFF, 0xE1] + [UInt8((payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)] + payload }
+    var pieces: [[UInt8]] = []
+    for offset in stride(from: 0, to: extended.count, by: 60_000) {
+      pieces.append(segment(signature + Array(guid.utf8) + u32(extended.count) + u32(offset) + extended[offset..<min(offset + 60_000, extended.count)]))
+    }
+    XCTAssertEqual(pieces.count, 3)
+    let original = try [UInt8](Fixtures.data("metadata/orient-1.jpg"))
+    var jpeg = Array(original.prefix(2)) + segment(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + main)
+    jpeg += pieces[2] + pieces[0] + pieces[1]
+    jpeg += original.dropFirst(2)
+    let image = try Image(data: Data(jpeg))
+    XCTAssertEqual(image.metadata.xmp.map { Array($0.utf8) }, main)
+    XCTAssertEqual(image.metadata.xmpExtension.map { Array($0.utf8) }, extended)
+
+    let written = try encode(image.blurred(sigma: 1), .jpeg)
+    let segments = FileStructure.jpegSegments(written).filter { $0.marker == 0xE1 }
+    let mainOut = try XCTUnwrap(segments.first { $0.payload.starts(with: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]) })
+    XCTAssertEqual(Array(mainOut.payload.dropFirst(29)), main)
+    var reassembled = [UInt8](repeating: 0, count: extended.count), covered = 0
+    for s in segments where s.payload.starts(with: signature) {
+      let p = Array(s.payload.dropFirst(signature.count))
+      XCTAssertEqual(Array(p.prefix(32)), Array(guid.utf8))
+      XCTAssertEqual(p[32..<36].reduce(0) { $0 << 8 | Int($1) }, extended.count)
+      let offset = p[36..<40].reduce(0) { $0 << 8 | Int($1) }
+      reassembled.replaceSubrange(offset..<offset + p.count - 40, with: p[40...])
+      covered += p.count - 40
+    }
+    XCTAssertEqual(covered, extended.count)
+    XCTAssertEqual(reassembled, extended)
+    XCTAssertEqual(try Image(data: written).metadata.xmpExtension.map { Array($0.utf8) }, extended)
+
+    let withoutXMP = try encode(image, .jpeg, keep: [.exif])
+    XCTAssertFalse(FileStructure.jpegSegments(withoutXMP).contains { $0.payload.starts(with: signature) })
+    // A piece missing: the extension is not read (the main packet still is).
+    let broken = Array(original.prefix(2)) + segment(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + main) + pieces[0] + pieces[2] + original.dropFirst(2)
+    let partial = try Image(data: Data(broken))
+    XCTAssertNil(partial.metadata.xmpExtension)
+    XCTAssertEqual(partial.metadata.xmp.map { Array($0.utf8) }, main)
+  }
+
   func testIPTCAndCommentInJPEG() throws {
     let jpeg = try encode(try photo(), .jpeg)
     let segments = FileStructure.jpegSegments(jpeg)

@@ -29,7 +29,8 @@ final class RecipeCheckTests: XCTestCase {
     let tint = diagnostic("tint amount=0.5")
     XCTAssertEqual(tint?.location.description, "1:1")
     XCTAssertTrue(tint?.message.hasPrefix("tint needs color= (colour)") ?? false, tint?.message ?? "")
-    for text in ["boxblur", "convert", "matrix", "rotate", "crop x=2", "solid", "load", "x = blur linear=false"] {
+    // (`convert` takes to= or profile=, alternatives it checks when applied, as `scale` does.)
+    for text in ["boxblur", "matrix", "rotate", "crop x=2", "solid", "load", "x = blur linear=false"] {
       XCTAssertNotNil(diagnostic(text), text)
     }
     // Given, positionally or by key, they pass.

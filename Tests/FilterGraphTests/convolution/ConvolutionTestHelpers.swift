@@ -40,6 +40,21 @@ enum ConvolutionTestHelpers {
     XCTAssertTrue(af.hasSamePixels(as: bf), "float tiled render differs from one-tile render", file: file, line: line)
   }
 
+  /// `image` written as an 8-bit RGB PNG, run through the libvips command line
+  /// `vips OPERATION in.png out.png ARGUMENTS…` (an independent reference), read back as 8-bit RGB.
+  /// Skips the test when `vips` is not installed (install-deps.sh --tests installs it).
+  static func vips(_ operation: String, _ image: Image, _ arguments: [String]) throws -> PixelBuffer {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { throw XCTSkip("libvips tools not installed") }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vips-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try oneTile().encode(image, format: .png).write(to: folder.appendingPathComponent("in.png"))
+    let run = try ChildProcess.run("vips", [operation, "in.png", "out.png"] + arguments, in: folder)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let out = try Image(data: Data(contentsOf: folder.appendingPathComponent("out.png")))
+    return try oneTile().render(out, format: .rgb8)
+  }
+
   /// A random 8-bit RGB photo-like test image.
   static func randomImage(width: Int, height: Int, seed: UInt64) -> Image {
     Image(buffer: PixelBuffer.random(width: width, height: height, format: .rgb8, seed: seed))

@@ -128,6 +128,36 @@ final class ConvolveTests: XCTestCase {
     }
   }
 
+  /// libvips's `conv` (an independent reference) on an 8-bit photo, edges included: the same bytes
+  /// for the sharpening kernel (integer sums), within one code for a scaled, offset 5×3 kernel
+  /// (libvips truncates the sum towards zero, fgrun rounds it to the nearest code).
+  func testMatchesLibvipsConv() throws {
+    let image = H.randomImage(width: 61, height: 47, seed: 14)
+    let folder = FileManager.default.temporaryDirectory
+    for (kernel, mask, tolerance) in [
+      (try ConvolutionKernel(size: Size(width: 3, height: 3), values: [0, -1, 0, -1, 5, -1, 0, -1, 0]), "3 3 1 0\n0 -1 0\n-1 5 -1\n0 -1 0\n", 0),
+      (try ConvolutionKernel(size: Size(width: 5, height: 3), values: [1, 2, 3, 2, 1, 0, 1, 4, 1, 0, 1, 2, 3, 2, 1], scale: 30, offset: 16.0 / 255),
+       "5 3 30 16\n1 2 3 2 1\n0 1 4 1 0\n1 2 3 2 1\n", 1),
+    ] {
+      let file = folder.appendingPathComponent("mask-\(UUID().uuidString).mat")
+      try mask.write(to: file, atomically: true, encoding: .utf8)
+      defer { try? FileManager.default.removeItem(at: file) }
+      let reference = try H.vips("conv", image, [file.path])
+      for method in methods {
+        let ours = try H.oneTile().render(image.convolved(with: kernel, method: method), format: .rgb8)
+        var worst = 0
+        ours.withUnsafePixels(as: UInt8.self) { a in
+          reference.withUnsafePixels(as: UInt8.self) { b in
+            for y in 0..<a.height {
+              for x in 0..<(3 * a.width) { worst = max(worst, abs(Int(a[row: y][x]) - Int(b[row: y][x]))) }
+            }
+          }
+        }
+        XCTAssertLessThanOrEqual(worst, tolerance, "\(kernel.size) \(method)")
+      }
+    }
+  }
+
   func testAutomaticMethodFollowsTheRank() throws {
     XCTAssertTrue(ConvolutionPlan(try gaussian(side: 15), method: .automatic).separable)
     XCTAssertTrue(ConvolutionPlan(try gaussian(side: 7), method: .automatic).separable)

@@ -63,21 +63,34 @@ final class MedianTests: XCTestCase {
     }
   }
 
-  /// The 0–1 principle: a comparator network selects correctly from every input iff it does from
-  /// every input of zeros and ones; all 2⁹ of them for the 3×3 network.
-  func testThreeByThreeNetworkSelectsTheMiddleOfEveryZeroOneInput() {
-    let network = MedianNetwork.network(radius: 1)
+  /// libvips's 3×3 median (`vips rank … 3 3 4`) gives the same bytes on an 8-bit photo, edges
+  /// included. (Its larger windows are not a reference: `vips rank … 5 5 12` disagrees with the
+  /// sorted-window median that NumPy and this filter compute.)
+  func testRadiusOneEqualsLibvipsRank() throws {
+    let image = H.randomImage(width: 61, height: 47, seed: 13)
+    let reference = try H.vips("rank", image, ["3", "3", "4"])
+    XCTAssertTrue(try H.oneTile().render(image.median(radius: 1), format: .rgb8).hasSamePixels(as: reference))
+  }
+
+  /// The 0–1 principle: a function made of min and max selects the k-th smallest of every input
+  /// iff it does for every input of zeros and ones: all 2⁹ of them for the sorted-column 3×3
+  /// median and Batcher's 3×3 network (the 5×5 network, 113 comparators, is checked on random data).
+  func testThreeByThreeSelectionsPickTheMiddleOfEveryZeroOneInput() {
+    let network = MedianNetwork(selecting: 4, of: 9)
     for bits in 0..<(1 << 9) {
-      var wires = (0..<9).map { Float((bits >> $0) & 1) }
+      let inputs = (0..<9).map { Float((bits >> $0) & 1) }
+      let expected: Float = bits.nonzeroBitCount >= 5 ? 1 : 0
+      XCTAssertEqual(MedianOfNine.median(of: inputs.map { SIMD4(repeating: $0) }), SIMD4(repeating: expected), "input \(bits)")
+      var wires = inputs
       for c in network.comparators {
         let (u, v) = (wires[c.low], wires[c.high])
         if c.writesLow { wires[c.low] = min(u, v) }
         if c.writesHigh { wires[c.high] = max(u, v) }
       }
-      XCTAssertEqual(wires[network.result], bits.nonzeroBitCount >= 5 ? 1 : 0, "input \(bits)")
+      XCTAssertEqual(wires[network.result], expected, "input \(bits)")
     }
     XCTAssertEqual(network.comparators.count, 24)
-    XCTAssertEqual(MedianNetwork.network(radius: 2).comparators.count, 113)
+    XCTAssertEqual(MedianNetwork.fiveByFive.comparators.count, 113)
   }
 
   /// Isolated salt and pepper pixels vanish; a vertical and a diagonal step edge stay in place.
@@ -112,6 +125,7 @@ final class MedianTests: XCTestCase {
     XCTAssertEqual(G.signature(try G.compile("median radius=2", input: image).node), G.signature(image.median(radius: 2).node))
     XCTAssertEqual(G.signature(try G.compile("median", input: image).node), G.signature(image.median(radius: 1).node))
     XCTAssertTrue(image.median(radius: 0).node === image.node)
+    XCTAssertEqual(try H.renderFloat(image.applying(MedianOperation(radius: 0))), try H.renderFloat(image))
     XCTAssertEqual(MedianOperation(radius: 1000).radius, 100)
     XCTAssertThrowsError(try G.compile("median radius=-1", input: image))
   }

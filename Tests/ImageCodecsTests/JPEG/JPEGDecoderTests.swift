@@ -68,6 +68,54 @@ final class JPEGDecoderTests: XCTestCase {
     }
   }
 
+  /// An Adobe CMYK JPEG with a CMYK profile (a SWOP-like one) goes through it: within 40 dB of
+  /// Pillow's lcms2 conversion (relative colorimetric, black-point compensation), far from the naive
+  /// conversion of the same pixels; the profile is used up (the pixels are sRGB). Decoded in strips,
+  /// at 1/2 size and with the profile damaged, it still decodes.
+  func testCMYKWithProfileGoesThroughIt() throws {
+    let data = try Fixtures.data("colour/cmyk-swop.jpg")
+    let decoder = try JPEGDecoder(data: data)
+    XCTAssertEqual(decoder.componentCount, 4)
+    XCTAssertNil(decoder.header.metadata.iccProfile)
+    XCTAssertNil(decoder.cmykProfileProblem)
+    XCTAssertEqual(decoder.outputColorSpace, .sRGB)
+    let buffer = try JPEGDecoder.decode(data)
+    let reference = try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative-bpc.png"))
+    XCTAssertGreaterThan(JPEGTest.psnr(buffer, reference), 40)
+    // The same file without its APP2 segment: naive conversion, far from lcms2's.
+    let naive = try JPEGDecoder.decode(Self.removingAPP2(data))
+    XCTAssertLessThan(JPEGTest.psnr(naive, reference), 30)
+
+    let strips = try JPEGDecoder(data: data)
+    try strips.start()
+    var rows = try strips.makeBuffer()
+    while !strips.isComplete { try strips.readRows(7, into: &rows, at: strips.nextRow) }
+    XCTAssertTrue(rows.hasSamePixels(as: buffer))
+    let half = try JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: 2))
+    XCTAssertEqual(half.size, Size(width: 128, height: 128))
+
+    // A profile that is not CMYK leaves the naive conversion, and says why.
+    var damaged = data
+    let at = damaged.range(of: Data("CMYKLab ".utf8))!.lowerBound
+    damaged.replaceSubrange(at..<at + 4, with: Data("RGB ".utf8))
+    let fallback = try JPEGDecoder(data: damaged)
+    XCTAssertNotNil(fallback.cmykProfileProblem)
+    XCTAssertTrue(try JPEGDecoder.decode(damaged).hasSamePixels(as: naive))
+  }
+
+  /// `data` without its APP2 segments.
+  static func removingAPP2(_ data: Data) -> Data {
+    var out = Data(data.prefix(2)), i = 2
+    let b = [UInt8](data)
+    while i + 4 <= b.count, b[i] == 0xFF, b[i + 1] != 0xDA {
+      let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+      if b[i + 1] != 0xE2 { out.append(contentsOf: b[i..<i + 2 + length]) }
+      i += 2 + length
+    }
+    out.append(contentsOf: b[i...])
+    return out
+  }
+
   func testHeaderOnlyRead() throws {
     let header = try JPEGDecoder.readHeader(JPEGTest.data("testorig.jpg"))
     XCTAssertEqual(header.fileFormat, .jpeg)
