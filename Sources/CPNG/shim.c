@@ -5,6 +5,8 @@
 #include "cpng_shim.h"
 
 #include <png.h>
+
+#include "idat.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,12 @@ struct cpng_reader {
   uint32_t rows_done;
   cpng_info cached;
   messages msgs;
+  /// Plain images (see idat.h) are decoded by the shim's own row reader from the first IDAT
+  /// chunk's data on (`idat_offset`, `idat_length`); libpng reads only what comes before.
+  int plain;
+  size_t idat_offset;
+  uint32_t idat_length;
+  cpng_idat_reader *idat;
 };
 
 static void reader_error(png_structp png, png_const_charp text) {
@@ -195,9 +203,42 @@ int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
     i.exif_length = exif_length;
   }
 
+  // libpng stops right after the first IDAT chunk's length and type.
+  // (Rows too long for zlib's 32-bit counts stay with libpng.)
+  r->plain = !i.interlaced && !i.has_trns && (bit_depth == 8 || bit_depth == 16) && color_type != PNG_COLOR_TYPE_PALETTE &&
+             i.out_rowbytes < 0x7FFFFFFFu && r->offset >= 8 && memcmp(r->data + r->offset - 4, "IDAT", 4) == 0;
+  if (r->plain) {
+    const uint8_t *p = r->data + r->offset - 8;
+    r->idat_offset = r->offset;
+    r->idat_length = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+  }
+
   r->cached = i;
   r->info_done = 1;
   *out = i;
+  return CPNG_OK;
+}
+
+/// Decodes `count` rows through the shim's own reader (plain images).
+static int read_plain_rows(cpng_reader *r, uint8_t *const *rows, uint32_t count) {
+  if (!r->idat) {
+    r->idat = cpng_idat_start(r->data, r->length, r->idat_offset, r->idat_length, r->cached.out_rowbytes,
+                              (int)(r->cached.out_channels * (r->cached.out_bit_depth / 8)), r->cached.out_bit_depth == 16);
+    if (!r->idat) {
+      copy_message(r->msgs.error, "Out of memory for the PNG row decoder");
+      r->failed = 1;
+      return CPNG_ERR_NO_MEMORY;
+    }
+  }
+  for (uint32_t k = 0; k < count; k++) {
+    int status = cpng_idat_row(r->idat, rows[k], r->msgs.error, CPNG_MESSAGE_SIZE);
+    if (status != CPNG_OK) {
+      r->failed = 1;
+      return status;
+    }
+  }
+  r->rows_done += count;
+  if (r->rows_done == r->cached.height) r->image_done = 1;
   return CPNG_OK;
 }
 
@@ -223,6 +264,7 @@ int cpng_reader_read_rows(cpng_reader *r, uint8_t *const *rows, uint32_t count) 
     return CPNG_ERR_INVALID;
   }
   if (count == 0) return CPNG_OK;
+  if (r->plain) return read_plain_rows(r, rows, count);
   if (setjmp(png_jmpbuf(r->png))) return reader_fail(r);
   reader_start(r);
   png_read_rows(r->png, (png_bytepp)rows, NULL, count);
@@ -234,6 +276,7 @@ int cpng_reader_read_rows(cpng_reader *r, uint8_t *const *rows, uint32_t count) 
 int cpng_reader_read_image(cpng_reader *r, uint8_t *const *rows) {
   if (r == NULL || r->failed || !r->info_done || r->image_done || r->rows_done != 0)
     return CPNG_ERR_INVALID;
+  if (r->plain) return read_plain_rows(r, rows, r->cached.height);
   if (setjmp(png_jmpbuf(r->png))) return reader_fail(r);
   reader_start(r);
   png_read_image(r->png, (png_bytepp)rows);
@@ -244,6 +287,7 @@ int cpng_reader_read_image(cpng_reader *r, uint8_t *const *rows) {
 
 int cpng_reader_finish(cpng_reader *r) {
   if (r == NULL || r->failed || !r->image_done) return CPNG_ERR_INVALID;
+  if (r->plain) return cpng_idat_finish(r->idat, r->msgs.error, CPNG_MESSAGE_SIZE);
   if (setjmp(png_jmpbuf(r->png))) return reader_fail(r);
   png_read_end(r->png, NULL);
   return CPNG_OK;
@@ -260,6 +304,7 @@ const char *cpng_reader_warning(const cpng_reader *r, int index) {
 
 void cpng_reader_destroy(cpng_reader *r) {
   if (r == NULL) return;
+  cpng_idat_free(r->idat);
   png_destroy_read_struct(&r->png, &r->info, NULL);
   free(r);
 }

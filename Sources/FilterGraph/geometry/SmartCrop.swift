@@ -16,8 +16,8 @@
 // Pixel values are premultiplied RGBA in the sRGB encoding (transparent parts count as black),
 // read as sRGB. With the linear values' CIE XYZ (D65, Y of white 1) and CIE L*a*b*:
 //
-// - `attention` (after libvips's smartcrop, which looks for edges, skin tones and saturated
-//   colour): the score of a window is the sum over its pixels of
+// - `attention` (after libvips's smartcrop, which "searches for edges plus saturated colours plus
+//   skintones", libvips discussion #3767): the score of a window is the sum over its pixels of
 //       i = |∇²L*| + skin + C*ab
 //   where ∇²L* = 4 L*(x, y) − L*(x±1, y) − L*(x, y±1) on V (edges replicated), C*ab = √(a*² + b*²),
 //   and skin = 100·(s − 0.8)/0.2 where s = 1 − ‖rgb/‖rgb‖ − (0.78, 0.57, 0.44)‖ > 0.8 (the skin

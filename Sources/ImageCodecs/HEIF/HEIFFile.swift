@@ -144,6 +144,19 @@ public struct HEIFColour: Hashable, Sendable {
     }
   }
 
+  /// For an HDR transfer (16: PQ, SMPTE ST 2084; 18: HLG, ARIB STD-B67), the warning a decode
+  /// gives: FilterGraph does not tone-map, so such values are read with the sRGB curve (through
+  /// the file's primaries) — highlights clip and the picture looks flat. Nil for other curves.
+  public var hdrWarning: String? {
+    let name: String
+    switch transfer {
+    case 16: name = "PQ (SMPTE ST 2084)"
+    case 18: name = "HLG (ARIB STD-B67)"
+    default: return nil
+    }
+    return "The image is HDR (nclx transfer \(transfer), \(name)); FilterGraph does not tone-map HDR, so its values are read with the sRGB curve: highlights clip and the picture looks flat."
+  }
+
   /// True for sRGB itself: BT.709 (or unspecified) primaries with the sRGB (or an unspecified)
   /// curve. Such images need no profile.
   /// (A curve this library does not model with those primaries also counts as sRGB.)

@@ -14,7 +14,7 @@ public enum PNGCodec: ImageCodec {
   public static let displayName = "PNG"
   public static let fileExtensions = ["png"]
   public static let summary =
-    "libpng reads (row by row unless interlaced); the writer filters and deflates segments in parallel with libdeflate."
+    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate."
 
   /// The 8-byte PNG signature.
   public static func sniff(_ head: [UInt8]) -> Bool {

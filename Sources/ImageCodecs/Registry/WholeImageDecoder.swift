@@ -16,22 +16,23 @@ public final class WholeImageDecoder: ImageRowDecoder {
   private var whole: PixelBuffer?
   private var rowsRead = 0
   private var failure: Error?
+  /// What the codec found worth saying about the file before decoding (an HDR image read
+  /// without tone mapping…).
+  public let warnings: [String]
 
   /// A decoder of `size` pixels in `format`, tagged with `colorSpace` and `metadata`, whose
-  /// `decodeWhole` fills a buffer of exactly that size and format.
+  /// `decodeWhole` fills a buffer of exactly that size and format, reporting `warnings`.
   public init(
-    size: Size, format: PixelFormat, colorSpace: ColorSpace, metadata: ImageMetadata,
+    size: Size, format: PixelFormat, colorSpace: ColorSpace, metadata: ImageMetadata, warnings: [String] = [],
     decodeWhole: @escaping (inout PixelBuffer) throws -> Void
   ) {
+    self.warnings = warnings
     self.outputSize = size
     self.outputFormat = format
     self.colorSpace = colorSpace
     self.metadata = metadata
     self.decodeWhole = decodeWhole
   }
-
-  /// No recoverable warnings: these libraries either decode or fail.
-  public var warnings: [String] { [] }
 
   public func makeBuffer(rows: Int?) throws -> PixelBuffer {
     try PixelBuffer.forDecoding(

@@ -214,6 +214,25 @@ final class ColourManagementTests: XCTestCase {
     }
   }
 
+  /// A CMYK JPEG whose profile lcms2 cannot use (its colour space patched to RGB) is converted
+  /// naively, with a warning, or refused under strict loading; with its profile it converts
+  /// without a warning.
+  func testCMYKJPEGWithUnusableProfileWarns() throws {
+    let good = try Fixtures.data("colour/cmyk-swop.jpg")
+    var bad = good
+    let at = bad.range(of: Data("CMYKLab ".utf8))!.lowerBound
+    bad.replaceSubrange(at..<at + 4, with: Data("RGB ".utf8))
+    let warnings = WarningLog()
+    let lenient = Renderer(options: RendererOptions(threads: 2)) { warnings.append($0) }
+    _ = try lenient.render(Image(data: good))
+    XCTAssertEqual(warnings.messages, [])
+    let naive = try lenient.render(Image(data: bad))
+    XCTAssertEqual(warnings.messages.count, 1)
+    XCTAssertTrue(warnings.messages.first?.contains("cannot be used for its CMYK pixels") ?? false, warnings.messages.first ?? "")
+    XCTAssertEqual(maxCodeDifference(naive, try JPEGDecoder.decode(bad)), 0, "the decoder's naive conversion, read as sRGB")
+    XCTAssertThrowsError(try lenient.render(Image(data: bad, options: LoadOptions(strict: true))))
+  }
+
   /// The engine's own table + matrix path is used for matrix/shaper profiles and agrees with lcms2
   /// within half an 8-bit code (after the sRGB curve) on random pixels, 8- and 16-bit.
   func testMatrixShaperPathAgreesWithLcms2() throws {

@@ -59,6 +59,38 @@ final class PNGShrinkTests: XCTestCase {
       }
     }
   }
+
+  /// Translucent 2×2 blocks of every alpha coverage from 1 to 1020, with the largest colour values
+  /// (the top of the 8-bit weighted sums) and seeded random ones, against the definition.
+  func testTranslucentBlocksOfEveryCoverage() throws {
+    let width = 2 * 1020, height = 8
+    var image = PixelBuffer(width: width, height: height, format: .rgba8)
+    var rng = SeededGenerator(seed: 3)
+    image.withUnsafeMutablePixels(as: UInt8.self) { p in
+      for block in 0..<1020 {
+        // Four alphas summing to block + 1, as even as possible.
+        let coverage = block + 1
+        let alphas = (0..<4).map { (coverage + $0) / 4 }
+        for (i, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
+          let x = 2 * block + dx
+          for y in [dy, 2 + dy, 4 + dy, 6 + dy] {
+            let colour: [UInt8] =
+              y < 2 ? [255, 255, 255] : y < 4 ? [255, 0, 254] : (0..<3).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let alpha = y < 6 ? UInt8(alphas[i]) : UInt8(truncatingIfNeeded: rng.next())
+            for c in 0..<3 { p[row: y][4 * x + c] = colour[c] }
+            p[row: y][4 * x + 3] = alpha
+          }
+        }
+      }
+    }
+    let png = try PNGStreamEncoderTests.encode(image, options: PNGEncodeOptions(compressionLevel: 1, filter: .none), executor: nil)
+    let reduced = try PNGCodec.makeDecoder(png, request: DecodeRequest(scaleDenominator: 2)).decodeAll()
+    let expected = reference(try PNGDecoder.decode(png), 2)
+    for y in 0..<reduced.height {
+      let got = (0..<reduced.width).flatMap { x in (0..<4).map { reduced.sample(x: x, y: y, channel: $0) } }
+      XCTAssertEqual(got, expected[y], "row \(y)")
+    }
+  }
 }
 
 extension PixelBuffer {
