@@ -2,8 +2,8 @@
 //
 // The PNG writer's segments and the JPEG writer's strips are compressed on a pool thread and
 // written in order by the encoding thread. Each keeps one of these: the job publishes its results
-// and marks itself done in one step; the writer polls `isDone` or blocks in `wait()` and then
-// reads the results (the lock orders the job's writes before the writer's reads).
+// and marks itself done in one step; `EncodeJobs` polls `isDone` or blocks in `wait()`, then the
+// writer reads the results (the lock orders the job's writes before the writer's reads).
 
 import Foundation
 

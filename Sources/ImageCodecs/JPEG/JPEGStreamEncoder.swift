@@ -72,7 +72,7 @@ public final class JPEGStreamEncoder {
   public convenience init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
     iccProfile: Data? = nil, metadata: ImageMetadata = ImageMetadata(), to destination: Destination = .memory,
-    executor: JPEGStripExecutor? = nil, maxStripsInFlight: Int = 6
+    executor: EncodeJobExecutor? = nil, maxStripsInFlight: Int = 6
   ) throws {
     try self.init(
       size: size, layout: layout, options: options, iccProfile: iccProfile, segments: try JPEGMetadata.segments(for: metadata),
@@ -83,7 +83,7 @@ public final class JPEGStreamEncoder {
   /// tests).
   init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, iccProfile: Data?, segments: [JPEGSegment] = [],
-    to destination: Destination, executor: JPEGStripExecutor?, maxStripsInFlight: Int, stripRows: Int?
+    to destination: Destination, executor: EncodeJobExecutor?, maxStripsInFlight: Int, stripRows: Int?
   ) throws {
     guard (1...65500).contains(size.width), (1...65500).contains(size.height) else {
       throw CodecError(

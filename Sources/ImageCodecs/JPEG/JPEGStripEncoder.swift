@@ -18,15 +18,6 @@ import CJPEG
 import Foundation
 import PixelBufferModule
 
-/// Runs JPEG strip-compression jobs for a `JPEGStreamEncoder` (the renderer passes its worker pool).
-///
-/// The encoder never creates threads; it hands jobs to the executor and waits for their results
-/// in order. Jobs never wait for each other, so any executor with at least one thread works.
-public protocol JPEGStripExecutor: AnyObject {
-  /// Runs `job` soon, on any thread.
-  func submit(_ job: @escaping () -> Void)
-}
-
 /// The parallel back end of `JPEGStreamEncoder` (baseline, standard Huffman tables only).
 final class JPEGStripEncoder {
   /// The geometry of the strips of one image.
@@ -69,19 +60,18 @@ final class JPEGStripEncoder {
   private let icc: [UInt8]?
   private let segments: [JPEGSegment]
   private let output: OutputHandle?
-  private let executor: JPEGStripExecutor
-  private let maxInFlight: Int
+  /// Submitted strips not yet written, oldest first, compressed on the executor.
+  private var jobs: EncodeJobs<Strip>
 
   private var memory = Data()
   private var current: Strip?
   private var nextStripStart = 0
   private var nextIndex = 0
-  private var inFlight: [Strip] = []
   private var written = 0
 
   init(
     size: Size, layout: ChannelLayout, quality: Int, subsampling: cj_subsampling, strips: Layout,
-    icc: [UInt8]?, segments: [JPEGSegment], output: OutputHandle?, executor: JPEGStripExecutor, maxStripsInFlight: Int
+    icc: [UInt8]?, segments: [JPEGSegment], output: OutputHandle?, executor: EncodeJobExecutor, maxStripsInFlight: Int
   ) {
     self.segments = segments
     self.size = size
@@ -91,8 +81,7 @@ final class JPEGStripEncoder {
     self.strips = strips
     self.icc = icc
     self.output = output
-    self.executor = executor
-    self.maxInFlight = max(1, maxStripsInFlight)
+    self.jobs = EncodeJobs(executor: executor, limit: maxStripsInFlight)
   }
 
   /// Queues `rows` (already checked by the caller) as the next rows of the image.
@@ -110,7 +99,7 @@ final class JPEGStripEncoder {
 
   /// Writes every remaining strip and the EOI marker; returns the file for a memory destination.
   func finish() throws -> Data? {
-    while !inFlight.isEmpty { try writeOldest() }
+    try jobs.finish { try writeStrip($0) }
     try emit([0xFF, 0xD9])
     return output == nil ? memory : nil
   }
@@ -125,7 +114,7 @@ final class JPEGStripEncoder {
   }
 
   /// One strip: its rows until compressed, then its standalone JPEG until written.
-  private final class Strip: @unchecked Sendable {
+  private final class Strip: EncodeJob, @unchecked Sendable {
     let index: Int
     let height: Int
     var pieces: [Piece] = []
@@ -195,10 +184,6 @@ final class JPEGStripEncoder {
         self.failure = failure
       }
     }
-
-    var isDone: Bool { completion.isDone }
-
-    func wait() { completion.wait() }
   }
 
   private func currentStrip() -> Strip {
@@ -212,25 +197,24 @@ final class JPEGStripEncoder {
 
   private func submit(_ strip: Strip) throws {
     current = nil
-    while inFlight.count >= maxInFlight { try writeOldest() }
-    inFlight.append(strip)
     let (width, layout, quality, subsampling, interval) = (
       size.width, self.layout, self.quality, self.subsampling, strips.restartInterval
     )
     let icc = strip.index == 0 ? self.icc : nil
     let segments = strip.index == 0 ? self.segments : []
-    executor.submit {
-      strip.compress(
-        width: width, layout: layout, quality: quality, subsampling: subsampling,
-        restartInterval: interval, icc: icc, segments: segments)
-    }
-    // Write whatever has already finished, in order, without waiting.
-    while let oldest = inFlight.first, oldest.isDone { try writeOldest() }
+    try jobs.submit(
+      strip,
+      run: {
+        strip.compress(
+          width: width, layout: layout, quality: quality, subsampling: subsampling,
+          restartInterval: interval, icc: icc, segments: segments)
+      },
+      write: { try writeStrip($0) })
   }
 
-  private func writeOldest() throws {
-    let strip = inFlight.removeFirst()
-    strip.wait()
+  /// Appends a compressed strip: the file's header for the first, else a restart marker, then the
+  /// strip's entropy-coded data.
+  private func writeStrip(_ strip: Strip) throws {
     defer {
       cj_encoder_destroy(strip.encoder)
       strip.encoder = nil

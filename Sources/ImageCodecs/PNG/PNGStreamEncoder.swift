@@ -9,15 +9,6 @@ import CPNG
 import Foundation
 import PixelBufferModule
 
-/// Runs PNG compression jobs for a `PNGStreamEncoder` (the renderer passes its worker pool).
-///
-/// The encoder never creates threads; it hands jobs to the executor and waits for their results
-/// in order. Jobs never wait for each other, so any FIFO executor with at least one thread works.
-public protocol PNGSegmentExecutor: AnyObject {
-  /// Runs `job` soon, on any thread.
-  func submit(_ job: @escaping () -> Void)
-}
-
 /// Writes a PNG incrementally: header first, then strips of rows in order, then `finish()`.
 ///
 /// The renderer can hand over tile rows as they are ready, so the whole image never has to exist
@@ -55,8 +46,8 @@ public final class PNGStreamEncoder {
   private var failure: CodecError?
   private var finished = false
 
-  private let executor: PNGSegmentExecutor?
-  private let maxInFlight: Int
+  /// Submitted segments not yet written, oldest first, compressed on the executor.
+  private var jobs: EncodeJobs<Segment>
   private let level: Int32
   private let filterMask: Int32
   private let rowBytes: Int
@@ -69,8 +60,6 @@ public final class PNGStreamEncoder {
 
   /// The segment being filled: `contextCount` context rows then up to `rowsPerSegment` rows.
   private var current: Segment?
-  /// Submitted segments not yet written, oldest first.
-  private var inFlight: [Segment] = []
   private var nextSegmentStart = 0
   private var zlibHeaderWritten = false
   private var adler: UInt32 = 1
@@ -93,7 +82,7 @@ public final class PNGStreamEncoder {
   public convenience init(
     size: Size, layout: ChannelLayout, component: ComponentType,
     options: PNGEncodeOptions = .default, colorSpace: ColorSpace = .sRGB, metadata: ImageMetadata = ImageMetadata(),
-    to destination: Destination = .memory, executor: PNGSegmentExecutor? = nil,
+    to destination: Destination = .memory, executor: EncodeJobExecutor? = nil,
     maxSegmentsInFlight: Int = 6
   ) throws {
     try self.init(
@@ -106,7 +95,7 @@ public final class PNGStreamEncoder {
   init(
     size: Size, layout: ChannelLayout, component: ComponentType,
     options: PNGEncodeOptions, colorSpace: ColorSpace, metadata: ImageMetadata = ImageMetadata(), to destination: Destination,
-    executor: PNGSegmentExecutor?, maxSegmentsInFlight: Int, segmentBytes: Int
+    executor: EncodeJobExecutor?, maxSegmentsInFlight: Int, segmentBytes: Int
   ) throws {
     try options.validate()
     guard component != .float32 else {
@@ -130,8 +119,7 @@ public final class PNGStreamEncoder {
     self.size = size
     self.format = PixelFormat(layout: layout, component: component)
     self.handle = { if case .handle(let h) = destination { return h } else { return nil } }()
-    self.executor = executor
-    self.maxInFlight = max(1, maxSegmentsInFlight)
+    self.jobs = EncodeJobs(executor: executor, limit: maxSegmentsInFlight)
     self.level = Int32(options.compressionLevel)
     self.filterMask = options.filter.shimMask
     self.rowBytes = rowBytes
@@ -229,7 +217,7 @@ public final class PNGStreamEncoder {
         .invalidArgument, "Only \(rowsWritten) of the PNG's \(size.height) rows have been written.")
     }
     do {
-      while !inFlight.isEmpty { try writeOldest() }
+      try jobs.finish { try writeSegment($0) }
       var iend = Data()
       Self.appendChunk("IEND", Data(), to: &iend)
       try emit(iend)
@@ -248,7 +236,7 @@ public final class PNGStreamEncoder {
   /// Memory is released explicitly (compressed bytes once written, raw rows once written and
   /// copied into the next segment's context), not when the object dies: an executor may keep
   /// the finished job closure, and with it this object, alive for a while.
-  private final class Segment: @unchecked Sendable {
+  private final class Segment: EncodeJob, @unchecked Sendable {
     private(set) var rows: UnsafeMutableRawPointer
     let start: Int  // image row of the first emitted row
     let contextCount: Int
@@ -310,10 +298,6 @@ public final class PNGStreamEncoder {
         filteredLength = filtered
       }
     }
-
-    var isDone: Bool { completion.isDone }
-
-    func wait() { completion.wait() }
   }
 
   /// The segment being filled, created (with its context rows copied) when needed.
@@ -346,21 +330,15 @@ public final class PNGStreamEncoder {
   private func submit(_ segment: Segment) throws {
     current = nil
     lastSubmitted = segment
-    while inFlight.count >= maxInFlight { try writeOldest() }
-    inFlight.append(segment)
     let (rowBytes, bpp, swap16, filters, level) = (self.rowBytes, bytesPerPixel, self.swap16, filterMask, self.level)
-    if let executor {
-      executor.submit { segment.compress(rowBytes: rowBytes, bpp: bpp, swap16: swap16, filters: filters, level: level) }
-    } else {
-      segment.compress(rowBytes: rowBytes, bpp: bpp, swap16: swap16, filters: filters, level: level)
-    }
-    // Write whatever has already finished, in order, without waiting.
-    while let oldest = inFlight.first, oldest.isDone { try writeOldest() }
+    try jobs.submit(
+      segment, run: { segment.compress(rowBytes: rowBytes, bpp: bpp, swap16: swap16, filters: filters, level: level) },
+      write: { try writeSegment($0) })
   }
 
-  private func writeOldest() throws {
-    let segment = inFlight.removeFirst()
-    segment.wait()
+  /// Appends a compressed segment's IDAT chunks (the zlib header before the first, the Adler-32
+  /// checksum after the last).
+  private func writeSegment(_ segment: Segment) throws {
     guard segment.status == CPNG_OK, let output = segment.output else {
       throw CodecError(
         segment.status == CPNG_ERR_NO_MEMORY ? .io : .invalidArgument,

@@ -185,10 +185,8 @@ extension ImageRowDecoder {
 }
 
 /// Runs encoder jobs (parallel PNG segments, JPEG strips…) on the caller's threads: the renderer
-/// passes its worker pool. Encoders never create threads; jobs never wait for each other, so any
-/// executor with at least one thread works. (`submit(_:)` is the one requirement of the PNG and
-/// JPEG encoders' own executor protocols, which this refines.)
-public protocol CodecExecutor: PNGSegmentExecutor, JPEGStripExecutor {
+/// passes its worker pool. An `EncodeJobExecutor` that also says how many threads it has.
+public protocol CodecExecutor: EncodeJobExecutor {
   /// The number of threads jobs run on (encoders bound their work in flight by it).
   var threadCount: Int { get }
 }

@@ -13,7 +13,7 @@ import XCTest
 #endif
 
 /// Runs jobs in submission order on `threads` threads of its own (stopped at deinit).
-private final class StripThreads: JPEGStripExecutor, @unchecked Sendable {
+private final class StripThreads: EncodeJobExecutor, @unchecked Sendable {
   private let condition = NSCondition()
   private var jobs: [() -> Void] = []
   private var stopping = false

@@ -9,7 +9,7 @@ import XCTest
 @testable import ImageCodecs
 
 /// Runs jobs on a concurrent DispatchQueue (tests only; the renderer passes its WorkerPool).
-final class QueueExecutor: PNGSegmentExecutor, @unchecked Sendable {
+final class QueueExecutor: EncodeJobExecutor, @unchecked Sendable {
   let queue = DispatchQueue(label: "png-test", attributes: .concurrent)
   let lock = NSLock()
   var submitted = 0
@@ -23,7 +23,7 @@ final class QueueExecutor: PNGSegmentExecutor, @unchecked Sendable {
 }
 
 /// Runs jobs at once on the calling thread.
-final class InlineExecutor: PNGSegmentExecutor {
+final class InlineExecutor: EncodeJobExecutor {
   var submitted = 0
   func submit(_ job: @escaping () -> Void) {
     submitted += 1
@@ -70,7 +70,7 @@ final class PNGStreamEncoderTests: XCTestCase {
 
   /// Encodes `buffer` in strips of `strip` rows with small segments (several per image).
   static func encode(
-    _ buffer: PixelBuffer, options: PNGEncodeOptions, executor: PNGSegmentExecutor?, strip: Int = 7,
+    _ buffer: PixelBuffer, options: PNGEncodeOptions, executor: EncodeJobExecutor?, strip: Int = 7,
     segmentBytes: Int = 3000, inFlight: Int = 3, colorSpace: ColorSpace = .sRGB
   ) throws -> Data {
     let encoder = try PNGStreamEncoder(
