@@ -60,7 +60,7 @@ final class JPEGMetadataTests: XCTestCase {
   /// the decoder lives (`heapInUse`). libjpeg used to save a copy of every APP1, APP2,
   /// APP13 and COM segment for the decoder's lifetime, and the decoder copied them all again.
   func testLargeMetadataSegmentsAreReadInPlace() throws {
-    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("the sanitizers' allocators do not count in mallinfo2") }
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("the sanitizers' allocators do not report to malloc_info") }
     let profile = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
     let xmp = Array("<x:xmpmeta/>".utf8)
     var segments = [
