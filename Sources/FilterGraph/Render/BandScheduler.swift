@@ -10,6 +10,13 @@
 // next to the workers, so every time it wakes it takes a core from one of them. It therefore
 // sleeps until the band it waits for is complete (workers signal it only then, not on every
 // tile), and a band's tiles go to the pool in one batch.
+//
+// With streamed sources, no worker ever waits for a decode. A render's decoding runs as one chain
+// of urgent jobs (`DecodeChain`), one band per job, each resubmitting the next: two bands' decodes
+// never run at once (the second would only wait for the decoder's lock, holding a worker), and a
+// band's tiles are queued only once the rows they read are decoded (a tile queued earlier would
+// sleep on the lock in `StreamingSource.prepare`). A worker thus always has either a decode or
+// ready tiles to run — of this render or of another on the same pool (a batch's other files).
 
 import Foundation
 import PixelBufferModule
@@ -129,6 +136,7 @@ extension Renderer {
     let eager = eager && plan.streamed.isEmpty
     let window = eager ? bandCount : bandWindow
     let progress = RenderProgress()
+    let chain = streams.isEmpty ? nil : DecodeChain(streams: streams, pool: pool, progress: progress)
     var states: [Int: BandState] = [:]
     // Eager renders queue all tiles in one batch (one lock, one wake-up) once every band is cut.
     var pending: [() -> Void] = []
@@ -140,13 +148,6 @@ extension Renderer {
       let base = state.buffer.sharedStorage.baseAddress
       let bandOffset = state.buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
       let rowBytes = state.buffer.rowBytes
-      for stream in streams {
-        progress.add(1)
-        pool.submitUrgent {
-          if !progress.isCancelled { stream.decodeAhead(forBand: b) }
-          progress.finishDecodeAhead()
-        }
-      }
       var jobs: [() -> Void] = []
       jobs.reserveCapacity(tilesAcross)
       for t in 0..<tilesAcross {
@@ -164,6 +165,8 @@ extension Renderer {
       progress.add(tilesAcross)
       if eager {
         pending.append(contentsOf: jobs)
+      } else if let chain {
+        chain.request(band: b, tiles: jobs)
       } else {
         pool.submit(contentsOf: jobs)
       }
@@ -193,5 +196,61 @@ extension Renderer {
     if let warningHandler {
       for stream in plan.streamed.values { stream.warnings.forEach(warningHandler) }
     }
+  }
+}
+
+/// A render's decoding of its streamed sources, run as a chain of urgent pool jobs: one band's
+/// rows per job, then that band's tiles are queued, and the next band's decode, if requested, is
+/// queued behind other urgent jobs (other renders' decodes) rather than run in a loop.
+final class DecodeChain: @unchecked Sendable {  // `requests` and `running` are only touched under `lock`
+  private let streams: [StreamingSource]
+  private let pool: WorkerPool
+  private let progress: RenderProgress
+  private let lock = NSLock()
+  /// Bands whose decode is requested and not started, oldest first, with their tiles.
+  private var requests: [(band: Int, tiles: [() -> Void])] = []
+  private var head = 0
+  /// Whether a step is queued or running.
+  private var running = false
+
+  init(streams: [StreamingSource], pool: WorkerPool, progress: RenderProgress) {
+    self.streams = streams
+    self.pool = pool
+    self.progress = progress
+  }
+
+  /// Decodes the rows band `band` reads, then queues `tiles`. Counts as one job in flight
+  /// (`progress`) until the tiles are queued; after a cancellation the decode is skipped and the
+  /// tiles, queued all the same, do nothing but finish.
+  func request(band: Int, tiles: [() -> Void]) {
+    progress.add(1)
+    lock.lock()
+    requests.append((band, tiles))
+    let start = !running
+    running = true
+    lock.unlock()
+    if start { pool.submitUrgent { self.step() } }
+  }
+
+  private func step() {
+    lock.lock()
+    let (band, tiles) = requests[head]
+    requests[head].tiles = []
+    head += 1
+    lock.unlock()
+    if !progress.isCancelled {
+      for stream in streams { stream.decodeAhead(forBand: band) }
+    }
+    pool.submit(contentsOf: tiles)
+    lock.lock()
+    let more = head < requests.count
+    if !more {
+      requests.removeAll(keepingCapacity: true)
+      head = 0
+    }
+    running = more
+    lock.unlock()
+    if more { pool.submitUrgent { self.step() } }
+    progress.finishDecodeAhead()
   }
 }

@@ -2,10 +2,16 @@
 //
 // A large source of a codec that streams rows is decoded on demand into a ring of rows
 // (StreamingSource) when the graph reads it top to bottom: reached from the root by one path,
-// and every band's reads lying within a window of rows at most half the source's height. The
-// window and each band's last row come from the regions the tiles will read (`Regions`), so a
-// tile never asks for a row the ring has dropped. Everything else decodes fully, once, through
-// the DecodeCache.
+// and every band's reads lying within a window of rows smaller than the source. The window and
+// each band's last row come from the regions the tiles will read (`Regions`), so a tile never
+// asks for a row the ring has dropped. Everything else decodes fully, once, through the
+// DecodeCache.
+//
+// Any window short of the whole height is worth streaming, not only a small one: besides holding
+// fewer rows, a streamed source is decoded band by band while the workers compute the tiles of
+// the bands already decoded, whereas a whole decode runs alone, on the calling thread, before any
+// tile starts. (A 16:9 photo fit in 800 × 800 gives 450 output rows, whose band window of
+// 4 × 64 rows reads 57 % of the source: decoded whole, its decode did not overlap its tiles.)
 //
 // A source whose codec decodes regions (TIFF) and of which the render reads only part (a crop,
 // or the tiles of a crop) is decoded from that part alone (`sourceRegion`), streamed or whole.
@@ -55,7 +61,7 @@ extension Renderer {
   /// The rows of `source` a render must hold at once when it decodes rows of `area` (a part of
   /// it, or all of it) in order (`window`), and the row of `area` each band reads up to
   /// (`bandEnds`, for decoding ahead), or nil when the graph does not read it in order within a
-  /// window of at most half the area's height.
+  /// window smaller than the area's height.
   ///
   /// The rule: `source` is reached from the root by one path only (every node on it read once),
   /// and, following the regions the tiles will read, band `b` reads rows `lo[b]..<hi[b]`. With
@@ -88,7 +94,7 @@ extension Renderer {
       let lowest = lo[b..<min(b + w, bandCount)].min()!
       window = max(window, highest - lowest)
     }
-    guard window <= sourceHeight / 2 else { return nil }
+    guard window < sourceHeight else { return nil }
     return (max(window, 1), hi.map { min(max($0, 0), sourceHeight) })
   }
 

@@ -43,6 +43,11 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
   /// under `lock` after the rows are in the ring (release), read without it (acquire).
   private let decoded = Atomic<Int>(0)
   private var failure: Error?
+  /// How many times a thread had to wait for the decoder: a tile whose rows were not decoded yet
+  /// (it decodes them itself, or sleeps on a decode in progress), or a decode-ahead that found
+  /// another decode in progress. Zero when the band scheduler's decode chain runs the decodes one
+  /// at a time and queues each band's tiles once its rows are decoded.
+  let stalls = Atomic<Int>(0)
   /// Rows decoded per call while holding the lock, so readers of earlier rows are never held up
   /// long and later rows become visible as soon as they exist.
   static let chunkRows = 16
@@ -75,6 +80,7 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
       try checkHeld(first, decoded: done)
       return
     }
+    stalls.add(1, ordering: .relaxed)
     lock.lock()
     defer { lock.unlock() }
     try decode(through: end)
@@ -87,7 +93,10 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
     guard band < bandEnds.count else { return }
     let end = min(bandEnds[band], height)
     if decoded.load(ordering: .acquiring) >= end { return }
-    lock.lock()
+    if !lock.try() {
+      stalls.add(1, ordering: .relaxed)
+      lock.lock()
+    }
     defer { lock.unlock() }
     try? decode(through: end)
   }

@@ -45,6 +45,46 @@ final class StreamingDecodeTests: XCTestCase {
     }
   }
 
+  func testAWindowOverHalfTheSourceStillStreams() throws {
+    // 149 rows scaled to 52: the 4 bands of 8 rows in flight read about 100 source rows, more than
+    // half the source but not all of it (W10's 16:9 photos fit in 800 × 800 are such a case).
+    let p = try photo()
+    let image = p.scaled(by: 0.35, allowsShrinkOnLoad: false)
+    let streamed = renderer(streaming: true)
+    let plan = try streamed.prepare(image)
+    let capacity = try XCTUnwrap(plan.streamed.values.first, "not streamed").capacity
+    XCTAssertGreaterThan(capacity, 149 / 2)
+    XCTAssertLessThan(capacity, 149)
+    let rendering = renderer(streaming: true)
+    let got = try rendering.render(image)
+    XCTAssertEqual(rendering.statistics.streamedDecodes, 1)
+    XCTAssertEqual(rendering.statistics.decodes, 0)
+    XCTAssertTrue(got.hasSamePixels(as: try renderer(streaming: false).render(image)))
+  }
+
+  func testNoWorkerWaitsForTheDecoder() throws {
+    // Decodes run one at a time and each band's tiles are queued once its rows are decoded, so no
+    // worker ever sleeps on the decoder's lock while other work waits in the queue. Noise at Q95
+    // makes each band's decode slow (milliseconds), so two decodes queued at once would collide.
+    let noise = PixelBuffer.random(width: 1600, height: 1024, format: .rgb8, seed: 12)
+    let data = try JPEGEncoder.encode(noise, options: JPEGEncodeOptions(quality: 95))
+    let p = try Image(data: data)
+    for image in [p, p.scaled(by: 0.6, allowsShrinkOnLoad: false)] {
+      for threads in [2, 4] {
+        let r = Renderer(
+          options: RendererOptions(threads: threads, tileSize: Size(width: 256, height: 64), streamingMinimumBytes: 0))
+        for _ in 0..<2 {
+          let plan = try r.prepare(image)
+          let stream = try XCTUnwrap(plan.streamed.values.first)
+          let size = image.size
+          let out = TileMemoryPool.buffer(width: size.width, height: size.height, format: .rgb8, colorSpace: .sRGB)
+          try r.run(plan, format: .rgb8, band: { y, h in out.cropped(to: Rect(x: 0, y: y, width: size.width, height: h)) }) { _, _ in }
+          XCTAssertEqual(stream.stalls.load(ordering: .relaxed), 0, "\(threads) threads")
+        }
+      }
+    }
+  }
+
   func testRowsHeldAreBoundedByTheBandWindow() throws {
     let p = try photo()  // 227 × 149
     let r = renderer(streaming: true)  // 8-row bands, 4 in flight
