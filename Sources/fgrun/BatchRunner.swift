@@ -8,8 +8,16 @@
 // stages of one file (reading it, entropy decoding, encoding bands in order) overlap the tiles of
 // the others, which all run on the same pool: memory holds at most `jobs` files' working sets
 // plus the shared sources, and the files' estimated working sets together stay within `--memory`
-// (MemoryBudget.swift: a file waits, once compiled, until its estimate fits beside the others'). Items are pulled from the manifest only as a slot frees up, so the
-// list itself is never held in memory.
+// (MemoryBudget.swift: a file waits, once compiled, until its estimate fits beside the others').
+// Items are pulled from the manifest only as a slot frees up, so the list itself is never held in
+// memory.
+//
+// A file's stages outside its render use no worker: reading the input and compiling the recipe
+// before, flushing the output and its folder to disk (`OutputFile`'s two fsyncs, milliseconds on
+// a real disk) after. So one more file than `jobs` is open: while `jobs` files render, the next is
+// read and compiled, or a finished one is flushed, and a render slot passes on as soon as a
+// file's bytes are written, not once they are durable. The report still says `ok` only once the
+// output and its folder entry are on disk.
 //
 // A file past its time limit is reported failed at once; its render stops after the band in
 // progress (tiles not yet started are dropped), its output is never linked into place, and only
@@ -56,6 +64,9 @@ final class BatchRunner: @unchecked Sendable {
   private let report: BatchReport?
   private let progress: BatchProgress
   private let lock = NSLock()
+  /// Files rendering at once (`jobs`), besides the one more that may be reading and compiling its
+  /// input or flushing its output.
+  private let renderSlots: DispatchSemaphore
   /// Hashes of the outputs written so far: two inputs must not write one file.
   private var written: Set<UInt64> = []
   private var createdFolders: Set<String> = []
@@ -72,12 +83,13 @@ final class BatchRunner: @unchecked Sendable {
     self.inputOptions = try output.flags.inputLoadOptions(loadOptions)
     self.report = report
     self.progress = progress
+    self.renderSlots = DispatchSemaphore(value: settings.jobs)
   }
 
   /// Runs every item and returns the batch's exit status.
   func run<Items: Sequence>(_ items: Items) -> Int32 where Items.Element == BatchItem {
     fixMallocMapThreshold()
-    let slots = DispatchSemaphore(value: settings.jobs)
+    let slots = DispatchSemaphore(value: settings.jobs + 1)
     let group = DispatchGroup()
     for item in items {
       slots.wait()
@@ -164,13 +176,14 @@ final class BatchRunner: @unchecked Sendable {
       try claimOutput(url)
       let protected = [inputURL] + settings.protectedInputs
       let options = try output.writeOptions(format: format, protecting: protected)
-      let estimate = renderer.estimatedMemory(for: image)
-      settings.budget.acquire(estimate)
-      defer { settings.budget.release(estimate) }
+      let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: image))
+      defer { rendering.release() }
       do {
         try OutputFile.write(to: url, protecting: protected) { handle in
           try renderer.write(image, to: handle, format: format, options: options, stop: { job.expired })
           if job.expired { throw CancellationError() }
+          // OutputFile flushes the file and its folder next: no worker and no render memory needed.
+          rendering.release()
         }
       } catch {
         throw Failure(error, stage: .output)
@@ -252,6 +265,31 @@ final class BatchRunner: @unchecked Sendable {
         createdFolders.insert(folder)
       }
     }
+  }
+}
+
+/// A file's turn to render: one of `--jobs` render slots and its estimate in the memory budget,
+/// taken (waiting as needed) when made and given back by the first `release`.
+private final class RenderSlot {
+  private let slots: DispatchSemaphore
+  private let budget: MemoryBudget
+  private let bytes: Int
+  private var held = true
+
+  init(slots: DispatchSemaphore, budget: MemoryBudget, bytes: Int) {
+    self.slots = slots
+    self.budget = budget
+    self.bytes = bytes
+    slots.wait()
+    budget.acquire(bytes)
+  }
+
+  /// Gives the slot and the bytes back; later calls do nothing.
+  func release() {
+    guard held else { return }
+    held = false
+    budget.release(bytes)
+    slots.signal()
   }
 }
 
