@@ -104,21 +104,29 @@ final class BatchRunner: @unchecked Sendable {
         slots.signal()
         group.leave()
       }
-      if let timeout = settings.timeout {
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-          guard job.claim() else { return }
-          let message = String(format: "Took longer than --timeout %g s; abandoned, nothing written.", timeout)
-          var outcome = BatchOutcome(
-            input: item.input, output: job.target, status: .failed,
-            failure: Failure(status: ExitStatus.input, message: message), milliseconds: (Stats.now() - started) * 1000)
-          outcome.timedOut = true
-          outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
-          self.record(outcome)
-        }
-      }
+      if let timeout = settings.timeout { watch(item, job: job, started: started, timeout: timeout, after: timeout) }
     }
     group.wait()
     return progress.failures == 0 ? ExitStatus.ok : ExitStatus.batchFailures
+  }
+
+  /// Fails `job` once it has used `timeout` seconds, looking again `after` seconds from now. The
+  /// limit counts the file's own time: a wait for a render slot (behind the other files) does not
+  /// count, so when the file waited, the next look is that much later.
+  private func watch(_ item: BatchItem, job: Job, started: Double, timeout: Double, after seconds: Double) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+      if job.expired { return }  // finished
+      let used = Stats.now() - started - job.slotWait()
+      if used < timeout { return self.watch(item, job: job, started: started, timeout: timeout, after: timeout - used) }
+      guard job.claim() else { return }
+      let message = String(format: "Took longer than --timeout %g s; abandoned, nothing written.", timeout)
+      var outcome = BatchOutcome(
+        input: item.input, output: job.target, status: .failed,
+        failure: Failure(status: ExitStatus.input, message: message), milliseconds: (Stats.now() - started) * 1000)
+      outcome.timedOut = true
+      outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
+      self.record(outcome)
+    }
   }
 
   private func record(_ outcome: BatchOutcome) {
@@ -131,12 +139,32 @@ final class BatchRunner: @unchecked Sendable {
     private let lock = NSLock()
     private var claimed = false
     private var storedTarget: String?
+    private var waited = 0.0
+    private var waitingSince: Double?
+    /// The file starts or stops waiting for a render slot.
+    func waitingForSlot(_ waiting: Bool) {
+      let now = Stats.now()
+      lock.withLock {
+        if waiting {
+          waitingSince = now
+        } else if let since = waitingSince {
+          waited += now - since
+          waitingSince = nil
+        }
+      }
+    }
+    /// Seconds spent waiting for a render slot so far (including a wait in progress).
+    func slotWait() -> Double {
+      let now = Stats.now()
+      return lock.withLock { waited + (waitingSince.map { now - $0 } ?? 0) }
+    }
     /// The output path, once known.
     var target: String? {
       get { lock.withLock { storedTarget } }
       set { lock.withLock { storedTarget = newValue } }
     }
-    /// True when the timer claimed the job: the render must not publish its output.
+    /// True once the job is claimed: by the timer (the render must not publish its output) or by
+    /// its render, finished.
     var expired: Bool { lock.withLock { claimed } }
     /// Claims the job; true for the first caller only.
     func claim() -> Bool {
@@ -176,6 +204,9 @@ final class BatchRunner: @unchecked Sendable {
       try claimOutput(url)
       let protected = [inputURL] + settings.protectedInputs
       let options = try output.writeOptions(format: format, protecting: protected)
+      job.waitingForSlot(true)
+      renderSlots.wait()
+      job.waitingForSlot(false)
       let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: image))
       defer { rendering.release() }
       do {
@@ -268,8 +299,9 @@ final class BatchRunner: @unchecked Sendable {
   }
 }
 
-/// A file's turn to render: one of `--jobs` render slots and its estimate in the memory budget,
-/// taken (waiting as needed) when made and given back by the first `release`.
+/// A file's turn to render: one of `--jobs` render slots (taken before it is made) and its
+/// estimate in the memory budget (taken, waiting as needed, when made), given back by the first
+/// `release`.
 private final class RenderSlot {
   private let slots: DispatchSemaphore
   private let budget: MemoryBudget
@@ -280,7 +312,6 @@ private final class RenderSlot {
     self.slots = slots
     self.budget = budget
     self.bytes = bytes
-    slots.wait()
     budget.acquire(bytes)
   }
 
