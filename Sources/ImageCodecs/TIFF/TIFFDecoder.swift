@@ -69,8 +69,6 @@ public final class TIFFDecoder: ImageRowDecoder {
   private let cmyk: CMYKConversion?
   /// Bytes of one pixel as the shim decodes it (CMYK pages before their conversion).
   private let storedPixelBytes: Int
-  /// Problems found while opening (a CMYK profile that could not be used).
-  private let problems: [String]
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
   /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
@@ -143,11 +141,14 @@ public final class TIFFDecoder: ImageRowDecoder {
     var info = ctiff_info()
     var cmyk: CMYKConversion?
     var cmykProfile: Data?
-    var problems: [String] = []
+    var headerWarnings: [String] = []
     do {
       var selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+      for (name, length) in [("XMP", Int(info.xmp_length)), ("IPTC", Int(info.iptc_length))] where length > MetadataLimits.maxBlockBytes {
+        throw CodecError(.tooLarge, "The TIFF's \(name) tag is \(length) bytes; metadata blocks are limited to 1 MiB.")
+      }
       if let region {
         guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= Int(info.width),
           region.maxY <= Int(info.height)
@@ -168,7 +169,7 @@ public final class TIFFDecoder: ImageRowDecoder {
           cmyk = conversion
           cmykProfile = profile
         } else if let problem {
-          problems.append("The CMYK page was converted without its profile: \(problem).")
+          headerWarnings.append("Its CMYK page was converted without its ICC profile (\(problem)): its colours are approximate.")
         }
       }
     } catch {
@@ -177,7 +178,6 @@ public final class TIFFDecoder: ImageRowDecoder {
       throw error
     }
     self.cmyk = cmyk
-    self.problems = problems
     reader = opened
     self.input = input
     self.page = page
@@ -217,7 +217,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
-      metadata: metadata, pageCount: Int(info.page_count), cmykProfile: cmykProfile)
+      metadata: metadata, pageCount: Int(info.page_count), cmykProfile: cmykProfile, warnings: headerWarnings)
     self.region = region ?? Rect(x: 0, y: 0, width: Int(info.width), height: Int(info.height))
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
@@ -238,7 +238,7 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
   public var warnings: [String] {
-    problems + (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
+    (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
   }
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole page or region) in the decoded
