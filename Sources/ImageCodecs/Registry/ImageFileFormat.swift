@@ -49,11 +49,15 @@ public struct ImageHeader: Hashable, Sendable {
   public var metadata: ImageMetadata
   /// The number of pages (images, frames) in the file; 1 for single-image formats.
   public var pageCount: Int
+  /// The sizes of the reduced-resolution copies of the page the file also stores (a pyramidal
+  /// TIFF's levels), largest first; empty when it stores none. The codec decodes from them at
+  /// reduced scales (`ImageCodec.reducedScaleDenominators(for:)`).
+  public var reducedLevelSizes: [Size]
 
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
-    metadata: ImageMetadata, pageCount: Int = 1
+    metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = []
   ) {
     self.fileFormat = fileFormat
     self.size = size
@@ -61,6 +65,7 @@ public struct ImageHeader: Hashable, Sendable {
     self.component = component
     self.metadata = metadata
     self.pageCount = pageCount
+    self.reducedLevelSizes = reducedLevelSizes
   }
 
   /// The size once EXIF orientation is applied.
