@@ -26,6 +26,8 @@ files = {
     "pyramid-subifd.tif": dict(compression="deflate", predictor="horizontal", subifd=True),  # levels as SubIFDs of page 0
     "pyramid-jpeg.tif": dict(compression="jpeg", Q=90),  # JPEG tiles, levels in the main chain
 }
+# BigTIFF, levels in the main chain: the same pixels as pyramid-chain.tif, whose references serve.
+image.tiffsave("pyramid-bigtiff.tif", **tiles, compression="deflate", predictor="horizontal", bigtiff=True)
 for name, options in files.items():
     image.tiffsave(name, **tiles, **options)
     subifd = options.get("subifd", False)
