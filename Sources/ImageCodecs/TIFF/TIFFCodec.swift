@@ -73,7 +73,9 @@ public enum TIFFCodec: ImageCodec {
   /// to it: the same boxes, aligned the same way, as a reduced decode of the whole page.
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try decoder(request) { level, extent, region in
-      try TIFFDecoder(data: data, page: request.page, level: level, extent: extent, limits: request.limits, region: region)
+      try TIFFDecoder(
+        data: data, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
+        colourRendering: request.colourRendering)
     }
   }
 
@@ -155,7 +157,9 @@ extension TIFFCodec: FileReadingCodec {
 
   public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
     try decoder(request) { level, extent, region in
-      try TIFFDecoder(file: file, page: request.page, level: level, extent: extent, limits: request.limits, region: region)
+      try TIFFDecoder(
+        file: file, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
+        colourRendering: request.colourRendering)
     }
   }
 }
