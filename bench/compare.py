@@ -6,7 +6,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W9p,W10,W11rot,W11aff,W11pad,
-                 W11ext,W11flat,W11trim,W11smart,W11med,W11conv (W4 = W4a,W4b; W11 = every W11 row; default all)
+                 W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod (W4 = W4a,W4b; W11 = every W11
+                 row; default all)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -43,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9", "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
-                 "W11med", "W11conv"]
+                 "W11med", "W11conv", "W11norm", "W11mod"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -69,11 +70,13 @@ TITLES = {
     "W11smart": "W11smart smartcrop 1080x1080 attention, JPEG Q90 4:2:0",
     "W11med": "W11med median of the 3x3 window per channel, JPEG Q90 4:2:0",
     "W11conv": "W11conv convolve with the 3x3 sharpening kernel 0,-1,0,-1,5,-1,0,-1,0, JPEG Q90 4:2:0",
+    "W11norm": "W11norm normalize: the 1st and 99th percentiles of r,g,b stretched to black and white, JPEG Q90 4:2:0",
+    "W11mod": "W11mod modulate brightness 1.1, saturation 1.2, hue +10 degrees in a perceptual LCh, JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
        "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
-       "W11med": "jpg", "W11conv": "jpg"}
+       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -234,6 +237,17 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     elif w == "W11conv":
         r += [("vips", "conv (float precision, its default)", f"{o}-vips.jpg",
                ["vips", "conv", inp, f"{o}-vips.jpg{jpeg90}", os.path.join(HERE, "recipes", "W11conv.mat")], True)]
+    elif w == "W11norm":
+        # vips hist_norm normalises a histogram image, not an image; the stretch is built from
+        # hist_find (peer_ops.py says exactly what each row computes).
+        r += [("vips", "pyvips hist_find, percentiles, linear", f"{o}-vips.jpg",
+               pe + ["pyvips-W11norm", inp, f"{o}-vips.jpg"], True),
+              ("vips", "same, histogram of the 1/2 shrink-on-load decode", f"{o}-vips-half.jpg",
+               pe + ["pyvips-W11norm-half", inp, f"{o}-vips-half.jpg"], False)]
+    elif w == "W11mod":
+        # sharp's modulate: colourspace to CIE LCh, linear on L, C and h, back to sRGB.
+        r += [("vips", "pyvips colourspace lch, linear, srgb", f"{o}-vips.jpg",
+               pe + ["pyvips-W11mod", inp, f"{o}-vips.jpg"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])
