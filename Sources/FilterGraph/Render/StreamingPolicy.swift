@@ -17,15 +17,18 @@ extension Renderer {
   /// How many bands of tiles may be in flight at once.
   var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
 
-  /// A streamed decoder for `source` (of `region` only, when given) when the rules allow it (see
-  /// `streamingMinimumBytes`).
-  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?) throws -> StreamingSource? {
+  /// A streamed decoder for `source` (of `region` only, when given; CMYK converted with
+  /// `rendering`) when the rules allow it (see `streamingMinimumBytes`).
+  func streamingSource(
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?, rendering: ColourRendering
+  ) throws -> StreamingSource? {
     let area = region ?? node.info.extent
     guard source.source.codec.streamsRows,
       area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
-      !cache.contains(source.identity),
+      !cache.contains(source.identity(rendering)),
       let reads = streamingWindow(plan, source: node, area: area),
-      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator, region: region)
+      case let decoder = try source.source.startedDecoder(
+        scaleDenominator: source.scaleDenominator, region: region, colourRendering: rendering)
     else { return nil }
     return try StreamingSource(
       decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
@@ -33,9 +36,10 @@ extension Renderer {
 
   /// The part of `source` the render reads, when its codec decodes regions and that part is
   /// smaller than the whole: the union of what every tile of the grid reads of it, following
-  /// the same regions the tiles will (`Regions.walk`). Nil: decode it all.
-  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) -> Rect? {
-    guard source.source.codec.decodesRegions, !cache.contains(source.identity) else { return nil }
+  /// the same regions the tiles will (`Regions.walk`). Nil: decode it all (or it is cached with
+  /// `rendering`).
+  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, rendering: ColourRendering) -> Rect? {
+    guard source.source.codec.decodesRegions, !cache.contains(source.identity(rendering)) else { return nil }
     let extent = node.info.extent, grid = plan.grid
     var read = Rect(x: 0, y: 0, width: 0, height: 0)
     for b in 0..<grid.bandCount {
