@@ -109,18 +109,19 @@ public final class Renderer: Sendable {
 
   /// Optimizes the graph, decodes its sources (once, through the cache) and finds the transforms
   /// that bring ICC-profiled sources into the working space (with `intent` and black-point
-  /// compensation `bpc`).
-  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
+  /// compensation `bpc`). `analysis`: the render of an analysis's view, whose tiles are sized so
+  /// none pulls more than `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
+  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let root = optimized(try resolved(image))
-    let plan = RenderPlan(root: root, grid: tileGrid(for: root))
+    let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
       if let encoded = source as? EncodedSourceOperation {
         let region = sourceRegion(encoded, node: node, plan: plan)
         if let stream = try streamingSource(encoded, node: node, plan: plan, region: region) {
           plan.streamed[ObjectIdentifier(node)] = stream
-          cache.recordStreamedDecode(region: region != nil)
+          cache.recordStreamedDecode(region: region != nil, windowBytes: stream.windowBytes)
           continue
         }
         if let region {

@@ -21,14 +21,22 @@ extension Renderer {
   /// `streamingMinimumBytes`).
   func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?) throws -> StreamingSource? {
     let area = region ?? node.info.extent
-    guard source.source.codec.streamsRows,
-      area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
-      !cache.contains(source.identity),
-      let reads = streamingWindow(plan, source: node, area: area),
+    guard let reads = streamedReads(source, node: node, plan: plan, area: area),
       case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator, region: region)
     else { return nil }
     return try StreamingSource(
       decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
+  }
+
+  /// The window and band ends of a streamed decode of `area` of `source`, or nil when the rules
+  /// decode it whole: its codec streams rows, it is at least `streamingMinimumBytes`, it is not
+  /// cached, and the graph reads it in order (`streamingWindow`).
+  func streamedReads(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect) -> (window: Int, bandEnds: [Int])? {
+    guard source.source.codec.streamsRows,
+      area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
+      !cache.contains(source.identity)
+    else { return nil }
+    return streamingWindow(plan, source: node, area: area)
   }
 
   /// The part of `source` the render reads, when its codec decodes regions and that part is
