@@ -5,27 +5,33 @@
 // A render runs in phases, one after another: the render of each analysis's view (a held blur's
 // reduction, then its blur; a histogram's view), then the output's. The estimate is an upper
 // bound of what writing the image holds of its own, from the graph alone (no decode, no
-// analysis; rendering into a buffer adds the buffer):
+// analysis; rendering into a buffer adds the buffer), the sum of:
 //
-//   lasting, held until the render ends:
-//       Σ held intermediates (a large blur's two reduced copies): width × height × 16
-//     + Σ distinct encoded sources decoded whole and not in the decode cache yet: their decoded
-//       rows (the cache keeps them)
-//   + the largest phase, each:
-//       Σ sources it streams: the window of rows the stream holds, from the same rule and the
-//         same grid as the phase's render (`streamedReads`, `tileSize(for:bounded:)`)
-//     + threads × the most one tile's evaluation holds (below)
-//     + for the output's phase, the bands in flight: bandWindow × band height × output width ×
-//       16 (counted at float size whatever the output format)
+//   held       Σ held intermediates (a large blur's two reduced copies): width × height × 16,
+//              kept until the render ends
+//   decoded    Σ distinct encoded sources decoded whole and not in the decode cache yet: their
+//              decoded rows (the cache keeps them)
+//   window     the most rows of streamed sources any phase holds: Σ over the sources it
+//              streams of the ring of rows, from the same rule and the same grid as that
+//              phase's render (`streamedReads`, `tileSize(for:bounded:)`)
+//   tiles      the most pooled tile memory any phase holds: threads × the most one tile's
+//              evaluation holds (below), plus, in the output's phase, the bands in flight:
+//              bandWindow × band height × output width × 16 (counted at float size whatever
+//              the output format). An analysis's phase holds no bands: each tile is reduced as
+//              it finishes.
+//
+// (Phases run one after another, so taking the largest window and the largest tiles of any
+// phases over-counts by at most the smaller of the two; each part can then be checked against
+// what the renderer counts: `AnalysisCache.retainedBytes`, `DecodeStatistics.bytesHeld` and
+// `largestStreamedWindowBytes`, `TileMemoryPool.peakBytesInUse`.)
 //
 // One tile's evaluation is followed as TileEvaluator runs it, without computing anything: while
 // a node pulls an input it holds the tiles of the inputs it already pulled; then it holds its
 // inputs, its output and one more block the size of its largest input (an operation's scratch,
 // such as a separable blur's intermediate rows); a request reaching outside a node's extent is a
 // copy beside the computed part; tiles of nodes read twice are kept for the whole tile. Each
-// block is counted as the tile pool counts it (its size class), so the estimate bounds
-// `TileMemoryPool.peakBytesInUse`. The worst of five tiles (the grid's corners and centre) stands
-// for all. An analysis's phase holds no bands: each tile is reduced as it finishes.
+// block is counted as the tile pool counts it (its size class). The worst of five tiles (the
+// grid's corners and centre) stands for all.
 //
 // What a render shares with others — sources already cached, such as a batch's watermark; the
 // analysis results kept from earlier renders; the tile pool's idle blocks (at most 32 MB) — is
@@ -39,6 +45,11 @@ extension Renderer {
   /// no render accepts.
   public func estimatedMemory(for image: Image) -> Int {
     guard (try? GraphLimits.check(image.node, maxPixels: options.maxPixels)) != nil else { return .max }
+    return memoryEstimate(for: image).total
+  }
+
+  /// The parts of `estimatedMemory(for:)`.
+  func memoryEstimate(for image: Image) -> MemoryEstimate {
     var estimate = MemoryEstimate()
     var cut = HeldInputsCut()
     var seen: Set<ObjectIdentifier> = []
@@ -49,23 +60,22 @@ extension Renderer {
       guard let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first else { continue }
       let analysis = analysed.analysis
       let view = Self.view(of: Image(node: cut.node(input)), analysis.view, space: analysis.workingSpace)
-      estimate.phase(phaseBytes(view.node, analysis: true, estimate: &estimate))
+      addPhase(view.node, analysis: true, to: &estimate)
       if node.operation is HeldInputOperation {
-        estimate.lasting = Self.saturated(estimate.lasting, plus: Self.floatBytes(input.info.size))
+        estimate.held = Self.saturated(estimate.held, plus: Self.floatBytes(input.info.size))
       }
     }
-    estimate.phase(phaseBytes(cut.node(image.node), analysis: false, estimate: &estimate))
-    return Self.saturated(estimate.lasting, plus: estimate.largestPhase)
+    addPhase(cut.node(image.node), analysis: false, to: &estimate)
+    return estimate
   }
 
-  /// What one phase (a render of `node`) holds besides the lasting part; adds the sources it
-  /// decodes whole to `estimate.lasting`.
-  private func phaseBytes(_ node: ImageNode, analysis: Bool, estimate: inout MemoryEstimate) -> Int {
+  /// Adds one phase, a render of `node` (of an analysis's view, or the output's).
+  private func addPhase(_ node: ImageNode, analysis: Bool, to estimate: inout MemoryEstimate) {
     let root = optimized(Image(node: node))
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     let grid = plan.grid
-    if grid.size.isEmpty { return 0 }
-    var bytes = 0
+    if grid.size.isEmpty { return }
+    var window = 0
     for source in plan.nodes {
       guard let encoded = source.operation as? EncodedSourceOperation else { continue }
       let region = sourceRegion(encoded, node: source, plan: plan)
@@ -73,19 +83,20 @@ extension Renderer {
       let rowBytes = PixelBuffer.alignedRowBytes(
         width: area.width, format: PixelFormat(layout: source.info.layout, component: source.info.component))
       if let reads = streamedReads(encoded, node: source, plan: plan, area: area) {
-        bytes = Self.saturated(bytes, plus: min(max(reads.window, 1), area.height) * rowBytes)
+        window = Self.saturated(window, plus: Self.saturated(max(1, min(reads.window, area.height)), times: [rowBytes]))
         continue
       }
       let key = encoded.identity + (region.map { "@\($0)" } ?? "")
-      if !cache.contains(key), estimate.decodedWhole.insert(key).inserted {
-        estimate.lasting = Self.saturated(estimate.lasting, plus: area.height * rowBytes)
+      if !cache.contains(key), estimate.decodedSources.insert(key).inserted {
+        estimate.decoded = Self.saturated(estimate.decoded, plus: Self.saturated(area.height, times: [rowBytes]))
       }
     }
-    bytes = Self.saturated(bytes, plus: Self.saturated(options.threads, times: [Self.tileFootprint(plan)]))
+    var tiles = Self.saturated(options.threads, times: [Self.tileFootprint(plan)])
     if !analysis {
-      bytes = Self.saturated(bytes, plus: Self.saturated(bandWindow, times: [grid.tileSize.height, grid.size.width, 16]))
+      tiles = Self.saturated(tiles, plus: Self.saturated(bandWindow, times: [grid.tileSize.height, grid.size.width, 16]))
     }
-    return bytes
+    estimate.window = max(estimate.window, window)
+    estimate.tiles = max(estimate.tiles, tiles)
   }
 
   /// The most pooled bytes one tile of `plan` holds while it is evaluated (see the file comment):
@@ -120,16 +131,21 @@ extension Renderer {
   }
 }
 
-/// The parts of an estimate gathered over a render's phases.
-private struct MemoryEstimate {
-  /// Bytes held until the render ends: held intermediates and sources decoded whole.
-  var lasting = 0
-  /// The most any one phase holds besides.
-  var largestPhase = 0
-  /// Sources (and regions of sources) already counted as decoded whole.
-  var decodedWhole: Set<String> = []
+/// The parts of a render's memory estimate (see Renderer+Memory.swift).
+struct MemoryEstimate {
+  /// Held intermediates.
+  var held = 0
+  /// Sources decoded whole.
+  var decoded = 0
+  /// The most rows of streamed sources one phase holds.
+  var window = 0
+  /// The most pooled tile memory (tiles being evaluated, bands in flight) one phase holds.
+  var tiles = 0
+  /// The sources (and regions of sources) counted in `decoded`.
+  var decodedSources: Set<String> = []
 
-  mutating func phase(_ bytes: Int) { largestPhase = max(largestPhase, bytes) }
+  /// The estimate: the sum of the parts.
+  var total: Int { [decoded, window, tiles].reduce(held) { Renderer.saturated($0, plus: $1) } }
 }
 
 /// The graph with each `HeldInputOperation` replaced by its operation reading a stand-in for the
