@@ -7,8 +7,8 @@
 // bound of what writing the image holds of its own, from the graph alone (no decode, no
 // analysis; rendering into a buffer adds the buffer), the sum of:
 //
-//   held       Σ held intermediates (a large blur's two reduced copies): width × height × 16,
-//              kept until the render ends
+//   held       Σ held intermediates (a large blur's two reduced copies): height × row bytes
+//              (16 a pixel, rows aligned), kept until the render ends
 //   decoded    Σ distinct encoded sources decoded whole and not in the decode cache yet: their
 //              decoded rows (the cache keeps them)
 //   window     the most rows of streamed sources any phase holds: Σ over the sources it
@@ -112,8 +112,10 @@ extension Renderer {
     }.max()!
   }
 
-  /// Float premultiplied RGBA bytes of an image of `size`.
-  static func floatBytes(_ size: Size) -> Int { saturated(size.width, times: [size.height, 16]) }
+  /// The bytes of a float premultiplied RGBA buffer of `size` (rows aligned as allocated).
+  static func floatBytes(_ size: Size) -> Int {
+    saturated(PixelBuffer.alignedRowBytes(width: size.width, format: .rgbaFloatPremultiplied), times: [size.height])
+  }
 
   /// `a + b`, or `Int.max` when that overflows.
   static func saturated(_ a: Int, plus b: Int) -> Int {

@@ -100,11 +100,12 @@ extension DecodeCacheTests {
   /// source read twice counts once, an in-memory buffer not at all.
   func testEstimatedMemoryCountsUncachedSourcesHeldCopiesAndBands() throws {
     let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 512, height: 64)))
-    // basn2c08: 32 × 32 RGB, 8 bits. σ 100 holds two ⌊(32 + 6) / 12⌋² = 3 × 3 float copies.
+    // basn2c08: 32 × 32 RGB, 8 bits. σ 100 holds two ⌊(32 + 6) / 12⌋² = 3 × 3 float copies (rows
+    // of 48 bytes aligned to 64).
     let image = try Image(data: Fixtures.data("pngsuite/basn2c08.png")).blurred(sigma: 100)
     let before = renderer.memoryEstimate(for: image)
     XCTAssertEqual(before.decoded, 32 * 128)
-    XCTAssertEqual(before.held, 2 * 3 * 3 * 16)
+    XCTAssertEqual(before.held, 2 * 3 * 64)
     XCTAssertEqual(before.window, 0, "too small to stream")
     // The output's 4 bands in flight (2 per thread) of 32 float rows at least.
     XCTAssertGreaterThanOrEqual(before.tiles, 4 * 32 * 32 * 16)
