@@ -116,21 +116,30 @@ static int feed(cpng_idat_reader *r, char *message, size_t capacity) {
   return CPNG_OK;
 }
 
+/// One zlib step into the output window already set in `r->z`: feeds the next chunk's data when
+/// zlib has used up its input, inflates, and notes the end of the stream. A buffer error with no
+/// input left only means zlib wants more data, which the next step feeds.
+static int inflate_step(cpng_idat_reader *r, char *message, size_t capacity) {
+  if (r->z.avail_in == 0) {
+    int status = feed(r, message, capacity);
+    if (status != CPNG_OK) return status;
+  }
+  int rc = inflate(&r->z, Z_NO_FLUSH);
+  if (rc == Z_STREAM_END) {
+    r->stream_done = 1;
+  } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && r->z.avail_in == 0)) {
+    return fail(CPNG_ERR_CORRUPT, message, capacity, r->z.msg ? r->z.msg : "Decompression error in IDAT");
+  }
+  return CPNG_OK;
+}
+
 int cpng_idat_row(cpng_idat_reader *r, uint8_t *out, char *message, size_t capacity) {
   r->z.next_out = r->current;
   r->z.avail_out = (uInt)(r->rowbytes + 1);
   while (r->z.avail_out > 0) {
     if (r->stream_done) return fail(CPNG_ERR_CORRUPT, message, capacity, "Not enough image data");
-    if (r->z.avail_in == 0) {
-      int status = feed(r, message, capacity);
-      if (status != CPNG_OK) return status;
-    }
-    int rc = inflate(&r->z, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      r->stream_done = 1;
-    } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && r->z.avail_in == 0)) {
-      return fail(CPNG_ERR_CORRUPT, message, capacity, r->z.msg ? r->z.msg : "Decompression error in IDAT");
-    }
+    int status = inflate_step(r, message, capacity);
+    if (status != CPNG_OK) return status;
   }
   if (cpng_unfilter_row(r->current[0], r->current + 1, r->prior + 1, r->rowbytes, r->bpp) != 0) {
     return fail(CPNG_ERR_CORRUPT, message, capacity, "bad adaptive filter value");
@@ -155,16 +164,8 @@ int cpng_idat_finish(cpng_idat_reader *r, char *message, size_t capacity) {
   while (!r->stream_done) {
     r->z.next_out = &spare;
     r->z.avail_out = 1;
-    if (r->z.avail_in == 0) {
-      int status = feed(r, message, capacity);
-      if (status != CPNG_OK) return status;
-    }
-    int rc = inflate(&r->z, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      r->stream_done = 1;
-    } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && r->z.avail_in == 0)) {
-      return fail(CPNG_ERR_CORRUPT, message, capacity, r->z.msg ? r->z.msg : "Decompression error in IDAT");
-    }
+    int status = inflate_step(r, message, capacity);
+    if (status != CPNG_OK) return status;
     if (r->z.avail_out == 0) return fail(CPNG_ERR_CORRUPT, message, capacity, "Too much image data");
   }
   return CPNG_OK;

@@ -42,7 +42,20 @@ extension FGRunTests {
     XCTAssertEqual(run.status, 0, run.stderr)
     XCTAssertEqual(run.stderr, "")
     let out = try PNGDecoder.decode(Data(contentsOf: folder.appendingPathComponent("cmyk.png")))
-    XCTAssertGreaterThan(ColourPSNR.rgb8(out, try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative-bpc.png"))), 40)
+    XCTAssertGreaterThan(ColourPSNR.rgb8(out, try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative.png"))), 40)
+    // --intent and --bpc reach the CMYK decoder; --stats counts its transforms (the header's check
+    // with the default rendering, then the one asked for); explain names the profile.
+    try copyFixture("colour/cmyk-intents.jpg", as: "intents.jpg")
+    for (flags, reference) in [(["--intent", "saturation"], "saturation"), (["--bpc"], "relative-bpc"), ([], "relative")] {
+      let run = try fgrun(["-e", "blur sigma=0", "intents.jpg", "intents-\(reference).png", "--stats"] + flags)
+      XCTAssertEqual(run.status, 0, run.stderr)
+      XCTAssertTrue(run.stderr.contains("colour transforms built \(flags.isEmpty ? 1 : 2)"), run.stderr)
+      let out = try PNGDecoder.decode(Data(contentsOf: folder.appendingPathComponent("intents-\(reference).png")))
+      let expected = try PNGDecoder.decode(Fixtures.data("colour/cmyk-intents-srgb-\(reference).png"))
+      XCTAssertGreaterThan(ColourPSNR.rgb8(out, expected), 40, reference)
+    }
+    let explain = String(decoding: try fgrun(["explain", "-e", "blur sigma=1", "intents.jpg"]).stdout, as: UTF8.self)
+    XCTAssertTrue(explain.contains("[CMYK ICC 'FilterGraph test CMYK' → sRGB by the decoder (lcms2, relative)]"), explain)
   }
 }
 

@@ -15,28 +15,6 @@ public enum ProfileColourModel: String, Sendable {
   case other
 }
 
-/// How colours are mapped between profiles whose gamuts differ (the ICC rendering intents).
-public enum RenderingIntent: String, Hashable, Sendable, CaseIterable {
-  /// Compresses the whole gamut to fit (only LUT-based profiles differ from relative).
-  case perceptual
-  /// Relative colorimetric: in-gamut colours exact, white mapped to white, the rest clipped (default).
-  case relative
-  /// Saturation: keeps colours vivid (only LUT-based profiles differ from relative).
-  case saturation
-  /// Absolute colorimetric: exact colours including the white point (paper simulation).
-  case absolute
-
-  /// The ICC intent number.
-  var iccValue: Int32 {
-    switch self {
-    case .perceptual: return 0
-    case .relative: return 1
-    case .saturation: return 2
-    case .absolute: return 3
-    }
-  }
-}
-
 /// A profile lcms2 could read. Thread-safe: it is only read after it is opened.
 final class ICCProfile: @unchecked Sendable {
   /// The lcms2 profile handle.

@@ -11,6 +11,7 @@
 // samples must agree within half an 8-bit code) and is not used otherwise.
 
 import CLCMS
+import ImageCodecs
 import PixelBufferModule
 
 struct MatrixShaper: Sendable {

@@ -9,8 +9,9 @@
 // pixels sRGB and gives a warning, or an error for a strict load. A PNG without iCCP or sRGB chunk
 // but with cHRM (and gAMA) is read through a profile lcms2 builds from them (`impliedProfile`).
 // CMYK JPEGs and TIFFs are converted to sRGB by their decoder, through their CMYK profile
-// (`CMYKConversion`, which uses the profile up) or, untagged or with a profile it cannot use,
-// naively (see docs/Colour.md).
+// (`CMYKConversion`, which uses the profile up and is named by the header's `cmykProfile`; with
+// the render's intent and black-point compensation) or, untagged or with a profile it cannot
+// use, naively (see docs/Colour.md).
 
 import Foundation
 import Synchronization
@@ -62,8 +63,13 @@ enum SourceColour {
     return "\(source.source.name): \(reason); its colours are read as sRGB"
   }
 
-  /// What happens to `node`'s colours when it is loaded, for `fgrun explain` (nil: untagged sRGB).
-  static func explanation(_ node: ImageNode) -> String? {
+  /// What happens to `node`'s colours when it is loaded, for `fgrun explain` (nil: untagged sRGB);
+  /// a CMYK file's decoder converts with `rendering`.
+  static func explanation(_ node: ImageNode, rendering: ColourRendering) -> String? {
+    if let cmyk = (node.operation as? EncodedSourceOperation)?.source.header.cmykProfile {
+      let name = (try? ICCProfile(cmyk)).map { "'\($0.name)'" } ?? "profile"
+      return "CMYK ICC \(name) → sRGB by the decoder (lcms2, \(rendering.label))"
+    }
     guard let data = node.info.metadata.iccProfile ?? { if case .icc(let d) = node.info.colorSpace { return d } else { return nil } }()
     else { return nil }
     switch TransformCache.sourceProfile(data, channels: node.info.layout.channelCount >= 3 ? 3 : 1) {

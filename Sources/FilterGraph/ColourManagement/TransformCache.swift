@@ -7,6 +7,7 @@
 
 import CLCMS
 import Foundation
+import ImageCodecs
 import PixelBufferModule
 
 /// What a source's embedded profile means for its pixels.
@@ -25,7 +26,7 @@ enum TransformCache {
   private struct TransformKey: Hashable {
     let profile: Data
     let direction: ColourTransform.Direction
-    let channels: Int, bytes: Int, extra: Int, flavor: Int
+    let channels: Int, bytes: Int, extra: Int
     let intent: RenderingIntent
     let bpc: Bool
   }
@@ -49,16 +50,15 @@ enum TransformCache {
   /// The transform for `profile` and the stored pixel `format` in `direction`, built on first use.
   /// Throws `ProfileError` when lcms2 cannot build it.
   static func transform(
-    _ profile: ICCProfile, _ direction: ColourTransform.Direction, format: PixelFormat, cmyk: CMYKFlavor? = nil,
+    _ profile: ICCProfile, _ direction: ColourTransform.Direction, format: PixelFormat,
     intent: RenderingIntent, bpc: Bool
   ) throws -> ColourTransform {
     let layout = format.layout
-    let channels = cmyk != nil ? 4 : (layout == .gray || layout == .grayAlpha ? 1 : 3)
+    let channels = layout == .gray || layout == .grayAlpha ? 1 : 3
     let bytes = format.component == .uint16 ? 2 : 1
-    let extra = cmyk == nil && layout.hasAlpha ? 1 : 0
-    let flavor = cmyk == .inverted ? 1 : 0
+    let extra = layout.hasAlpha ? 1 : 0
     let key = TransformKey(
-      profile: profile.data, direction: direction, channels: channels, bytes: bytes, extra: extra, flavor: flavor,
+      profile: profile.data, direction: direction, channels: channels, bytes: bytes, extra: extra,
       intent: intent, bpc: bpc)
     if let hit = lock.withLock({ () -> ColourTransform? in
       clock += 1
@@ -70,13 +70,13 @@ enum TransformCache {
     switch direction {
     case .toWorking:
       handle = fg_icc_transform_to_linear(
-        profile.handle, Int32(channels), Int32(bytes), Int32(extra), Int32(flavor), intent.iccValue, bpc ? 1 : 0)
+        profile.handle, Int32(channels), Int32(bytes), Int32(extra), 0, intent.iccValue, bpc ? 1 : 0)
     case .fromWorking:
       handle = fg_icc_transform_from_linear(profile.handle, Int32(channels), intent.iccValue, bpc ? 1 : 0)
     }
     guard let handle else { throw ProfileError(reason: String(cString: fg_icc_last_error())) }
     // The engine's own path for matrix/shaper profiles, used only where it agrees with lcms2.
-    let fast = direction == .toWorking && cmyk == nil
+    let fast = direction == .toWorking
       ? MatrixShaper(profile, channels: channels, bytes: bytes, extra: extra, intent: intent, bpc: bpc) : nil
     let transform = ColourTransform(handle: handle, profileName: profile.name, profileData: profile.data, fast: fast)
     if let fast, !agrees(fast, transform, channels: channels, bytes: bytes, extra: extra) { transform.fast = nil }
@@ -182,16 +182,9 @@ enum TransformCache {
   }
 }
 
-/// How a CMYK JPEG stores its inks.
-enum CMYKFlavor: Sendable {
-  /// 0 = no ink.
-  case normal
-  /// 255 = no ink (Adobe Photoshop's convention).
-  case inverted
-}
-
 /// Counters of the process-wide colour-management caches.
 public enum ColourStatistics {
-  /// lcms2 transforms built since the process started (each is then shared by every render).
-  public static var transformsBuilt: Int { TransformCache.built }
+  /// lcms2 transforms built since the process started (each is then shared by every render),
+  /// those CMYK decoders build included.
+  public static var transformsBuilt: Int { TransformCache.built + CMYKConversion.built }
 }

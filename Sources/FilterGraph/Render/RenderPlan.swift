@@ -1,6 +1,7 @@
 // RenderPlan.swift — an optimized graph with its sources decoded, ready for tiles.
 
 import Foundation
+import ImageCodecs
 import PixelBufferModule
 
 /// What the renderer runs: the optimized graph, who reads what, and the decoded sources.
@@ -41,8 +42,9 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
 /// Prints graphs the way `fgrun explain` shows them (like Core Image's CI_PRINT_TREE).
 public enum GraphPrinter {
   /// An indented tree: the root first, each input below its reader; a node read twice is
-  /// printed once and referred to as `(same as #N)` afterwards.
-  public static func describe(_ root: ImageNode) -> String {
+  /// printed once and referred to as `(same as #N)` afterwards. Sources say how their colours
+  /// are read, CMYK files with `rendering`.
+  public static func describe(_ root: ImageNode, rendering: ColourRendering = ColourRendering()) -> String {
     var lines: [String] = []
     var numbers: [ObjectIdentifier: Int] = [:]
     let counts = Optimizer.consumerCounts(root)
@@ -65,7 +67,7 @@ public enum GraphPrinter {
         line += source.scaleDenominator > 1 ? ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]" : ", full decode]"
       }
       if let analysed = node.operation as? any AnalysedOperation { line += "  [\(analysed.analysisSummary)]" }
-      if node.operation is SourceOperation, let colour = SourceColour.explanation(node) { line += "  [\(colour)]" }
+      if node.operation is SourceOperation, let colour = SourceColour.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
       lines.append(line)
       for input in node.inputs { visit(input, depth: depth + 1) }
     }

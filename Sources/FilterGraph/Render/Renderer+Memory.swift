@@ -37,6 +37,7 @@
 // analysis results kept from earlier renders; the tile pool's idle blocks (at most 32 MB) — is
 // not counted: each has its own byte limit.
 
+import ImageCodecs
 import PixelBufferModule
 
 extension Renderer {
@@ -75,18 +76,21 @@ extension Renderer {
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     let grid = plan.grid
     if grid.size.isEmpty { return }
+    // The default rendering: only a CMYK file decodes differently (and is cached apart) for
+    // another intent, and the estimate is made before the caller's write options are known.
+    let rendering = ColourRendering()
     var window = 0
     for source in plan.nodes {
       guard let encoded = source.operation as? EncodedSourceOperation else { continue }
-      let region = sourceRegion(encoded, node: source, plan: plan)
+      let region = sourceRegion(encoded, node: source, plan: plan, rendering: rendering)
       let area = region ?? source.info.extent
       let rowBytes = PixelBuffer.alignedRowBytes(
         width: area.width, format: PixelFormat(layout: source.info.layout, component: source.info.component))
-      if let reads = streamedReads(encoded, node: source, plan: plan, area: area) {
+      if let reads = streamedReads(encoded, node: source, plan: plan, area: area, rendering: rendering) {
         window = Self.saturated(window, plus: Self.saturated(max(1, min(reads.window, area.height)), times: [rowBytes]))
         continue
       }
-      let key = encoded.identity + (region.map { "@\($0)" } ?? "")
+      let key = encoded.identity(rendering) + (region.map { "@\($0)" } ?? "")
       if !cache.contains(key), estimate.decodedSources.insert(key).inserted {
         estimate.decoded = Self.saturated(estimate.decoded, plus: Self.saturated(area.height, times: [rowBytes]))
       }

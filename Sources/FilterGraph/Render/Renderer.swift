@@ -67,11 +67,13 @@ public final class Renderer: Sendable {
   public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
 
   /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
-  /// between profiles when written with `profile`.
-  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative) -> String {
-    let output = try? OutputColour.plan(image, profile: profile, intent: intent, bpc: false)
+  /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`.
+  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false) -> String {
+    let output = try? OutputColour.plan(image, profile: profile, intent: intent, bpc: bpc)
     let run = output?.image ?? image
-    var text = "as written:\n" + GraphPrinter.describe(image.node) + "\n\nas optimized:\n" + GraphPrinter.describe(optimized(run))
+    let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
+    var text = "as written:\n" + GraphPrinter.describe(image.node, rendering: rendering) + "\n\nas optimized:\n"
+      + GraphPrinter.describe(optimized(run), rendering: rendering)
     if let output {
       let embedded = output.embedded.map { data in
         (try? ICCProfile(data)).map { "'\($0.name)' embedded" } ?? "profile embedded"
@@ -109,24 +111,27 @@ public final class Renderer: Sendable {
 
   /// Optimizes the graph, decodes its sources (once, through the cache) and finds the transforms
   /// that bring ICC-profiled sources into the working space (with `intent` and black-point
-  /// compensation `bpc`). `analysis`: the render of an analysis's view, whose tiles are sized so
-  /// none pulls more than `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
+  /// compensation `bpc`; CMYK files are converted by their decoders with the same). `analysis`:
+  /// the render of an analysis's view, whose tiles are sized so none pulls more than
+  /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let root = optimized(try resolved(image))
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
+    let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
       if let encoded = source as? EncodedSourceOperation {
-        let region = sourceRegion(encoded, node: node, plan: plan)
-        if let stream = try streamingSource(encoded, node: node, plan: plan, region: region) {
+        let region = sourceRegion(encoded, node: node, plan: plan, rendering: rendering)
+        if let stream = try streamingSource(encoded, node: node, plan: plan, region: region, rendering: rendering) {
           plan.streamed[ObjectIdentifier(node)] = stream
           cache.recordStreamedDecode(region: region != nil, windowBytes: stream.windowBytes)
           continue
         }
         if let region {
-          plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity + "@\(region)") {
-            let (pixels, warnings) = try encoded.source.decodeReportingWarnings(scaleDenominator: encoded.scaleDenominator, region: region)
+          plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity(rendering) + "@\(region)") {
+            let (pixels, warnings) = try encoded.source.decodeReportingWarnings(
+              scaleDenominator: encoded.scaleDenominator, region: region, colourRendering: rendering)
             warnings.forEach { warningHandler?("\(encoded.source.name): \($0)") }
             cache.recordRegionDecode()
             return pixels
@@ -134,6 +139,14 @@ public final class Renderer: Sendable {
           plan.decodedOrigins[ObjectIdentifier(node)] = region.origin
           continue
         }
+        if let pixels = try cache.pixels(for: encoded.identity(rendering), decode: {
+          let (pixels, warnings) = try encoded.decodePixelsReportingWarnings(colourRendering: rendering)
+          warnings.forEach { warningHandler?($0) }
+          return pixels
+        }) {
+          plan.decoded[ObjectIdentifier(node)] = pixels
+        }
+        continue
       }
       if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()

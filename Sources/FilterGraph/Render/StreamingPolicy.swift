@@ -17,12 +17,15 @@ extension Renderer {
   /// How many bands of tiles may be in flight at once.
   var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
 
-  /// A streamed decoder for `source` (of `region` only, when given) when the rules allow it (see
-  /// `streamingMinimumBytes`).
-  func streamingSource(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?) throws -> StreamingSource? {
+  /// A streamed decoder for `source` (of `region` only, when given; CMYK converted with
+  /// `rendering`) when the rules allow it (see `streamingMinimumBytes`).
+  func streamingSource(
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?, rendering: ColourRendering
+  ) throws -> StreamingSource? {
     let area = region ?? node.info.extent
-    guard let reads = streamedReads(source, node: node, plan: plan, area: area),
-      case let decoder = try source.source.startedDecoder(scaleDenominator: source.scaleDenominator, region: region)
+    guard let reads = streamedReads(source, node: node, plan: plan, area: area, rendering: rendering),
+      case let decoder = try source.source.startedDecoder(
+        scaleDenominator: source.scaleDenominator, region: region, colourRendering: rendering)
     else { return nil }
     return try StreamingSource(
       decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
@@ -30,20 +33,23 @@ extension Renderer {
 
   /// The window and band ends of a streamed decode of `area` of `source`, or nil when the rules
   /// decode it whole: its codec streams rows, it is at least `streamingMinimumBytes`, it is not
-  /// cached, and the graph reads it in order (`streamingWindow`).
-  func streamedReads(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect) -> (window: Int, bandEnds: [Int])? {
+  /// cached (decoded with `rendering`), and the graph reads it in order (`streamingWindow`).
+  func streamedReads(
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect, rendering: ColourRendering
+  ) -> (window: Int, bandEnds: [Int])? {
     guard source.source.codec.streamsRows,
       area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
-      !cache.contains(source.identity)
+      !cache.contains(source.identity(rendering))
     else { return nil }
     return streamingWindow(plan, source: node, area: area)
   }
 
   /// The part of `source` the render reads, when its codec decodes regions and that part is
   /// smaller than the whole: the union of what every tile of the grid reads of it, following
-  /// the same regions the tiles will (`Regions.walk`). Nil: decode it all.
-  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan) -> Rect? {
-    guard source.source.codec.decodesRegions, !cache.contains(source.identity) else { return nil }
+  /// the same regions the tiles will (`Regions.walk`). Nil: decode it all (or it is cached with
+  /// `rendering`).
+  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, rendering: ColourRendering) -> Rect? {
+    guard source.source.codec.decodesRegions, !cache.contains(source.identity(rendering)) else { return nil }
     let extent = node.info.extent, grid = plan.grid
     var read = Rect(x: 0, y: 0, width: 0, height: 0)
     for b in 0..<grid.bandCount {

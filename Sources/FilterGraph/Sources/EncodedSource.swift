@@ -137,9 +137,12 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`),
   /// or only `region` of it when the codec `decodesRegions`, and returns the decoder's
   /// corrupt-data warnings with it (libjpeg recovered from them: a truncated JPEG comes back with
-  /// its missing rows gray). With `LoadOptions.strict`, such damage is an error instead.
-  public func decodeReportingWarnings(scaleDenominator: Int = 1, region: Rect? = nil) throws -> (buffer: PixelBuffer, warnings: [String]) {
-    let decoder = try startedDecoder(scaleDenominator: scaleDenominator, region: region)
+  /// its missing rows gray). With `LoadOptions.strict`, such damage is an error instead. A CMYK
+  /// file with a profile (`header.cmykProfile`) is converted with `colourRendering`.
+  public func decodeReportingWarnings(
+    scaleDenominator: Int = 1, region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
+  ) throws -> (buffer: PixelBuffer, warnings: [String]) {
+    let decoder = try startedDecoder(scaleDenominator: scaleDenominator, region: region, colourRendering: colourRendering)
     let buffer = try decoder.decodeAll()
     return (buffer, decoder.warnings)
   }
@@ -153,12 +156,16 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     try decodeReportingWarnings(scaleDenominator: scaleDenominator, region: region).buffer
   }
 
-  /// A decoder started at `1/scaleDenominator` (of `region` only, when given), ready for rows in order.
-  func startedDecoder(scaleDenominator: Int, region: Rect? = nil) throws -> any ImageRowDecoder {
+  /// A decoder started at `1/scaleDenominator` (of `region` only, when given; CMYK converted with
+  /// `colourRendering`), ready for rows in order.
+  func startedDecoder(
+    scaleDenominator: Int, region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
+  ) throws -> any ImageRowDecoder {
     if region != nil, !codec.decodesRegions {
       throw CodecError(.invalidArgument, "\(name): \(codec.displayName) files decode whole, not by region.")
     }
-    let request = Self.request(options, scaleDenominator: scaleDenominator, region: region)
+    var request = Self.request(options, scaleDenominator: scaleDenominator, region: region)
+    request.colourRendering = colourRendering
     switch input {
     case .bytes(let data): return try codec.makeDecoder(data, request: request)
     case .file(let handle, let codec): return try codec.makeDecoder(file: handle, request: request)

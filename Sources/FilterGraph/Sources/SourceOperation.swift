@@ -86,8 +86,20 @@ public struct EncodedSourceOperation: SourceOperation {
   public func decodePixels() throws -> PixelBuffer? { try source.decode(scaleDenominator: scaleDenominator) }
 
   public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
-    let (buffer, warnings) = try source.decodeReportingWarnings(scaleDenominator: scaleDenominator)
+    try decodePixelsReportingWarnings(colourRendering: ColourRendering())
+  }
+
+  /// `decodePixelsReportingWarnings()` with a CMYK file converted with `colourRendering`.
+  func decodePixelsReportingWarnings(colourRendering: ColourRendering) throws -> (PixelBuffer?, [String]) {
+    let (buffer, warnings) = try source.decodeReportingWarnings(scaleDenominator: scaleDenominator, colourRendering: colourRendering)
     return (buffer, warnings.map { "\(source.name): \($0)" })
+  }
+
+  /// The decode cache's identity of the pixels decoded with `colourRendering`: `identity`, plus
+  /// the rendering for a file its decoder converts from CMYK (other files decode the same way
+  /// whatever the rendering, and share one entry).
+  func identity(_ colourRendering: ColourRendering) -> String {
+    source.header.cmykProfile == nil ? identity : identity + "/cmyk=\(colourRendering.label)"
   }
 }
 

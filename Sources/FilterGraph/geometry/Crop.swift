@@ -1,6 +1,10 @@
 // Crop.swift — cut a rectangle out of an image.
 //
-// Definition: with R = region ∩ input extent (the region clipped to the image), the output is
+// Definition: for an input of W × H, a box of w × h, a gravity and an offset (dx, dy), the region
+// is the box with its top-left corner at Gravity.origin(of: w × h, in: W × H) + (dx, dy) — against
+// the sides the gravity names, centred (rounding towards −∞) on the other axes; with the default
+// gravity, northwest, the offset is the region's corner. With R = region ∩ input extent (the
+// region clipped to the image), the output is
 // R.width × R.height and output pixel (x, y) is input pixel (R.x + x, R.y + y), unchanged: pixels
 // are moved, never resampled, in whatever encoding they arrive. When the region misses the image
 // entirely, R is the 1 × 1 image pixel nearest to the region's top-left corner (a crop is never
@@ -11,16 +15,28 @@
 // then moved by (x, y) — positive is right and down whatever the gravity — and clipped as above.
 // So `crop size=800x600 x=100 y=50` keeps the pixels from (100, 50), and
 // `crop size=800x800 gravity=center` keeps a centred square.
+//
+// The region is placed from the input the operation receives, so it follows an input whose size
+// is known only at render time: `trim; crop size=800x800 gravity=center` centres on the trimmed
+// image, not on the size `trim` reports before its analysis.
 
 import PixelBufferModule
 
 /// Keeps a rectangle of its input (see the definition at the top of Crop.swift).
 public struct CropOperation: ImageOperation {
-  /// The rectangle asked for, in input coordinates (it is clipped to the input when applied).
+  /// The rectangle asked for: its size, and its offset from where `gravity` places a box of that
+  /// size in the input (with `.northWest`, its position in input coordinates). It is clipped to
+  /// the input when applied.
   public let region: Rect
+  /// The side or corner of the input the region is placed against, at render time.
+  public let gravity: Gravity
 
-  /// Creates the operation.
-  public init(region: Rect) { self.region = region }
+  /// Creates the operation: `region` in input coordinates, or, with another `gravity`, its size
+  /// and its offset from the place that gravity gives it in the input.
+  public init(region: Rect, gravity: Gravity = .northWest) {
+    self.region = region
+    self.gravity = gravity
+  }
 
   /// `size`: the rectangle's size (required).
   public static let size = Parameter<Size>("size", sides: 1...65535, help: "Width and height of the rectangle.")
@@ -35,7 +51,7 @@ public struct CropOperation: ImageOperation {
     "gravity", cases: [.northWest, .north, .northEast, .west, .center, .east, .southWest, .south, .southEast],
     default: .northWest, help: "Which side or corner of the image the rectangle sits against.")
 
-  /// The `crop` verb's table (the operation itself records the resolved `size`, `x`, `y`).
+  /// The `crop` verb's table.
   public static let table = OperationDescriptor(
     name: "crop", category: .geometry,
     summary: "Keeps a rectangle: a size placed at a gravity, moved by x and y, clipped to the image.",
@@ -43,18 +59,26 @@ public struct CropOperation: ImageOperation {
     example: "crop size=800x600 gravity=center")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The region as `size`, `x`, `y` (gravity already resolved).
+  /// The region as `size`, `x`, `y`, and `gravity` unless it is northwest.
   public var arguments: Arguments {
-    Arguments([Self.size.argument(region.size), Self.x.argument(region.x), Self.y.argument(region.y)])
+    Arguments(
+      [Self.size.argument(region.size), Self.x.argument(region.x), Self.y.argument(region.y)]
+        + (gravity == .northWest ? [] : [Self.gravity.argument(gravity)]))
   }
   public var workingSpace: WorkingSpace? { nil }
 
-  /// The region clipped to an input of `size` (never empty; see the file's definition).
+  /// The region placed by `gravity` in an input of `size`, before clipping.
+  public func placedRegion(in size: Size) -> Rect {
+    let o = gravity.origin(of: region.size, in: size)
+    return region.offsetBy(dx: o.x, dy: o.y)
+  }
+
+  /// The region placed and clipped in an input of `size` (never empty; see the file's definition).
   public func clippedRegion(in size: Size) -> Rect {
-    let extent = Rect(size: size)
-    let r = region.intersection(extent)
+    let placed = placedRegion(in: size)
+    let r = placed.intersection(Rect(size: size))
     if !r.isEmpty { return r }
-    let x = min(max(region.x, 0), max(size.width - 1, 0)), y = min(max(region.y, 0), max(size.height - 1, 0))
+    let x = min(max(placed.x, 0), max(size.width - 1, 0)), y = min(max(placed.y, 0), max(size.height - 1, 0))
     return Rect(x: x, y: y, width: 1, height: 1)
   }
 
@@ -81,6 +105,18 @@ extension Image {
   public func cropped(to region: Rect) -> Image {
     let op = CropOperation(region: region)
     if op.clippedRegion(in: size) == extent { return self }
+    return applying(op)
+  }
+
+  /// The pixels inside a box of `size` placed against the side or corner `gravity` names
+  /// (centred on the other axes, rounding down) and moved by (`x`, `y`), clipped to the image as
+  /// `cropped(to:)` clips. The box is placed when the image renders, from its actual size: after
+  /// `trimmed()` it is placed in the trimmed image.
+  public func cropped(to size: Size, gravity: Gravity, x: Int = 0, y: Int = 0) -> Image {
+    let op = CropOperation(region: Rect(x: x, y: y, width: size.width, height: size.height), gravity: gravity)
+    // Sizes known before render are the largest the image can be, so a box covering this extent
+    // covers the final one too.
+    if op.clippedRegion(in: self.size) == extent { return self }
     return applying(op)
   }
 }

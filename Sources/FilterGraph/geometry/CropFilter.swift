@@ -5,12 +5,9 @@ import PixelBufferModule
 extension GeometryFilters {
   /// `crop size=WxH [gravity=northwest|north|…|southeast] [x=N] [y=N]`: the box of `size` placed
   /// against the side or corner `gravity` names (`Gravity.origin`: centring rounds down), moved by
-  /// (x, y), clipped.
+  /// (x, y), clipped; placed at render time from the input's actual size.
   public static let crop = FilterDefinition(CropOperation.table) { inputs, args, _ in
-    let image = inputs[0]
-    let box = args[CropOperation.size]
-    let anchor = args[CropOperation.gravity].origin(of: box, in: image.size)
-    let region = Rect(x: anchor.x + args[CropOperation.x], y: anchor.y + args[CropOperation.y], width: box.width, height: box.height)
-    return image.cropped(to: region)
+    inputs[0].cropped(
+      to: args[CropOperation.size], gravity: args[CropOperation.gravity], x: args[CropOperation.x], y: args[CropOperation.y])
   }
 }

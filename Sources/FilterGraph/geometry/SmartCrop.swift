@@ -3,8 +3,8 @@
 // Definition. For an input of W × H and a requested w × h (each side clamped to the input's), the
 // output is the crop (Crop.swift) to the w × h window at (x, y) chosen by the strategy:
 //
-// - `centre`: the centred window, x = ⌊(W − w)/2⌋, y = ⌊(H − h)/2⌋ (as `crop gravity=center`);
-//   no analysis.
+// - `centre`: the centred window, x = ⌊(W − w)/2⌋, y = ⌊(H − h)/2⌋ (as `crop gravity=center`,
+//   placed at render time from the input's actual size); no analysis.
 // - `attention` and `entropy` score every window position on a view V of the image scaled to at
 //   most 65,536 pixels (`SmartCropAnalysis`; shrink-on-load applies), of vw × vh, where the window
 //   is ww × wh with ww = clamp(round(w·vw/W), 1, vw) (wh likewise). The window with the highest
@@ -275,10 +275,8 @@ extension Image {
   /// scores; the window is chosen by the renderer before the tiles, on a view of ≤ 65,536 pixels.
   public func smartCropped(to size: Size, strategy: SmartCropStrategy = .attention) -> Image {
     let op = SmartCropOperation(size: size, strategy: strategy)
-    let window = op.window(in: self.size)
-    guard strategy != .centre, window != self.size else {
-      return cropped(to: Rect(origin: Gravity.center.origin(of: window, in: self.size), size: window))
-    }
+    // Centred at render time, in the input's actual size (a crop clips the box as the window is clamped).
+    guard strategy != .centre, op.window(in: self.size) != self.size else { return cropped(to: op.size, gravity: .center) }
     return applying(op)
   }
 }

@@ -1,28 +1,56 @@
 // CMYKConversion.swift — CMYK rows through their embedded ICC profile into sRGB (8 or 16 bits).
 //
-// Output pixel = sRGB-encode(lcms2(profile → linear sRGB, relative colorimetric with black-point
-// compensation)(C, M, Y, K)), each channel clipped to 0…1 and rounded to 8 or 16 bits; alpha is
-// carried over (8-bit codes a become a·257 in 16-bit output). Relative colorimetric with
-// black-point compensation is what print workflows use to show CMYK on screen (Photoshop's
-// default for CMYK to RGB). Samples are ink amounts (0 = no ink); the JPEG shim turns Adobe's
-// inverted values back before they get here.
+// Output pixel = sRGB-encode(lcms2(profile → linear sRGB, intent, black-point compensation)
+// (C, M, Y, K)), each channel clipped to 0…1 and rounded to 8 or 16 bits; alpha is carried over
+// (8-bit codes a become a·257 in 16-bit output). The intent and black-point compensation are the
+// request's (`ColourRendering`: the renderer's, by default relative colorimetric without
+// black-point compensation, like every other profile conversion). Samples are ink amounts
+// (0 = no ink); the JPEG shim turns Adobe's inverted values back before they get here.
 //
-// Used by the TIFF decoder (CMYK pages with a profile) and the JPEG decoder (CMYK and YCCK files
-// with a profile).
+// Each conversion is built once per (profile, sample size, alpha, rendering) and shared by every
+// decoder of the process (lcms2 transforms are built without their one-pixel cache, so decoders
+// on different threads run one concurrently). Used by the TIFF decoder (CMYK pages with a
+// profile) and the JPEG decoder (CMYK and YCCK files with a profile).
 import CLCMS
 import Foundation
 import PixelBufferModule
+import Synchronization
 
 /// An lcms2 transform from a CMYK profile to linear sRGB, and the rows it converts.
-final class CMYKConversion {
+package final class CMYKConversion: @unchecked Sendable {  // all lets; lcms2 transforms without cache are thread-safe
   private let profile: UnsafeMutableRawPointer
   private let transform: UnsafeMutableRawPointer
   private let sampleBytes: Int
   private let hasAlpha: Bool
 
-  /// A conversion for CMYK samples of `sampleBytes` (1 or 2) bytes, followed by an alpha sample
-  /// when `hasAlpha`; nil (with the reason) when `iccProfile` is not a usable CMYK profile.
-  static func make(iccProfile: Data, sampleBytes: Int, hasAlpha: Bool) -> (CMYKConversion?, String?) {
+  private struct Key: Hashable {
+    let profile: Data
+    let sampleBytes: Int
+    let hasAlpha: Bool
+    let rendering: ColourRendering
+  }
+
+  /// At most this many conversions are kept; the least recently used goes first.
+  private static let limit = 16
+  /// The conversions built, with the clock of their last use; the clock; how many were built.
+  private static let cache = Mutex<(entries: [Key: (conversion: CMYKConversion, used: Int)], clock: Int, built: Int)>(([:], 0, 0))
+
+  /// lcms2 transforms built for CMYK sources since the process started (`fgrun --stats`).
+  package static var built: Int { cache.withLock { $0.built } }
+
+  /// The conversion for CMYK samples of `sampleBytes` (1 or 2) bytes, followed by an alpha sample
+  /// when `hasAlpha`, with `rendering`'s intent and black-point compensation (built on first
+  /// use, then shared); nil (with the reason) when `iccProfile` is not a usable CMYK profile.
+  static func make(
+    iccProfile: Data, sampleBytes: Int, hasAlpha: Bool, rendering: ColourRendering
+  ) -> (CMYKConversion?, String?) {
+    let key = Key(profile: iccProfile, sampleBytes: sampleBytes, hasAlpha: hasAlpha, rendering: rendering)
+    if let hit = cache.withLock({ state -> CMYKConversion? in
+      state.clock += 1
+      guard let entry = state.entries[key] else { return nil }
+      state.entries[key] = (entry.conversion, state.clock)
+      return entry.conversion
+    }) { return (hit, nil) }
     guard let profile = iccProfile.withUnsafeBytes({ fg_icc_open($0.baseAddress, $0.count) }) else {
       return (nil, "its ICC profile cannot be read (\(String(cString: fg_icc_last_error())))")
     }
@@ -30,11 +58,24 @@ final class CMYKConversion {
       fg_icc_close(profile)
       return (nil, "its ICC profile is not a CMYK profile")
     }
-    guard let transform = fg_icc_transform_to_linear(profile, 4, Int32(sampleBytes), hasAlpha ? 1 : 0, 0, 1, 1) else {
+    guard
+      let transform = fg_icc_transform_to_linear(
+        profile, 4, Int32(sampleBytes), hasAlpha ? 1 : 0, 0, rendering.intent.iccValue, rendering.blackPointCompensation ? 1 : 0)
+    else {
       fg_icc_close(profile)
       return (nil, "its ICC profile gives no transform (\(String(cString: fg_icc_last_error())))")
     }
-    return (CMYKConversion(profile: profile, transform: transform, sampleBytes: sampleBytes, hasAlpha: hasAlpha), nil)
+    let made = CMYKConversion(profile: profile, transform: transform, sampleBytes: sampleBytes, hasAlpha: hasAlpha)
+    return (cache.withLock { state in
+      state.built += 1
+      state.clock += 1
+      if let raced = state.entries[key] { return raced.conversion }
+      if state.entries.count >= limit, let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key {
+        state.entries[oldest] = nil
+      }
+      state.entries[key] = (made, state.clock)
+      return made
+    }, nil)
   }
 
   private init(profile: UnsafeMutableRawPointer, transform: UnsafeMutableRawPointer, sampleBytes: Int, hasAlpha: Bool) {

@@ -35,6 +35,7 @@ public enum JPEGCodec: ImageCodec {
     var options = JPEGDecodeOptions()
     options.scaleDenominator = request.scaleDenominator
     options.isStrict = request.isStrict
+    options.colourRendering = request.colourRendering
     try decoder.start(options: options)
     return decoder
   }

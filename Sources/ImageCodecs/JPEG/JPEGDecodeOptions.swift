@@ -28,12 +28,16 @@ public struct JPEGDecodeOptions: Hashable, Sendable {
   /// Smooth (triangle-filter) chroma upsampling, libjpeg's default. `false` replicates chroma
   /// samples (`djpeg -nosmooth`), which is slightly faster.
   public var usesFancyUpsampling: Bool
+  /// The intent and black-point compensation of a CMYK file's conversion through its embedded
+  /// profile (default relative colorimetric without black-point compensation).
+  public var colourRendering: ColourRendering
 
   /// Creates options; the defaults give a full-size, reference-exact, lenient decode.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, dctMethod: DCTMethod = .accurate,
-    usesFancyUpsampling: Bool = true
+    usesFancyUpsampling: Bool = true, colourRendering: ColourRendering = ColourRendering()
   ) {
+    self.colourRendering = colourRendering
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.dctMethod = dctMethod

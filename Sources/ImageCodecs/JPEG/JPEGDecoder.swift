@@ -20,9 +20,9 @@ import PixelBufferModule
 ///
 /// Output is `.gray8` for grayscale files and `.rgb8` for everything else. YCbCr and RGB files are
 /// converted by libjpeg. CMYK and YCCK files are decoded as CMYK; with an embedded CMYK profile
-/// they are converted through it by lcms2 into sRGB (`CMYKConversion`: relative colorimetric with
-/// black-point compensation; the profile is then used up, so the buffer is sRGB and its metadata
-/// carries no profile). Without one (or with one lcms2 cannot use) they are converted naively, the
+/// they are converted through it by lcms2 into sRGB (`CMYKConversion`, with the intent and
+/// black-point compensation of `JPEGDecodeOptions.colourRendering`; the profile is then used up:
+/// the header names it in `cmykProfile`, the buffer is sRGB and its metadata carries no profile). Without one (or with one lcms2 cannot use) they are converted naively, the
 /// way most tools without colour management do: `R = C′·K′/255` (likewise G from M′, B from Y′),
 /// where `C′ = 255 − C` is the light the ink lets through. Files with an Adobe (APP14) marker store
 /// C′ directly (inverted CMYK, Photoshop's convention), in both conversions. The ICC profile of
@@ -53,8 +53,9 @@ public final class JPEGDecoder {
   private let input: Data
   private var isStrict = false
   private var isFinished = false
-  /// The conversion of a CMYK file through its embedded profile, or nil.
-  private let cmyk: CMYKConversion?
+  /// The conversion of a CMYK file through its embedded profile (`header.cmykProfile`), made by
+  /// `start(options:)` with the options' rendering; nil before, and for every other file.
+  private var cmyk: CMYKConversion?
   /// Why a CMYK file's embedded profile was not used (its pixels are then converted naively).
   public let cmykProfileProblem: String?
 
@@ -112,16 +113,21 @@ public final class JPEGDecoder {
     xmpPieces.finish(&metadata)
     metadata.orientation = orientation ?? .up
     metadata.iccProfile = icc.profile
-    var cmyk: CMYKConversion?, cmykProblem: String?
+    // A CMYK profile lcms2 can convert with the default rendering is used (and used up); the
+    // conversion with the requested rendering is made when decoding starts.
+    var cmykProfile: Data?, cmykProblem: String?
     if [CJ_MODEL_CMYK, CJ_MODEL_YCCK].contains(where: { Int32($0.rawValue) == info.color_model }), let profile = metadata.iccProfile {
-      (cmyk, cmykProblem) = CMYKConversion.make(iccProfile: profile, sampleBytes: 1, hasAlpha: false)
-      if cmyk != nil { metadata.iccProfile = nil }
+      let (usable, problem) = CMYKConversion.make(iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: ColourRendering())
+      cmykProblem = problem
+      if usable != nil {
+        cmykProfile = profile
+        metadata.iccProfile = nil
+      }
     }
-    self.cmyk = cmyk
     cmykProfileProblem = cmykProblem
     header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
-      layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata)
+      layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata, cmykProfile: cmykProfile)
     isProgressive = info.progressive != 0
     isArithmeticCoded = info.arithmetic != 0
     componentCount = Int(info.components)
@@ -188,6 +194,15 @@ public final class JPEGDecoder {
       throw Self.strictError(first)
     }
     cj_decoder_set_strict(handle, isStrict ? 1 : 0)
+    if let profile = header.cmykProfile {
+      let (conversion, problem) = CMYKConversion.make(
+        iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: options.colourRendering)
+      guard let conversion else {
+        throw CodecError(
+          .unsupported, "The JPEG's CMYK profile cannot be converted with the \(options.colourRendering.label) intent: \(problem ?? "lcms2 refused").")
+      }
+      cmyk = conversion
+    }
     cj_decoder_keep_cmyk(handle, cmyk != nil ? 1 : 0)
     let dct: cj_dct_method
     switch options.dctMethod {

@@ -130,17 +130,23 @@ public struct DecodeRequest: Hashable, Sendable {
   /// orientation), or nil for all of it. Only for codecs that `decodesRegions`: the decoder's
   /// `outputSize` is then the rectangle's size and its rows are the rectangle's rows.
   public var region: Rect?
+  /// How a decoder that converts colours itself maps them: the intent and black-point
+  /// compensation of a CMYK file's conversion through its profile (`ImageHeader.cmykProfile`).
+  /// Other decoders ignore it.
+  public var colourRendering: ColourRendering
 
-  /// Creates a request; the defaults decode the first page, all of it, at full size, leniently.
+  /// Creates a request; the defaults decode the first page, all of it, at full size, leniently,
+  /// CMYK relative colorimetric without black-point compensation.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, limits: DecodeLimits = .default,
-    options: FormatOptionValues = [:], region: Rect? = nil
+    options: FormatOptionValues = [:], region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
   ) {
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.limits = limits
     self.options = options
     self.region = region
+    self.colourRendering = colourRendering
   }
 
   /// The zero-based page `options` selects (`page`, default 0).

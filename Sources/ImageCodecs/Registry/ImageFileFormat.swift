@@ -1,4 +1,5 @@
 // ImageFileFormat.swift — a file format's name, and what a file's header says.
+import Foundation
 import PixelBufferModule
 
 /// A file format FilterGraph knows: a name (`jpeg`, `png`, `webp`…) that the registry maps to its
@@ -49,11 +50,19 @@ public struct ImageHeader: Hashable, Sendable {
   public var metadata: ImageMetadata
   /// The number of pages (images, frames) in the file; 1 for single-image formats.
   public var pageCount: Int
+  /// The CMYK ICC profile a CMYK file's decoder converts its pixels through into sRGB (with the
+  /// request's `colourRendering`), or nil. The decoded pixels are then sRGB: `metadata` carries
+  /// no profile.
+  public var cmykProfile: Data?
+  /// Problems with what the file says about its pixels that the decoder worked around, in
+  /// sentences (an ICC profile that is damaged, split over segments that do not fit together, or
+  /// for another colour model: the image is read as sRGB). A strict load makes them errors.
+  public var warnings: [String]
 
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
-    metadata: ImageMetadata, pageCount: Int = 1
+    metadata: ImageMetadata, pageCount: Int = 1, cmykProfile: Data? = nil, warnings: [String] = []
   ) {
     self.fileFormat = fileFormat
     self.size = size
@@ -61,6 +70,8 @@ public struct ImageHeader: Hashable, Sendable {
     self.component = component
     self.metadata = metadata
     self.pageCount = pageCount
+    self.cmykProfile = cmykProfile
+    self.warnings = warnings
   }
 
   /// The size once EXIF orientation is applied.

@@ -47,7 +47,9 @@ public enum TIFFCodec: ImageCodec {
   /// rectangle (d·x, d·y, d·w, d·h), clipped to the page: the same boxes, aligned the same way,
   /// as a reduced decode of the whole page.
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    try decoder(request) { try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: $0) }
+    try decoder(request) {
+      try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: $0, colourRendering: request.colourRendering)
+    }
   }
 
   /// A decoder for `request` of the page `open` opens (of the stored region it is given).
@@ -119,6 +121,8 @@ extension TIFFCodec: FileReadingCodec {
   }
 
   public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
-    try decoder(request) { try TIFFDecoder(file: file, page: request.page, limits: request.limits, region: $0) }
+    try decoder(request) {
+      try TIFFDecoder(file: file, page: request.page, limits: request.limits, region: $0, colourRendering: request.colourRendering)
+    }
   }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// Decodes one page of a TIFF file held in memory, through libtiff 4.5 (the CTIFF shim).
 ///
 /// Output: gray, gray + alpha, RGB or RGBA (a palette expands to RGB; CMYK with an ICC profile goes
-/// through it into 16-bit sRGB — see `CMYKConversion` — and untagged CMYK is converted as
+/// through it into 16-bit sRGB — see `CMYKConversion`; `header.cmykProfile` names the profile — and untagged CMYK is converted as
 /// `1 − C` times `1 − K`, as the JPEG reader converts it), 8-bit for files of 1–8
 /// bits (smaller codes are scaled to fill 8 bits), 16-bit for 9–16 bits, 32-bit float for 16-, 32-
 /// and 64-bit float samples: precision is never reduced below the file's. Alpha is straight:
@@ -74,11 +74,15 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
   /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
-  /// that rectangle of the page, in stored coordinates.
+  /// that rectangle of the page, in stored coordinates. A CMYK page with a usable profile is
+  /// converted with `colourRendering`'s intent and black-point compensation.
   ///
   /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
   ///   `.invalidArgument` for a page the file does not have or a region outside the page.
-  public convenience init(data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+  public convenience init(
+    data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil,
+    colourRendering: ColourRendering = ColourRendering()
+  ) throws {
     try Self.check(page: page)
     var copy: UnsafeMutableRawBufferPointer?
     if !EncodedBytes.isStable(data) {
@@ -96,7 +100,8 @@ public final class TIFFDecoder: ImageRowDecoder {
       copy?.deallocate()
       throw TIFFDecoder.error(status, String(cString: message))
     }
-    try self.init(opened: opened, input: .bytes(data, copy: copy), page: page, limits: limits, region: region)
+    try self.init(
+      opened: opened, input: .bytes(data, copy: copy), page: page, limits: limits, region: region, rendering: colourRendering)
   }
 
   /// Opens the file open for reading on `file` like `init(data:…)`, reading it as libtiff asks —
@@ -104,14 +109,17 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// memory whole. The decoder keeps `file` open; its offset is neither used nor moved.
   ///
   /// - Throws: as `init(data:…)`, and `.io` when the file cannot be read.
-  public convenience init(file: FileHandle, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil) throws {
+  public convenience init(
+    file: FileHandle, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil,
+    colourRendering: ColourRendering = ColourRendering()
+  ) throws {
     try Self.check(page: page)
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 512)
     guard let opened = ctiff_open_fd(file.fileDescriptor, Self.maxAllocation(limits), &status, &message, message.count) else {
       throw TIFFDecoder.error(status, String(cString: message))
     }
-    try self.init(opened: opened, input: .file(file), page: page, limits: limits, region: region)
+    try self.init(opened: opened, input: .file(file), page: page, limits: limits, region: region, rendering: colourRendering)
   }
 
   private static func check(page: Int) throws {
@@ -129,9 +137,12 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// Selects `page` of the opened reader and reads its header (closing the reader, and freeing
   /// a private copy of the bytes, when that fails).
-  private init(opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?) throws {
+  private init(
+    opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?, rendering: ColourRendering
+  ) throws {
     var info = ctiff_info()
     var cmyk: CMYKConversion?
+    var cmykProfile: Data?
     var problems: [String] = []
     do {
       var selected = ctiff_select(opened, UInt32(page), 0, &info)
@@ -148,12 +159,14 @@ public final class TIFFDecoder: ImageRowDecoder {
       // unusable profiles take the naive conversion).
       if info.is_cmyk != 0, info.through_rgba == 0, info.sample_bytes != 4, let icc = info.icc, info.icc_length > 0 {
         let hasAlpha = info.channels == 4
+        let profile = Data(bytes: icc, count: Int(info.icc_length))
         let (conversion, problem) = CMYKConversion.make(
-          iccProfile: Data(bytes: icc, count: Int(info.icc_length)), sampleBytes: Int(info.sample_bytes), hasAlpha: hasAlpha)
+          iccProfile: profile, sampleBytes: Int(info.sample_bytes), hasAlpha: hasAlpha, rendering: rendering)
         if let conversion {
           selected = ctiff_select(opened, UInt32(page), 1, &info)
           if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
           cmyk = conversion
+          cmykProfile = profile
         } else if let problem {
           problems.append("The CMYK page was converted without its profile: \(problem).")
         }
@@ -204,7 +217,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
-      metadata: metadata, pageCount: Int(info.page_count))
+      metadata: metadata, pageCount: Int(info.page_count), cmykProfile: cmykProfile)
     self.region = region ?? Rect(x: 0, y: 0, width: Int(info.width), height: Int(info.height))
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))

@@ -74,11 +74,45 @@ final class ColourManagementTests: XCTestCase {
       XCTAssertLessThan(naiveValue, 35, "\(source.file) read as sRGB")
       print(line + String(format: " %.1f |", naiveValue))
     }
-    // CMYK sources get one conversion: relative colorimetric with black-point compensation.
+    // The SWOP-like profile has one table: lcms2 gives every intent the same picture.
     let (cmyk, _) = try writtenAndRead(try fixture("cmyk-swop.jpg"))
-    let cmykValue = psnr(cmyk, try reference("cmyk-swop-srgb-relative-bpc.png"))
+    let cmykValue = psnr(cmyk, try reference("cmyk-swop-srgb-relative.png"))
     XCTAssertGreaterThan(cmykValue, 40)
-    print(String(format: "| CMYK photo, SWOP-like profile (Adobe JPEG) | %.1f (relative + BPC, every intent) |", cmykValue))
+    print(String(format: "| CMYK photo, SWOP-like profile (Adobe JPEG) | %.1f (one table: every intent) |", cmykValue))
+  }
+
+  /// A CMYK JPEG is converted by its decoder with the render's intent and black-point
+  /// compensation: on a profile whose intents all differ (`cmyk-intents.jpg`), each output is
+  /// within 40 dB of lcms2's conversion with that intent and below 40 dB of every other one that
+  /// differs from it (relative with black-point compensation lands on perceptual: the profile's
+  /// perceptual table is its relative one with a zero black), with one renderer (its decode cache
+  /// keyed by the rendering), decoded whole and streamed.
+  func testCMYKSourceTakesTheRequestedIntent() throws {
+    let conversions: [(intent: RenderingIntent, bpc: Bool)] = [
+      (.relative, false), (.perceptual, false), (.saturation, false), (.absolute, false), (.relative, true),
+    ]
+    let references = try conversions.map { try reference("cmyk-intents-srgb-\($0.intent.rawValue)\($0.bpc ? "-bpc" : "").png") }
+    let differs = references.map { a in references.map { b in psnr(a, b) < 40 } }
+    let streaming = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32), streamingMinimumBytes: 0))
+    for renderer in [renderer, streaming] {
+      var line = "| CMYK photo, test profile whose intents differ |"
+      for (i, conversion) in conversions.enumerated() {
+        var options = WriteOptions()
+        options.intent = conversion.intent
+        options.blackPointCompensation = conversion.bpc
+        let out = try PNGDecoder.decode(renderer.encode(try fixture("cmyk-intents.jpg"), format: .png, options: options))
+        for (j, reference) in references.enumerated() {
+          let value = psnr(out, reference)
+          if i == j {
+            XCTAssertGreaterThan(value, 40, "\(conversion)")
+            line += String(format: " %.1f |", value)
+          } else if differs[i][j] {
+            XCTAssertLessThan(value, 40, "\(conversion) against \(conversions[j])")
+          }
+        }
+      }
+      print(line)
+    }
   }
 
   /// `p3` output of a P3 input gives its numbers back within one code, with the P3 profile embedded.

@@ -3,6 +3,7 @@
 import FilterGraph
 import Foundation
 import PixelBufferModule
+import TestSupport
 import XCTest
 
 final class CropTests: XCTestCase {
@@ -65,9 +66,44 @@ final class CropTests: XCTestCase {
     XCTAssertThrowsError(try GeometryFilters.crop.apply([grid], Arguments([("x", .number(0))]), context))
   }
 
+  /// A box placed by gravity after `trim` is placed in the trimmed image: the photo in an
+  /// asymmetric uniform border, trimmed, then cropped to a centred box, is the centre of the photo
+  /// (the size known before the render is the bordered one, whose centre is elsewhere).
+  func testGravityPlacesTheBoxInTheSizeKnownAtRenderTime() throws {
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 40, height: 24)))
+    let photo = try renderer.render(try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")), format: .rgba8)
+    let insets = EdgeInsets(top: 13, right: 60, bottom: 41, left: 9)
+    let padded = Image(
+      buffer: try renderer.render(Image(buffer: photo).extended(by: insets, mode: .color(.white)), format: .rgba8))
+    let trimmed = padded.trimmed(background: .white)
+    let context = FilterContext(baseDirectory: URL(fileURLWithPath: "/"))
+    let box = Size(width: 101, height: 60)
+    for (gravity, corner) in [
+      ("center", Point(x: (photo.width - 101) / 2, y: (photo.height - 60) / 2)),
+      ("southeast", Point(x: photo.width - 101, y: photo.height - 60)),
+      ("east", Point(x: photo.width - 101, y: (photo.height - 60) / 2)),
+    ] {
+      let args = Arguments([("size", .size(box)), ("gravity", .choice(gravity))])
+      let cropped = try GeometryFilters.crop.apply([trimmed], args, context)
+      let out = try renderer.render(cropped, format: .rgba8)
+      XCTAssertEqual(out.size, box, gravity)
+      XCTAssertTrue(
+        out.hasSamePixels(as: photo.cropped(to: Rect(origin: corner, size: box))), "\(gravity): the photo's own \(gravity) box")
+    }
+    // smartcrop's centre strategy is the same centred crop.
+    let centre = try renderer.render(trimmed.smartCropped(to: box, strategy: .centre), format: .rgba8)
+    XCTAssertTrue(
+      centre.hasSamePixels(
+        as: photo.cropped(to: Rect(origin: Point(x: (photo.width - 101) / 2, y: (photo.height - 60) / 2), size: box))))
+    // A box larger than the trimmed image on one axis is clipped to it there, centred on the other.
+    let wide = try renderer.render(trimmed.cropped(to: Size(width: photo.width + 40, height: 50), gravity: .center), format: .rgba8)
+    XCTAssertTrue(wide.hasSamePixels(as: photo.cropped(to: Rect(x: 0, y: (photo.height - 50) / 2, width: photo.width, height: 50))))
+  }
+
   func testArgumentsRecordTheResolvedRegion() {
     let op = CropOperation(region: Rect(x: 3, y: 4, width: 5, height: 6))
     XCTAssertEqual(op.arguments.description, "size=5x6 x=3 y=4")
+    XCTAssertEqual(CropOperation(region: Rect(x: 3, y: 4, width: 5, height: 6), gravity: .center).arguments.description, "size=5x6 x=3 y=4 gravity=center")
     XCTAssertNil(op.workingSpace)
   }
 

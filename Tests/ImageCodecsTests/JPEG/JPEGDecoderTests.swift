@@ -69,7 +69,8 @@ final class JPEGDecoderTests: XCTestCase {
   }
 
   /// An Adobe CMYK JPEG with a CMYK profile (a SWOP-like one) goes through it: within 40 dB of
-  /// Pillow's lcms2 conversion (relative colorimetric, black-point compensation), far from the naive
+  /// Pillow's lcms2 conversion (relative colorimetric; the profile has one table, so intents and
+  /// black-point compensation do not change it), far from the naive
   /// conversion of the same pixels; the profile is used up (the pixels are sRGB). Decoded in strips,
   /// at 1/2 size and with the profile damaged, it still decodes.
   func testCMYKWithProfileGoesThroughIt() throws {
@@ -78,9 +79,10 @@ final class JPEGDecoderTests: XCTestCase {
     XCTAssertEqual(decoder.componentCount, 4)
     XCTAssertNil(decoder.header.metadata.iccProfile)
     XCTAssertNil(decoder.cmykProfileProblem)
+    XCTAssertNotNil(decoder.header.cmykProfile)
     XCTAssertEqual(decoder.outputColorSpace, .sRGB)
     let buffer = try JPEGDecoder.decode(data)
-    let reference = try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative-bpc.png"))
+    let reference = try PNGDecoder.decode(Fixtures.data("colour/cmyk-swop-srgb-relative.png"))
     XCTAssertGreaterThan(JPEGTest.psnr(buffer, reference), 40)
     // The same file without its APP2 segment: naive conversion, far from lcms2's.
     let naive = try JPEGDecoder.decode(Self.removingAPP2(data))
@@ -93,6 +95,16 @@ final class JPEGDecoderTests: XCTestCase {
     XCTAssertTrue(rows.hasSamePixels(as: buffer))
     let half = try JPEGDecoder.decode(data, options: JPEGDecodeOptions(scaleDenominator: 2))
     XCTAssertEqual(half.size, Size(width: 128, height: 128))
+
+    // The decoder converts with the requested intent and black-point compensation.
+    let intents = try Fixtures.data("colour/cmyk-intents.jpg")
+    for (rendering, file) in [
+      (ColourRendering(intent: .saturation), "cmyk-intents-srgb-saturation.png"),
+      (ColourRendering(blackPointCompensation: true), "cmyk-intents-srgb-relative-bpc.png"),
+    ] {
+      let converted = try JPEGDecoder.decode(intents, options: JPEGDecodeOptions(colourRendering: rendering))
+      XCTAssertGreaterThan(JPEGTest.psnr(converted, try PNGDecoder.decode(Fixtures.data("colour/" + file))), 40, file)
+    }
 
     // A profile that is not CMYK leaves the naive conversion, and says why.
     var damaged = data

@@ -5,6 +5,7 @@ tests compute again from their definition; nothing here depends on FilterGraph.
 
     python3 Tests/TestSupport/Fixtures/tiff/make_fixtures.py   (from the repository root)
 """
+import io
 import os
 import shutil
 import subprocess
@@ -100,15 +101,17 @@ pages = [Image.fromarray(p8(3), "RGB"), Image.fromarray(p8(1)[:20, :30, 0], "L")
 pages[0].save("multipage.tif", save_all=True, append_images=pages[1:], compression="tiff_lzw")
 
 # CMYK with a CMYK profile: Little CMS's testbed/test1.icc (MIT licence; path in LCMS_TEST1_ICC),
-# and Pillow's lcms2 conversion of it to sRGB (relative colorimetric, black-point compensation).
+# and Pillow's lcms2 conversions of it to sRGB (relative colorimetric with black-point compensation,
+# and without: cmyk8-icc.pillow-nobpc.png, made from the committed TIFF when LCMS_TEST1_ICC is unset).
 if os.environ.get("LCMS_TEST1_ICC"):
-    from PIL import ImageCms
     cmyk_icc = open(os.environ["LCMS_TEST1_ICC"], "rb").read()
     Image.fromarray(p8(4), "CMYK").save("cmyk8-icc.tif", compression="tiff_lzw", icc_profile=cmyk_icc)
-    transform = ImageCms.buildTransform(ImageCms.ImageCmsProfile(os.environ["LCMS_TEST1_ICC"]),
-                                        ImageCms.createProfile("sRGB"), "CMYK", "RGB", renderingIntent=1,
-                                        flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
-    ImageCms.applyTransform(Image.open("cmyk8-icc.tif"), transform).save("cmyk8-icc.pillow.png")
+from PIL import ImageCms
+cmyk_page = Image.open("cmyk8-icc.tif")
+for flags, name in [(ImageCms.Flags.BLACKPOINTCOMPENSATION, "cmyk8-icc.pillow.png"), (0, "cmyk8-icc.pillow-nobpc.png")]:
+    transform = ImageCms.buildTransform(ImageCms.ImageCmsProfile(io.BytesIO(cmyk_page.info["icc_profile"])),
+                                        ImageCms.createProfile("sRGB"), "CMYK", "RGB", renderingIntent=1, flags=flags)
+    ImageCms.applyTransform(cmyk_page, transform).save(name)
 
 # libvips: 16-bit and float, strips and tiles, predictors; associated alpha.
 vips_save(p16(3), "rgb16-lzw.tif", compression="lzw", predictor="horizontal")
