@@ -7,7 +7,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W10,
                  W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv (W4 = W4a,W4b; W3s = the
-                 three large-sigma rows; W11 = every W11 row; default all)
+                 three large-sigma rows; W11 = every W11 row; default all but the W3s rows, whose libvips
+                 runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -385,7 +386,7 @@ def main():
     ap = argparse.ArgumentParser(add_help=True, usage=__doc__.split("\n\n")[1])
     ap.add_argument("-n", type=int, default=5)
     ap.add_argument("-q", "--quick", action="store_true")
-    ap.add_argument("-w", default=",".join(ALL_WORKLOADS))
+    ap.add_argument("-w", default=",".join(w for w in ALL_WORKLOADS if not w.startswith("W3s")))
     ap.add_argument("-t", default=",".join(ALL_TOOLS))
     ap.add_argument("--threads", type=int)
     ap.add_argument("--fgrun", default=os.environ.get("FGRUN"))
