@@ -5,10 +5,10 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W10,
-                 W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv (W4 = W4a,W4b; W3s = the
-                 three large-sigma rows; W11 = every W11 row; default all but the W3s rows, whose libvips
-                 runs take minutes to hours)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W9p,
+                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod
+                 (W4 = W4a,W4b; W3s = the three large-sigma rows; W11 = every W11 row; default all but the
+                 W3s rows, whose libvips runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -22,7 +22,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   INPUT          a JPEG photo (default: ../shared/bench/inputs/photo-24mp.jpg beside the checkout
                  when it exists, else bench/inputs/photo-24mp.jpg, made by bench/make-inputs.sh).
                  W8 reads photo-24mp-rgba.png beside it, made from it by bench/make-rgba-input.py
-                 when missing; W9 photo-24mp-16bit.tif, made by bench/make-tiff16-input.py.
+                 when missing; W9 photo-24mp-16bit.tif, made by bench/make-tiff16-input.py; W9p
+                 photo-24mp-pyramid.tif, made from it by vips tiffsave (tiled, pyramid, JPEG Q90).
 
 Every row is one whole process per run, timed by GNU time (/usr/bin/time -f "%e %U %S %M"):
 wall time, CPU time (user + system) and peak resident set size. The Markdown table goes to
@@ -42,9 +43,10 @@ import batch_w10
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9", "W10",
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
+                 "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
-                 "W11med", "W11conv"]
+                 "W11med", "W11conv", "W11norm", "W11mod"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -62,6 +64,7 @@ TITLES = {
     "W7": "W7 thumbnail to AVIF: 24 MP JPEG, fit 2048x2048 Lanczos3, AVIF Q50 at each library's default speed",
     "W8": "W8 PNG thumbnail: 24 MP RGBA PNG, fit 800x800 Lanczos3, JPEG Q85",
     "W9": "W9 16-bit TIFF thumbnail: 24 MP 16-bit RGB LZW TIFF, fit 800x800 Lanczos3, 16-bit PNG",
+    "W9p": "W9p pyramidal TIFF thumbnail: 24 MP tiled (256x256) pyramidal JPEG-Q90 TIFF, fit 800x800 Lanczos3, JPEG Q85",
     "W10": batch_w10.TITLE,
     "W11rot": "W11rot rotate 12.5 degrees, bilinear, black corners, JPEG Q90 4:2:0",
     "W11aff": "W11aff affine 0.9,0.2,-0.1,1.1, bilinear, JPEG Q90 4:2:0",
@@ -72,11 +75,13 @@ TITLES = {
     "W11smart": "W11smart smartcrop 1080x1080 attention, JPEG Q90 4:2:0",
     "W11med": "W11med median of the 3x3 window per channel, JPEG Q90 4:2:0",
     "W11conv": "W11conv convolve with the 3x3 sharpening kernel 0,-1,0,-1,5,-1,0,-1,0, JPEG Q90 4:2:0",
+    "W11norm": "W11norm normalize: the 1st and 99th percentiles of r,g,b stretched to black and white, JPEG Q90 4:2:0",
+    "W11mod": "W11mod modulate brightness 1.1, saturation 1.2, hue +10 degrees in a perceptual LCh, JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W3s50": "png", "W3s200": "png", "W3s500": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
-       "W9": "png", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
+       "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
-       "W11med": "jpg", "W11conv": "jpg"}
+       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -116,6 +121,8 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         inp = rgba_input(inp, py)
     if w == "W9":
         inp = tiff16_input(inp, py)
+    if w == "W9p":
+        inp = pyramid_input(inp)
     if w == "W11trim":
         inp = bordered_input(inp)
     jpeg90 = "[Q=90,subsample-mode=on,strip]"
@@ -134,6 +141,9 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         r += [("vips", "pyvips resize lanczos3, 16-bit", f"{o}-vips.png", pe + ["pyvips-W9", inp, f"{o}-vips.png"], True),
               ("vips", "vipsthumbnail (8-bit output)", f"{o}-vipsthumbnail.png",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vipsthumbnail.png[compression=6,strip]"], False)]
+    elif w == "W9p":
+        r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
+               ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True)]
     elif w == "W1":
         r += [("vips", "vipsthumbnail", f"{o}-vips.jpg",
                ["vipsthumbnail", inp, "-s", "800x800", "-o", f"{o}-vips.jpg[Q=85,strip]"], True),
@@ -236,6 +246,17 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     elif w == "W11conv":
         r += [("vips", "conv (float precision, its default)", f"{o}-vips.jpg",
                ["vips", "conv", inp, f"{o}-vips.jpg{jpeg90}", os.path.join(HERE, "recipes", "W11conv.mat")], True)]
+    elif w == "W11norm":
+        # vips hist_norm normalises a histogram image, not an image; the stretch is built from
+        # hist_find (peer_ops.py says exactly what each row computes).
+        r += [("vips", "pyvips hist_find, percentiles, linear", f"{o}-vips.jpg",
+               pe + ["pyvips-W11norm", inp, f"{o}-vips.jpg"], True),
+              ("vips", "same, histogram of the 1/2 shrink-on-load decode", f"{o}-vips-half.jpg",
+               pe + ["pyvips-W11norm-half", inp, f"{o}-vips-half.jpg"], False)]
+    elif w == "W11mod":
+        # sharp's modulate: colourspace to CIE LCh, linear on L, C and h, back to sRGB.
+        r += [("vips", "pyvips colourspace lch, linear, srgb", f"{o}-vips.jpg",
+               pe + ["pyvips-W11mod", inp, f"{o}-vips.jpg"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])
@@ -278,6 +299,20 @@ def bordered_input(inp):
             subprocess.run(["vips", "embed", inp, f"{jpg}[Q=95,strip]", "200", "200", str(width + 400),
                             str(height + 400), "--extend", "white"], check=True)
     return jpg
+
+
+def pyramid_input(inp):
+    """W9p's input: photo-24mp-pyramid.tif beside the JPEG photo (the photo as a tiled pyramidal
+    TIFF: 256x256 JPEG-Q90 tiles, levels halved down to one tile in the main IFD chain, as
+    `vips tiffsave --tile --pyramid` writes them), made from it when missing."""
+    tif = os.path.join(os.path.dirname(inp), "photo-24mp-pyramid.tif")
+    if not os.path.exists(tif):
+        tif = os.path.join(HERE, "inputs", "photo-24mp-pyramid.tif")
+        if not os.path.exists(tif):
+            os.makedirs(os.path.dirname(tif), exist_ok=True)
+            subprocess.run(["vips", "tiffsave", inp, tif, "--tile", "--pyramid", "--tile-width", "256", "--tile-height", "256",
+                            "--compression", "jpeg", "--Q", "90", "--strip"], check=True)
+    return tif
 
 
 def tiff16_input(inp, py):

@@ -16,6 +16,17 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
       JPEG Q90 4:2:0 (pyvips-W5 writes PNG level 1 instead when OUT ends in .png: compare.py's
       lossless variant)
 
+  W11norm  normalize low=1% high=99% (pyvips only): one histogram of the r, g and b values
+      together (hist_find, the three bands' counts added), lo and hi its 1st and 99th
+      percentiles (the smallest stored value with at least that share of the values at or below
+      it), then out = (in - lo) * 255 / (hi - lo) on the stored values, clipped, JPEG Q90 4:2:0.
+      Two sequential decodes: one for the histogram, one for the output. W11norm-half takes the
+      histogram of the 1/2 shrink-on-load decode instead (as fgrun's analysis reads a reduced
+      view; fgrun box-averages that to 4 MP and interpolates within 4096 bins).
+  W11mod   modulate as sharp does it in libvips (pyvips only): sRGB to CIE LCh (D65), L x 1.1,
+      C x 1.2, h + 10 degrees, back to 8-bit sRGB, JPEG Q90 4:2:0. fgrun's modulate computes the
+      same multipliers in Oklch (on linear sRGB), so the pixels differ by the spaces' difference.
+
 OpenCV's thread pool is capped by BENCH_THREADS when set (bench/compare.py --threads).
 """
 import os
@@ -140,6 +151,28 @@ def pyvips_(op, inp, out):
     elif op == "W9":
         scale = min(800 / im.width, 800 / im.height)
         im.resize(scale, kernel="lanczos3").pngsave(out, compression=6, strip=True)
+    elif op in ("W11norm", "W11norm-half"):
+        view = im if op == "W11norm" else pyvips.Image.new_from_file(inp, access="sequential", shrink=2)
+        hist = view.hist_find()  # 256 x 1, one band per colour channel
+        counts = (hist[0] + hist[1] + hist[2]).tolist()[0]
+        total = sum(counts)
+
+        def percentile(q):
+            below = 0
+            for v, c in enumerate(counts):
+                below += c
+                if below >= q * total:
+                    return v
+            return 255
+
+        lo, hi = percentile(0.01), percentile(0.99)
+        im = pyvips.Image.new_from_file(inp, access="sequential")
+        if hi - lo >= 255 / 1024:
+            im = im.linear([255 / (hi - lo)] * 3, [-lo * 255 / (hi - lo)] * 3, uchar=True)
+        im.jpegsave(out, Q=90, subsample_mode="on", strip=True)
+    elif op == "W11mod":
+        im = im.colourspace("lch").linear([1.1, 1.2, 1], [0, 0, 10]).colourspace("srgb")
+        im.jpegsave(out, Q=90, subsample_mode="on", strip=True)
     else:
         raise SystemExit(f"peer_ops: pyvips has no {op}")
 

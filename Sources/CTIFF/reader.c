@@ -15,6 +15,12 @@
 //     once, 8-bit, unpremultiplied the same way.
 // A cache holds the last row of blocks (one slot per block column and plane), so consecutive bands
 // of rows, or regions inside one row of tiles, never decode a block twice.
+//
+// Pages are the main chain's directories without NewSubfileType's reduced-image bit (the first
+// always counts), found by reading only that tag of each directory; a page's pyramid levels are its
+// SubIFDs and the reduced directories after it (at most CTIFF_MAX_LEVELS looked at), each checked
+// by selecting it like a page. A level can be read as if a pixel larger (ctiff_set_extent),
+// repeating its last column and row.
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -54,6 +60,18 @@ struct ctiff_reader {
   uint32_t *slot_block;   ///< which block each slot holds (UINT32_MAX: none)
   uint32_t *rgba;         ///< the whole page, for KIND_RGBA
   uint64_t blocks_decoded; ///< strips or tiles decompressed so far (ctiff_blocks_decoded)
+  uint32_t extent_width, extent_height; ///< regions may reach this far (≥ the page; edges repeated)
+
+  uint32_t *page_directories; ///< the directory of each page (directories not marked reduced)
+  uint32_t page_count, directory_count;
+  int has_pages;              ///< page_directories was built
+  int64_t levels_page;        ///< the page `levels` belong to, or -1
+  int level_count;
+  struct {
+    uint64_t sub_ifd;         ///< the SubIFD's offset, or 0 for a directory of the main chain
+    uint32_t directory;
+    uint32_t width, height;
+  } levels[CTIFF_MAX_LEVELS];
 };
 
 // MARK: Reading from memory
@@ -128,6 +146,7 @@ static ctiff_reader *open_reader(const uint8_t *data, int fd, uint64_t length, u
   r->data = data;
   r->fd = fd;
   r->length = length;
+  r->levels_page = -1;
   TIFFOpenOptions *options = ctiff_log_options(&r->log, max_alloc);
   if (options) {
     r->tif = TIFFClientOpenExt("TIFF", "r", r, read_proc, write_proc, seek_proc, close_proc, size_proc, map_proc,
@@ -175,6 +194,7 @@ static void release_page(ctiff_reader *r) {
 void ctiff_close(ctiff_reader *r) {
   if (!r) return;
   release_page(r);
+  free(r->page_directories);
   if (r->tif) TIFFClose(r->tif);
   free(r);
 }
@@ -210,29 +230,209 @@ static int select_rgba(ctiff_reader *r) {
   return CTIFF_OK;
 }
 
-int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info) {
-  ctiff_log_reset(&r->log);
+// MARK: Pages and pyramid levels
+
+/// Reads `n` bytes at `offset` without moving libtiff's position; 0 when the file is shorter.
+static int read_at(const ctiff_reader *r, uint64_t offset, void *buffer, size_t n) {
+  if (offset > r->length || n > r->length - offset) return 0;
+  if (r->data) {
+    memcpy(buffer, r->data + offset, n);
+    return 1;
+  }
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = pread(r->fd, (uint8_t *)buffer + done, n - done, (off_t)(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    done += (size_t)got;
+  }
+  return 1;
+}
+
+/// The unsigned integer of `bytes` bytes at `p`, in the file's byte order.
+static uint64_t unsigned_at(const ctiff_reader *r, const uint8_t *p, int bytes) {
+  const int big = TIFFIsBigEndian(r->tif);
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) v |= (uint64_t)p[big ? bytes - 1 - i : i] << (8 * i);
+  return v;
+}
+
+/// Lists the directory of each page: every directory of the main chain (as many as libtiff
+/// counts, loops excluded) whose NewSubfileType lacks the reduced-image bit, and the first.
+/// Only NewSubfileType is read, straight from each directory's first entries (entries are sorted
+/// by tag and 254 comes before every baseline tag), so counting the pages of a file of many
+/// pages costs a few small reads per page, not a parse of every directory.
+static int build_pages(ctiff_reader *r) {
+  if (r->has_pages) return CTIFF_OK;
+  const uint32_t n = TIFFNumberOfDirectories(r->tif);
+  if (r->log.failed) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
+  r->page_directories = malloc((size_t)(n ? n : 1) * sizeof *r->page_directories);
+  if (!r->page_directories) return ctiff_log_fail(&r->log, CTIFF_NO_MEMORY, "Out of memory for the TIFF file's %u directories.", n);
+  const int big = TIFFIsBigTIFF(r->tif);
+  const int count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12, offset_bytes = big ? 8 : 4;
+  enum { SCANNED = 16 };
+  uint8_t word[8], table[SCANNED * 20];
+  uint64_t offset = read_at(r, big ? 8 : 4, word, (size_t)offset_bytes) ? unsigned_at(r, word, offset_bytes) : 0;
+  uint32_t pages = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int reduced = 0;
+    uint64_t next = 0;
+    if (offset && read_at(r, offset, word, (size_t)count_bytes)) {
+      const uint64_t entries = unsigned_at(r, word, count_bytes);
+      const size_t scanned = entries < SCANNED ? (size_t)entries : SCANNED;
+      if (read_at(r, offset + (uint64_t)count_bytes, table, scanned * (size_t)entry_bytes)) {
+        for (size_t e = 0; e < scanned; e++) {
+          const uint8_t *entry = table + e * (size_t)entry_bytes;
+          const uint64_t tag = unsigned_at(r, entry, 2);
+          if (tag > TIFFTAG_SUBFILETYPE) break;
+          if (tag != TIFFTAG_SUBFILETYPE) continue;
+          // A SHORT, LONG or LONG8 stored in the entry itself (left-justified).
+          const uint64_t type = unsigned_at(r, entry + 2, 2);
+          const int value_bytes = type == TIFF_SHORT ? 2 : type == TIFF_LONG8 ? 8 : 4;
+          reduced = (unsigned_at(r, entry + (big ? 12 : 8), value_bytes) & FILETYPE_REDUCEDIMAGE) != 0;
+        }
+      }
+      if (entries < ((uint64_t)1 << 32) &&
+          read_at(r, offset + (uint64_t)count_bytes + entries * (uint64_t)entry_bytes, word, (size_t)offset_bytes)) {
+        next = unsigned_at(r, word, offset_bytes);
+      }
+    }
+    if (i == 0 || !reduced) r->page_directories[pages++] = i;
+    offset = next;
+  }
+  r->directory_count = n;
+  r->page_count = pages;
+  r->has_pages = 1;
+  return CTIFF_OK;
+}
+
+static int describe(ctiff_reader *r, int keep_cmyk, ctiff_info *info);
+
+/// Reads directory `directory` of the main chain, or the SubIFD at `sub_ifd` when that is not 0,
+/// and describes it.
+static int select_directory(ctiff_reader *r, uint32_t directory, uint64_t sub_ifd, int keep_cmyk, ctiff_info *info) {
   release_page(r);
   memset(&r->info, 0, sizeof r->info);
-  TIFF *tif = r->tif;
-  uint32_t pages = TIFFNumberOfDirectories(tif);
-  if (r->log.failed) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
-  if (page >= pages) {
-    return ctiff_log_fail(&r->log, CTIFF_INVALID, "The TIFF file has %u page%s; page %u does not exist.", pages,
-                          pages == 1 ? "" : "s", page);
-  }
-  if (!TIFFSetDirectory(tif, (tdir_t)page)) {
-    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "Page %u of the TIFF file cannot be read.", page);
+  int read = sub_ifd ? TIFFSetSubDirectory(r->tif, sub_ifd) : TIFFSetDirectory(r->tif, (tdir_t)directory);
+  if (!read) {
+    ctiff_log_fail(&r->log, CTIFF_CORRUPT, "A directory of the TIFF file cannot be read.");
     return ctiff_log_status(&r->log, CTIFF_CORRUPT);
   }
   if (r->log.lost_tag) {
     // libtiff drops a tag it cannot read and carries on (a palette page without its colormap
     // would become gray): for FilterGraph that is a damaged file.
-    return ctiff_log_fail(&r->log, CTIFF_TRUNCATED, "Page %u of the TIFF file is damaged: %s.", page,
+    return ctiff_log_fail(&r->log, CTIFF_TRUNCATED, "The TIFF file is damaged: %s.",
                           r->log.warning_count ? r->log.warnings[r->log.warning_count - 1] : "a tag cannot be read");
   }
+  int status = describe(r, keep_cmyk, info);
+  r->info.page_count = info->page_count = r->page_count;
+  return status;
+}
+
+/// Checks `page` against the page count.
+static int check_page(ctiff_reader *r, uint32_t page) {
+  int status = build_pages(r);
+  if (status != CTIFF_OK) return status;
+  if (page >= r->page_count) {
+    return ctiff_log_fail(&r->log, CTIFF_INVALID, "The TIFF file has %u page%s; page %u does not exist.", r->page_count,
+                          r->page_count == 1 ? "" : "s", page);
+  }
+  return CTIFF_OK;
+}
+
+int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info) {
+  return ctiff_select_level(r, page, 0, keep_cmyk, info);
+}
+
+/// Finds the levels of `page` (see ctiff_levels), unless they are known.
+static int find_levels(ctiff_reader *r, uint32_t page) {
+  if (r->levels_page == (int64_t)page) return CTIFF_OK;
+  r->levels_page = -1;
+  r->level_count = 0;
+  ctiff_info full;
+  const uint32_t directory = r->page_directories[page];
+  int status = select_directory(r, directory, 0, 0, &full);
+  if (status != CTIFF_OK) return status;
+  uint64_t candidates[CTIFF_MAX_LEVELS];
+  uint32_t directories[CTIFF_MAX_LEVELS];
+  int count = 0;
+  uint16_t sub_count = 0;
+  uint64_t *subs = NULL;
+  if (TIFFGetField(r->tif, TIFFTAG_SUBIFD, &sub_count, &subs) && subs) {
+    for (uint16_t i = 0; i < sub_count && count < CTIFF_MAX_LEVELS; i++) {
+      if (subs[i]) candidates[count] = subs[i], directories[count++] = 0;
+    }
+  }
+  const uint32_t end = page + 1 < r->page_count ? r->page_directories[page + 1] : r->directory_count;
+  for (uint32_t d = directory + 1; d < end && count < CTIFF_MAX_LEVELS; d++) candidates[count] = 0, directories[count++] = d;
+  // A level that cannot be used is skipped without a trace: save what looking at it changes.
+  const int warnings = r->log.warning_count, lost_tag = r->log.lost_tag;
+  for (int i = 0; i < count; i++) {
+    ctiff_info level;
+    int usable = select_directory(r, directories[i], candidates[i], 0, &level) == CTIFF_OK && !r->log.lost_tag &&
+                 level.width <= full.width && level.height <= full.height &&
+                 (level.width < full.width || level.height < full.height) && level.channels == full.channels &&
+                 level.sample_bytes == full.sample_bytes && level.is_cmyk == full.is_cmyk &&
+                 level.through_rgba == full.through_rgba;
+    ctiff_log_reset(&r->log);
+    r->log.warning_count = warnings;
+    r->log.lost_tag = lost_tag;
+    if (!usable) continue;
+    // Insert by decreasing width; a second level of one size adds nothing.
+    int at = r->level_count;
+    while (at > 0 && r->levels[at - 1].width < level.width) at--;
+    if (at > 0 && r->levels[at - 1].width == level.width && r->levels[at - 1].height == level.height) continue;
+    memmove(&r->levels[at + 1], &r->levels[at], (size_t)(r->level_count - at) * sizeof r->levels[0]);
+    r->levels[at].sub_ifd = candidates[i];
+    r->levels[at].directory = directories[i];
+    r->levels[at].width = level.width;
+    r->levels[at].height = level.height;
+    r->level_count++;
+  }
+  release_page(r);
+  r->levels_page = (int64_t)page;
+  return CTIFF_OK;
+}
+
+int ctiff_levels(ctiff_reader *r, uint32_t page, int *count, uint32_t *widths, uint32_t *heights) {
+  ctiff_log_reset(&r->log);
+  *count = 0;
+  int status = check_page(r, page);
+  if (status == CTIFF_OK) status = find_levels(r, page);
+  if (status != CTIFF_OK) return status;
+  for (int i = 0; i < r->level_count; i++) widths[i] = r->levels[i].width, heights[i] = r->levels[i].height;
+  *count = r->level_count;
+  return CTIFF_OK;
+}
+
+int ctiff_select_level(ctiff_reader *r, uint32_t page, int level, int keep_cmyk, ctiff_info *info) {
+  ctiff_log_reset(&r->log);
+  int status = check_page(r, page);
+  if (status != CTIFF_OK) return status;
+  if (level == 0) return select_directory(r, r->page_directories[page], 0, keep_cmyk, info);
+  status = find_levels(r, page);
+  if (status != CTIFF_OK) return status;
+  if (level < 0 || level > r->level_count) {
+    return ctiff_log_fail(&r->log, CTIFF_INVALID, "Page %u of the TIFF file has %d reduced-resolution level%s; level %d does not exist.",
+                          page, r->level_count, r->level_count == 1 ? "" : "s", level);
+  }
+  return select_directory(r, r->levels[level - 1].directory, r->levels[level - 1].sub_ifd, keep_cmyk, info);
+}
+
+int ctiff_set_extent(ctiff_reader *r, uint32_t width, uint32_t height) {
+  if (!r->info.width || width < r->info.width || height < r->info.height) {
+    return ctiff_log_fail(&r->log, CTIFF_INVALID, "A TIFF page of %ux%u cannot be read as %ux%u.", r->info.width,
+                          r->info.height, width, height);
+  }
+  r->extent_width = width;
+  r->extent_height = height;
+  return CTIFF_OK;
+}
+
+/// Describes the directory libtiff has just read and prepares to decode it.
+static int describe(ctiff_reader *r, int keep_cmyk, ctiff_info *info) {
+  TIFF *tif = r->tif;
   ctiff_info *in = &r->info;
-  in->page_count = pages;
   uint32_t width = 0, height = 0;
   if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height) || !width ||
       !height) {
@@ -240,6 +440,8 @@ int ctiff_select(ctiff_reader *r, uint32_t page, int keep_cmyk, ctiff_info *info
   }
   in->width = width;
   in->height = height;
+  r->extent_width = width;
+  r->extent_height = height;
   uint16_t bps = 1, spp = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, compression = COMPRESSION_NONE;
   uint16_t orientation = ORIENTATION_TOPLEFT, photometric, inkset = INKSET_CMYK;
   TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
@@ -631,15 +833,38 @@ static int decode_rgba(ctiff_reader *r) {
   return CTIFF_OK;
 }
 
+/// Decodes a rectangle inside the page (see ctiff_read_region).
+static int read_inside(ctiff_reader *r, uint32_t x, uint32_t y, uint32_t width, uint32_t height, uint8_t *out, size_t stride);
+
 int ctiff_read_region(ctiff_reader *r, uint32_t x, uint32_t y, uint32_t width, uint32_t height, uint8_t *out,
                       size_t stride) {
   if (r->log.failed) return ctiff_log_status(&r->log, CTIFF_CORRUPT);
   const ctiff_info *in = &r->info;
-  if (!in->width || (uint64_t)x + width > in->width || (uint64_t)y + height > in->height) {
+  if (!in->width || (uint64_t)x + width > r->extent_width || (uint64_t)y + height > r->extent_height) {
     return ctiff_log_fail(&r->log, CTIFF_INVALID, "The region %ux%u+%u+%u is outside the %ux%u TIFF page.", width, height, x, y,
-                          in->width, in->height);
+                          r->extent_width, r->extent_height);
   }
   if (!width || !height) return CTIFF_OK;
+  // Output column i is page column min(x + i, width − 1), likewise for rows: decode the part of
+  // the page the rectangle covers (at least its last column and row), then repeat its last
+  // column and row over the rest.
+  const uint32_t sx = x < in->width ? x : in->width - 1, sy = y < in->height ? y : in->height - 1;
+  const uint32_t x_end = (uint64_t)x + width < in->width ? x + width : in->width;
+  const uint32_t y_end = (uint64_t)y + height < in->height ? y + height : in->height;
+  const uint32_t sw = x_end - sx, sh = y_end - sy;
+  int status = read_inside(r, sx, sy, sw, sh, out, stride);
+  if (status != CTIFF_OK || (sw == width && sh == height)) return status;
+  const size_t pixel_bytes = (size_t)r->out_channels * r->out_bytes;
+  for (uint32_t row = 0; row < sh; row++) {
+    uint8_t *line = out + row * stride;
+    for (uint32_t i = sw; i < width; i++) memcpy(line + (size_t)i * pixel_bytes, line + (size_t)(sw - 1) * pixel_bytes, pixel_bytes);
+  }
+  for (uint32_t row = sh; row < height; row++) memcpy(out + row * stride, out + (size_t)(sh - 1) * stride, (size_t)width * pixel_bytes);
+  return CTIFF_OK;
+}
+
+static int read_inside(ctiff_reader *r, uint32_t x, uint32_t y, uint32_t width, uint32_t height, uint8_t *out, size_t stride) {
+  const ctiff_info *in = &r->info;
   const size_t pixel_bytes = (size_t)r->out_channels * r->out_bytes;
   if (r->kind == KIND_RGBA) {
     if (!r->rgba) {

@@ -33,10 +33,15 @@ enum {
   CTIFF_IO = 6,           ///< writing to the destination failed
 };
 
+/// At most this many reduced-resolution levels of a page are looked at (from its SubIFDs, then
+/// from the reduced directories that follow it), so a hostile file listing thousands costs
+/// nothing more; 32 halvings are more than any image has.
+enum { CTIFF_MAX_LEVELS = 32 };
+
 /// What one page (directory) of a file holds and how it decodes.
 typedef struct {
   uint32_t width, height;
-  uint32_t page_count;     ///< directories in the file
+  uint32_t page_count;     ///< pages in the file: directories not marked reduced-resolution (see ctiff_select)
   int channels;            ///< decoded channels: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA (CMYK kept: 4 or 5)
   int sample_bytes;        ///< decoded bytes per channel: 1, 2 or 4 (float)
   int orientation;         ///< TIFF/EXIF orientation 1…8
@@ -74,7 +79,26 @@ ctiff_reader *ctiff_open_fd(int fd, uint64_t max_alloc, int *status, char *messa
 /// Selects page `page` (0-based) and describes it in `info`. Decoding state is reset. With
 /// `keep_cmyk`, an 8- or 16-bit CMYK page decodes to C, M, Y, K (and alpha: 4 or 5 channels, for
 /// a colour-managed conversion by the caller) instead of RGB.
+///
+/// Pages are the directories of the main chain except those whose NewSubfileType has bit 0
+/// (reduced-resolution image) set, as libvips reads pyramids: such a directory (after the first)
+/// is a pyramid level of the page before it, not a page. The first directory is always a page.
 int ctiff_select(ctiff_reader *reader, uint32_t page, int keep_cmyk, ctiff_info *info);
+/// The reduced-resolution levels of page `page`: its SubIFDs, and the directories marked reduced
+/// that follow it in the main chain (at most CTIFF_MAX_LEVELS looked at), keeping those smaller
+/// than the page in both directions that decode to the page's channels and sample size, largest
+/// first. Their sizes go to `widths` and `heights` (CTIFF_MAX_LEVELS entries each) and their
+/// number to `*count`. Unreadable or mismatched levels are skipped, never an error (the page
+/// itself still decodes); their warnings are not kept. The selection is left undefined: select
+/// a page or level next.
+int ctiff_levels(ctiff_reader *reader, uint32_t page, int *count, uint32_t *widths, uint32_t *heights);
+/// Selects level `level` (1-based, in ctiff_levels' order; 0 is the page itself) of page `page`
+/// like ctiff_select.
+int ctiff_select_level(ctiff_reader *reader, uint32_t page, int level, int keep_cmyk, ctiff_info *info);
+/// Lets ctiff_read_region read up to `width` × `height` pixels (at least the selected page's
+/// size; reset by every select): pixels to the right of or below the page repeat its last column
+/// or row. A pyramid level a pixel smaller than the size its scale implies is read at that size.
+int ctiff_set_extent(ctiff_reader *reader, uint32_t width, uint32_t height);
 /// Decodes the pixels of the selected page in the rectangle (`x`, `y`, `width`, `height`) into
 /// `out` (rows `stride` bytes apart) in the format `info` describes. Only the strips or tiles
 /// the rectangle touches are decoded; the last row of strips or tiles decoded is kept, so reading

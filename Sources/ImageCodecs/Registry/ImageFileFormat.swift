@@ -50,6 +50,10 @@ public struct ImageHeader: Hashable, Sendable {
   public var metadata: ImageMetadata
   /// The number of pages (images, frames) in the file; 1 for single-image formats.
   public var pageCount: Int
+  /// The sizes of the reduced-resolution copies of the page the file also stores (a pyramidal
+  /// TIFF's levels), largest first; empty when it stores none. The codec decodes from them at
+  /// reduced scales (`ImageCodec.reducedScaleDenominators(for:)`).
+  public var reducedLevelSizes: [Size]
   /// The CMYK ICC profile a CMYK file's decoder converts its pixels through into sRGB (with the
   /// request's `colourRendering`), or nil. The decoded pixels are then sRGB: `metadata` carries
   /// no profile.
@@ -62,7 +66,8 @@ public struct ImageHeader: Hashable, Sendable {
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
-    metadata: ImageMetadata, pageCount: Int = 1, cmykProfile: Data? = nil, warnings: [String] = []
+    metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
+    warnings: [String] = []
   ) {
     self.fileFormat = fileFormat
     self.size = size
@@ -70,6 +75,7 @@ public struct ImageHeader: Hashable, Sendable {
     self.component = component
     self.metadata = metadata
     self.pageCount = pageCount
+    self.reducedLevelSizes = reducedLevelSizes
     self.cmykProfile = cmykProfile
     self.warnings = warnings
   }

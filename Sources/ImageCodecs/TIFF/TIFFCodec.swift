@@ -16,7 +16,7 @@ public enum TIFFCodec: ImageCodec {
   public static let displayName = "TIFF"
   public static let fileExtensions = ["tif", "tiff"]
   public static let summary =
-    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; a crop decodes only the strips or tiles it touches; orientation tag applied; ICC in and out."
+    "libtiff; gray, RGB, palette, CMYK (through its ICC profile into 16-bit sRGB, else naively), alpha, 1–16-bit and float samples, strips or tiles, every page (--page); read strip by strip, box-averaged while read for shrink-on-load; pyramids (reduced-resolution levels as SubIFDs or as directories marked reduced, which are not pages) decode from the smallest level a shrink-on-load needs; a crop decodes only the strips or tiles it touches; orientation tag applied; ICC in and out."
 
   /// `II*\0` or `MM\0*` (classic), `II+\0` or `MM\0+` (BigTIFF).
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -26,16 +26,39 @@ public enum TIFFCodec: ImageCodec {
       || magic == [0x4D, 0x4D, 0x00, 0x2B]
   }
 
-  public static let decodeOptions: [FormatOption] = [FormatOption.page]
+  public static let decodeOptions: [FormatOption] = [
+    FormatOption(
+      "page", .integer(0...65535), default: 0,
+      help: "The page to read, counting from 0; a pyramid's reduced-resolution levels (directories marked reduced, SubIFDs) are not pages.")
+  ]
 
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     try TIFFDecoder(data: data, page: request.page, limits: request.limits).header
   }
 
-  /// 8- and 16-bit pages are box-averaged while their rows are decoded (`BoxShrinkingDecoder`);
-  /// float pages decode at full size only.
+  /// The scales a pyramid's levels serve: level `i` (1-based, in `header.reducedLevelSizes`)
+  /// serves 1/d when d ≥ 2 is its width ratio to the page rounded and each of its sides is
+  /// ⌊side / d⌋ or ⌈side / d⌉ of the page's (libvips halves with ⌊⌋, other writers with ⌈⌉); the
+  /// largest level of each scale is kept, smallest denominator first.
+  static func levelScales(for header: ImageHeader) -> [(level: Int, denominator: Int)] {
+    let (w, h) = (header.size.width, header.size.height)
+    var scales: [(level: Int, denominator: Int)] = []
+    for (i, level) in header.reducedLevelSizes.enumerated() where level.width > 0 && level.height > 0 {
+      let d = (2 * w + level.width) / (2 * level.width)
+      guard d >= 2, !scales.contains(where: { $0.denominator == d }), (w / d...(w + d - 1) / d).contains(level.width),
+        (h / d...(h + d - 1) / d).contains(level.height)
+      else { continue }
+      scales.append((i + 1, d))
+    }
+    return scales.sorted { $0.denominator < $1.denominator }
+  }
+
+  /// The scales of the page's pyramid levels (see `levelScales`), and for 8- and 16-bit pages
+  /// also 1/2, 1/4 and 1/8, box-averaged while rows are decoded (`BoxShrinkingDecoder`) from the
+  /// page or from the largest level whose denominator divides the scale's.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] {
-    header.component == .float32 ? [] : [2, 4, 8]
+    let levels = levelScales(for: header).map(\.denominator)
+    return header.component == .float32 ? levels : Array(Set(levels + [2, 4, 8])).sorted()
   }
 
   /// Strips and rows of tiles are decoded as rows are asked for.
@@ -43,37 +66,49 @@ public enum TIFFCodec: ImageCodec {
   /// A region decodes only the strips or tiles it touches.
   public static let decodesRegions = true
 
-  /// At 1/d, a region (x, y, w, h) of the reduced page is the box average of the stored
-  /// rectangle (d·x, d·y, d·w, d·h), clipped to the page: the same boxes, aligned the same way,
-  /// as a reduced decode of the whole page.
+  /// At 1/d, the rows come from the smallest level (or the page) whose denominator e divides d,
+  /// read as an image of ⌈side / e⌉ (a level a pixel short repeats its last column and row),
+  /// box-averaged by d / e when that is more than 1. A region (x, y, w, h) of the image at 1/d is
+  /// the box average of the rectangle (f·x, f·y, f·w, f·h) of what is read, f = d / e, clipped
+  /// to it: the same boxes, aligned the same way, as a reduced decode of the whole page.
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    try decoder(request) {
-      try TIFFDecoder(data: data, page: request.page, limits: request.limits, region: $0, colourRendering: request.colourRendering)
+    try decoder(request) { level, extent, region in
+      try TIFFDecoder(
+        data: data, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
+        colourRendering: request.colourRendering)
     }
   }
 
-  /// A decoder for `request` of the page `open` opens (of the stored region it is given).
-  private static func decoder(_ request: DecodeRequest, open: (Rect?) throws -> TIFFDecoder) throws -> any ImageRowDecoder {
+  /// A decoder for `request` of the page `open` opens (of its `level`, read at `extent`, of the
+  /// stored region it is given).
+  private static func decoder(
+    _ request: DecodeRequest, open: (_ level: Int, _ extent: Size?, _ region: Rect?) throws -> TIFFDecoder
+  ) throws -> any ImageRowDecoder {
     let d = request.scaleDenominator
-    var stored = request.region
-    if d > 1, let r = request.region {
-      let header = try open(nil).header
-      let (w, h) = (header.size.width, header.size.height)
+    if d == 1 { return try open(0, nil, request.region) }
+    let page = try open(0, nil, nil)
+    let header = page.header
+    guard reducedScaleDenominators(for: header).contains(d) else {
+      throw CodecError(
+        .invalidArgument,
+        header.component == .float32
+          ? "Float TIFF pages decode at full size or at the scales of their pyramid levels only, not at 1/\(d)."
+          : "This TIFF page decodes at 1/\(reducedScaleDenominators(for: header).map(String.init).joined(separator: ", 1/")) size, not at 1/\(d).")
+    }
+    let (w, h) = (header.size.width, header.size.height)
+    let (level, e) = levelScales(for: header).last(where: { d % $0.denominator == 0 }) ?? (0, 1)
+    let f = d / e
+    let extent = Size(width: (w + e - 1) / e, height: (h + e - 1) / e)
+    var stored: Rect?
+    if let r = request.region {
       guard r.x >= 0, r.y >= 0, r.width > 0, r.height > 0, r.maxX <= (w + d - 1) / d, r.maxY <= (h + d - 1) / d else {
         throw CodecError(.invalidArgument, "The region \(r) is not inside the TIFF page decoded at 1/\(d).")
       }
-      stored = Rect(x: r.x * d, y: r.y * d, width: min(r.width * d, w - r.x * d), height: min(r.height * d, h - r.y * d))
+      stored = Rect(
+        x: r.x * f, y: r.y * f, width: min(r.width * f, extent.width - r.x * f), height: min(r.height * f, extent.height - r.y * f))
     }
-    let decoder = try open(stored)
-    if d == 1 { return decoder }
-    guard reducedScaleDenominators(for: decoder.header).contains(d) else {
-      throw CodecError(
-        .invalidArgument,
-        decoder.header.component == .float32
-          ? "Float TIFF pages decode at full size only, not at 1/\(d)."
-          : "TIFF pages decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
-    }
-    return try BoxShrinkingDecoder(decoder, factor: d)
+    let decoder = level == 0 && stored == nil ? page : try open(level, level == 0 ? nil : extent, stored)
+    return f == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: f)
   }
 
   public static let encodeOptions: [FormatOption] = [
@@ -121,8 +156,10 @@ extension TIFFCodec: FileReadingCodec {
   }
 
   public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
-    try decoder(request) {
-      try TIFFDecoder(file: file, page: request.page, limits: request.limits, region: $0, colourRendering: request.colourRendering)
+    try decoder(request) { level, extent, region in
+      try TIFFDecoder(
+        file: file, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
+        colourRendering: request.colourRendering)
     }
   }
 }

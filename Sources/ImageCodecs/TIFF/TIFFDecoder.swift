@@ -25,6 +25,10 @@ import Synchronization
 /// top to bottom holds one row of strips or tiles; `decodeRegion` decodes only the strips or
 /// tiles a rectangle touches, and a decoder opened with a `region` reads that rectangle's rows
 /// (the renderer's crops and tiles of a large page) without decoding the strips or tiles outside it.
+///
+/// Pyramids: the header lists the reduced-resolution levels the file stores of the page
+/// (`ImageHeader.reducedLevelSizes`: its SubIFDs, and the directories marked reduced that follow
+/// it, which are therefore not pages), and a decoder opened with a `level` reads one of them.
 public final class TIFFDecoder: ImageRowDecoder {
   /// Size (of the selected page), decoded layout and component type, metadata, page count.
   public let header: ImageHeader
@@ -46,8 +50,15 @@ public final class TIFFDecoder: ImageRowDecoder {
   public let storedBitsPerSample: Int
   /// The number of rows handed out by `readRows` so far.
   public private(set) var rowsRead = 0
-  /// The rectangle of the page `readRows` reads (the whole page unless opened with a region).
+  /// The rectangle of the page `readRows` reads (the whole page unless opened with a region), in
+  /// the coordinates of the level read.
   public let region: Rect
+  /// The reduced-resolution level read (1-based, in the order of `header.reducedLevelSizes`), or
+  /// 0 for the page itself.
+  public let level: Int
+  /// The size of what is read: the page's, or the size the decoder was opened to read a level at
+  /// (its pixels beyond the level's own size repeat the level's last column and row).
+  public let extent: Size
   /// Strips or tiles this decoder has decompressed so far (a block is decompressed once while
   /// consecutive reads stay within its row of blocks).
   public var blocksDecoded: Int { Int(ctiff_blocks_decoded(reader)) }
@@ -77,10 +88,16 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// that rectangle of the page, in stored coordinates. A CMYK page with a usable profile is
   /// converted with `colourRendering`'s intent and black-point compensation.
   ///
+  /// With `level` (1-based, see `header.reducedLevelSizes`), rows and regions come from that
+  /// reduced-resolution level of the page instead, read as an image of `extent` (the level's own
+  /// size when nil; at most one pixel larger in each direction, the level's last column and row
+  /// repeated), with the page's header, colour space and metadata.
+  ///
   /// - Throws: `CodecError` — `.corrupt`, `.truncated`, `.unsupported`, `.tooLarge`, or
-  ///   `.invalidArgument` for a page the file does not have or a region outside the page.
+  ///   `.invalidArgument` for a page or level the file does not have, an extent of another
+  ///   size, or a region outside the page or extent.
   public convenience init(
-    data: Data, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil,
+    data: Data, page: Int = 0, level: Int = 0, extent: Size? = nil, limits: DecodeLimits = .default, region: Rect? = nil,
     colourRendering: ColourRendering = ColourRendering()
   ) throws {
     try Self.check(page: page)
@@ -101,7 +118,8 @@ public final class TIFFDecoder: ImageRowDecoder {
       throw TIFFDecoder.error(status, String(cString: message))
     }
     try self.init(
-      opened: opened, input: .bytes(data, copy: copy), page: page, limits: limits, region: region, rendering: colourRendering)
+      opened: opened, input: .bytes(data, copy: copy), page: page, level: level, extent: extent, limits: limits, region: region,
+      rendering: colourRendering)
   }
 
   /// Opens the file open for reading on `file` like `init(data:…)`, reading it as libtiff asks —
@@ -110,7 +128,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   ///
   /// - Throws: as `init(data:…)`, and `.io` when the file cannot be read.
   public convenience init(
-    file: FileHandle, page: Int = 0, limits: DecodeLimits = .default, region: Rect? = nil,
+    file: FileHandle, page: Int = 0, level: Int = 0, extent: Size? = nil, limits: DecodeLimits = .default, region: Rect? = nil,
     colourRendering: ColourRendering = ColourRendering()
   ) throws {
     try Self.check(page: page)
@@ -119,7 +137,9 @@ public final class TIFFDecoder: ImageRowDecoder {
     guard let opened = ctiff_open_fd(file.fileDescriptor, Self.maxAllocation(limits), &status, &message, message.count) else {
       throw TIFFDecoder.error(status, String(cString: message))
     }
-    try self.init(opened: opened, input: .file(file), page: page, limits: limits, region: region, rendering: colourRendering)
+    try self.init(
+      opened: opened, input: .file(file), page: page, level: level, extent: extent, limits: limits, region: region,
+      rendering: colourRendering)
   }
 
   private static func check(page: Int) throws {
@@ -135,25 +155,32 @@ public final class TIFFDecoder: ImageRowDecoder {
     return UInt64(clamping: max(64 << 20, overflow ? Int.max : bytes))
   }
 
-  /// Selects `page` of the opened reader and reads its header (closing the reader, and freeing
-  /// a private copy of the bytes, when that fails).
+  /// Selects `page` (and `level`) of the opened reader and reads its header (closing the reader,
+  /// and freeing a private copy of the bytes, when that fails).
   private init(
-    opened: OpaquePointer, input: Input, page: Int, limits: DecodeLimits, region: Rect?, rendering: ColourRendering
+    opened: OpaquePointer, input: Input, page: Int, level: Int, extent: Size?, limits: DecodeLimits, region: Rect?,
+    rendering: ColourRendering
   ) throws {
     var info = ctiff_info()
     var cmyk: CMYKConversion?
     var cmykProfile: Data?
     var problems: [String] = []
+    var levelSizes: [Size] = []
+    var metadata = ImageMetadata()
+    var pageInfo = ctiff_info()
+    var extentRead = Size(width: 0, height: 0)
     do {
-      var selected = ctiff_select(opened, UInt32(page), 0, &info)
+      var count: Int32 = 0
+      var widths = [UInt32](repeating: 0, count: Int(CTIFF_MAX_LEVELS)), heights = widths
+      var selected = ctiff_levels(opened, UInt32(page), &count, &widths, &heights)
+      if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
+      levelSizes = (0..<Int(count)).map { Size(width: Int(widths[$0]), height: Int(heights[$0])) }
+      selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
-      if let region {
-        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= Int(info.width),
-          region.maxY <= Int(info.height)
-        else {
-          throw CodecError(.invalidArgument, "The region \(region) is not inside the \(info.width)×\(info.height) TIFF page.")
-        }
+      guard level >= 0, level <= levelSizes.count else {
+        throw CodecError(
+          .invalidArgument, "Page \(page) of the TIFF file has \(levelSizes.count) reduced-resolution levels; level \(level) does not exist.")
       }
       // A CMYK page with a profile goes through it (8- and 16-bit samples; float CMYK and
       // unusable profiles take the naive conversion).
@@ -171,6 +198,29 @@ public final class TIFFDecoder: ImageRowDecoder {
           problems.append("The CMYK page was converted without its profile: \(problem).")
         }
       }
+      metadata = Self.metadata(info, input: input)
+      pageInfo = info
+      if level > 0 {
+        // The level decodes like the page (ctiff_levels checked its channels and sample size).
+        selected = ctiff_select_level(opened, UInt32(page), Int32(level), cmyk != nil ? 1 : 0, &info)
+        if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
+      }
+      let stored = Size(width: Int(info.width), height: Int(info.height))
+      extentRead = extent ?? stored
+      guard extentRead.width >= stored.width, extentRead.height >= stored.height, extentRead.width <= stored.width + 1,
+        extentRead.height <= stored.height + 1
+      else {
+        throw CodecError(.invalidArgument, "A TIFF level of \(stored) cannot be read as \(extentRead).")
+      }
+      selected = ctiff_set_extent(opened, UInt32(extentRead.width), UInt32(extentRead.height))
+      if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
+      if let region {
+        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= extentRead.width,
+          region.maxY <= extentRead.height
+        else {
+          throw CodecError(.invalidArgument, "The region \(region) is not inside the \(extentRead.width)×\(extentRead.height) TIFF page.")
+        }
+      }
     } catch {
       ctiff_close(opened)
       if case .bytes(_, let copy) = input { copy?.deallocate() }
@@ -181,9 +231,11 @@ public final class TIFFDecoder: ImageRowDecoder {
     reader = opened
     self.input = input
     self.page = page
+    self.level = level
+    self.extent = extentRead
 
     let layout: ChannelLayout
-    switch info.channels {
+    switch pageInfo.channels {
     case 1: layout = .gray
     case 2: layout = .grayAlpha
     case 3: layout = .rgb
@@ -192,9 +244,24 @@ public final class TIFFDecoder: ImageRowDecoder {
     }
     storedPixelBytes = Int(info.channels) * Int(info.sample_bytes)
     let component: ComponentType =
-      cmyk != nil ? .uint16 : info.sample_bytes == 1 ? .uint8 : info.sample_bytes == 2 ? .uint16 : .float32
+      cmyk != nil ? .uint16 : pageInfo.sample_bytes == 1 ? .uint8 : pageInfo.sample_bytes == 2 ? .uint16 : .float32
+    isCMYK = pageInfo.is_cmyk != 0
+    colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
+    header = ImageHeader(
+      fileFormat: .tiff, size: Size(width: Int(pageInfo.width), height: Int(pageInfo.height)), layout: layout, component: component,
+      metadata: metadata, pageCount: Int(pageInfo.page_count), reducedLevelSizes: levelSizes, cmykProfile: cmykProfile)
+    self.region = region ?? Rect(x: 0, y: 0, width: extentRead.width, height: extentRead.height)
+    isTiled = info.is_tiled != 0
+    blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
+    hasAssociatedAlpha = info.associated_alpha != 0
+    compression = Int(info.compression)
+    storedBitsPerSample = Int(info.bits_per_sample)
+  }
+
+  /// The metadata of the page `info` describes (read before another directory is selected: its
+  /// profile, XMP and IPTC point into the reader).
+  private static func metadata(_ info: ctiff_info, input: Input) -> ImageMetadata {
     var metadata = ImageMetadata(orientation: Orientation(rawValue: Int(info.orientation)) ?? .up)
-    isCMYK = info.is_cmyk != 0
     if let xmp = info.xmp, info.xmp_length > 0 { metadata.xmp = Data(bytes: xmp, count: Int(info.xmp_length)) }
     if let iptc = info.iptc, info.iptc_length > 0 {
       var records = [UInt8](UnsafeBufferPointer(start: iptc, count: Int(info.iptc_length)))
@@ -211,19 +278,10 @@ public final class TIFFDecoder: ImageRowDecoder {
       metadata.exif = TIFFEXIFBlock.extract(from: file, ifdOffset: Int(info.ifd_offset))
     }
     // A CMYK page's profile is used up by the conversion to sRGB: the pixels are no longer in it.
-    if let icc = info.icc, info.icc_length > 0, !isCMYK {
+    if let icc = info.icc, info.icc_length > 0, info.is_cmyk == 0 {
       metadata.iccProfile = Data(bytes: icc, count: Int(info.icc_length))
     }
-    colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
-    header = ImageHeader(
-      fileFormat: .tiff, size: Size(width: Int(info.width), height: Int(info.height)), layout: layout, component: component,
-      metadata: metadata, pageCount: Int(info.page_count), cmykProfile: cmykProfile)
-    self.region = region ?? Rect(x: 0, y: 0, width: Int(info.width), height: Int(info.height))
-    isTiled = info.is_tiled != 0
-    blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
-    hasAssociatedAlpha = info.associated_alpha != 0
-    compression = Int(info.compression)
-    storedBitsPerSample = Int(info.bits_per_sample)
+    return metadata
   }
 
   deinit {
@@ -271,16 +329,15 @@ public final class TIFFDecoder: ImageRowDecoder {
     return wanted
   }
 
-  /// Decodes the pixels inside `region` (in stored coordinates, before orientation) into a new
-  /// buffer of its size. Only the strips or tiles the region touches are decoded. Independent of
+  /// Decodes the pixels inside `region` (in stored coordinates of the page or level read, before
+  /// orientation; inside `extent`) into a new buffer of its size. Only the strips or tiles the region touches are decoded. Independent of
   /// `readRows`: regions may be read in any order.
   ///
   /// - Throws: `.invalidArgument` for a region outside the page; `CodecError` for damaged data.
   public func decodeRegion(_ region: Rect) throws -> PixelBuffer {
-    let page = Rect(x: 0, y: 0, width: header.size.width, height: header.size.height)
-    guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= page.maxX, region.maxY <= page.maxY
+    guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0, region.maxX <= extent.width, region.maxY <= extent.height
     else {
-      throw CodecError(.invalidArgument, "The region \(region) is not inside the \(header.size) TIFF page.")
+      throw CodecError(.invalidArgument, "The region \(region) is not inside the \(extent) TIFF page.")
     }
     var buffer = try PixelBuffer.forDecoding(
       width: region.width, height: region.height, format: outputFormat, colorSpace: colorSpace, metadata: header.metadata)
