@@ -34,7 +34,9 @@
 // moves of Orient.swift.
 //
 // Each output tile asks for the bounding box of its corners mapped back through M⁻¹, grown by the
-// kernel's reach and clipped to the input, so tiles pull only the input they read.
+// kernel's reach and clipped to the input, so tiles pull only the input they read (a tile of
+// background alone, the input pixel nearest to that box: bands then read the input top to bottom
+// whenever the map allows, and a JPEG source streams).
 
 import Foundation
 import PixelBufferModule
@@ -215,93 +217,309 @@ public struct AffineOperation: ImageOperation {
     let x0 = bound((lo.u - r.x).rounded(.down) - 1, extent.width), x1 = bound((hi.u + r.x).rounded(.up) + 2, extent.width)
     let y0 = bound((lo.v - r.y).rounded(.down) - 1, extent.height), y1 = bound((hi.v + r.y).rounded(.up) + 2, extent.height)
     let needed = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).intersection(extent)
-    // A tile that sees only background still needs some input tile: one pixel.
-    return needed.isEmpty ? Rect(x: 0, y: 0, width: 1, height: 1) : needed
+    guard needed.isEmpty else { return needed }
+    // A tile that sees only background still needs some input tile: the one pixel of the input
+    // nearest to where it maps, so that bands still read the input top to bottom (a decoder can
+    // stream it).
+    return Rect(x: max(min(x0, extent.width - 1), 0), y: max(min(y0, extent.height - 1), 0), width: 1, height: 1)
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0]
     let extent = Rect(size: inputs[0].imageSize)
     let inverse = placement(for: extent.size).map.inverted
-    // Taps are read only where the input is and the tile holds it.
-    let valid = input.rect.intersection(extent)
-    let bg = background.premultiplied(in: .linear)
-    let weights = AffineKernelTable.table(for: kernel)
-    let support = kernel.support
     let (sx, sy) = stretch
-    let (rx, ry) = (support * sx, support * sy)
-    let invSX = Float(1 / sx), invSY = Float(1 / sy)
-    let maxTaps = (x: 2 * Int(rx.rounded(.up)) + 2, y: 2 * Int(ry.rounded(.up)) + 2)
-    var wx = [Float](repeating: 0, count: maxTaps.x), wy = [Float](repeating: 0, count: maxTaps.y)
+    let reach = (x: kernel.support * sx, y: kernel.support * sy)
+    // The general path's taps ⌈u − rx⌉ … ⌊u + rx⌋ are at most ⌊2·rx⌋ + 1 (the window's ⌈2·rx⌉ fit).
+    let maxTaps = (x: Int((2 * reach.x).rounded(.down)) + 1, y: Int((2 * reach.y).rounded(.down)) + 1)
     let ox = output.rect.x, oy = output.rect.y
-    let nearest = kernel == .nearest
-    input.withPixels { src in
-      output.withMutablePixels { dst in
-        for y in 0..<dst.height {
-          let row = dst[row: y]
-          for x in 0..<dst.width {
-            // The input position (in pixel indices) output pixel (x, y) samples.
-            let p = inverse.apply(Double(ox + x) + 0.5, Double(oy + y) + 0.5)
-            let u = p.x - 0.5, v = p.y - 0.5
-            // No tap reaches the input: background (this also keeps huge positions from `Int`).
-            guard u + rx > -1, v + ry > -1, u - rx < Double(extent.width), v - ry < Double(extent.height) else {
-              row[x] = bg
-              continue
+    withUnsafeTemporaryAllocation(of: Float.self, capacity: maxTaps.x + maxTaps.y) { scratch in
+      AffineKernelTable.table(for: kernel).samples.withUnsafeBufferPointer { samples in
+        input.withPixels { src in
+          let sampler = AffineSampler(
+            src: src, input: input.rect, extent: extent, inverse: inverse, kernel: kernel, reach: reach,
+            stretch: stretch, background: background.premultiplied(in: .linear), table: samples,
+            wx: scratch.baseAddress!, wy: scratch.baseAddress! + maxTaps.x)
+          output.withMutablePixels { dst in
+            for y in 0..<dst.height {
+              let row = dst[row: y]
+              let cy = Double(oy + y) + 0.5
+              // The middle of the row skips `sample`'s tests; the ends and what lies outside the
+              // input go through them. Either way a pixel gets the same value.
+              let span = sampler.windowSpan(cy, from: ox, count: dst.width)
+              for x in 0..<span.lowerBound { row[x] = sampler.sample(Double(ox + x) + 0.5, cy) }
+              for x in span { row[x] = sampler.windowSum(at: Double(ox + x) + 0.5, cy) }
+              for x in span.upperBound..<dst.width { row[x] = sampler.sample(Double(ox + x) + 0.5, cy) }
             }
-            if nearest {
-              let i = Int((u + 0.5).rounded(.down)), j = Int((v + 0.5).rounded(.down))
-              row[x] = valid.contains(i, j) ? src[row: j - input.rect.y][i - input.rect.x] : bg
-              continue
-            }
-            // Taps i with |i − u| ≤ rx: from ⌈u − rx⌉ to ⌊u + rx⌋.
-            let i0 = Int((u - rx).rounded(.up)), i1 = Int((u + rx).rounded(.down))
-            let j0 = Int((v - ry).rounded(.up)), j1 = Int((v + ry).rounded(.down))
-            let nx = i1 - i0 + 1, ny = j1 - j0 + 1
-            var sumX: Float = 0, sumY: Float = 0
-            let fu = Float(u - Double(i0)), fv = Float(v - Double(j0))
-            for k in 0..<nx {
-              let w = weights.weight(abs(Float(k) - fu) * invSX)
-              wx[k] = w
-              sumX += w
-            }
-            for k in 0..<ny {
-              let w = weights.weight(abs(Float(k) - fv) * invSY)
-              wy[k] = w
-              sumY += w
-            }
-            let norm = sumX * sumY
-            var acc = SIMD4<Float>.zero
-            if i0 >= valid.x, i1 < valid.maxX, j0 >= valid.y, j1 < valid.maxY {
-              // Every tap inside: no per-tap tests.
-              for k in 0..<ny {
-                let p = src[row: j0 + k - input.rect.y] + (i0 - input.rect.x)
-                var racc = SIMD4<Float>.zero
-                for m in 0..<nx { racc += p[m] * wx[m] }
-                acc += racc * wy[k]
-              }
-            } else {
-              for k in 0..<ny {
-                let j = j0 + k
-                var racc = SIMD4<Float>.zero
-                if j >= valid.y && j < valid.maxY {
-                  let p = src[row: j - input.rect.y]
-                  for m in 0..<nx {
-                    let i = i0 + m
-                    racc += (i >= valid.x && i < valid.maxX ? p[i - input.rect.x] : bg) * wx[m]
-                  }
-                } else {
-                  racc = bg * sumX
-                }
-                acc += racc * wy[k]
-              }
-            }
-            let value = norm > 0 ? acc / norm : bg
-            let a = min(max(value.w, 0), 1)
-            row[x] = a > 0 ? SIMD4(value.x, value.y, value.z, a) : .zero
           }
         }
       }
     }
+  }
+}
+
+/// One tile's resampling: the output pixel centred at (cx, cy) evaluated by the definition at
+/// the top of Affine.swift. Holds pointers valid only inside `AffineOperation.render`'s closures.
+///
+/// Two evaluations of the same sum. Where the taps with a nonzero weight all lie inside the input
+/// (nearly every pixel), the *window* path reads the fixed ⌈2·rx⌉ × ⌈2·ry⌉ block from
+/// (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1): the taps with |i − u| < rx, all others having weight 0 for kernels
+/// that vanish at their support (all but nearest and box), with no per-tap tests: bilinear
+/// unstretched (rotations) as two linear interpolations (its weights 1 − f, f sum to 1), windows
+/// up to 4 × 4 with their weights in vectors, larger ones through scratch arrays. Elsewhere the
+/// *general* path visits ⌈u − rx⌉ … ⌊u + rx⌋ and substitutes the background for taps outside the
+/// input. Both weigh with `weight(_:)` and divide by the sum of the weights. Which path a pixel
+/// takes depends only on where it maps, never on the tiling.
+private struct AffineSampler {
+  let src: UnsafePixels<SIMD4<Float>>
+  /// The input tile's top-left corner.
+  let originX: Int, originY: Int
+  /// Taps are read only where the input is and the tile holds it (tile ∩ extent).
+  let valid: Rect
+  let width: Double, height: Double
+  let inverse: AffineMatrix
+  let rx: Double, ry: Double
+  let invSX: Float, invSY: Float
+  /// The window: its size and whether it applies, and whether it is bilinear 2 × 2.
+  let tapsX: Int, tapsY: Int
+  let window: Bool, bilinear: Bool
+  /// True when the window is at most 4 × 4 (weights in vectors), and which lanes it uses.
+  let small: Bool
+  let laneMaskX: SIMDMask<SIMD4<Int32>>, laneMaskY: SIMDMask<SIMD4<Int32>>
+  let nearest: Bool, linear: Bool
+  /// Whole numbers that make u − rx, v − ry positive wherever a tap reaches the input, so that
+  /// truncation gives ⌊ ⌋ there.
+  let liftX: Double, liftY: Double
+  let bg: SIMD4<Float>
+  let table: UnsafeBufferPointer<Float>
+  /// Scratch for one pixel's weights along x and along y.
+  let wx: UnsafeMutablePointer<Float>, wy: UnsafeMutablePointer<Float>
+
+  init(
+    src: UnsafePixels<SIMD4<Float>>, input: Rect, extent: Rect, inverse: AffineMatrix, kernel: ResampleKernel,
+    reach: (x: Double, y: Double), stretch: (x: Double, y: Double), background: SIMD4<Float>,
+    table: UnsafeBufferPointer<Float>, wx: UnsafeMutablePointer<Float>, wy: UnsafeMutablePointer<Float>
+  ) {
+    self.src = src
+    (originX, originY) = (input.x, input.y)
+    valid = input.intersection(extent)
+    (width, height) = (Double(extent.width), Double(extent.height))
+    self.inverse = inverse
+    (rx, ry) = reach
+    (invSX, invSY) = (Float(1 / stretch.x), Float(1 / stretch.y))
+    (tapsX, tapsY) = (Int((2 * rx).rounded(.up)), Int((2 * ry).rounded(.up)))
+    window = kernel != .nearest && kernel != .box
+    nearest = kernel == .nearest
+    linear = kernel == .linear
+    bilinear = linear && tapsX == 2 && tapsY == 2
+    small = (2...4).contains(tapsX) && (2...4).contains(tapsY)
+    laneMaskX = SIMD4<Int32>(0, 1, 2, 3) .< SIMD4(repeating: Int32(clamping: tapsX))
+    laneMaskY = SIMD4<Int32>(0, 1, 2, 3) .< SIMD4(repeating: Int32(clamping: tapsY))
+    // A tap reaches the input only when u + rx > −1: then u − rx + lift > ⌈2·rx⌉ + 1 − 2·rx > 0.
+    liftX = (2 * rx).rounded(.up) + 2
+    liftY = (2 * ry).rounded(.up) + 2
+    bg = background
+    self.table = table
+    (self.wx, self.wy) = (wx, wy)
+  }
+
+  /// The kernel at distance `t` ≥ 0 in kernel units: the triangle exactly, the others
+  /// interpolated linearly between the samples of AffineKernelTable.
+  @inline(__always) func weight(_ t: Float) -> Float {
+    if linear { return max(0, 1 - t) }
+    let s = t * 1024
+    let i = Int(s)
+    guard i + 1 < table.count else { return i < table.count ? table[i] : 0 }
+    return table[i] + (table[i + 1] - table[i]) * (s - Float(i))
+  }
+
+  /// The input position (u, v), in pixel indices, that the output pixel centred at (cx, cy) samples.
+  @inline(__always) func position(_ cx: Double, _ cy: Double) -> (u: Double, v: Double) {
+    let p = inverse.apply(cx, cy)
+    return (p.x - 0.5, p.y - 0.5)
+  }
+
+  /// The window's first tap (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1), for positions some tap of which reaches
+  /// the input.
+  @inline(__always) func windowOrigin(_ u: Double, _ v: Double) -> (i: Int, j: Int) {
+    (Int(u - rx + liftX) - Int(liftX) + 1, Int(v - ry + liftY) - Int(liftY) + 1)
+  }
+
+  /// The output pixel centred at (cx, cy).
+  @inline(__always) func sample(_ cx: Double, _ cy: Double) -> SIMD4<Float> {
+    let (u, v) = position(cx, cy)
+    // No tap reaches the input: background (this also keeps huge positions from `Int`).
+    guard u + rx > -1, v + ry > -1, u - rx < width, v - ry < height else { return bg }
+    if nearest {
+      let i = Int((u + 0.5).rounded(.down)), j = Int((v + 0.5).rounded(.down))
+      return valid.contains(i, j) ? src[row: j - originY][i - originX] : bg
+    }
+    if window {
+      let (i0, j0) = windowOrigin(u, v)
+      if i0 >= valid.x, i0 + tapsX <= valid.maxX, j0 >= valid.y, j0 + tapsY <= valid.maxY {
+        return windowSum(u, v, i0, j0)
+      }
+    }
+    return generalSum(u, v)
+  }
+
+  /// The output columns `x0` + k, k in the result, of the row centred at `cy` (k < `count`) whose
+  /// windows certainly lie inside the input, so that `sample` would take the window path. u and v
+  /// are linear along the row; the bounds keep 10⁻³ pixel from the input's edges and one column
+  /// more, far above the rounding of either computation. Depends only on the row and columns, not
+  /// on the tile, so tilings agree.
+  func windowSpan(_ cy: Double, from x0: Int, count: Int) -> Range<Int> {
+    guard window, count > 0 else { return 0..<0 }
+    var first = Double(x0), last = Double(x0 + count - 1)
+    // Keep the columns whose centres X = column + ½ give slope·X + offset within lo…hi.
+    func keep(_ slope: Double, _ offset: Double, _ lo: Double, _ hi: Double) {
+      if abs(slope) < 1e-9 {
+        // Constant along the tile to well within the margin.
+        let value = slope * (first + 0.5) + offset
+        if !(value >= lo && value <= hi) { (first, last) = (1, 0) }
+        return
+      }
+      var a = (lo - offset) / slope - 0.5, b = (hi - offset) / slope - 0.5
+      if slope < 0 { swap(&a, &b) }
+      first = max(first, a.rounded(.up) + 1)
+      last = min(last, b.rounded(.down) - 1)
+    }
+    // The window from ⌊u − rx⌋ + 1 holds tapsX columns: inside 0…width − 1 when
+    // −1 ≤ u − rx < width − tapsX.
+    let margin = 1e-3
+    keep(inverse.a, inverse.b * cy + inverse.tx - 0.5, rx - 1 + margin, width - Double(tapsX) + rx - margin)
+    keep(inverse.c, inverse.d * cy + inverse.ty - 0.5, ry - 1 + margin, height - Double(tapsY) + ry - margin)
+    guard first <= last else { return 0..<0 }
+    return (Int(first) - x0)..<(Int(last) - x0 + 1)
+  }
+
+  /// The output pixel centred at (cx, cy), known to have its window inside the input (`windowSpan`).
+  @inline(__always) func windowSum(at cx: Double, _ cy: Double) -> SIMD4<Float> {
+    let (u, v) = position(cx, cy)
+    let (i0, j0) = windowOrigin(u, v)
+    assert(i0 >= valid.x && i0 + tapsX <= valid.maxX && j0 >= valid.y && j0 + tapsY <= valid.maxY)
+    return windowSum(u, v, i0, j0)
+  }
+
+  /// The sum over the window from (i0, j0), all inside `valid`.
+  @inline(__always) func windowSum(_ u: Double, _ v: Double, _ i0: Int, _ j0: Int) -> SIMD4<Float> {
+    // Tap k of the window is |k − fu| from u.
+    let fu = Float(u - Double(i0)), fv = Float(v - Double(j0))
+    let top = pixel(i0, j0)
+    if bilinear {
+      // fu, fv in [0, 1]: the weights 1 − f and f sum to 1, so the sum is two linear interpolations.
+      let bottom = below(top)
+      let wu = SIMD4<Float>(repeating: fu), wv = SIMD4<Float>(repeating: fv)
+      let upper = top[0] + (top[1] - top[0]) * wu, lower = bottom[0] + (bottom[1] - bottom[0]) * wu
+      return clipped(upper + (lower - upper) * wv)
+    }
+    if small {
+      // At most 4 × 4 taps: the weights of each axis in one vector (lanes past the window 0).
+      let du = SIMD4<Float>(0, 1, 2, 3) - SIMD4(repeating: fu), dv = SIMD4<Float>(0, 1, 2, 3) - SIMD4(repeating: fv)
+      let wx = weights(du.replacing(with: -du, where: du .< 0) * invSX, laneMaskX)
+      let wy = weights(dv.replacing(with: -dv, where: dv .< 0) * invSY, laneMaskY)
+      var acc = rowSum(top, wx) * wy[0]
+      var line = below(top)
+      acc += rowSum(line, wx) * wy[1]
+      for k in 2..<tapsY {
+        line = below(line)
+        acc += rowSum(line, wx) * wy[k]
+      }
+      return finish(acc, wx.sum() * wy.sum())
+    }
+    var sumX: Float = 0, sumY: Float = 0
+    for k in 0..<tapsX {
+      let w = weight(abs(Float(k) - fu) * invSX)
+      wx[k] = w
+      sumX += w
+    }
+    for k in 0..<tapsY {
+      let w = weight(abs(Float(k) - fv) * invSY)
+      wy[k] = w
+      sumY += w
+    }
+    var acc = SIMD4<Float>.zero
+    var line = top
+    for k in 0..<tapsY {
+      var racc = line[0] * wx[0]
+      for m in 1..<tapsX { racc += line[m] * wx[m] }
+      acc += racc * wy[k]
+      line = below(line)
+    }
+    return finish(acc, sumX * sumY)
+  }
+
+  /// The kernel at the distances `t` (`weight`), 0 where `mask` is false.
+  @inline(__always) func weights(_ t: SIMD4<Float>, _ mask: SIMDMask<SIMD4<Int32>>) -> SIMD4<Float> {
+    let w = linear ? (1 - t).replacing(with: 0, where: t .> 1) : SIMD4(weight(t[0]), weight(t[1]), weight(t[2]), weight(t[3]))
+    return SIMD4<Float>.zero.replacing(with: w, where: mask)
+  }
+
+  /// Σₘ line[m]·w[m] over the window's columns (2 to 4).
+  @inline(__always) func rowSum(_ line: UnsafePointer<SIMD4<Float>>, _ w: SIMD4<Float>) -> SIMD4<Float> {
+    let two = line[0] * w[0] + line[1] * w[1]
+    switch tapsX {
+    case 2: return two
+    case 3: return two + line[2] * w[2]
+    default: return two + line[2] * w[2] + line[3] * w[3]
+    }
+  }
+
+  /// Input pixel (i, j), which the tile holds.
+  @inline(__always) func pixel(_ i: Int, _ j: Int) -> UnsafePointer<SIMD4<Float>> {
+    (src.base + (j &- originY) &* src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) + (i &- originX)
+  }
+
+  /// The pixel one row below `p` in the tile.
+  @inline(__always) func below(_ p: UnsafePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>> {
+    (UnsafeRawPointer(p) + src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
+  }
+
+  /// The sum over ⌈u − rx⌉ … ⌊u + rx⌋ × ⌈v − ry⌉ … ⌊v + ry⌋, the background outside the input.
+  func generalSum(_ u: Double, _ v: Double) -> SIMD4<Float> {
+    let i0 = Int((u - rx).rounded(.up)), i1 = Int((u + rx).rounded(.down))
+    let j0 = Int((v - ry).rounded(.up)), j1 = Int((v + ry).rounded(.down))
+    let nx = i1 - i0 + 1, ny = j1 - j0 + 1
+    var sumX: Float = 0, sumY: Float = 0
+    let fu = Float(u - Double(i0)), fv = Float(v - Double(j0))
+    for k in 0..<nx {
+      let w = weight(abs(Float(k) - fu) * invSX)
+      wx[k] = w
+      sumX += w
+    }
+    for k in 0..<ny {
+      let w = weight(abs(Float(k) - fv) * invSY)
+      wy[k] = w
+      sumY += w
+    }
+    var acc = SIMD4<Float>.zero
+    for k in 0..<ny {
+      let j = j0 + k
+      var racc = SIMD4<Float>.zero
+      if j >= valid.y && j < valid.maxY {
+        let line = src[row: j - originY]
+        for m in 0..<nx {
+          let i = i0 + m
+          racc += (i >= valid.x && i < valid.maxX ? line[i - originX] : bg) * wx[m]
+        }
+      } else {
+        racc = bg * sumX
+      }
+      acc += racc * wy[k]
+    }
+    return finish(acc, sumX * sumY)
+  }
+
+  /// The weighted sum divided by the weights' sum, `clipped`.
+  @inline(__always) func finish(_ acc: SIMD4<Float>, _ norm: Float) -> SIMD4<Float> {
+    clipped(norm > 0 ? acc * (1 / norm) : bg)
+  }
+
+  /// `value` with alpha clipped to 0…1 (a transparent result is 0).
+  @inline(__always) func clipped(_ value: SIMD4<Float>) -> SIMD4<Float> {
+    if value.w > 0 && value.w <= 1 { return value }
+    // Alpha alone: colours may be negative in extended-range linear light.
+    return value.w > 1 ? SIMD4(value.x, value.y, value.z, 1) : .zero
   }
 }
 
@@ -310,20 +528,12 @@ extension Rect {
   @inline(__always) func contains(_ px: Int, _ py: Int) -> Bool { px >= x && px < maxX && py >= y && py < maxY }
 }
 
-/// A kernel sampled every 1/1024 of a pixel and interpolated linearly, so taps cost two table
-/// reads rather than a `sin` (error below 10⁻⁶). Integer distances fall on samples exactly, so
+/// A kernel sampled every 1/1024 of a pixel, which `AffineSampler.weight` interpolates linearly, so
+/// taps cost two table reads rather than a `sin` (error below 10⁻⁶). Integer distances fall on samples exactly, so
 /// k(0) = 1 and k(n) = 0 stay exact for the interpolating kernels.
 struct AffineKernelTable: Sendable {
   /// k(i / 1024) for i = 0 … ⌈support·1024⌉.
   let samples: [Float]
-
-  /// The kernel at distance `t` ≥ 0, interpolated linearly between samples.
-  @inline(__always) func weight(_ t: Float) -> Float {
-    let s = t * 1024
-    let i = Int(s)
-    guard i + 1 < samples.count else { return i < samples.count ? samples[i] : 0 }
-    return samples[i] + (samples[i + 1] - samples[i]) * (s - Float(i))
-  }
 
   private static let tables: [ResampleKernel: AffineKernelTable] = Dictionary(
     uniqueKeysWithValues: ResampleKernel.allCases.map { k in

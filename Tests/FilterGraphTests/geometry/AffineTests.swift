@@ -27,26 +27,42 @@ final class AffineTests: XCTestCase {
     of pixels: [[SIMD4<Double>]], degrees: Double, kernel: ResampleKernel, background: Color
   ) -> [[SIMD4<Double>]] {
     let h = pixels.count, w = pixels[0].count
-    func linearPremultiplied(_ p: SIMD4<Double>) -> SIMD4<Double> {
-      let d = SIMD4(Double(SRGBCurve.decode(Float(p.x))), Double(SRGBCurve.decode(Float(p.y))), Double(SRGBCurve.decode(Float(p.z))), 1)
-      return SIMD4(d.x * p.w, d.y * p.w, d.z * p.w, p.w)
-    }
-    let bg = linearPremultiplied(SIMD4(Double(background.red), Double(background.green), Double(background.blue), Double(background.alpha)))
     let r = degrees * .pi / 180, cs = cos(r), sn = sin(r)
     let W = Int((Double(w) * abs(cs) + Double(h) * abs(sn) - 1e-6).rounded(.up))
     let H = Int((Double(w) * abs(sn) + Double(h) * abs(cs) - 1e-6).rounded(.up))
     // Forward q = R·p + t with the centres matched; inverse p = Rᵀ·(q − t).
     let tx = Double(W) / 2 - (cs * Double(w) / 2 - sn * Double(h) / 2)
     let ty = Double(H) / 2 - (sn * Double(w) / 2 + cs * Double(h) / 2)
-    let support = kernel.support
+    return referenceMap(
+      of: pixels, matrix: (cs, -sn, sn, cs), translation: (tx, ty), width: W, height: H, kernel: kernel,
+      background: background)
+  }
+
+  /// The definition evaluated directly for the forward map q = M·p + t, M = (a, b, c, d), onto a
+  /// `width` × `height` output: each output centre mapped back through M⁻¹, the kernel stretched by
+  /// max(1, ‖row of M⁻¹‖) per axis. Returns straight encoded RGBA.
+  func referenceMap(
+    of pixels: [[SIMD4<Double>]], matrix m: (Double, Double, Double, Double), translation t: (Double, Double),
+    width W: Int, height H: Int, kernel: ResampleKernel, background: Color
+  ) -> [[SIMD4<Double>]] {
+    let h = pixels.count, w = pixels[0].count
+    func linearPremultiplied(_ p: SIMD4<Double>) -> SIMD4<Double> {
+      let d = SIMD4(Double(SRGBCurve.decode(Float(p.x))), Double(SRGBCurve.decode(Float(p.y))), Double(SRGBCurve.decode(Float(p.z))), 1)
+      return SIMD4(d.x * p.w, d.y * p.w, d.z * p.w, p.w)
+    }
+    let bg = linearPremultiplied(SIMD4(Double(background.red), Double(background.green), Double(background.blue), Double(background.alpha)))
+    let det = m.0 * m.3 - m.1 * m.2
+    let inv = (m.3 / det, -m.1 / det, -m.2 / det, m.0 / det)
+    let sx = max(1, (inv.0 * inv.0 + inv.1 * inv.1).squareRoot()), sy = max(1, (inv.2 * inv.2 + inv.3 * inv.3).squareRoot())
+    let rx = kernel.support * sx, ry = kernel.support * sy
     return (0..<H).map { y in
       (0..<W).map { x in
-        let qx = Double(x) + 0.5 - tx, qy = Double(y) + 0.5 - ty
-        let u = cs * qx + sn * qy - 0.5, v = -sn * qx + cs * qy - 0.5
+        let qx = Double(x) + 0.5 - t.0, qy = Double(y) + 0.5 - t.1
+        let u = inv.0 * qx + inv.1 * qy - 0.5, v = inv.2 * qx + inv.3 * qy - 0.5
         var acc = SIMD4<Double>.zero, sum = 0.0
-        for j in Int((v - support).rounded(.up))...Int((v + support).rounded(.down)) {
-          for i in Int((u - support).rounded(.up))...Int((u + support).rounded(.down)) {
-            let wgt = kernel.weight(at: Double(i) - u) * kernel.weight(at: Double(j) - v)
+        for j in Int((v - ry).rounded(.up))...Int((v + ry).rounded(.down)) {
+          for i in Int((u - rx).rounded(.up))...Int((u + rx).rounded(.down)) {
+            let wgt = kernel.weight(at: (Double(i) - u) / sx) * kernel.weight(at: (Double(j) - v) / sy)
             let value = (0..<w).contains(i) && (0..<h).contains(j) ? linearPremultiplied(pixels[j][i]) : bg
             acc += value * wgt
             sum += wgt
@@ -61,31 +77,64 @@ final class AffineTests: XCTestCase {
     }
   }
 
+  /// The largest difference between a float render and a reference (straight encoded RGBA): colour
+  /// only where the reference has some opacity to carry it, alpha everywhere.
+  func worstDifference(_ image: Image, _ expected: [[SIMD4<Double>]]) throws -> Double {
+    func clip(_ v: Float) -> Double { Double(min(max(v, 0), 1)) }
+    XCTAssertEqual(image.size, Size(width: expected[0].count, height: expected.count))
+    let got = try T.floats(image, renderer: T.fine)
+    var worst = 0.0
+    for y in 0..<expected.count {
+      for x in 0..<expected[0].count {
+        // The store clips colours; the float render does not, so clip here as the reference does.
+        let f = got[y][x]
+        let diff = SIMD4<Double>(clip(f.x), clip(f.y), clip(f.z), Double(f.w)) - expected[y][x]
+        let colour = max(abs(diff.x), abs(diff.y), abs(diff.z))
+        worst = max(worst, expected[y][x].w > 0.02 ? max(colour, abs(diff.w)) : abs(diff.w))
+      }
+    }
+    return worst
+  }
+
   func testRotationMatchesTheDefinition() throws {
     let image = T.randomImage(width: 23, height: 14, alpha: true, seed: 5)
     let pixels = try straight(image)
-    func clip(_ v: Float) -> Double { Double(min(max(v, 0), 1)) }
     for (degrees, kernel, background) in [
       (30.0, ResampleKernel.linear, Color.clear), (-71.5, .cubic, Color(hex: "#20408080")!), (200, .lanczos3, .white),
     ] {
       let rotated = image.rotated(byDegrees: degrees, kernel: kernel, background: background)
       let expected = referenceRotation(of: pixels, degrees: degrees, kernel: kernel, background: background)
-      XCTAssertEqual(rotated.size, Size(width: expected[0].count, height: expected.count), "\(degrees)°")
-      let got = try T.floats(rotated, renderer: T.fine)
-      var worst = 0.0
-      for y in 0..<expected.count {
-        for x in 0..<expected[0].count {
-          // The store clips colours; the float render does not, so clip here as the reference does.
-          let f = got[y][x]
-          let g = SIMD4<Double>(clip(f.x), clip(f.y), clip(f.z), Double(f.w)), e = expected[y][x]
-          // Colour only counts where there is some opacity to carry it.
-          let diff = g - e
-          let colour = max(abs(diff.x), abs(diff.y), abs(diff.z))
-          let d = e.w > 0.02 ? max(colour, abs(diff.w)) : abs(diff.w)
-          worst = max(worst, d)
-        }
-      }
-      XCTAssertLessThan(worst, 4e-3, "\(degrees)° \(kernel)")
+      XCTAssertLessThan(try worstDifference(rotated, expected), 4e-3, "\(degrees)° \(kernel)")
+    }
+  }
+
+  func testInteriorAndEdgeEvaluationsMatchTheDefinition() throws {
+    // Large enough that most pixels take the fixed-window path and a border takes the per-tap
+    // path: rotations (bilinear is a closed form), stretched kernels (shrinking along an axis) and
+    // enlargements, every kernel that has a window. Float renders against the Double reference:
+    // what remains is float arithmetic and the kernel table's interpolation (< 10⁻⁶), amplified where
+    // colour is divided by a small alpha (5·10⁻⁵ at most here).
+    let image = T.randomImage(width: 57, height: 43, alpha: true, seed: 11)
+    let pixels = try straight(image)
+    let background = Color(hex: "#20408080")!
+    var cases: [(AffineMatrix, ResampleKernel)] = [
+      (AffineMatrix(a: 0.9, b: 0.2, c: -0.1, d: 1.1), .linear), (AffineMatrix(a: 0.9, b: 0.2, c: -0.1, d: 1.1), .cubic),
+      (AffineMatrix(a: 0.5, b: 0.1, c: -0.2, d: 0.6), .mitchell), (AffineMatrix(a: 1.7, b: 0.2, c: 0, d: 1.3), .lanczos3),
+      (AffineMatrix(a: 0.45, b: 0, c: 0, d: 1), .lanczos2),
+    ]
+    cases += [ResampleKernel.linear, .cubic, .lanczos3].map { (AffineMatrix(rotationByDegrees: 12.5), $0) }
+    for (m, kernel) in cases {
+      // The whole mapped image and a 3-pixel margin of background.
+      let w = Double(pixels[0].count), h = Double(pixels.count)
+      let xs = [0, m.a * w, m.b * h, m.a * w + m.b * h], ys = [0, m.c * w, m.d * h, m.c * w + m.d * h]
+      let t = (3 - xs.min()!, 3 - ys.min()!)
+      let size = Size(width: Int((xs.max()! - xs.min()!).rounded(.up)) + 6, height: Int((ys.max()! - ys.min()!).rounded(.up)) + 6)
+      let mapped = try image.transformed(
+        by: AffineMatrix(a: m.a, b: m.b, c: m.c, d: m.d, tx: t.0, ty: t.1), size: size, kernel: kernel, background: background)
+      let expected = referenceMap(
+        of: pixels, matrix: (m.a, m.b, m.c, m.d), translation: t, width: size.width, height: size.height,
+        kernel: kernel, background: background)
+      XCTAssertLessThan(try worstDifference(mapped, expected), 2e-4, "\(m) \(kernel)")
     }
   }
 
@@ -97,6 +146,20 @@ final class AffineTests: XCTestCase {
     try G.assertSamePixels(image.rotated(byDegrees: 450.0), image.oriented(.right))
     try G.assertSamePixels(image.rotated(byDegrees: -90.0), image.oriented(.left))
     try G.assertSamePixels(image.rotated(byDegrees: 180.0), image.oriented(.down))
+  }
+
+  func testRecipeWholeTurnIsTheIdentityAndQuarterTurnIsRotate90() throws {
+    let image = T.randomImage(width: 31, height: 17, alpha: true, seed: 2)
+    XCTAssertTrue(try G.compile("rotate angle=360", input: image).node === image.node)
+    try G.assertSamePixels(try G.compile("rotate angle=90 kernel=lanczos3", input: image), image.oriented(.right))
+    try G.assertSamePixels(try G.compile("rotate angle=90", input: image), try G.compile("rotate 90", input: image))
+    // Through the resampling path (sin 2π ≈ −2.4·10⁻¹⁶, so the map is not exactly the identity):
+    // every pixel comes back to the byte, inside and at the border.
+    for kernel in [ResampleKernel.linear, .cubic, .lanczos2, .lanczos3] {
+      let turned = try image.transformed(by: AffineMatrix(rotationByDegrees: 360), centred: true, kernel: kernel)
+      XCTAssertTrue(turned.node.operation is AffineOperation)
+      try G.assertSamePixels(turned, image, renderer: T.fine)
+    }
   }
 
   func testResampledQuarterTurnEqualsTheExactRotation() throws {
@@ -155,8 +218,12 @@ final class AffineTests: XCTestCase {
     // The tile's 64×64 footprint turned 45° spans 64·√2 ≈ 91 pixels, plus the kernel's reach.
     XCTAssertLessThanOrEqual(region.width, 100)
     XCTAssertLessThanOrEqual(region.height, 100)
-    // A tile in the uncovered corner asks for a single pixel.
+    // A tile in an uncovered corner asks for the single input pixel nearest to where it maps, so
+    // that bands read the input top to bottom: the bottom-left corner maps below the input.
     XCTAssertEqual(op.inputRegion(for: Rect(x: 0, y: 0, width: 64, height: 64), input: 0, inputs: [info]).size, Size(width: 1, height: 1))
+    let corner = op.inputRegion(for: Rect(x: 0, y: 2829 - 64, width: 64, height: 64), input: 0, inputs: [info])
+    XCTAssertEqual(corner.size, Size(width: 1, height: 1))
+    XCTAssertEqual(corner.y, 1999)
   }
 
   func testCanvasFollowsTheInputItIsGiven() throws {
