@@ -7,6 +7,9 @@
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 //
 // (see bench/README.md for the options and how to read the output).
+//
+// Like the root package, no target passes compiler flags of its own: a target's flags apply to
+// its own sources only, so the library is measured as built for its users either way.
 import Foundation
 import PackageDescription
 
@@ -17,7 +20,8 @@ let root = rootFolder.lastPathComponent.lowercased()
 
 let package = Package(
   name: "FilterBenchmarks",
-  platforms: [.macOS(.v13)],
+  // As the root package: Synchronization's `Atomic` and `Mutex` need macOS 15.
+  platforms: [.macOS(.v15)],
   dependencies: [
     .package(path: ".."),
     // MallocInterposer only: the default traits also pull in a Swift 6.3 runtime interposer.
@@ -34,7 +38,6 @@ let package = Package(
         .product(name: "PixelBufferModule", package: root),
       ],
       path: "Benchmarks/FilterBenchmarks",
-      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     // The pictures both executables render.
     .target(
@@ -52,8 +55,7 @@ let package = Package(
         .product(name: "FilterGraph", package: root),
         .product(name: "PixelBufferModule", package: root),
       ],
-      path: "ScalingDriver",
-      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+      path: "ScalingDriver"),
     // convolve's three candidate evaluations side by side, im2col + sgemm among them (see its header).
     .executableTarget(
       name: "ConvolveComparison",
@@ -63,8 +65,7 @@ let package = Package(
         .product(name: "FilterGraph", package: root),
         .product(name: "PixelBufferModule", package: root),
       ],
-      path: "ConvolveComparison",
-      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+      path: "ConvolveComparison"),
     // The system CBLAS, for ConvolveComparison's im2col + sgemm only.
     .systemLibrary(
       name: "CBLASBench",

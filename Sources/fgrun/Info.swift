@@ -90,6 +90,7 @@ struct Info: ParsableCommand {
       "  metadata     \(info.metadata.isEmpty ? "none" : info.metadata.joined(separator: ", "))",
       "  pages        \(info.pageCount)",
     ]
+    lines += info.warnings.enumerated().map { "  \($0.offset == 0 ? "warnings" : "        ")     \($0.element)" }
     if let statistics {
       let scale = info.maximumValue
       func number(_ v: Double) -> String { String(format: scale == 1 ? "%.4f" : "%.2f", v * scale) }
@@ -110,6 +111,7 @@ struct Info: ParsableCommand {
       "stored_width": info.storedSize.width, "stored_height": info.storedSize.height, "depth": info.bitDepth,
       "channels": info.layout.channelCount, "alpha": info.layout.hasAlpha, "profile": info.profileDescription ?? NSNull(),
       "orientation": info.orientation.rawValue, "metadata": info.metadata, "pages": info.pageCount,
+      "warnings": info.warnings,
     ]
     if let statistics {
       let scale = info.maximumValue

@@ -60,6 +60,27 @@ extension FGRunTests {
 }
 
 extension FGRunTests {
+  /// An ICC profile whose APP2 segments do not fit together (the photo's one segment renumbered
+  /// "1 of 2"): a warning naming the file and the image read as sRGB; under --strict, exit 65.
+  func testBrokenICCSegmentsWarnOrFailStrictly() throws {
+    var jpeg = try Fixtures.data("colour/rocket-adobergb.jpg")
+    let at = try XCTUnwrap(jpeg.range(of: Data("ICC_PROFILE".utf8))).upperBound + 1
+    XCTAssertEqual(Array(jpeg[at..<at + 2]), [1, 1])
+    jpeg[at + 1] = 2
+    try jpeg.write(to: file("broken.jpg"))
+    let lenient = try fgrun(["-e", "scale 0.25", "broken.jpg", "out.png"])
+    XCTAssertEqual(lenient.status, 0, lenient.stderr)
+    XCTAssertTrue(
+      lenient.stderr.contains(
+        "warning: broken.jpg: Its ICC profile is split over APP2 segments that do not fit together (segment 2 of 2 is missing); its colours are read as sRGB."),
+      lenient.stderr)
+    let strict = try fgrun(["-e", "scale 0.25", "broken.jpg", "strict.png", "--strict"])
+    XCTAssertEqual(strict.status, 65, strict.stderr)
+    XCTAssertTrue(strict.stderr.contains("error: broken.jpg: Its ICC profile is split over APP2 segments"), strict.stderr)
+  }
+}
+
+extension FGRunTests {
   /// `convert profile=PATH intent=…` in a recipe: the output embeds the profile and equals
   /// `--profile PATH --intent …`; `explain` names it; a CMYK profile is an error at its path
   /// (line and column), an input error like a missing `load` file (exit 65).

@@ -40,6 +40,20 @@ extension FGRunTests {
     XCTAssertEqual(turned["height"] as? Int, turned["stored_width"] as? Int)
     XCTAssertNotEqual(turned["width"] as? Int, turned["height"] as? Int)
     XCTAssertTrue((turned["metadata"] as? [String] ?? []).contains("EXIF"), "\(turned)")
+    // A CMYK JPEG names the profile its decoder converts through; a profile split over APP2
+    // segments that do not fit together is a warning.
+    try copyFixture("colour/cmyk-intents.jpg", as: "cmyk.jpg")
+    XCTAssertEqual(
+      try objects(try fgrun(["info", "--json", "cmyk.jpg"]))[0]["profile"] as? String,
+      "FilterGraph test CMYK (CMYK, converted to sRGB when decoded)")
+    var broken = try Data(contentsOf: file("rocket.jpg"))
+    broken[try XCTUnwrap(broken.range(of: Data("ICC_PROFILE".utf8))).upperBound + 2] = 2
+    try broken.write(to: file("broken.jpg"))
+    let warned = try fgrun(["info", "broken.jpg"])
+    XCTAssertEqual(warned.status, 0, warned.stderr)
+    XCTAssertTrue(warned.text.contains("  profile      none (sRGB assumed)\n"), warned.text)
+    XCTAssertTrue(warned.text.contains("  warnings     Its ICC profile is split over APP2 segments that do not fit together (segment 2 of 2 is missing)"), warned.text)
+    XCTAssertEqual(try objects(try fgrun(["info", "--json", "rocket.jpg"]))[0]["warnings"] as? [String], [])
     let text = try fgrun(["info", "in.png", "bad.png"])
     XCTAssertEqual(text.status, 65)
     XCTAssertTrue(text.text.contains("  format       png\n  size         32x32\n  depth        8-bit\n  channels     3 (rgb)"), text.text)

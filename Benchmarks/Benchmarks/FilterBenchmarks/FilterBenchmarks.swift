@@ -12,7 +12,7 @@
 // benchmark then renders `filter(Image(buffer:))` with `Renderer.render`, which reads the buffer
 // directly (no decode), so only the filter, the tile conversions and the buffer writes are timed
 // — except in the two "codec" rows, which decode and encode a JPEG held in memory. The rows of
-// filters with an analysis (trim, smartcrop) clear the renderer's cache before each render, so
+// filters with an analysis (normalize, trim, smartcrop) clear the renderer's cache before each render, so
 // every iteration computes the analysis again; trim reads the photo inside a 200-pixel white
 // border (made once), and its throughput counts those pixels.
 
@@ -48,7 +48,7 @@ let gaussian7x7: ConvolutionKernel = {
   return try! ConvolutionKernel(size: Size(width: 7, height: 7), values: g.flatMap { a in g.map { a * $0 } })
 }()
 
-/// One renderer per worker count, alive for the whole run (a renderer's pool is not freed).
+/// One renderer per worker count, alive for the whole run.
 let renderers: [Int: Renderer] = [
   1: Renderer(options: RendererOptions(threads: 1)),
   2: Renderer(options: RendererOptions(threads: 2)),
@@ -89,10 +89,17 @@ let cases: [(String, Work)] = [
   ("convolve 3x3 sharpen", .filter { $0.convolved(with: sharpen3x3) }),
   ("convolve 7x7 Gaussian (separable)", .filter { $0.convolved(with: gaussian7x7) }),
   ("convolve preset edges", .filter { $0.convolved(preset: .edges) }),
+  ("convolve preset emboss", .filter { $0.convolved(preset: .emboss) }),
+  ("convolve preset laplacian", .filter { $0.convolved(preset: .laplacian) }),
   ("tint #FF8000 30%", .filter { $0.tinted(Color(red: 1, green: 128.0 / 255, blue: 0), amount: 0.3) }),
   ("sepia matrix", .filter { $0.sepiaToned() }),
   ("sepia matrix linear", .filter { $0.applyingColorMatrix(.sepia(), in: .linear) }),
   ("convert to gray", .filter { $0.converted(to: .gray) }),
+  ("modulate 1.1, 1.2, hue 10", .filter { $0.modulated(brightness: 1.1, saturation: 1.2, hue: 10) }),
+  ("levels 0.05-0.95 gamma 1.2", .filter { $0.leveled(black: 0.05, white: 0.95, gamma: 1.2) }),
+  ("curves 0:0,0.5:0.6,1:1", .filter { $0.applyingCurve([CurvePoint(0, 0), CurvePoint(0.5, 0.6), CurvePoint(1, 1)]) }),
+  ("normalize 1%-99%", .analysed(input: photo) { $0.normalized() }),
+  ("vignette", .filter { $0.vignetted() }),
   ("composite 600x400 over", .filter { Image(buffer: logo).composited(over: $0, gravity: .southEast, margin: 24, opacity: 0.5) }),
   ("rotate 90", .filter { $0.rotated(byDegrees: 90) }),
   ("rotate 12.5 linear", .filter { $0.rotated(byDegrees: 12.5, kernel: .linear) }),

@@ -42,3 +42,24 @@ extension Image {
       iccProfile: m.iccProfile)
   }
 }
+
+extension Image {
+  /// What is wrong with what the source files say about their colours, one sentence each, named
+  /// by file: an ICC profile that is damaged, for another colour model, or split over segments
+  /// that do not fit together (the pixels are then read as sRGB), a CMYK profile that cannot be
+  /// used. Known from the headers, before any decode; a render reports the same through the
+  /// renderer's warning handler, and fails on them for sources loaded with `LoadOptions.strict`.
+  public var sourceWarnings: [String] {
+    var warnings: [String] = []
+    var seen: Set<ObjectIdentifier> = []
+    var pending = [node]
+    while let next = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+      pending.append(contentsOf: next.inputs.reversed())
+      guard let encoded = next.operation as? EncodedSourceOperation else { continue }
+      warnings += encoded.source.header.warnings.map { "\(encoded.source.name): \($0)" }
+      if let problem = SourceColour.problem(encoded) { warnings.append(problem) }
+    }
+    return warnings
+  }
+}

@@ -68,16 +68,23 @@ public struct MetadataKinds: OptionSet, Hashable, Sendable, CustomStringConverti
   }
 
   /// The metadata written for an image whose graph carries `carried`, of `size` (the written
-  /// pixels, upright), with `profile` embedded (already decided by the output profile).
-  func written(from carried: ImageMetadata, size: Size, profile: Data?) -> ImageMetadata {
+  /// pixels, upright), with `profile` embedded (already decided by the output profile), into a
+  /// file of `format`. A JPEG keeps an extended XMP packet as its own segments; other formats hold
+  /// XMP of any size in one block and get the main packet with the extension merged into it
+  /// (`XMPMerge`; the main packet alone when they cannot be merged safely).
+  func written(from carried: ImageMetadata, size: Size, profile: Data?, format: ImageFileFormat) -> ImageMetadata {
     var out = ImageMetadata(iccProfile: profile)
     guard carried.hasDescriptiveBlocks else { return out }
     if contains(.exif), let exif = carried.exif, let upright = EXIF.upright(tiff: [UInt8](exif), pixelSize: size) {
       out.exif = Data(upright)
     }
     if contains(.xmp) {
-      out.xmp = carried.xmp
-      out.xmpExtension = carried.xmpExtension
+      if format == .jpeg {
+        out.xmp = carried.xmp
+        out.xmpExtension = carried.xmpExtension
+      } else {
+        out.xmp = carried.xmp.map { main in carried.xmpExtension.flatMap { XMPMerge.merged(main: main, extended: $0) } ?? main }
+      }
     }
     if contains(.iptc) { out.iptc = carried.iptc }
     if contains(.comment) { out.comment = carried.comment }

@@ -118,7 +118,7 @@ extension Renderer {
     let transform = try output.transform(for: pixelFormat)
     // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
     let fileSpace: ColorSpace = output.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
-    let metadata = output.kept.written(from: info.metadata, size: info.size, profile: output.embedded)
+    let metadata = output.kept.written(from: info.metadata, size: info.size, profile: output.embedded, format: codec.format)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
       TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)

@@ -160,15 +160,19 @@ public final class Renderer: Sendable {
     return plan
   }
 
-  /// Warns about (or, for strict loads, refuses) sources whose profile cannot be used, and
-  /// records the transforms of those whose profile is converted.
+  /// Warns about (or, for strict loads, refuses) sources whose profile cannot be used — the
+  /// problems their headers report (`ImageHeader.warnings`) and the profiles lcms2 cannot use —
+  /// and records the transforms of those whose profile is converted.
   private func prepareSourceColour(_ plan: RenderPlan, intent: RenderingIntent, bpc: Bool) throws {
     for node in plan.nodes {
       guard node.operation is SourceOperation else { continue }
       let id = ObjectIdentifier(node)
-      if let encoded = node.operation as? EncodedSourceOperation, let problem = SourceColour.problem(encoded) {
-        if encoded.source.options.strict { throw CodecError(.corrupt, problem) }
-        warningHandler?(problem)
+      if let encoded = node.operation as? EncodedSourceOperation {
+        let source = encoded.source
+        for problem in source.header.warnings.map({ "\(source.name): \($0)" }) + [SourceColour.problem(encoded)].compactMap({ $0 }) {
+          if source.options.strict { throw CodecError(.corrupt, problem) }
+          warningHandler?(problem)
+        }
       }
       guard let format = plan.streamed[id]?.format ?? plan.decoded[id]?.format else { continue }
       do {

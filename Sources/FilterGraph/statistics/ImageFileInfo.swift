@@ -17,7 +17,8 @@ public struct ImageFileInfo: Sendable {
   public var layout: ChannelLayout
   /// The component type (8-bit, 16-bit, float).
   public var component: ComponentType
-  /// The embedded ICC profile's description, or nil when the file has no profile.
+  /// The embedded ICC profile's description (for a CMYK file converted through its profile,
+  /// followed by `(CMYK, converted to sRGB when decoded)`), or nil when the file has no profile.
   public var profileDescription: String?
   /// The EXIF orientation (`.up` when the file has none).
   public var orientation: Orientation
@@ -26,6 +27,9 @@ public struct ImageFileInfo: Sendable {
   public var metadata: [String]
   /// Pages (frames, images) in the file.
   public var pageCount: Int
+  /// What is wrong with what the header says about the pixels (`ImageHeader.warnings`: an ICC
+  /// profile that is damaged or does not fit the image…), one sentence each; empty when nothing is.
+  public var warnings: [String]
 
   /// Reads the header of the file at `url`.
   ///
@@ -39,12 +43,13 @@ public struct ImageFileInfo: Sendable {
     component = header.component
     orientation = header.metadata.orientation
     pageCount = header.pageCount
-    profileDescription = header.metadata.iccProfile.map { data in
-      (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)"
-    }
+    profileDescription =
+      header.metadata.iccProfile.map { data in (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)" }
+      ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
+    warnings = header.warnings
     let m = header.metadata
     var kinds: [String] = []
-    if m.iccProfile != nil { kinds.append("ICC profile") }
+    if m.iccProfile != nil || header.cmykProfile != nil { kinds.append("ICC profile") }
     if m.exif != nil {
       kinds.append("EXIF")
     } else if m.orientation != .up {

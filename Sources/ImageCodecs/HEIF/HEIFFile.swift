@@ -51,6 +51,9 @@ public struct HEIFFile: Sendable {
     defer { cheif_info_free(&info) }
     try HEIFFile.check(status, message)
     try limits.check(width: Int(info.width), height: Int(info.height), what: "HEIF image")
+    for (name, length) in [("Exif", Int(info.exif_length)), ("XMP", Int(info.xmp_length))] where length > MetadataLimits.maxBlockBytes {
+      throw CodecError(.tooLarge, "The HEIF's \(name) item is \(length) bytes; metadata blocks are limited to 1 MiB.")
+    }
     size = Size(width: Int(info.width), height: Int(info.height))
     hasAlpha = info.has_alpha != 0
     isPremultiplied = info.premultiplied_alpha != 0

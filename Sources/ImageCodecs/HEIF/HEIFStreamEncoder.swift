@@ -70,6 +70,7 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
     size: Size, format: PixelFormat, settings: HEIFEncodeSettings, iccProfile: Data? = nil, exif: Data? = nil,
     xmp: Data? = nil, handle: OutputHandle? = nil
   ) throws {
+    try MetadataLimits.checkWritable(exif: exif, xmp: xmp, format: "HEIF")
     guard size.width >= 1, size.height >= 1, size.width <= 65535, size.height <= 65535 else {
       throw CodecError(.invalidArgument, "A HEIF image must be 1 to 65535 pixels on each side; \(size) was requested.")
     }

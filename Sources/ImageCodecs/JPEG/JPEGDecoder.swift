@@ -127,7 +127,8 @@ public final class JPEGDecoder {
     cmykProfileProblem = cmykProblem
     header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
-      layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata, cmykProfile: cmykProfile)
+      layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata, cmykProfile: cmykProfile,
+      warnings: icc.problem.map { [$0] } ?? [])
     isProgressive = info.progressive != 0
     isArithmeticCoded = info.arithmetic != 0
     componentCount = Int(info.components)

@@ -167,19 +167,21 @@ public enum JPEGMetadata {
   /// - Throws: `.tooLarge` when a block does not fit in one segment.
   public static func segments(for metadata: ImageMetadata) throws -> [JPEGSegment] {
     var out: [JPEGSegment] = []
-    func add(_ marker: Int, _ payload: [UInt8], _ what: String, limit: Int) throws {
+    /// Adds a segment holding a block of `size` bytes, or refuses it when the segment would exceed
+    /// `maxPayload` (`limit` being the largest block that fits).
+    func add(_ marker: Int, _ payload: [UInt8], _ what: String, size: Int, limit: Int) throws {
       guard payload.count <= maxPayload else {
         throw CodecError(
           .tooLarge,
-          "The \(what) is \(payload.count - (maxPayload - limit)) bytes; a JPEG holds at most \(limit) bytes of it in one segment. Leave it out (--keep without it, or --strip).")
+          "The \(what) is \(size) bytes; a JPEG holds at most \(limit) bytes of it in one segment. Leave it out (--keep without it, or --strip).")
       }
       out.append(JPEGSegment(marker: marker, payload: payload))
     }
     if let exif = metadata.exif {
-      try add(0xE1, EXIF.app1Signature + exif, "EXIF block", limit: maxPayload - EXIF.app1Signature.count)
+      try add(0xE1, EXIF.app1Signature + exif, "EXIF block", size: exif.count, limit: maxPayload - EXIF.app1Signature.count)
     }
     if let xmp = metadata.xmp {
-      try add(0xE1, xmpSignature + xmp, "XMP packet", limit: maxPayload - xmpSignature.count)
+      try add(0xE1, xmpSignature + xmp, "XMP packet", size: xmp.count, limit: maxPayload - xmpSignature.count)
       if let extended = metadata.xmpExtension, !extended.isEmpty {
         guard let guid = extendedXMPGUID(xmp) else {
           throw CodecError(
@@ -199,10 +201,11 @@ public enum JPEGMetadata {
       payload += [UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
       payload += iptc
       if n & 1 == 1 { payload.append(0) }
-      try add(0xED, payload, "IPTC block", limit: maxPayload - 26)
+      // 26 bytes of signature and resource header, and the data padded to an even length.
+      try add(0xED, payload, "IPTC block", size: n, limit: (maxPayload - 26) & ~1)
     }
     if let comment = metadata.comment {
-      try add(0xFE, Array(comment.utf8), "comment", limit: maxPayload)
+      try add(0xFE, Array(comment.utf8), "comment", size: comment.utf8.count, limit: maxPayload)
     }
     return out
   }
@@ -222,14 +225,21 @@ struct ICCProfileChunks {
   private static let signature = Array("ICC_PROFILE".utf8) + [0]
   private var chunks: [Int: [UInt8]] = [:]
   private var expected: Int?
-  private var inconsistent = false
+  /// Why the chunks cannot make one profile, once that is known.
+  private var fault: String?
 
   /// Takes one APP2 payload; others than ICC chunks are ignored.
   mutating func add(_ p: UnsafeRawBufferPointer) {
-    guard !inconsistent, p.count >= 14, p.starts(with: Self.signature) else { return }
+    guard fault == nil, p.count >= 14, p.starts(with: Self.signature) else { return }
     let sequence = Int(p[12]), count = Int(p[13])
-    guard count > 0, sequence >= 1, sequence <= count, expected == nil || expected == count, chunks[sequence] == nil else {
-      inconsistent = true
+    if count == 0 || sequence < 1 || sequence > count {
+      fault = "a segment is numbered \(sequence) of \(count)"
+    } else if let expected, expected != count {
+      fault = "the segments disagree on their number (\(expected) and \(count))"
+    } else if chunks[sequence] != nil {
+      fault = "segment \(sequence) of \(count) appears twice"
+    }
+    guard fault == nil else {
       chunks = [:]
       return
     }
@@ -237,13 +247,23 @@ struct ICCProfileChunks {
     chunks[sequence] = Array(p[14...])
   }
 
-  /// The profile, or nil when there is none or the chunks are inconsistent (missing, repeated, or
-  /// disagreeing counts).
+  /// The profile, or nil when there is none or the chunks are inconsistent (see `problem`).
   var profile: Data? {
-    guard !inconsistent, let expected, chunks.count == expected else { return nil }
+    guard fault == nil, let expected, chunks.count == expected else { return nil }
     var profile = Data()
     for i in 1...expected { profile.append(contentsOf: chunks[i]!) }
     return profile.isEmpty ? nil : profile
+  }
+
+  /// Why the ICC_PROFILE segments make no profile (a segment missing or repeated, counts that
+  /// disagree, impossible numbers), as a sentence; nil when they make one or there are none.
+  var problem: String? {
+    var reason = fault
+    if reason == nil, let expected, chunks.count < expected {
+      let missing = (1...expected).filter { chunks[$0] == nil }
+      reason = "segment\(missing.count > 1 ? "s" : "") \(missing.prefix(8).map(String.init).joined(separator: ", "))\(missing.count > 8 ? "…" : "") of \(expected) \(missing.count > 1 ? "are" : "is") missing"
+    }
+    return reason.map { "Its ICC profile is split over APP2 segments that do not fit together (\($0)); its colours are read as sRGB." }
   }
 }
 

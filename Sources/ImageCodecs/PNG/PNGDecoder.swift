@@ -59,7 +59,11 @@ public final class PNGDecoder {
 
   /// Problems libpng reported without failing (a CRC error in an ancillary chunk, a rejected ICC
   /// profile, damage after the image data…), as libpng worded them.
-  public var warnings: [String] { PNGShimSupport.warnings(of: reader) + extraWarnings }
+  public var warnings: [String] {
+    PNGShimSupport.warnings(of: reader).filter { !headerWarningSources.contains($0) } + extraWarnings
+  }
+  /// libpng's words already reported in `header.warnings` (a rejected iCCP chunk).
+  private let headerWarningSources: Set<String>
 
   /// Reads the header and every chunk before the image data, and checks the size against `limits`
   /// before any pixel memory is allocated.
@@ -139,9 +143,15 @@ public final class PNGDecoder {
     } else {
       colorSpace = .sRGB
     }
+    // libpng drops an iCCP chunk it finds damaged, or whose profile is for another colour model,
+    // with a warning about that chunk: the header reports it (strict loads fail on it).
+    let rejections = profile == nil ? PNGShimSupport.warnings(of: reader).filter { $0.hasPrefix("iCCP") } : []
+    headerWarningSources = Set(rejections)
     header = ImageHeader(
       fileFormat: .png, size: Size(width: Int(info.width), height: Int(info.height)),
-      layout: layout, component: info.out_bit_depth == 16 ? .uint16 : .uint8, metadata: metadata)
+      layout: layout, component: info.out_bit_depth == 16 ? .uint16 : .uint8, metadata: metadata,
+      warnings: rejections.isEmpty
+        ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."])
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil

@@ -98,6 +98,7 @@ public final class PNGStreamEncoder {
     executor: EncodeJobExecutor?, maxSegmentsInFlight: Int, segmentBytes: Int
   ) throws {
     try options.validate()
+    try MetadataLimits.checkWritable(exif: metadata.exif, xmp: metadata.xmp, comment: metadata.comment, format: "PNG")
     guard component != .float32 else {
       throw CodecError(
         .invalidArgument,

@@ -9,10 +9,22 @@ import CPNG
 import Foundation
 import PixelBufferModule
 
-/// Limits on metadata read from files.
+/// Limits on metadata read from files, and so on metadata written.
 public enum MetadataLimits {
   /// The largest EXIF, XMP, IPTC or comment block read (after decompression): 1 MiB.
   public static let maxBlockBytes = 1 << 20
+
+  /// Refuses blocks a reader would refuse: for formats without a smaller limit of their own (PNG,
+  /// WebP, TIFF, HEIF), a block over `maxBlockBytes` is a `.tooLarge` error naming it, so no file
+  /// is written that FilterGraph would not read back. (JPEG has its segments' own limits.)
+  static func checkWritable(exif: Data?, xmp: Data?, iptc: Data? = nil, comment: String? = nil, format: String) throws {
+    for (what, count) in [("EXIF block", exif?.count), ("XMP packet", xmp?.count), ("IPTC block", iptc?.count), ("comment", comment?.utf8.count)] {
+      guard let count, count > maxBlockBytes else { continue }
+      throw CodecError(
+        .tooLarge,
+        "The \(what) is \(count) bytes; FilterGraph writes metadata blocks of at most 1 MiB (\(maxBlockBytes) bytes), the most it reads, into \(format) files. Leave it out (--keep without it, or --strip).")
+    }
+  }
 }
 
 enum PNGTextChunks {

@@ -80,8 +80,6 @@ public final class TIFFDecoder: ImageRowDecoder {
   private let cmyk: CMYKConversion?
   /// Bytes of one pixel as the shim decodes it (CMYK pages before their conversion).
   private let storedPixelBytes: Int
-  /// Problems found while opening (a CMYK profile that could not be used).
-  private let problems: [String]
 
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
   /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
@@ -164,7 +162,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     var info = ctiff_info()
     var cmyk: CMYKConversion?
     var cmykProfile: Data?
-    var problems: [String] = []
+    var headerWarnings: [String] = []
     var levelSizes: [Size] = []
     var metadata = ImageMetadata()
     var pageInfo = ctiff_info()
@@ -178,6 +176,9 @@ public final class TIFFDecoder: ImageRowDecoder {
       selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
+      for (name, length) in [("XMP", Int(info.xmp_length)), ("IPTC", Int(info.iptc_length))] where length > MetadataLimits.maxBlockBytes {
+        throw CodecError(.tooLarge, "The TIFF's \(name) tag is \(length) bytes; metadata blocks are limited to 1 MiB.")
+      }
       guard level >= 0, level <= levelSizes.count else {
         throw CodecError(
           .invalidArgument, "Page \(page) of the TIFF file has \(levelSizes.count) reduced-resolution levels; level \(level) does not exist.")
@@ -195,7 +196,7 @@ public final class TIFFDecoder: ImageRowDecoder {
           cmyk = conversion
           cmykProfile = profile
         } else if let problem {
-          problems.append("The CMYK page was converted without its profile: \(problem).")
+          headerWarnings.append("Its CMYK page was converted without its ICC profile (\(problem)): its colours are approximate.")
         }
       }
       metadata = Self.metadata(info, input: input)
@@ -227,7 +228,6 @@ public final class TIFFDecoder: ImageRowDecoder {
       throw error
     }
     self.cmyk = cmyk
-    self.problems = problems
     reader = opened
     self.input = input
     self.page = page
@@ -249,7 +249,8 @@ public final class TIFFDecoder: ImageRowDecoder {
     colorSpace = metadata.iccProfile.map { .icc($0) } ?? .sRGB
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(pageInfo.width), height: Int(pageInfo.height)), layout: layout, component: component,
-      metadata: metadata, pageCount: Int(pageInfo.page_count), reducedLevelSizes: levelSizes, cmykProfile: cmykProfile)
+      metadata: metadata, pageCount: Int(pageInfo.page_count), reducedLevelSizes: levelSizes, cmykProfile: cmykProfile,
+      warnings: headerWarnings)
     self.region = region ?? Rect(x: 0, y: 0, width: extentRead.width, height: extentRead.height)
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))
@@ -296,7 +297,7 @@ public final class TIFFDecoder: ImageRowDecoder {
 
   /// Warnings libtiff gave (unknown tags, odd but readable values…), in its words.
   public var warnings: [String] {
-    problems + (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
+    (0..<ctiff_warning_count(reader)).map { String(cString: ctiff_warning(reader, $0)) }
   }
 
   /// A new, uninitialised buffer of `rows` rows (default: the whole page or region) in the decoded

@@ -60,6 +60,7 @@ public final class TIFFStreamEncoder: ImageRowEncoder {
     size: Size, format: PixelFormat, settings: TIFFEncodeSettings = TIFFEncodeSettings(), iccProfile: Data? = nil,
     metadata: ImageMetadata = ImageMetadata(), handle: OutputHandle? = nil
   ) throws {
+    try MetadataLimits.checkWritable(exif: metadata.exif, xmp: metadata.xmp, iptc: metadata.iptc, comment: metadata.comment, format: "TIFF")
     guard size.width > 0, size.height > 0, size.width <= Int(UInt32.max), size.height <= Int(UInt32.max) else {
       throw CodecError(.invalidArgument, "A TIFF image must be at least 1×1 pixels; \(size) was requested.")
     }

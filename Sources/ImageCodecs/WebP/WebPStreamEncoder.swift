@@ -43,6 +43,7 @@ public final class WebPStreamEncoder: ImageRowEncoder {
     size: Size, format: PixelFormat, settings: WebPEncodeSettings = WebPEncodeSettings(), iccProfile: Data? = nil,
     exif: Data? = nil, xmp: Data? = nil, handle: OutputHandle? = nil
   ) throws {
+    try MetadataLimits.checkWritable(exif: exif, xmp: xmp, format: "WebP")
     guard (1...16383).contains(size.width), (1...16383).contains(size.height) else {
       throw CodecError(.invalidArgument, "A WebP image must be 1 to 16383 pixels on each side; \(size) was requested.")
     }

@@ -197,7 +197,9 @@ final class ColourManagementTests: XCTestCase {
 
   /// Unusable profiles give a warning and sRGB, or an error under strict loading; never a crash:
   /// truncated, corrupt (tag offsets past the end), 4.5 MB of garbage, a CMYK profile on an RGB
-  /// image, and 500 kB (a corrupt profile repeated) in 9 APP2 segments.
+  /// image, 500 kB (a corrupt profile repeated) in 9 APP2 segments, and APP2 segments that do not
+  /// make one profile: one missing, a good profile's 9 segments twice over, counts that disagree,
+  /// a segment numbered 0. `Image.sourceWarnings` says the same before any render.
   func testBadProfilesWarnAndFallBackToSRGB() throws {
     let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
     var cmyk = adobe
@@ -218,23 +220,30 @@ final class ColourManagementTests: XCTestCase {
       buffer.metadata.iccProfile = profile
       return try JPEGEncoder.encode(buffer, options: JPEGEncodeOptions(quality: 95))
     }
-    /// `plainJPEG` with `profile` split into `count` APP2 segments.
-    func split(_ profile: Data, into count: Int) -> Data {
-      var out = Data(plainJPEG.prefix(2))
+    /// `profile` cut into `count` APP2 payloads (sequence number, count, bytes).
+    func chunks(_ profile: Data, _ count: Int) -> [(Int, Int, Data)] {
       let size = (profile.count + count - 1) / count
-      for i in 0..<count {
-        let chunk = profile[(i * size)..<min((i + 1) * size, profile.count)]
-        let payload = Data("ICC_PROFILE".utf8) + [0, UInt8(i + 1), UInt8(count)] + chunk
+      return (0..<count).map { i in (i + 1, count, profile[(i * size)..<min((i + 1) * size, profile.count)]) }
+    }
+    /// `plainJPEG` with these ICC_PROFILE APP2 segments.
+    func segments(_ list: [(Int, Int, Data)]) -> Data {
+      var out = Data(plainJPEG.prefix(2))
+      for (sequence, count, chunk) in list {
+        let payload = Data("ICC_PROFILE".utf8) + [0, UInt8(sequence), UInt8(count)] + chunk
         out += Data([0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)]) + payload
       }
       return out + plainJPEG.dropFirst(2)
     }
+    func split(_ profile: Data, into count: Int) -> Data { segments(chunks(profile, count)) }
+    let three = chunks(adobe, 3)
     var repeated = Data()
     while repeated.count < 500_000 { repeated += corrupt }
     let cases: [(String, Data)] = [
       ("truncated", try tagged(adobe.prefix(300))), ("corrupt", try tagged(corrupt)),
       ("garbage", try tagged(Data(repeating: 0x41, count: 4_500_000))), ("CMYK on RGB", try tagged(cmyk)),
       ("500 kB in 9 segments", split(repeated.prefix(500_000), into: 9)),
+      ("segment missing", segments([three[0], three[2]])), ("9 segments twice", segments(chunks(adobe, 9) + chunks(adobe, 9))),
+      ("counts disagree", segments([three[0], (2, 4, three[1].2), three[2]])), ("segment 0", segments([(0, 3, three[0].2)] + three)),
     ]
     for (name, jpeg) in cases {
       let warnings = WarningLog()
@@ -244,6 +253,7 @@ final class ColourManagementTests: XCTestCase {
       XCTAssertEqual(maxCodeDifference(out, plain), 0, name)
       XCTAssertEqual(warnings.messages.count, 1, name)
       XCTAssertTrue(warnings.messages.first?.contains("read as sRGB") ?? false, name)
+      XCTAssertEqual(try Image(data: jpeg).sourceWarnings, warnings.messages, name)
       XCTAssertThrowsError(try lenient.render(Image(data: jpeg, options: LoadOptions(strict: true))), name)
     }
   }

@@ -2,6 +2,9 @@
 // back with an independent scan of the files (TestSupport/FileStructure.swift). Fixtures made by
 // scripts/metadata-fixtures.py (pixels and EXIF built without FilterGraph).
 import Foundation
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
 import ImageCodecs
 import PixelBufferModule
 import TestSupport
@@ -156,6 +159,59 @@ final class MetadataTests: XCTestCase {
     XCTAssertEqual(partial.metadata.xmp.map { Array($0.utf8) }, main)
   }
 
+  /// PNG, WebP, TIFF and HEIF outputs of a JPEG with extended XMP hold one packet: the main
+  /// packet without `xmpNote:HasExtendedXMP` and with the extension's `rdf:Description` before
+  /// its `</rdf:RDF>` (XMP part 3's merge), checked byte for byte and by Foundation's XML parser
+  /// (well-formed, both packets' properties present, no HasExtendedXMP). The element form of the
+  /// property is removed too; an extension declaring namespaces on its `rdf:RDF` is not merged.
+  func testExtendedXMPIsMergedForFormatsWithoutASizeLimit() throws {
+    let guid = "00112233445566778899AABBCCDDEEFF"
+    let rdf = "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\""
+    let main =
+      "<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?><x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF \(rdf)>"
+      + "<rdf:Description rdf:about=\"\" xmlns:xmpNote=\"http://ns.adobe.com/xmp/note/\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\""
+      + " xmpNote:HasExtendedXMP=\"\(guid)\"><dc:format>image/jpeg</dc:format></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end=\"w\"?>"
+    let history = (0..<12_000).map { String(format: "step %06d; ", $0) }.joined()
+    let description =
+      "<rdf:Description rdf:about=\"\" xmlns:photoshop=\"http://ns.adobe.com/photoshop/1.0/\"><photoshop:History>\(history)</photoshop:History></rdf:Description>"
+    let extended = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF \(rdf)>\(description)</rdf:RDF></x:xmpmeta>"
+    let expected = main.replacingOccurrences(of: " xmpNote:HasExtendedXMP=\"\(guid)\"", with: "")
+      .replacingOccurrences(of: "</rdf:RDF>", with: description + "</rdf:RDF>")
+
+    let signature = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+    func u32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+    func segment(_ payload: [UInt8]) -> [UInt8] { [0xFF, 0xE1] + [UInt8((payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)] + payload }
+    let bytes = Array(extended.utf8)
+    var jpeg = try [UInt8](Fixtures.data("metadata/orient-1.jpg"))
+    var inserted = segment(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(main.utf8))
+    for offset in stride(from: 0, to: bytes.count, by: 60_000) {
+      inserted += segment(signature + Array(guid.utf8) + u32(bytes.count) + u32(offset) + bytes[offset..<min(offset + 60_000, bytes.count)])
+    }
+    jpeg.insert(contentsOf: inserted, at: 2)
+    let image = try Image(data: Data(jpeg))
+    XCTAssertEqual(image.metadata.xmpExtension, extended)
+
+    for format in [ImageFileFormat.png, .webp, .tiff, .avif, .heic] where format.codec?.canEncode ?? false {
+      let written = try Image(data: try encode(image, format))
+      XCTAssertEqual(written.metadata.xmp, expected, "\(format)")
+      XCTAssertNil(written.metadata.xmpExtension, "\(format)")
+    }
+    let parsed = XMLElementNames()
+    let parser = XMLParser(data: Data(expected.utf8))
+    parser.delegate = parsed
+    XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+    XCTAssertTrue(parsed.names.contains("dc:format") && parsed.names.contains("photoshop:History"), "\(parsed.names)")
+    XCTAssertFalse(parsed.attributes.contains("xmpNote:HasExtendedXMP"))
+    XCTAssertEqual(parsed.names.filter { $0 == "rdf:Description" }.count, 2)
+
+    // The element form, and an extension whose namespaces live on its rdf:RDF (not merged).
+    let elementForm = main.replacingOccurrences(
+      of: " xmpNote:HasExtendedXMP=\"\(guid)\">", with: "><xmpNote:HasExtendedXMP>\(guid)</xmpNote:HasExtendedXMP>")
+    XCTAssertEqual(XMPMerge.merged(main: Data(elementForm.utf8), extended: Data(extended.utf8)), Data(expected.utf8))
+    let outer = extended.replacingOccurrences(of: "<rdf:RDF \(rdf)>", with: "<rdf:RDF \(rdf) xmlns:photoshop=\"http://ns.adobe.com/photoshop/1.0/\">")
+    XCTAssertNil(XMPMerge.merged(main: Data(main.utf8), extended: Data(outer.utf8)))
+  }
+
   func testIPTCAndCommentInJPEG() throws {
     let jpeg = try encode(try photo(), .jpeg)
     let segments = FileStructure.jpegSegments(jpeg)
@@ -226,5 +282,19 @@ final class MetadataTests: XCTestCase {
       XCTAssertTrue("\(error)".contains("XMP packet"), "\(error)")
     }
     XCTAssertNoThrow(try encode(image, .jpeg, keep: [.exif]))
+  }
+}
+
+/// The element and attribute names an XML document holds, as Foundation's parser reports them.
+final class XMLElementNames: NSObject, XMLParserDelegate {
+  var names: [String] = []
+  var attributes: Set<String> = []
+
+  func parser(
+    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+    attributes attributeDict: [String: String] = [:]
+  ) {
+    names.append(elementName)
+    attributes.formUnion(attributeDict.keys)
   }
 }

@@ -164,6 +164,16 @@ final class TIFFCodecTests: XCTestCase {
       let naive = CodecTest.integers(try decode("cmyk8.tif"))
       XCTAssertGreaterThan(zip(got, naive).map { abs($0 - $1) }.max() ?? 0, 20, "the profile changes the colours")
     }
+    // Its profile made an RGB one: converted naively, and the header says so (a strict load fails on it).
+    var damaged = data
+    let at = try XCTUnwrap(damaged.range(of: Data("CMYK".utf8), in: damaged.index(damaged.startIndex, offsetBy: 8)..<damaged.endIndex)).lowerBound
+    damaged.replaceSubrange(at..<at + 4, with: Data("RGB ".utf8))
+    let fallback = try TIFFDecoder(data: damaged)
+    XCTAssertNil(fallback.header.cmykProfile)
+    XCTAssertEqual(fallback.header.warnings.count, 1)
+    XCTAssertTrue(fallback.header.warnings.first?.hasPrefix("Its CMYK page was converted without its ICC profile") ?? false, "\(fallback.header.warnings)")
+    XCTAssertEqual(fallback.warnings, [])
+    XCTAssertEqual(CodecTest.integers(try fallback.decodeAll()), CodecTest.integers(try decode("cmyk8.tif")))
   }
 
   /// JPEG-compressed pages (RGB and YCbCr) equal Pillow's and libvips' decodes of the same files,
