@@ -12,7 +12,8 @@ struct Explain: ParsableCommand {
     abstract: "Shows the graph a recipe builds, as written and as optimized.",
     discussion: """
       Without INPUT a 6000×4000 solid-colour image stands in for the input; as it is not a file,
-      the plan then shows no shrink-on-load for it. Nothing is decoded either way.
+      the plan then shows no shrink-on-load for it. Nothing is decoded either way. --profile,
+      --intent and --bpc show the colour conversions a run with them makes.
       """)
 
   /// The stand-in input's size.
@@ -24,6 +25,8 @@ struct Explain: ParsableCommand {
   var expression: String?
 
   @OptionGroup var engine: EngineOptions
+
+  @OptionGroup var colour: ColourOptions
 
   @Argument(help: ArgumentHelp("RECIPE [INPUT] ([INPUT] with -e).", valueName: "files"))
   var files: [String] = []
@@ -63,7 +66,7 @@ struct Explain: ParsableCommand {
       let renderer = engine.makeRenderer()
       lines.append("output: \(image.info.size) \(image.info.layout) \(image.info.component)")
       lines.append("")
-      lines.append(renderer.explain(image))
+      lines.append(renderer.explain(image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc))
       Console.out(lines.joined(separator: "\n"))
       return ExitStatus.ok
     }

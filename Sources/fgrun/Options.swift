@@ -85,13 +85,8 @@ struct RecipeSource {
   }
 }
 
-/// The output format and the codecs' option flags.
-struct OutputOptions: ParsableArguments {
-  @Option(help: ArgumentHelp(
-    "Output format for batches and standard output, and for output names without a known extension (default: the input's format).",
-    valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
-  var format: String?
-
+/// The output colour space and how ICC conversions map colours (`run`, and `explain` to show them).
+struct ColourOptions: ParsableArguments {
   @Option(help: ArgumentHelp(
     "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
     valueName: "srgb|p3|keep|PATH"))
@@ -104,6 +99,28 @@ struct OutputOptions: ParsableArguments {
   @Flag(help: "Black-point compensation in ICC conversions (default off).")
   var bpc = false
 
+  func validate() throws {
+    do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
+    if RenderingIntent(rawValue: intent.lowercased()) == nil {
+      throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
+    }
+  }
+
+  /// The profile `--profile` names (validated).
+  var outputProfile: OutputProfile { (try? OutputProfile(argument: profile)) ?? .sRGB }
+  /// The intent `--intent` names (validated).
+  var renderingIntent: RenderingIntent { RenderingIntent(rawValue: intent.lowercased()) ?? .relative }
+}
+
+/// The output format and the codecs' option flags.
+struct OutputOptions: ParsableArguments {
+  @Option(help: ArgumentHelp(
+    "Output format for batches and standard output, and for output names without a known extension (default: the input's format).",
+    valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
+  var format: String?
+
+  @OptionGroup var colour: ColourOptions
+
   @Option(help: ArgumentHelp(
     "Metadata the output keeps: all (default), none, or a comma-separated list of exif, xmp, iptc, icc, comment. EXIF is written with Orientation 1, the output's pixel dimensions and no thumbnail.",
     valueName: "all|none|LIST"))
@@ -115,13 +132,9 @@ struct OutputOptions: ParsableArguments {
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
-    do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
     do { _ = try MetadataKinds(argument: keep) } catch { throw ValidationError("\(error)") }
     if strip && keep.lowercased() != "all" && keep.lowercased() != "none" {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
-    }
-    if RenderingIntent(rawValue: intent.lowercased()) == nil {
-      throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
     }
     if let format {
       guard let codec = CodecRegistry.codec(named: format) else {
@@ -139,9 +152,9 @@ struct OutputOptions: ParsableArguments {
   /// - Throws: `Failure` (usage) when a flag's value does not suit `format`'s codec.
   func writeOptions(format: ImageFileFormat, protecting inputs: [URL]) throws -> WriteOptions {
     var options = WriteOptions(format: format, options: try flags.encodeValues(for: format), protectedInputs: inputs)
-    options.profile = (try? OutputProfile(argument: profile)) ?? .sRGB
-    options.intent = RenderingIntent(rawValue: intent.lowercased()) ?? .relative
-    options.blackPointCompensation = bpc
+    options.profile = colour.outputProfile
+    options.intent = colour.renderingIntent
+    options.blackPointCompensation = colour.bpc
     options.keptMetadata = strip ? .none : (try? MetadataKinds(argument: keep)) ?? .all
     return options
   }

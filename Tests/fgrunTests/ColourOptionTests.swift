@@ -56,6 +56,11 @@ extension FGRunTests {
     }
     let explain = String(decoding: try fgrun(["explain", "-e", "blur sigma=1", "intents.jpg"]).stdout, as: UTF8.self)
     XCTAssertTrue(explain.contains("[CMYK ICC 'FilterGraph test CMYK' → sRGB by the decoder (lcms2, relative)]"), explain)
+    let asked = String(
+      decoding: try fgrun(["explain", "-e", "blur sigma=1", "intents.jpg", "--intent", "perceptual", "--bpc", "--profile", "p3"]).stdout, as: UTF8.self)
+    XCTAssertTrue(asked.contains("[CMYK ICC 'FilterGraph test CMYK' → sRGB by the decoder (lcms2, perceptual+bpc)]"), asked)
+    XCTAssertTrue(asked.contains("'Display P3' embedded"), asked)
+    XCTAssertEqual(try fgrun(["explain", "-e", "blur sigma=1", "intents.jpg", "--intent", "vivid"]).status, 64)
   }
 }
 
