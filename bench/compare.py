@@ -5,9 +5,10 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
 
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
-  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W4a,W4b,W5,W6,W7,W8,W9,W9p,W10,W11rot,W11aff,W11pad,
-                 W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod (W4 = W4a,W4b; W11 = every W11
-                 row; default all)
+  -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W9p,
+                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod
+                 (W4 = W4a,W4b; W3s = the three large-sigma rows; W11 = every W11 row; default all but the
+                 W3s rows, whose libvips runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
   --threads N    cap every tool's threads (fgrun --threads, VIPS_CONCURRENCY, MAGICK_THREAD_LIMIT,
                  OMP_NUM_THREADS, OpenCV's pool); default: each tool's own (all cores)
@@ -42,7 +43,8 @@ import batch_w10
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9", "W9p", "W10",
+ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
+                 "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
                  "W11med", "W11conv", "W11norm", "W11mod"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
@@ -52,6 +54,9 @@ TITLES = {
     "W1a": "W1a thumbnail of an Adobe RGB 24 MP JPEG, converted to sRGB, fit 800x800, JPEG Q85",
     "W2": "W2 chain: x0.5 Lanczos3, tint 30% #FF8000, Gaussian sigma 2, Rec. 709 gray, PNG level 6",
     "W3": "W3 Gaussian sigma 5 at full size, PNG level 6",
+    "W3s50": "W3s50 Gaussian sigma 50 at full size, PNG level 6 (peak memory beside W3's)",
+    "W3s200": "W3s200 Gaussian sigma 200 at full size, PNG level 6 (peak memory beside W3's)",
+    "W3s500": "W3s500 Gaussian sigma 500 at full size, PNG level 6 (peak memory beside W3's; libvips takes minutes)",
     "W4a": "W4a JPEG to PNG level 6",
     "W4b": "W4b JPEG to JPEG Q90 4:2:0",
     "W5": "W5 sRGB to linear, sepia 3x3 matrix, to sRGB, JPEG Q90",
@@ -73,7 +78,7 @@ TITLES = {
     "W11norm": "W11norm normalize: the 1st and 99th percentiles of r,g,b stretched to black and white, JPEG Q90 4:2:0",
     "W11mod": "W11mod modulate brightness 1.1, saturation 1.2, hue +10 degrees in a perceptual LCh, JPEG Q90 4:2:0",
 }
-EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
+EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W3s50": "png", "W3s200": "png", "W3s500": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
        "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
        "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg"}
@@ -173,6 +178,10 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
                ["gm", "convert", inp, "-blur", "0x5", "+profile", "*", "-quality", "65", f"{o}-gm.png"], False),
               ("pillow", "GaussianBlur(5)", f"{o}-pil.png", pe + ["pillow-W3", inp, f"{o}-pil.png"], False),
               ("opencv", "GaussianBlur sigma 5", f"{o}-cv.png", pe + ["opencv-W3", inp, f"{o}-cv.png"], False)]
+    elif w.startswith("W3s"):
+        sigma = w[3:]
+        r += [("vips", f"gaussblur {sigma} min_ampl 0.01, filter=all", f"{o}-vips.png",
+               ["vips", "gaussblur", inp, f"{o}-vips.png[compression=6,filter=all]", sigma, "--min-ampl", "0.01"], True)]
     elif w == "W4a":
         r += [("vips", "copy, filter=all", f"{o}-vips.png",
                ["vips", "copy", inp, f"{o}-vips.png[compression=6,filter=all]"], True),
@@ -412,7 +421,7 @@ def main():
     ap = argparse.ArgumentParser(add_help=True, usage=__doc__.split("\n\n")[1])
     ap.add_argument("-n", type=int, default=5)
     ap.add_argument("-q", "--quick", action="store_true")
-    ap.add_argument("-w", default=",".join(ALL_WORKLOADS))
+    ap.add_argument("-w", default=",".join(w for w in ALL_WORKLOADS if not w.startswith("W3s")))
     ap.add_argument("-t", default=",".join(ALL_TOOLS))
     ap.add_argument("--threads", type=int)
     ap.add_argument("--fgrun", default=os.environ.get("FGRUN"))
@@ -429,6 +438,8 @@ def main():
             workloads += ["W4a", "W4b"]
         elif w == "W11":
             workloads += [x for x in ALL_WORKLOADS if x.startswith("W11")]
+        elif w == "W3s":
+            workloads += [x for x in ALL_WORKLOADS if x.startswith("W3s")]
         else:
             workloads += [w]
     bad = [w for w in workloads if w not in ALL_WORKLOADS]

@@ -1,8 +1,9 @@
 // MemoryBudget.swift — the bytes a batch's files in flight may hold together (`--memory`).
 //
 // Each file, once its recipe is compiled (the graph, and so its sizes, known; nothing decoded),
-// asks for its estimate (`Renderer.estimatedMemory`: its sources decoded whole, its large blurs'
-// held copies, its bands in flight) and waits while the files in flight hold so much that its
+// asks for its estimate (`Renderer.estimatedMemory`: its large blurs' held copies, its sources
+// decoded whole, the rows its streamed sources hold, and the tiles and bands its analyses and its
+// output hold in flight) and waits while the files in flight hold so much that its
 // estimate would take them past the limit. A file is never refused: when nothing is in flight it
 // starts whatever its estimate, so a file larger than the budget runs alone. Hence, at every
 // moment, the estimates of the files in flight sum to at most the limit, or there is one file.

@@ -19,6 +19,8 @@ public struct DecodeStatistics: Hashable, Sendable {
   /// Decodes of only the part of a source a render reads (a crop of a TIFF, whose codec decodes
   /// regions), streamed or not: also counted in `streamedDecodes` or `decodes`.
   public var regionDecodes = 0
+  /// The bytes of the largest window of rows a streamed decode held (its ring of decoded rows).
+  public var largestStreamedWindowBytes = 0
 }
 
 /// Decoded source pixels keyed by the source's identity and decode parameters.
@@ -82,10 +84,12 @@ final class DecodeCache: @unchecked Sendable {  // every var is only touched und
     return entries[key] != nil
   }
 
-  /// Counts a streamed decode (of a region of its source, or of all of it).
-  func recordStreamedDecode(region: Bool) {
+  /// Counts a streamed decode (of a region of its source, or of all of it) holding a window of
+  /// `windowBytes`.
+  func recordStreamedDecode(region: Bool, windowBytes: Int) {
     lock.lock()
     statistics.streamedDecodes += 1
+    statistics.largestStreamedWindowBytes = max(statistics.largestStreamedWindowBytes, windowBytes)
     if region { statistics.regionDecodes += 1 }
     lock.unlock()
   }

@@ -6,8 +6,9 @@
 // without analyses is returned as it is.
 //
 // An analysis runs on its own small render of the input (or of the downscaled view it asks for):
-// the view is optimized and its sources decoded through the decode cache as for any render, then
-// cut into the render's bands of tiles; a group of bands at a time goes to the worker pool (in
+// the view is optimized and its sources decoded through the decode cache (or streamed) as for any
+// render, then cut into bands of tiles sized so no tile pulls more than a few MB from any input
+// (`tileSize(for:bounded:)`); a group of bands at a time goes to the worker pool (in
 // order, which keeps a streamed source's window of rows valid), each tile reduced to a partial
 // result on the worker that computed it, and the partials are merged in tile order on the calling
 // thread — so the result does not depend on scheduling. Results are kept (`AnalysisCache`, the 64
@@ -121,7 +122,7 @@ extension Renderer {
     let key = "\(analysis.label) [\(analysis.view)] of \(resolvedImage.node.structuralKey)"
     if let kept = analyses.lookup(key) as? A.Result { return kept }
     let start = DispatchTime.now().uptimeNanoseconds
-    let plan = try prepare(view)
+    let plan = try prepare(view, analysis: true)
     let evaluator = TileEvaluator(plan: plan)
     let viewSize = plan.root.info.size
     let space = analysis.workingSpace

@@ -2,49 +2,233 @@
 // starts, so a caller running several renders side by side (fgrun's batches) can keep their sum
 // within a budget.
 //
-// The estimate is an upper bound of the render's own memory, from the graph alone (no decode, no
-// analysis):
+// A render runs in phases, one after another: the render of each analysis's view (a held blur's
+// reduction, then its blur; a histogram's view), then the output's. The estimate is an upper
+// bound of what writing the image holds of its own, from the graph alone (no decode, no
+// analysis; rendering into a buffer adds the buffer), the sum of:
 //
-//   Σ over distinct encoded sources not already in the decode cache: width × height × bytes per
-//     pixel (decoded whole; a streamed source holds only a window of rows, so this over-counts it;
-//     buffers and generated sources hold nothing of the render's own)
-//   + Σ over held intermediates (a large blur's reduced copy): width × height × 16
-//   + the bands in flight: bandWindow × tile height × output width × 16, twice (the float tiles
-//     being computed and the band buffer in the output's format, counted at float size)
+//   held       Σ held intermediates (a large blur's two reduced copies): height × row bytes
+//              (16 a pixel, rows aligned), kept until the render ends
+//   decoded    Σ distinct encoded sources decoded whole and not in the decode cache yet: their
+//              decoded rows (the cache keeps them)
+//   window     the most rows of streamed sources any phase holds: Σ over the sources it
+//              streams of the ring of rows, from the same rule and the same grid as that
+//              phase's render (`streamedReads`, `tileSize(for:bounded:)`)
+//   tiles      the most pooled tile memory any phase holds: threads × the most one tile's
+//              evaluation holds (below), plus, in the output's phase, the bands in flight:
+//              bandWindow × band height × output width × 16 (counted at float size whatever
+//              the output format). An analysis's phase holds no bands: each tile is reduced as
+//              it finishes.
 //
-// What a render shares with others — sources already cached, such as a batch's watermark — is not
-// counted: the decode cache's own byte limit bounds it.
+// (Phases run one after another, so taking the largest window and the largest tiles of any
+// phases over-counts by at most the smaller of the two; each part can then be checked against
+// what the renderer counts: `AnalysisCache.retainedBytes`, `DecodeStatistics.bytesHeld` and
+// `largestStreamedWindowBytes`, `TileMemoryPool.peakBytesInUse`.)
+//
+// One tile's evaluation is followed as TileEvaluator runs it, without computing anything: while
+// a node pulls an input it holds the tiles of the inputs it already pulled; then it holds its
+// inputs, its output and one more block the size of its largest input (an operation's scratch,
+// such as a separable blur's intermediate rows); a request reaching outside a node's extent is a
+// copy beside the computed part; tiles of nodes read twice are kept for the whole tile. Each
+// block is counted as the tile pool counts it (its size class). The worst of five tiles (the
+// grid's corners and centre) stands for all.
+//
+// What a render shares with others — sources already cached, such as a batch's watermark; the
+// analysis results kept from earlier renders; the tile pool's idle blocks (at most 32 MB) — is
+// not counted: each has its own byte limit.
 
+import ImageCodecs
 import PixelBufferModule
 
 extension Renderer {
-  /// An upper bound, in bytes, of what rendering `image` holds at once besides what the decode
-  /// cache holds now (see Renderer+Memory.swift).
+  /// An upper bound, in bytes, of what writing `image` holds at once besides what the decode
+  /// cache holds now (see Renderer+Memory.swift); `Int.max` for a graph over `GraphLimits`, which
+  /// no render accepts.
   public func estimatedMemory(for image: Image) -> Int {
-    // Sides are at most 65,535 and a graph at most 10,000 nodes (GraphLimits): the sums fit.
-    var total = 0
-    var sources: Set<String> = []
+    guard (try? GraphLimits.check(image.node, maxPixels: options.maxPixels)) != nil else { return .max }
+    return memoryEstimate(for: image).total
+  }
+
+  /// The parts of `estimatedMemory(for:)`.
+  func memoryEstimate(for image: Image) -> MemoryEstimate {
+    var estimate = MemoryEstimate()
+    var cut = HeldInputsCut()
     var seen: Set<ObjectIdentifier> = []
     var pending = [image.node]
     while let node = pending.popLast() {
       guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
       pending.append(contentsOf: node.inputs)
-      let info = node.info
-      if let source = node.operation as? EncodedSourceOperation, !cache.contains(source.identity),
-        sources.insert(source.identity).inserted
-      {
-        total += info.size.width * info.size.height * PixelFormat(layout: info.layout, component: info.component).bytesPerPixel
-      }
-      if node.operation is HeldInputOperation, let input = node.inputs.first {
-        total += input.info.size.width * input.info.size.height * 16
+      guard let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first else { continue }
+      let analysis = analysed.analysis
+      let view = Self.view(of: Image(node: cut.node(input)), analysis.view, space: analysis.workingSpace)
+      addPhase(view.node, analysis: true, to: &estimate)
+      if node.operation is HeldInputOperation {
+        estimate.held = Self.saturated(estimate.held, plus: Self.floatBytes(input.info.size))
       }
     }
-    // The tile height is a caller's option: saturate rather than overflow.
-    let bands = [bandWindow, options.tileSize.height, image.size.width, 32].reduce(1) { product, factor in
+    addPhase(cut.node(image.node), analysis: false, to: &estimate)
+    return estimate
+  }
+
+  /// Adds one phase, a render of `node` (of an analysis's view, or the output's).
+  private func addPhase(_ node: ImageNode, analysis: Bool, to estimate: inout MemoryEstimate) {
+    let root = optimized(Image(node: node))
+    let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
+    let grid = plan.grid
+    if grid.size.isEmpty { return }
+    // The default rendering: only a CMYK file decodes differently (and is cached apart) for
+    // another intent, and the estimate is made before the caller's write options are known.
+    let rendering = ColourRendering()
+    var window = 0
+    for source in plan.nodes {
+      guard let encoded = source.operation as? EncodedSourceOperation else { continue }
+      let region = sourceRegion(encoded, node: source, plan: plan, rendering: rendering)
+      let area = region ?? source.info.extent
+      let rowBytes = PixelBuffer.alignedRowBytes(
+        width: area.width, format: PixelFormat(layout: source.info.layout, component: source.info.component))
+      if let reads = streamedReads(encoded, node: source, plan: plan, area: area, rendering: rendering) {
+        window = Self.saturated(window, plus: Self.saturated(max(1, min(reads.window, area.height)), times: [rowBytes]))
+        continue
+      }
+      let key = encoded.identity(rendering) + (region.map { "@\($0)" } ?? "")
+      if !cache.contains(key), estimate.decodedSources.insert(key).inserted {
+        estimate.decoded = Self.saturated(estimate.decoded, plus: Self.saturated(area.height, times: [rowBytes]))
+      }
+    }
+    var tiles = Self.saturated(options.threads, times: [Self.tileFootprint(plan)])
+    if !analysis {
+      tiles = Self.saturated(tiles, plus: Self.saturated(bandWindow, times: [grid.tileSize.height, grid.size.width, 16]))
+    }
+    estimate.window = max(estimate.window, window)
+    estimate.tiles = max(estimate.tiles, tiles)
+  }
+
+  /// The most pooled bytes one tile of `plan` holds while it is evaluated (see the file comment):
+  /// the worst of the grid's corner and centre tiles.
+  static func tileFootprint(_ plan: RenderPlan) -> Int {
+    let grid = plan.grid
+    let across = grid.tilesAcross, bands = grid.bandCount
+    let picks = [(0, 0), (across - 1, 0), (0, bands - 1), (across - 1, bands - 1), (across / 2, bands / 2)]
+    return picks.map { column, band in
+      var footprint = TileFootprint(plan: plan)
+      let peak = footprint.evaluate(plan.root, grid.tile(column, ofBand: band))
+      return saturated(peak, plus: footprint.memoBytes)
+    }.max()!
+  }
+
+  /// The bytes of a float premultiplied RGBA buffer of `size` (rows aligned as allocated).
+  static func floatBytes(_ size: Size) -> Int {
+    saturated(PixelBuffer.alignedRowBytes(width: size.width, format: .rgbaFloatPremultiplied), times: [size.height])
+  }
+
+  /// `a + b`, or `Int.max` when that overflows.
+  static func saturated(_ a: Int, plus b: Int) -> Int {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? .max : sum
+  }
+
+  /// `a × factors`, or `Int.max` when that overflows (a caller's tile height or band count can be
+  /// anything).
+  static func saturated(_ a: Int, times factors: [Int]) -> Int {
+    factors.reduce(a) { product, factor in
       let (p, overflow) = product.multipliedReportingOverflow(by: factor)
       return overflow ? .max : p
     }
-    let (sum, overflow) = total.addingReportingOverflow(bands)
-    return overflow ? .max : sum
+  }
+}
+
+/// The parts of a render's memory estimate (see Renderer+Memory.swift).
+struct MemoryEstimate {
+  /// Held intermediates.
+  var held = 0
+  /// Sources decoded whole.
+  var decoded = 0
+  /// The most rows of streamed sources one phase holds.
+  var window = 0
+  /// The most pooled tile memory (tiles being evaluated, bands in flight) one phase holds.
+  var tiles = 0
+  /// The sources (and regions of sources) counted in `decoded`.
+  var decodedSources: Set<String> = []
+
+  /// The estimate: the sum of the parts.
+  var total: Int { [decoded, window, tiles].reduce(held) { Renderer.saturated($0, plus: $1) } }
+}
+
+/// The graph with each `HeldInputOperation` replaced by its operation reading a stand-in for the
+/// held pixels: what the phases after the held copy's own render read (nothing below it).
+private struct HeldInputsCut {
+  private var done: [ObjectIdentifier: ImageNode] = [:]
+
+  /// `node` with every held input below it cut (nodes shared stay shared).
+  mutating func node(_ node: ImageNode) -> ImageNode {
+    if let hit = done[ObjectIdentifier(node)] { return hit }
+    var result = node
+    if let held = node.operation as? HeldInputOperation, let input = node.inputs.first {
+      result = ImageNode(operation: held.operation, inputs: [ImageNode(operation: HeldStandIn(info: input.info), inputs: [])])
+    } else {
+      let inputs = node.inputs.map { self.node($0) }
+      if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) { result = ImageNode(operation: node.operation, inputs: inputs) }
+    }
+    done[ObjectIdentifier(node)] = result
+    return result
+  }
+}
+
+/// Stands for a held intermediate in an estimate: an image of `info` already in memory (counted
+/// as lasting), which no phase decodes. Never rendered.
+private struct HeldStandIn: SourceOperation {
+  let info: ImageInfo
+
+  var descriptor: OperationDescriptor { HeldPixelsSource.table }
+  var arguments: Arguments { Arguments([("size", .size(info.size))]) }
+  var identity: String { "held stand-in" }
+  var isResident: Bool { true }
+
+  func outputInfo(inputs: [ImageInfo]) -> ImageInfo { info }
+
+  func decodePixels() throws -> PixelBuffer? { nil }
+}
+
+/// The bytes one tile's evaluation holds, following TileEvaluator without computing pixels (see
+/// Renderer+Memory.swift).
+private struct TileFootprint {
+  let plan: RenderPlan
+  /// Regions of nodes read twice already counted, which the evaluator keeps for the whole tile.
+  private var memo: Set<TileEvaluator.MemoKey> = []
+  /// Their bytes.
+  private(set) var memoBytes = 0
+
+  init(plan: RenderPlan) { self.plan = plan }
+
+  /// The pool's count for a float tile of `rect` (its size class; small blocks as they are).
+  static func bytes(_ rect: Rect) -> Int {
+    let n = Renderer.saturated(PixelBuffer.alignedRowBytes(width: rect.width, format: .rgbaFloatPremultiplied), times: [rect.height])
+    return n >= TileMemoryPool.minimumPooled && n < Int.max / 2 ? TileMemoryPool.sizeClass(n) : n
+  }
+
+  /// The most held while evaluating `rect` of `node`, its result included.
+  mutating func evaluate(_ node: ImageNode, _ rect: Rect) -> Int {
+    let inside = Regions.computed(rect, extent: node.info.extent)
+    let peak = compute(node, inside)
+    return inside == rect ? peak : max(peak, Renderer.saturated(Self.bytes(inside), plus: Self.bytes(rect)))
+  }
+
+  private mutating func compute(_ node: ImageNode, _ rect: Rect) -> Int {
+    if plan.consumerCount[ObjectIdentifier(node), default: 0] > 1 {
+      // The space is not known here: one entry per region stands for the evaluator's per space.
+      guard memo.insert(TileEvaluator.MemoKey(node: ObjectIdentifier(node), rect: rect, space: .linear)).inserted else { return 0 }
+      memoBytes = Renderer.saturated(memoBytes, plus: Self.bytes(rect))
+    }
+    let op = node.operation
+    if op is SourceOperation { return Self.bytes(rect) }
+    if op is any PositionalPointOperation { return evaluate(node.inputs[0], rect) }
+    var held = 0, peak = 0, largest = 0
+    for i in node.inputs.indices {
+      let region = Regions.input(i, of: node, for: rect)
+      peak = max(peak, Renderer.saturated(held, plus: evaluate(node.inputs[i], region)))
+      held = Renderer.saturated(held, plus: Self.bytes(region))
+      largest = max(largest, Self.bytes(region))
+    }
+    return max(peak, Renderer.saturated(held, plus: Renderer.saturated(Self.bytes(rect), plus: largest)))
   }
 }

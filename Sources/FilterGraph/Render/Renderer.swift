@@ -111,11 +111,13 @@ public final class Renderer: Sendable {
 
   /// Optimizes the graph, decodes its sources (once, through the cache) and finds the transforms
   /// that bring ICC-profiled sources into the working space (with `intent` and black-point
-  /// compensation `bpc`; CMYK files are converted by their decoders with the same).
-  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> RenderPlan {
+  /// compensation `bpc`; CMYK files are converted by their decoders with the same). `analysis`:
+  /// the render of an analysis's view, whose tiles are sized so none pulls more than
+  /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
+  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let root = optimized(try resolved(image))
-    let plan = RenderPlan(root: root, grid: tileGrid(for: root))
+    let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
@@ -123,7 +125,7 @@ public final class Renderer: Sendable {
         let region = sourceRegion(encoded, node: node, plan: plan, rendering: rendering)
         if let stream = try streamingSource(encoded, node: node, plan: plan, region: region, rendering: rendering) {
           plan.streamed[ObjectIdentifier(node)] = stream
-          cache.recordStreamedDecode(region: region != nil)
+          cache.recordStreamedDecode(region: region != nil, windowBytes: stream.windowBytes)
           continue
         }
         if let region {

@@ -23,15 +23,25 @@ extension Renderer {
     _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?, rendering: ColourRendering
   ) throws -> StreamingSource? {
     let area = region ?? node.info.extent
-    guard source.source.codec.streamsRows,
-      area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
-      !cache.contains(source.identity(rendering)),
-      let reads = streamingWindow(plan, source: node, area: area),
+    guard let reads = streamedReads(source, node: node, plan: plan, area: area, rendering: rendering),
       case let decoder = try source.source.startedDecoder(
         scaleDenominator: source.scaleDenominator, region: region, colourRendering: rendering)
     else { return nil }
     return try StreamingSource(
       decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
+  }
+
+  /// The window and band ends of a streamed decode of `area` of `source`, or nil when the rules
+  /// decode it whole: its codec streams rows, it is at least `streamingMinimumBytes`, it is not
+  /// cached (decoded with `rendering`), and the graph reads it in order (`streamingWindow`).
+  func streamedReads(
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect, rendering: ColourRendering
+  ) -> (window: Int, bandEnds: [Int])? {
+    guard source.source.codec.streamsRows,
+      area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
+      !cache.contains(source.identity(rendering))
+    else { return nil }
+    return streamingWindow(plan, source: node, area: area)
   }
 
   /// The part of `source` the render reads, when its codec decodes regions and that part is

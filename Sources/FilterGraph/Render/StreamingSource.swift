@@ -25,6 +25,8 @@ import Synchronization
 final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failure` only under `lock`; readers stay below the atomic `decoded`
   /// The rows kept: row `y` lives in ring row `y % capacity`.
   let capacity: Int
+  /// The bytes of the ring.
+  var windowBytes: Int { capacity * rowBytes }
   let format: PixelFormat
   let colorSpace: ColorSpace
   let height: Int

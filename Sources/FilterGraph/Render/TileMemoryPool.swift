@@ -7,6 +7,10 @@
 // keeps a bounded number of bytes idle; blocks beyond that are freed. Large blocks are pooled
 // too: left to malloc, a downscale's multi-MB input tiles fragmented its arenas and raised the
 // peak (measured on W1).
+//
+// The pool also counts the blocks in use (by the size class asked for) and the most in use at
+// once: the renderer's own accounting of its working tiles, which `Renderer.estimatedMemory`
+// bounds (tested in MemoryEstimateTests).
 
 import Foundation
 import PixelBufferModule
@@ -17,10 +21,12 @@ enum TileMemoryPool {
   /// Blocks smaller than this are left to malloc (it recycles them well already).
   static let minimumPooled = 32 << 10
 
-  /// Idle blocks by size class, and their total bytes.
+  /// Idle blocks by size class, and their total bytes; the bytes of blocks in use.
   private struct Idle {
     var free: [Int: [UnsafeMutableRawPointer]] = [:]
     var bytes = 0
+    var inUse = 0
+    var peakInUse = 0
   }
   private static let idle = Locked(Idle())
 
@@ -35,10 +41,13 @@ enum TileMemoryPool {
   /// Storage of at least `byteCount` bytes whose block returns to the pool when released.
   static func storage(byteCount: Int) -> PixelStorage {
     guard byteCount >= minimumPooled else { return PixelStorage(byteCount: byteCount) }
-    var size = sizeClass(byteCount)
+    let counted = sizeClass(byteCount)
+    var size = counted
     // The smallest idle block of this class or up to 1.5× larger: edge tiles and the last column
     // come in many slightly different sizes, and one idle block should serve them all.
     let reused: UnsafeMutableRawPointer? = idle.withLock { idle in
+      idle.inUse += counted
+      idle.peakInUse = max(idle.peakInUse, idle.inUse)
       var best: Int?
       for (candidate, blocks) in idle.free where !blocks.isEmpty && candidate >= size && candidate <= size + size / 2 {
         if best.map({ candidate < $0 }) ?? true { best = candidate }
@@ -50,11 +59,14 @@ enum TileMemoryPool {
     }
     let block = reused ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: PixelStorage.alignment)
     let blockSize = size
-    return PixelStorage(adopting: block, byteCount: blockSize) { pointer in TileMemoryPool.give(pointer, size: blockSize) }
+    return PixelStorage(adopting: block, byteCount: blockSize) { pointer in
+      TileMemoryPool.give(pointer, size: blockSize, counted: counted)
+    }
   }
 
-  private static func give(_ pointer: UnsafeMutableRawPointer, size: Int) {
+  private static func give(_ pointer: UnsafeMutableRawPointer, size: Int, counted: Int) {
     let kept = idle.withLock { idle in
+      idle.inUse -= counted
       guard idle.bytes + size <= idleLimit else { return false }
       idle.free[size, default: []].append(pointer)
       idle.bytes += size
@@ -62,6 +74,16 @@ enum TileMemoryPool {
     }
     if !kept { pointer.deallocate() }
   }
+
+  /// Bytes of pooled blocks in use now, each counted by the size class asked for (a block reused
+  /// from a larger idle one counts as asked; the idle blocks are bounded by `idleLimit`).
+  static var bytesInUse: Int { idle.withLock { $0.inUse } }
+
+  /// The most `bytesInUse` since the last `resetPeak()` (or the start).
+  static var peakBytesInUse: Int { idle.withLock { $0.peakInUse } }
+
+  /// Starts a new peak from the bytes in use now.
+  static func resetPeak() { idle.withLock { $0.peakInUse = $0.inUse } }
 
   /// A buffer of `format` over pooled memory (the renderer's band buffers).
   static func buffer(width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace) -> PixelBuffer {

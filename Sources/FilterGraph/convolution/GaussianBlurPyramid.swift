@@ -18,14 +18,18 @@
 // steps work in the same space (linear light unless `linearLight` is false) on premultiplied
 // RGBA. `method=exact` and `method=box` keep the single-pass methods at any σ.
 //
-// Cost: the reduced, blurred copy is held (HeldInput.swift): computed whole once per render before
-// the first output tile, then read from memory by up_k. Computed tile by tile instead, every
-// output tile would pull its share of the reduction again, k² input pixels for each reduced pixel
-// within the blur's reach, and at large σ that share is most of the image (σ 500 on 24 MP took
-// over 100 s so). Held, the source is read at most about twice whatever σ: the reduced image's
-// own tiles overlap by the reduced blur's reach of 3σ′ ≈ 24 pixels (1.9 times with the default
-// 512 × 64 tiles, once when the reduced image fits in one tile; GaussianBlurPyramidTests counts
-// it). The held copy costs 16 bytes per reduced pixel, 1/k² of the image's pixels (k ≥ 4).
+// Cost: both reduced images are held (HeldInput.swift), each computed whole once per render
+// before the first output tile: down_k(I), whose tiles read disjoint k × k blocks of the source,
+// so each source pixel is read once whatever σ; then blur_σ′ of it, whose tiles overlap by the
+// reduced blur's reach (3σ′ ≈ 24 reduced pixels) but read that held copy, not the source; up_k
+// reads the second. Computed tile by tile instead, every output tile would pull its share of the
+// reduction again, k² input pixels for each reduced pixel within the blur's reach, and at large σ
+// that share is most of the image (σ 500 on 24 MP took over 100 s so); held with the reduction
+// and the blur in one step, the reduced tiles would pull their overlapping source regions as float
+// tiles of k² times their pixels (a whole 24 MP source as one 490 MB tile at σ 500). The
+// reduction's tiles are sized by the source region they pull (`Renderer.tileSize(for:bounded:)`),
+// so the memory it takes is a few MB per worker and the streamed source's window of rows. The held
+// copies cost 2 × 16 bytes per reduced pixel, 2/k² of the image's pixels (k ≥ 4).
 
 import PixelBufferModule
 
@@ -48,10 +52,11 @@ extension Image {
     let reduced = Size(width: max(1, (size.width + k / 2) / k), height: max(1, (size.height + k / 2) / k))
     let kk = Double(k)
     let reducedSigma = (op.sigma * op.sigma - kk * kk / 4).squareRoot() / kk
+    let blur = GaussianBlurOperation(sigma: reducedSigma, linearLight: op.linearLight, method: .automatic)
     let blurredCopy =
       self
       .scaled(to: reduced, kernel: .box, linearLight: op.linearLight, allowsShrinkOnLoad: false)
-      .applying(GaussianBlurOperation(sigma: reducedSigma, linearLight: op.linearLight, method: .automatic))
+      .applying(HeldInputOperation(operation: blur))
     let up = ScaleOperation(targetSize: size, kernel: .linear, linearLight: op.linearLight, allowsShrinkOnLoad: false)
     return blurredCopy.applying(HeldInputOperation(operation: up))
   }

@@ -95,20 +95,27 @@ final class DecodeCacheTests: XCTestCase {
 }
 
 extension DecodeCacheTests {
-  /// The estimate counts an uncached source decoded whole, a large blur's held copy and the bands
-  /// in flight, and drops the source once the cache holds it.
+  /// The estimate counts an uncached source decoded whole as the cache holds it (rows of 64-byte
+  /// aligned length), a large blur's held copies, and drops the source once the cache holds it; a
+  /// source read twice counts once, an in-memory buffer not at all.
   func testEstimatedMemoryCountsUncachedSourcesHeldCopiesAndBands() throws {
     let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 512, height: 64)))
-    // basn2c08: 32 × 32 RGB, 8 bits. σ 100 holds a ⌊(32 + 6) / 12⌋² = 3 × 3 float copy.
+    // basn2c08: 32 × 32 RGB, 8 bits. σ 100 holds two ⌊(32 + 6) / 12⌋² = 3 × 3 float copies (rows
+    // of 48 bytes aligned to 64).
     let image = try Image(data: Fixtures.data("pngsuite/basn2c08.png")).blurred(sigma: 100)
-    let bands = 4 * 64 * 32 * 32  // 2 bands per thread × tile height × width × (float tile + band)
-    XCTAssertEqual(renderer.estimatedMemory(for: image), 32 * 32 * 3 + 3 * 3 * 16 + bands)
+    let before = renderer.memoryEstimate(for: image)
+    XCTAssertEqual(before.decoded, 32 * 128)
+    XCTAssertEqual(before.held, 2 * 3 * 64)
+    XCTAssertEqual(before.window, 0, "too small to stream")
+    // The output's 4 bands in flight (2 per thread) of 32 float rows at least.
+    XCTAssertGreaterThanOrEqual(before.tiles, 4 * 32 * 32 * 16)
     _ = try renderer.render(image)
-    XCTAssertEqual(renderer.estimatedMemory(for: image), 3 * 3 * 16 + bands, "the decoded source is cached now")
-    // A source read twice counts once; an in-memory buffer counts nothing.
+    XCTAssertEqual(renderer.statistics.bytesHeld, before.decoded)
+    XCTAssertEqual(renderer.analyses.retainedBytes, before.held)
+    XCTAssertEqual(renderer.memoryEstimate(for: image).decoded, 0, "the decoded source is cached now")
+    XCTAssertEqual(renderer.estimatedMemory(for: image), before.total - before.decoded)
     let twice = try Image(data: Fixtures.data("pngsuite/basn0g08.png"))
-    XCTAssertEqual(
-      renderer.estimatedMemory(for: twice.composited(over: twice)), 32 * 32 + bands)
-    XCTAssertEqual(renderer.estimatedMemory(for: Image(buffer: PixelBuffer(width: 32, height: 32, format: .rgb8))), bands)
+    XCTAssertEqual(renderer.memoryEstimate(for: twice.composited(over: twice)).decoded, 32 * 64)
+    XCTAssertEqual(renderer.memoryEstimate(for: Image(buffer: PixelBuffer(width: 32, height: 32, format: .rgb8))).decoded, 0)
   }
 }
