@@ -13,7 +13,8 @@
 //   CTIFF              libtiff behind a reader and a writer with per-handle error handlers
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
-//   CKernels           per-pixel loops in C with AVX2 intrinsics (runtime-dispatched, Swift fallbacks)
+//   CKernels           per-pixel loops in C: AVX2 intrinsics (runtime-dispatched, Swift fallbacks), and
+//                      the affine resampler's window sums (portable vector C)
 //   CBLAS              the system CBLAS (Debian's libblas-dev), for the tests' reference colour matrix only
 //
 // No target a product uses passes compiler flags of its own (`unsafeFlags`), so another package

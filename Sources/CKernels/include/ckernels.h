@@ -1,9 +1,11 @@
-// ckernels.h — per-pixel loops that Swift cannot vectorise well, written with x86 intrinsics.
+// ckernels.h — per-pixel loops that Swift cannot compile tightly enough.
 //
-// Each kernel is compiled for AVX2 only (a function attribute, not a global flag), so the rest of
-// the binary keeps the baseline instruction set; callers ask `fg_kernels_have_avx2` first and fall
-// back to their Swift loop. The kernels return how many pixels they handled (whole groups of
-// eight); the caller finishes the row. No kernel allocates, keeps state or fails.
+// `fg_linear8_row` is written with x86 intrinsics and compiled for AVX2 only (a function
+// attribute, not a global flag), so the rest of the binary keeps the baseline instruction set;
+// callers ask `fg_kernels_have_avx2` first and fall back to their Swift loop. It returns how many
+// pixels it handled (whole groups of eight); the caller finishes the row. `fg_affine_window` is
+// portable C (clang's vector extensions) and is the only implementation of what it computes. No
+// kernel allocates, keeps state or fails.
 #pragma once
 
 #include <stddef.h>
@@ -29,6 +31,39 @@ int fg_kernels_have_avx2(void);
 ///   next rounding threshold if it lies inside that segment, else 0x10000. The code is the
 ///   entry's code plus 1 when the value's low 16 bits are ≥ t.
 size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table);
+
+/// One tile's constants for `fg_affine_window` (FilterGraph's AffineOperation; Affine.swift
+/// defines the sum).
+typedef struct {
+  /// The input tile: float premultiplied RGBA, pixel (i, j) of the image at
+  /// tile + (j − originY)·rowFloats + 4·(i − originX).
+  const float *tile;
+  ptrdiff_t rowFloats;
+  ptrdiff_t originX, originY;
+  /// The inverse map: the output point (x, y) samples (a·x + b·y + tx, c·x + d·y + ty).
+  double a, b, tx, c, d, ty;
+  /// The kernel's reach in input pixels, and whole numbers making u − rx, v − ry positive.
+  double rx, ry, liftX, liftY;
+  /// The window's size: ⌈2·rx⌉ × ⌈2·ry⌉ taps.
+  ptrdiff_t tapsX, tapsY;
+  /// 1 / the kernel's stretch per axis.
+  float invSX, invSY;
+  /// 1: the triangle k(t) = max(0, 1 − t); 0: `table`, k sampled every 1/1024, interpolated.
+  int linear;
+  const float *table;
+  ptrdiff_t tableCount;
+  /// What a pixel whose weights sum to 0 shows (premultiplied RGBA).
+  float background[4];
+  /// Scratch for one pixel's weights: tapsX and tapsY floats.
+  float *wx, *wy;
+} fg_affine_params;
+
+/// Output pixels `column` … `column + count − 1` of the output row centred at `cy`, by the window
+/// of taps from (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1), which the caller has checked lies inside the tile:
+/// Σ k·k·in / Σ k·k with alpha clipped to 0…1 (0 everywhere when alpha ≤ 0), written as `count`
+/// premultiplied RGBA float pixels to `out`. A triangle kernel with a 2 × 2 window is two linear
+/// interpolations (its weights 1 − f and f sum to 1).
+void fg_affine_window(const fg_affine_params *p, ptrdiff_t column, ptrdiff_t count, double cy, float *out);
 
 #ifdef __cplusplus
 }

@@ -64,7 +64,13 @@ public enum GraphPrinter {
       if let source = node.operation as? EncodedSourceOperation {
         let h = source.source.header
         line += "  [\(h.fileFormat.rawValue) \(h.size)"
-        line += source.scaleDenominator > 1 ? ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]" : ", full decode]"
+        if source.scaleDenominator == 1 {
+          line += ", full decode]"
+        } else if let level = source.source.storedLevelSize(scaleDenominator: source.scaleDenominator) {
+          line += ", decoded at 1/\(source.scaleDenominator) from its stored \(level) level (shrink-on-load)]"
+        } else {
+          line += ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]"
+        }
       }
       if let analysed = node.operation as? any AnalysedOperation { line += "  [\(analysed.analysisSummary)]" }
       if node.operation is SourceOperation, let colour = SourceColour.explanation(node, rendering: rendering) { line += "  [\(colour)]" }

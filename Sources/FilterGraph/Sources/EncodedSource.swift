@@ -106,6 +106,12 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
   public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
 
+  /// The size of the reduced copy stored in the file (a TIFF pyramid level) that a decode at
+  /// `1/scaleDenominator` reads, or nil when it reads the full-size image.
+  public func storedLevelSize(scaleDenominator: Int) -> Size? {
+    codec.storedLevelSize(for: header, scaleDenominator: scaleDenominator)
+  }
+
   /// The stored size a decode at `1/scaleDenominator` produces.
   public func decodedSize(scaleDenominator: Int) -> Size {
     let d = max(scaleDenominator, 1)

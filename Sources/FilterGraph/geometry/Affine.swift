@@ -38,6 +38,7 @@
 // background alone, the input pixel nearest to that box: bands then read the input top to bottom
 // whenever the map allows, and a JPEG source streams).
 
+import CKernels
 import Foundation
 import PixelBufferModule
 
@@ -247,9 +248,9 @@ public struct AffineOperation: ImageOperation {
               // The middle of the row skips `sample`'s tests; the ends and what lies outside the
               // input go through them. Either way a pixel gets the same value.
               let span = sampler.windowSpan(cy, from: ox, count: dst.width)
-              for x in 0..<span.lowerBound { row[x] = sampler.sample(Double(ox + x) + 0.5, cy) }
-              for x in span { row[x] = sampler.windowSum(at: Double(ox + x) + 0.5, cy) }
-              for x in span.upperBound..<dst.width { row[x] = sampler.sample(Double(ox + x) + 0.5, cy) }
+              for x in 0..<span.lowerBound { sampler.sample(ox + x, cy, into: row + x) }
+              if !span.isEmpty { sampler.windowSums(ox + span.lowerBound, span.count, cy, into: row + span.lowerBound) }
+              for x in span.upperBound..<dst.width { sampler.sample(ox + x, cy, into: row + x) }
             }
           }
         }
@@ -264,12 +265,11 @@ public struct AffineOperation: ImageOperation {
 /// Two evaluations of the same sum. Where the taps with a nonzero weight all lie inside the input
 /// (nearly every pixel), the *window* path reads the fixed ⌈2·rx⌉ × ⌈2·ry⌉ block from
 /// (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1): the taps with |i − u| < rx, all others having weight 0 for kernels
-/// that vanish at their support (all but nearest and box), with no per-tap tests: bilinear
-/// unstretched (rotations) as two linear interpolations (its weights 1 − f, f sum to 1), windows
-/// up to 4 × 4 with their weights in vectors, larger ones through scratch arrays. Elsewhere the
-/// *general* path visits ⌈u − rx⌉ … ⌊u + rx⌋ and substitutes the background for taps outside the
-/// input. Both weigh with `weight(_:)` and divide by the sum of the weights. Which path a pixel
-/// takes depends only on where it maps, never on the tiling.
+/// that vanish at their support (all but nearest and box), with no per-tap tests, in the C kernel
+/// `fg_affine_window` (bilinear unstretched, as in rotations, is two linear interpolations there).
+/// Elsewhere the *general* path visits ⌈u − rx⌉ … ⌊u + rx⌋ and substitutes the background for
+/// taps outside the input. Both weigh with the same kernel values and divide by the sum of the
+/// weights. Which path a pixel takes depends only on where it maps, never on the tiling.
 private struct AffineSampler {
   let src: UnsafePixels<SIMD4<Float>>
   /// The input tile's top-left corner.
@@ -280,12 +280,9 @@ private struct AffineSampler {
   let inverse: AffineMatrix
   let rx: Double, ry: Double
   let invSX: Float, invSY: Float
-  /// The window: its size and whether it applies, and whether it is bilinear 2 × 2.
+  /// The window's size, and whether the kernel has one.
   let tapsX: Int, tapsY: Int
-  let window: Bool, bilinear: Bool
-  /// True when the window is at most 4 × 4 (weights in vectors), and which lanes it uses.
-  let small: Bool
-  let laneMaskX: SIMDMask<SIMD4<Int32>>, laneMaskY: SIMDMask<SIMD4<Int32>>
+  let window: Bool
   let nearest: Bool, linear: Bool
   /// Whole numbers that make u − rx, v − ry positive wherever a tap reaches the input, so that
   /// truncation gives ⌊ ⌋ there.
@@ -294,6 +291,8 @@ private struct AffineSampler {
   let table: UnsafeBufferPointer<Float>
   /// Scratch for one pixel's weights along x and along y.
   let wx: UnsafeMutablePointer<Float>, wy: UnsafeMutablePointer<Float>
+  /// The same constants for the window path's C kernel.
+  let params: fg_affine_params
 
   init(
     src: UnsafePixels<SIMD4<Float>>, input: Rect, extent: Rect, inverse: AffineMatrix, kernel: ResampleKernel,
@@ -311,20 +310,22 @@ private struct AffineSampler {
     window = kernel != .nearest && kernel != .box
     nearest = kernel == .nearest
     linear = kernel == .linear
-    bilinear = linear && tapsX == 2 && tapsY == 2
-    small = (2...4).contains(tapsX) && (2...4).contains(tapsY)
-    laneMaskX = SIMD4<Int32>(0, 1, 2, 3) .< SIMD4(repeating: Int32(clamping: tapsX))
-    laneMaskY = SIMD4<Int32>(0, 1, 2, 3) .< SIMD4(repeating: Int32(clamping: tapsY))
     // A tap reaches the input only when u + rx > −1: then u − rx + lift > ⌈2·rx⌉ + 1 − 2·rx > 0.
     liftX = (2 * rx).rounded(.up) + 2
     liftY = (2 * ry).rounded(.up) + 2
     bg = background
     self.table = table
     (self.wx, self.wy) = (wx, wy)
+    params = fg_affine_params(
+      tile: UnsafeRawPointer(src.base).assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / 4,
+      originX: input.x, originY: input.y, a: inverse.a, b: inverse.b, tx: inverse.tx, c: inverse.c, d: inverse.d,
+      ty: inverse.ty, rx: rx, ry: ry, liftX: liftX, liftY: liftY, tapsX: tapsX, tapsY: tapsY, invSX: invSX,
+      invSY: invSY, linear: linear ? 1 : 0, table: table.baseAddress, tableCount: table.count,
+      background: (background.x, background.y, background.z, background.w), wx: wx, wy: wy)
   }
 
   /// The kernel at distance `t` ≥ 0 in kernel units: the triangle exactly, the others
-  /// interpolated linearly between the samples of AffineKernelTable.
+  /// interpolated linearly between the samples of AffineKernelTable (as `fg_affine_window`).
   @inline(__always) func weight(_ t: Float) -> Float {
     if linear { return max(0, 1 - t) }
     let s = t * 1024
@@ -333,34 +334,40 @@ private struct AffineSampler {
     return table[i] + (table[i + 1] - table[i]) * (s - Float(i))
   }
 
-  /// The input position (u, v), in pixel indices, that the output pixel centred at (cx, cy) samples.
-  @inline(__always) func position(_ cx: Double, _ cy: Double) -> (u: Double, v: Double) {
-    let p = inverse.apply(cx, cy)
-    return (p.x - 0.5, p.y - 0.5)
-  }
-
-  /// The window's first tap (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1), for positions some tap of which reaches
-  /// the input.
-  @inline(__always) func windowOrigin(_ u: Double, _ v: Double) -> (i: Int, j: Int) {
-    (Int(u - rx + liftX) - Int(liftX) + 1, Int(v - ry + liftY) - Int(liftY) + 1)
-  }
-
-  /// The output pixel centred at (cx, cy).
-  @inline(__always) func sample(_ cx: Double, _ cy: Double) -> SIMD4<Float> {
-    let (u, v) = position(cx, cy)
+  /// Output pixel `column` of the row centred at `cy`, into `out`.
+  func sample(_ column: Int, _ cy: Double, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+    // The input position (pixel indices) the pixel samples; `fg_affine_window` computes the same.
+    let p = inverse.apply(Double(column) + 0.5, cy)
+    let u = p.x - 0.5, v = p.y - 0.5
     // No tap reaches the input: background (this also keeps huge positions from `Int`).
-    guard u + rx > -1, v + ry > -1, u - rx < width, v - ry < height else { return bg }
+    guard u + rx > -1, v + ry > -1, u - rx < width, v - ry < height else {
+      out.pointee = bg
+      return
+    }
     if nearest {
       let i = Int((u + 0.5).rounded(.down)), j = Int((v + 0.5).rounded(.down))
-      return valid.contains(i, j) ? src[row: j - originY][i - originX] : bg
+      out.pointee = valid.contains(i, j) ? src[row: j - originY][i - originX] : bg
+      return
     }
     if window {
-      let (i0, j0) = windowOrigin(u, v)
+      // The window's first tap (⌊u − rx⌋ + 1, ⌊v − ry⌋ + 1), as `fg_affine_window` finds it.
+      let i0 = Int(u - rx + liftX) - Int(liftX) + 1, j0 = Int(v - ry + liftY) - Int(liftY) + 1
       if i0 >= valid.x, i0 + tapsX <= valid.maxX, j0 >= valid.y, j0 + tapsY <= valid.maxY {
-        return windowSum(u, v, i0, j0)
+        windowSums(column, 1, cy, into: out)
+        return
       }
     }
-    return generalSum(u, v)
+    out.pointee = generalSum(u, v)
+  }
+
+  /// Output pixels `column` … `column + count − 1` of the row centred at `cy`, all with their
+  /// windows inside the tile, by the C kernel.
+  func windowSums(_ column: Int, _ count: Int, _ cy: Double, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+    withUnsafePointer(to: params) { p in
+      UnsafeMutableRawPointer(out).withMemoryRebound(to: Float.self, capacity: 4 * count) {
+        fg_affine_window(p, column, count, cy, $0)
+      }
+    }
   }
 
   /// The output columns `x0` + k, k in the result, of the row centred at `cy` (k < `count`) whose
@@ -391,88 +398,6 @@ private struct AffineSampler {
     keep(inverse.c, inverse.d * cy + inverse.ty - 0.5, ry - 1 + margin, height - Double(tapsY) + ry - margin)
     guard first <= last else { return 0..<0 }
     return (Int(first) - x0)..<(Int(last) - x0 + 1)
-  }
-
-  /// The output pixel centred at (cx, cy), known to have its window inside the input (`windowSpan`).
-  @inline(__always) func windowSum(at cx: Double, _ cy: Double) -> SIMD4<Float> {
-    let (u, v) = position(cx, cy)
-    let (i0, j0) = windowOrigin(u, v)
-    assert(i0 >= valid.x && i0 + tapsX <= valid.maxX && j0 >= valid.y && j0 + tapsY <= valid.maxY)
-    return windowSum(u, v, i0, j0)
-  }
-
-  /// The sum over the window from (i0, j0), all inside `valid`.
-  @inline(__always) func windowSum(_ u: Double, _ v: Double, _ i0: Int, _ j0: Int) -> SIMD4<Float> {
-    // Tap k of the window is |k − fu| from u.
-    let fu = Float(u - Double(i0)), fv = Float(v - Double(j0))
-    let top = pixel(i0, j0)
-    if bilinear {
-      // fu, fv in [0, 1]: the weights 1 − f and f sum to 1, so the sum is two linear interpolations.
-      let bottom = below(top)
-      let wu = SIMD4<Float>(repeating: fu), wv = SIMD4<Float>(repeating: fv)
-      let upper = top[0] + (top[1] - top[0]) * wu, lower = bottom[0] + (bottom[1] - bottom[0]) * wu
-      return clipped(upper + (lower - upper) * wv)
-    }
-    if small {
-      // At most 4 × 4 taps: the weights of each axis in one vector (lanes past the window 0).
-      let du = SIMD4<Float>(0, 1, 2, 3) - SIMD4(repeating: fu), dv = SIMD4<Float>(0, 1, 2, 3) - SIMD4(repeating: fv)
-      let wx = weights(du.replacing(with: -du, where: du .< 0) * invSX, laneMaskX)
-      let wy = weights(dv.replacing(with: -dv, where: dv .< 0) * invSY, laneMaskY)
-      var acc = rowSum(top, wx) * wy[0]
-      var line = below(top)
-      acc += rowSum(line, wx) * wy[1]
-      for k in 2..<tapsY {
-        line = below(line)
-        acc += rowSum(line, wx) * wy[k]
-      }
-      return finish(acc, wx.sum() * wy.sum())
-    }
-    var sumX: Float = 0, sumY: Float = 0
-    for k in 0..<tapsX {
-      let w = weight(abs(Float(k) - fu) * invSX)
-      wx[k] = w
-      sumX += w
-    }
-    for k in 0..<tapsY {
-      let w = weight(abs(Float(k) - fv) * invSY)
-      wy[k] = w
-      sumY += w
-    }
-    var acc = SIMD4<Float>.zero
-    var line = top
-    for k in 0..<tapsY {
-      var racc = line[0] * wx[0]
-      for m in 1..<tapsX { racc += line[m] * wx[m] }
-      acc += racc * wy[k]
-      line = below(line)
-    }
-    return finish(acc, sumX * sumY)
-  }
-
-  /// The kernel at the distances `t` (`weight`), 0 where `mask` is false.
-  @inline(__always) func weights(_ t: SIMD4<Float>, _ mask: SIMDMask<SIMD4<Int32>>) -> SIMD4<Float> {
-    let w = linear ? (1 - t).replacing(with: 0, where: t .> 1) : SIMD4(weight(t[0]), weight(t[1]), weight(t[2]), weight(t[3]))
-    return SIMD4<Float>.zero.replacing(with: w, where: mask)
-  }
-
-  /// Σₘ line[m]·w[m] over the window's columns (2 to 4).
-  @inline(__always) func rowSum(_ line: UnsafePointer<SIMD4<Float>>, _ w: SIMD4<Float>) -> SIMD4<Float> {
-    let two = line[0] * w[0] + line[1] * w[1]
-    switch tapsX {
-    case 2: return two
-    case 3: return two + line[2] * w[2]
-    default: return two + line[2] * w[2] + line[3] * w[3]
-    }
-  }
-
-  /// Input pixel (i, j), which the tile holds.
-  @inline(__always) func pixel(_ i: Int, _ j: Int) -> UnsafePointer<SIMD4<Float>> {
-    (src.base + (j &- originY) &* src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) + (i &- originX)
-  }
-
-  /// The pixel one row below `p` in the tile.
-  @inline(__always) func below(_ p: UnsafePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>> {
-    (UnsafeRawPointer(p) + src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
   }
 
   /// The sum over ⌈u − rx⌉ … ⌊u + rx⌋ × ⌈v − ry⌉ … ⌊v + ry⌋, the background outside the input.

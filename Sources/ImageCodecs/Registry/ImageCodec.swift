@@ -56,6 +56,10 @@ public protocol ImageCodec: Sendable {
   /// and a resample (JPEG's DCT scaling: [2, 4, 8]; WebP's scaled decoding, for still images).
   /// Empty when the file decodes at full size only.
   static func reducedScaleDenominators(for header: ImageHeader) -> [Int]
+  /// The size of the reduced-resolution copy the file stores (one of
+  /// `header.reducedLevelSizes`: a TIFF pyramid level) that a decode at 1/`scaleDenominator`
+  /// reads, or nil when it reads the full-size image. Said by `Renderer.explain`.
+  static func storedLevelSize(for header: ImageHeader, scaleDenominator: Int) -> Size?
   /// True when the codec's decoders produce rows incrementally, so that a render reading the
   /// image top to bottom can hold a window of rows instead of the whole image. False when a
   /// decoder decodes the whole image on its first read anyway.
@@ -90,6 +94,8 @@ public protocol ImageCodec: Sendable {
 extension ImageCodec {
   /// Full-size decoding only.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
+  /// No stored reduced copies.
+  public static func storedLevelSize(for header: ImageHeader, scaleDenominator: Int) -> Size? { nil }
   /// Whole-image decoding.
   public static var streamsRows: Bool { false }
   /// No region decoding.

@@ -61,6 +61,12 @@ public enum TIFFCodec: ImageCodec {
     return header.component == .float32 ? levels : Array(Set(levels + [2, 4, 8])).sorted()
   }
 
+  /// The level a decode at 1/d reads: the smallest whose scale divides d.
+  public static func storedLevelSize(for header: ImageHeader, scaleDenominator d: Int) -> Size? {
+    guard d > 1, let level = levelScales(for: header).last(where: { d % $0.denominator == 0 }) else { return nil }
+    return header.reducedLevelSizes[level.level - 1]
+  }
+
   /// Strips and rows of tiles are decoded as rows are asked for.
   public static let streamsRows = true
   /// A region decodes only the strips or tiles it touches.

@@ -50,6 +50,8 @@ final class PyramidShrinkOnLoadTests: XCTestCase {
       for (box, d, tiles, minimum) in [(100, 1, 80, 100.0), (70, 2, 20, 47), (40, 4, 6, 39), (20, 8, 2, 32.5), (8, 16, 1, 26)] {
         let small = photo.scaled(toFit: Size(width: box, height: box))
         XCTAssertEqual(source(small)?.scaleDenominator, d, "\(name) → \(box)")
+        let level = d == 1 ? "full decode" : "decoded at 1/\(d) from its stored \(Size(width: 320 / d, height: 241 / d)) level"
+        XCTAssertTrue(renderer().explain(small).contains(level), "\(name) → \(box): \(renderer().explain(small))")
         let before = TIFFDecoder.blocksDecodedInProcess
         let fast = try T.bytes(small, format: .rgb8, renderer: renderer())
         XCTAssertEqual(TIFFDecoder.blocksDecodedInProcess - before, tiles, "\(name) → \(box): tiles decoded")

@@ -145,6 +145,27 @@ final class TIFFPyramidTests: XCTestCase {
     XCTAssertNil(flatRed(try TIFFCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: 2)).decodeAll()))
   }
 
+  /// A SubIFD offset past the end of the file, or to bytes that are no directory, is skipped:
+  /// the page still reads, at every scale.
+  func testBrokenSubIFDsAreSkipped() throws {
+    var page = Self.page(seed: 0, levels: [], asSubIFDs: false)[0]
+    page.subIFDs = [TIFFBuilder.Directory(width: 32, height: 24, subfileType: 1) { _, _, _ in 200 }]
+    let good = [UInt8](TIFFBuilder.file([page]))
+    // The page's SubIFDs entry: tag 330, LONG, count 1, then the offset.
+    let entry = try XCTUnwrap((0..<(good.count - 12)).first { good[$0..<($0 + 8)] == [0x4A, 0x01, 4, 0, 1, 0, 0, 0] })
+    for offset in [0xFFFF_FF00, 9] {
+      var bytes = good
+      for k in 0..<4 { bytes[entry + 8 + k] = UInt8(truncatingIfNeeded: offset >> (8 * k)) }
+      let data = Data(bytes)
+      let header = try TIFFCodec.readHeader(data, request: DecodeRequest())
+      XCTAssertEqual(header.reducedLevelSizes, [], "offset \(offset)")
+      for d in [1, 2] {
+        let decoded = try TIFFCodec.makeDecoder(data, request: DecodeRequest(scaleDenominator: d)).decodeAll()
+        XCTAssertNil(flatRed(decoded), "offset \(offset), 1/\(d): the page, box-averaged")
+      }
+    }
+  }
+
   /// A file of 20,000 reduced directories (and a page with 40 SubIFDs) opens quickly, and only the
   /// first CTIFF_MAX_LEVELS (32) candidates are looked at.
   func testThousandsOfLevelsAreBounded() throws {
