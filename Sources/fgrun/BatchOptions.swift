@@ -28,7 +28,7 @@ struct BatchOptions: ParsableArguments {
     valueName: "file"))
   var report: String?
 
-  @Option(help: ArgumentHelp("Files in flight at once on the one worker pool (default \(BatchOptions.defaultJobs)).", valueName: "n"))
+  @Option(help: ArgumentHelp("Files rendering at once on the one worker pool (default \(BatchOptions.defaultJobs)); one more may be open, being read or flushed to disk.", valueName: "n"))
   var jobs: Int?
 
   @Option(help: ArgumentHelp(

@@ -40,7 +40,7 @@ final class BatchRunner: @unchecked Sendable {
   struct Settings {
     /// `-o DIR` for items without an output of their own.
     var folder: URL?
-    /// Files in flight at once.
+    /// Files rendering at once; one more may be open, being read or flushed to disk.
     var jobs: Int
     /// The bytes the files in flight may hold together by estimate.
     var budget: MemoryBudget
