@@ -20,18 +20,6 @@ final class BrokenProfileTests: XCTestCase {
     return rgb
   }()
 
-  /// The Adobe RGB profile of the rocket photo, and three ways to break it: its colour space
-  /// made CMYK, cut to 300 bytes, every tag's offset moved past the end.
-  func brokenProfiles() throws -> [(String, Data)] {
-    let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
-    var cmyk = adobe
-    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
-    var corrupt = adobe
-    let tags = Int(adobe[131]) | Int(adobe[130]) << 8
-    for i in 0..<tags { corrupt.replaceSubrange(132 + 12 * i + 4..<132 + 12 * i + 8, with: [0, 0x0F, 0x42, 0x40]) }
-    return [("CMYK on RGB", cmyk), ("truncated", adobe.prefix(300)), ("corrupt", corrupt)]
-  }
-
   /// Renders `data` leniently (returning the pixels and the warnings) and checks that a strict
   /// load refuses it at render.
   func renderBoth(_ data: Data, _ name: String) throws -> (PixelBuffer, [String]) {
@@ -50,8 +38,8 @@ final class BrokenProfileTests: XCTestCase {
   /// decode warning), the pixels are the file's numbers as sRGB.
   func testPNGWithBrokenICCP() throws {
     let plain = try PNGEncoder.encode(pixels)
-    for (name, profile) in try brokenProfiles() {
-      let png = Self.inserting(Self.chunk("iCCP", Array("p".utf8) + [0, 0] + Self.storedZlib([UInt8](profile))), into: plain)
+    for (name, profile) in try BrokenProfiles.all() {
+      let png = Self.inserting(PNGBytes.chunk("iCCP", Array("p".utf8) + [0, 0] + PNGBytes.storedZlib([UInt8](profile))), into: plain)
       let (out, warnings) = try renderBoth(png, name)
       XCTAssertEqual(warnings.count, 1, "\(name): \(warnings)")
       XCTAssertTrue(warnings.first?.hasPrefix("image data: The ICC profile of its iCCP chunk was rejected (libpng: “iCCP: ") ?? false, "\(name): \(warnings)")
@@ -65,7 +53,7 @@ final class BrokenProfileTests: XCTestCase {
   func testOtherFormatsWithBrokenProfiles() throws {
     for format in [ImageFileFormat.webp, .tiff, .avif, .heic] {
       guard let codec = CodecRegistry.codec(for: format), codec.canEncode else { continue }
-      for (name, profile) in try brokenProfiles() {
+      for (name, profile) in try BrokenProfiles.all() {
         var buffer = pixels
         buffer.metadata.iccProfile = profile
         var options = WriteOptions()
@@ -83,38 +71,26 @@ final class BrokenProfileTests: XCTestCase {
 
   // MARK: PNG chunks by hand
 
-  /// A PNG chunk: length, type, data, CRC-32 (ISO 3309, as PNG specifies it).
-  static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-    let body = Array(type.utf8) + data
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in body {
-      crc ^= UInt32(byte)
-      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    crc ^= 0xFFFF_FFFF
-    return bigEndian(UInt32(data.count)) + body + bigEndian(crc)
-  }
-
-  static func bigEndian(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
-
-  /// `bytes` as a zlib stream of stored (uncompressed) deflate blocks (RFC 1950, 1951).
-  static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = [0x78, 0x01]
-    var at = 0
-    repeat {
-      let n = min(65535, bytes.count - at)
-      out += [at + n == bytes.count ? 1 : 0, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-      out += bytes[at..<at + n]
-      at += n
-    } while at < bytes.count
-    var a: UInt32 = 1, b: UInt32 = 0
-    for byte in bytes {
-      a = (a + UInt32(byte)) % 65521
-      b = (b + a) % 65521
-    }
-    return out + bigEndian(b << 16 | a)
-  }
-
   /// `png` with `chunk` inserted after its IHDR chunk (8 + 25 bytes in).
   static func inserting(_ chunk: [UInt8], into png: Data) -> Data { png.prefix(33) + chunk + png.dropFirst(33) }
+}
+
+/// The Adobe RGB profile of the rocket photo, and three ways to break it: its colour space made
+/// CMYK, cut to 300 bytes, every tag's offset moved past the end.
+enum BrokenProfiles {
+  /// The intact profile.
+  static func adobeRGB() throws -> Data {
+    try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
+  }
+
+  /// The three broken profiles, each with its name.
+  static func all() throws -> [(String, Data)] {
+    let adobe = try adobeRGB()
+    var cmyk = adobe
+    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
+    var corrupt = adobe
+    let tags = Int(adobe[131]) | Int(adobe[130]) << 8
+    for i in 0..<tags { corrupt.replaceSubrange(132 + 12 * i + 4..<132 + 12 * i + 8, with: [0, 0x0F, 0x42, 0x40]) }
+    return [("CMYK on RGB", cmyk), ("truncated", adobe.prefix(300)), ("corrupt", corrupt)]
+  }
 }

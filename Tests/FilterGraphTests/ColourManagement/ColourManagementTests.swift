@@ -201,12 +201,9 @@ final class ColourManagementTests: XCTestCase {
   /// make one profile: one missing, a good profile's 9 segments twice over, counts that disagree,
   /// a segment numbered 0. `Image.sourceWarnings` says the same before any render.
   func testBadProfilesWarnAndFallBackToSRGB() throws {
-    let adobe = try JPEGDecoder.decode(Fixtures.data("colour/rocket-adobergb.jpg")).metadata.iccProfile!
-    var cmyk = adobe
-    cmyk.replaceSubrange(16..<20, with: Array("CMYK".utf8))
-    var corrupt = adobe
-    let tags = Int(adobe[131]) | Int(adobe[130]) << 8
-    for i in 0..<tags { corrupt.replaceSubrange(132 + 12 * i + 4..<132 + 12 * i + 8, with: [0, 0x0F, 0x42, 0x40]) }
+    let adobe = try BrokenProfiles.adobeRGB()
+    let broken = Dictionary(uniqueKeysWithValues: try BrokenProfiles.all())
+    let cmyk = broken["CMYK on RGB"]!, corrupt = broken["corrupt"]!
     let pixels = randomRGBA8(width: 16, height: 16)
     var rgb = PixelBuffer(width: 16, height: 16, format: .rgb8)
     rgb.withUnsafeMutablePixels(as: UInt8.self) { d in

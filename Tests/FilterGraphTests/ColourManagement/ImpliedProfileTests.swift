@@ -23,13 +23,7 @@ final class ImpliedProfileTests: XCTestCase {
     try encoder.write(rows: buffer)
     var data = try XCTUnwrap(encoder.finish())
     var extra: [UInt8] = []
-    for (type, payload) in chunks {
-      let body = Array(type.utf8) + payload
-      var crc: UInt32 = 0xFFFF_FFFF
-      for byte in body { crc ^= UInt32(byte); for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 } }
-      crc ^= 0xFFFF_FFFF
-      extra += be32(payload.count) + body + be32(Int(crc))
-    }
+    for (type, payload) in chunks { extra += PNGBytes.chunk(type, payload) }
     data.insert(contentsOf: extra, at: 33)
     return data
   }

@@ -85,13 +85,7 @@ final class EXIFUprightTests: XCTestCase {
       var png = try XCTUnwrap(encoder.finish())
       // Insert the chunks after IHDR (8 + 25 bytes).
       var extra = Data()
-      for (type, payload) in chunks {
-        let typeBytes = Array(type.utf8)
-        extra += [UInt8(payload.count >> 24 & 0xFF), UInt8(payload.count >> 16 & 0xFF), UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)]
-        extra += typeBytes + payload
-        let crc = (typeBytes + payload).withUnsafeBufferPointer { cpngCRC($0) }
-        extra += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
-      }
+      for (type, payload) in chunks { extra += PNGBytes.chunk(type, payload) }
       png.insert(contentsOf: extra, at: 33)
       return png
     }
@@ -109,15 +103,6 @@ final class EXIFUprightTests: XCTestCase {
     var damaged = try pngWith([("tEXt", Array("Comment".utf8) + [0] + Array("x".utf8))])
     damaged[33 + 8 + 9] ^= 1
     XCTAssertNil(try PNGDecoder.readHeader(damaged).metadata.comment)
-  }
-
-  private func cpngCRC(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-      crc ^= UInt32(byte)
-      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return crc ^ 0xFFFF_FFFF
   }
 
   private func zlib(_ bytes: inout [UInt8]) throws -> [UInt8] {

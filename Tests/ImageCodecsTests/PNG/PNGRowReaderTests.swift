@@ -95,7 +95,7 @@ final class PNGRowReaderTests: XCTestCase {
       var out = Array(png[..<chunk.offset])
       out += [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
       let typed = Array("IDAT".utf8) + payload
-      let crc = cpngCRC32(typed)
+      let crc = PNGBytes.crc32(typed)
       out += typed + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
       // Drop the other IDAT chunks: the replacement holds the whole image.
       var rest = Array(tail)
@@ -109,41 +109,11 @@ final class PNGRowReaderTests: XCTestCase {
     let rowBytes = 97 * 4
     var filtered = [UInt8](repeating: 0, count: (rowBytes + 1) * 61)
     for y in 0..<61 { filtered[y * (rowBytes + 1)] = y == 30 ? 7 : 0 }
-    assertError(withFirstIDAT(zlibStored(filtered)), [.corrupt], "filter byte 7")
-    var garbage = zlibStored(filtered)
+    assertError(withFirstIDAT(PNGBytes.storedZlib(filtered)), [.corrupt], "filter byte 7")
+    var garbage = PNGBytes.storedZlib(filtered)
     garbage[2] = 0xFF  // an invalid block type where the first block starts
     assertError(withFirstIDAT(garbage), [.corrupt], "broken zlib data")
-    assertError(withFirstIDAT(zlibStored(Array(filtered[..<(filtered.count / 2)]))), [.corrupt], "too little image data")
-  }
-
-  /// A zlib stream (RFC 1950) holding `bytes` in stored deflate blocks.
-  private func zlibStored(_ bytes: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = [0x78, 0x01]
-    var i = 0
-    repeat {
-      let n = min(65535, bytes.count - i)
-      let final: UInt8 = i + n == bytes.count ? 1 : 0
-      out += [final, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8(~n >> 8 & 0xFF)]
-      out += bytes[i..<(i + n)]
-      i += n
-    } while i < bytes.count
-    var a: UInt32 = 1, b: UInt32 = 0
-    for byte in bytes {
-      a = (a + UInt32(byte)) % 65521
-      b = (b + a) % 65521
-    }
-    let adler = b << 16 | a
-    return out + [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
-  }
-
-  /// CRC-32 (ISO 3309, as PNG uses it), bit by bit from its definition.
-  private func cpngCRC32(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-      crc ^= UInt32(byte)
-      for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
-    }
-    return ~crc
+    assertError(withFirstIDAT(PNGBytes.storedZlib(Array(filtered[..<(filtered.count / 2)]))), [.corrupt], "too little image data")
   }
 
   /// The samples row after row without padding, 16-bit ones in native order (as `vips rawsave`).
