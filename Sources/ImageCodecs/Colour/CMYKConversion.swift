@@ -23,8 +23,11 @@ package final class CMYKConversion: @unchecked Sendable {  // all lets; lcms2 tr
   private let sampleBytes: Int
   private let hasAlpha: Bool
 
+  /// The profile is kept as an array: `Data` stores its buffer behind an enum whose case bits sit
+  /// in the pointer, which LeakSanitizer cannot follow, so fuzzing reported the cached profiles
+  /// as leaked.
   private struct Key: Hashable {
-    let profile: Data
+    let profile: [UInt8]
     let sampleBytes: Int
     let hasAlpha: Bool
     let rendering: ColourRendering
@@ -44,7 +47,7 @@ package final class CMYKConversion: @unchecked Sendable {  // all lets; lcms2 tr
   static func make(
     iccProfile: Data, sampleBytes: Int, hasAlpha: Bool, rendering: ColourRendering
   ) -> (CMYKConversion?, String?) {
-    let key = Key(profile: iccProfile, sampleBytes: sampleBytes, hasAlpha: hasAlpha, rendering: rendering)
+    let key = Key(profile: [UInt8](iccProfile), sampleBytes: sampleBytes, hasAlpha: hasAlpha, rendering: rendering)
     if let hit = cache.withLock({ state -> CMYKConversion? in
       state.clock += 1
       guard let entry = state.entries[key] else { return nil }
