@@ -98,6 +98,125 @@ size_t AVX2 fg_linear8_row_avx2(const float *src, size_t count, uint8_t *dst, in
   return n;
 }
 
+/// Stores eight pixels (two per register) to `out`, pixel k at out + k·pixelFloats.
+static inline AVX2 __attribute__((always_inline)) void store_pixels8(float *out, ptrdiff_t pixelFloats, __m256 a,
+                                                                     __m256 b) {
+  if (pixelFloats == 4) {
+    _mm256_storeu_ps(out, a);
+    _mm256_storeu_ps(out + 8, b);
+    return;
+  }
+  _mm_storeu_ps(out, _mm256_castps256_ps128(a));
+  _mm_storeu_ps(out + pixelFloats, _mm256_extractf128_ps(a, 1));
+  _mm_storeu_ps(out + 2 * pixelFloats, _mm256_castps256_ps128(b));
+  _mm_storeu_ps(out + 3 * pixelFloats, _mm256_extractf128_ps(b, 1));
+}
+
+/// Floats [from, to) of one output row of fg_resample_rows (`to − from` a multiple of 8): `r0` is
+/// the row's first source row, `w` its `n` weights, `out` the row's first pixel.
+static inline AVX2 __attribute__((always_inline)) void resample_row_avx2(
+    const float *r0, ptrdiff_t rowFloats, const float *w, ptrdiff_t n, size_t from, size_t to, float *out,
+    ptrdiff_t pixelFloats) {
+  size_t i = from;
+  for (; i + 32 <= to; i += 32) {
+    const float *r = r0 + i;
+    __m256 k = _mm256_set1_ps(w[0]);
+    __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(r), k), a1 = _mm256_mul_ps(_mm256_loadu_ps(r + 8), k);
+    __m256 a2 = _mm256_mul_ps(_mm256_loadu_ps(r + 16), k), a3 = _mm256_mul_ps(_mm256_loadu_ps(r + 24), k);
+    for (ptrdiff_t j = 1; j < n; j++) {
+      r += rowFloats;
+      k = _mm256_set1_ps(w[j]);
+      a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(r), k));
+      a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(r + 8), k));
+      a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(r + 16), k));
+      a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(r + 24), k));
+    }
+    float *o = out + (ptrdiff_t)(i / 4) * pixelFloats;
+    store_pixels8(o, pixelFloats, a0, a1);
+    store_pixels8(o + 4 * pixelFloats, pixelFloats, a2, a3);
+  }
+  for (; i + 8 <= to; i += 8) {
+    const float *r = r0 + i;
+    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(r), _mm256_set1_ps(w[0]));
+    for (ptrdiff_t j = 1; j < n; j++) {
+      r += rowFloats;
+      a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(r), _mm256_set1_ps(w[j])));
+    }
+    float *o = out + (ptrdiff_t)(i / 4) * pixelFloats;
+    _mm_storeu_ps(o, _mm256_castps256_ps128(a));
+    _mm_storeu_ps(o + pixelFloats, _mm256_extractf128_ps(a, 1));
+  }
+}
+
+/// fg_resample_rows for the floats [0, count rounded down to 8) of every row; returns that count.
+static size_t AVX2 resample_rows_avx2(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
+                                      const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs,
+                                      float *dst, ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats) {
+  const size_t block = 256;  // floats: 64 pixels; a block of ~200 source rows is ~50 KB
+  size_t end = count & ~(size_t)7;
+  for (size_t from = 0; from < end; from += block) {
+    size_t to = from + block < end ? from + block : end;
+    for (size_t y = 0; y < outputs; y++) {
+      float *out = dst + (ptrdiff_t)y * dstRowFloats;
+      if (taps[y] <= 0) {
+        for (size_t i = from; i < to; i++) out[(ptrdiff_t)(i / 4) * dstPixelFloats + (ptrdiff_t)(i % 4)] = 0;
+        continue;
+      }
+      resample_row_avx2(src + starts[y] * rowFloats, rowFloats, weights + y * stride, taps[y], from, to, out,
+                        dstPixelFloats);
+    }
+  }
+  return end;
+}
+
+/// Eight codes (0…255, as dwords) → code / 255 correctly rounded, in float arithmetic alone:
+/// 1/255 = H + L with H = 0x1.01p-8 (9 significant bits, so code·H is exact) and L the float
+/// nearest the rest; code·L is tiny and nearly exact, so code·H + code·L is rounded once, from a
+/// value far closer to code / 255 than code / 255 ever is to a rounding boundary (its binary
+/// expansion repeats with period 8). Checked for every code in TileConversionTests.
+static inline AVX2 __m256 unit8(__m256i codes) {
+  __m256 x = _mm256_cvtepi32_ps(codes);
+  return _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(0x1.01p-8f)), _mm256_mul_ps(x, _mm256_set1_ps(0x1.010102p-24f)));
+}
+
+static size_t AVX2 fg_unit8_row_avx2(const uint8_t *src, size_t count, int channels, float *dst) {
+  // Byte shuffles that spread four pixels to R G B A byte quadruples (0x80: zero), and the alpha
+  // bytes set to 255 afterwards (255 / 255 = 1) when the source has no alpha.
+  __m128i order, opaque = _mm_setzero_si128();
+  switch (channels) {
+  case 1:
+    order = _mm_setr_epi8(0, 0, 0, -128, 1, 1, 1, -128, 2, 2, 2, -128, 3, 3, 3, -128);
+    opaque = _mm_set1_epi32((int)0xFF000000u);
+    break;
+  case 2:
+    order = _mm_setr_epi8(0, 0, 0, 1, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 6, 7);
+    break;
+  case 3:
+    order = _mm_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
+    opaque = _mm_set1_epi32((int)0xFF000000u);
+    break;
+  case 4:
+    order = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    break;
+  default:
+    return 0;
+  }
+  size_t x = 0;
+  // A group reads 16 bytes from its first pixel's, which must lie inside the row.
+  for (; x + 4 <= count && x * channels + 16 <= count * channels; x += 4) {
+    __m128i v = _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + x * channels)), order), opaque);
+    __m256i lo = _mm256_cvtepu8_epi32(v), hi = _mm256_cvtepu8_epi32(_mm_unpackhi_epi64(v, v));
+    _mm256_storeu_ps(dst + 4 * x, unit8(lo));
+    _mm256_storeu_ps(dst + 4 * x + 8, unit8(hi));
+  }
+  return x;
+}
+
+size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
+  if (!fg_kernels_have_avx2()) return 0;
+  return fg_unit8_row_avx2(src, count, channels, dst);
+}
+
 size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table) {
   if (!fg_kernels_have_avx2()) return 0;
   return fg_linear8_row_avx2(src, count, dst, channels, table);
@@ -107,12 +226,51 @@ size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels
 
 int fg_kernels_have_avx2(void) { return 0; }
 
-size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table) {
-  (void)src; (void)count; (void)dst; (void)channels; (void)table;
+size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
+  (void)src; (void)count; (void)channels; (void)dst;
+  return 0;
+}
+
+static size_t resample_rows_avx2(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
+                                 const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
+                                 ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats) {
+  (void)src; (void)rowFloats; (void)count; (void)starts; (void)taps; (void)weights; (void)stride; (void)outputs;
+  (void)dst; (void)dstRowFloats; (void)dstPixelFloats;
   return 0;
 }
 
 #endif
+
+void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
+                      const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
+                      ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats) {
+  size_t done = fg_kernels_have_avx2() ? resample_rows_avx2(src, rowFloats, count, starts, taps, weights, stride,
+                                                            outputs, dst, dstRowFloats, dstPixelFloats)
+                                       : 0;
+  // The rest of each row (all of it without AVX2) in blocks of 64 summed in a local array, whose
+  // inner loop the compiler vectorises; same order of operations as above.
+  float acc[64];
+  for (size_t y = 0; y < outputs; y++) {
+    const float *w = weights + y * stride;
+    float *out = dst + (ptrdiff_t)y * dstRowFloats;
+    for (size_t i = done; i < count;) {
+      size_t n = count - i < 64 ? count - i : 64;
+      if (taps[y] <= 0) {
+        for (size_t k = 0; k < n; k++) acc[k] = 0;
+      } else {
+        const float *r = src + starts[y] * rowFloats + i;
+        for (size_t k = 0; k < n; k++) acc[k] = r[k] * w[0];
+        for (ptrdiff_t j = 1; j < taps[y]; j++) {
+          r += rowFloats;
+          const float wj = w[j];
+          for (size_t k = 0; k < n; k++) acc[k] = acc[k] + r[k] * wj;
+        }
+      }
+      for (size_t k = 0; k < n; k++) out[(ptrdiff_t)((i + k) / 4) * dstPixelFloats + (ptrdiff_t)((i + k) % 4)] = acc[k];
+      i += n;
+    }
+  }
+}
 
 typedef float fg_float4 __attribute__((ext_vector_type(4)));
 

@@ -271,6 +271,16 @@ public struct UnsafeMutablePixels<T> {
   @inlinable public subscript(row y: Int) -> UnsafeMutablePointer<T> {
     (base + y * rowBytes).assumingMemoryBound(to: T.self)
   }
+
+  /// A view of the same memory holding just `rect` (in these pixels' coordinates).
+  ///
+  /// - Precondition: `rect` lies inside `0..<width` × `0..<height`.
+  @inlinable public func cropped(to rect: Rect) -> UnsafeMutablePixels<T> {
+    precondition(rect.x >= 0 && rect.y >= 0 && rect.maxX <= width && rect.maxY <= height, "crop \(rect) outside \(width)x\(height)")
+    return UnsafeMutablePixels(
+      base: base + rect.y * rowBytes + rect.x * MemoryLayout<T>.stride, width: rect.width, height: rect.height,
+      rowBytes: rowBytes)
+  }
 }
 
 #if canImport(Glibc)

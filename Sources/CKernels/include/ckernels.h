@@ -1,9 +1,10 @@
 // ckernels.h — per-pixel loops that Swift cannot compile tightly enough.
 //
-// `fg_linear8_row` is written with x86 intrinsics and compiled for AVX2 only (a function
+// `fg_linear8_row` and `fg_unit8_row` are written with x86 intrinsics and compiled for AVX2 only (a function
 // attribute, not a global flag), so the rest of the binary keeps the baseline instruction set;
-// callers ask `fg_kernels_have_avx2` first and fall back to their Swift loop. It returns how many
-// pixels it handled (whole groups of eight); the caller finishes the row. `fg_affine_window` is
+// callers ask `fg_kernels_have_avx2` first and fall back to their Swift loop. They return how many
+// pixels they handled (whole groups); the caller finishes the row. `fg_resample_rows`
+// chooses between its AVX2 and portable loops itself (both round alike). `fg_affine_window` is
 // portable C (clang's vector extensions) and is the only implementation of what it computes. No
 // kernel allocates, keeps state or fails.
 #pragma once
@@ -31,6 +32,32 @@ int fg_kernels_have_avx2(void);
 ///   next rounding threshold if it lies inside that segment, else 0x10000. The code is the
 ///   entry's code plus 1 when the value's low 16 bits are ≥ t.
 size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table);
+
+/// One pass of a separable resample (FilterGraph's ScaleOperation): `outputs` output rows of
+/// `count` floats (count / 4 pixels), output row y being the weighted sum of the `taps[y]` source
+/// rows from row `starts[y]` (row r at src + r·rowFloats), with weights w = weights + y·stride:
+/// for i < count,
+///   out_y[i] = (…((w[0]·r₀[i]) + w[1]·r₁[i]) + …) + w[n−1]·rₙ₋₁[i]   (0 when taps[y] is 0),
+/// stored at dst + y·dstRowFloats + ⌊i/4⌋·dstPixelFloats + i mod 4. With dstPixelFloats = 4
+/// output rows are contiguous pixels; other values store them transposed (a column of pixels per
+/// output row), so that the other axis's pass is again a sum of contiguous rows.
+/// Every product is rounded, then added in that order, with no fused multiply-add, so the AVX2
+/// path (taken when the CPU has it) and the portable one give the same floats. The loop runs over
+/// blocks of columns, every output row of a block before the next block, so the source rows a
+/// block reads stay in the first-level cache. `dst` must not overlap `src`.
+void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
+                      const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
+                      ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats);
+
+/// 8-bit codes → float RGBA pixels of value code / 255, correctly rounded (FilterGraph's
+/// `TileConversion.load` without a transfer curve, the same floats as its table), four pixels
+/// at a time; returns the number of pixels written (a multiple of 4 for which the source has 16
+/// readable bytes from each group's start, or 0 without AVX2), the caller finishes the row.
+///
+/// - src: `count · channels` bytes; channels 1 = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA.
+/// - dst: `count` pixels of four floats; gray is copied to R, G and B; a missing alpha is 1.
+///   Straight alpha is not premultiplied here.
+size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst);
 
 /// One tile's constants for `fg_affine_window` (FilterGraph's AffineOperation; Affine.swift
 /// defines the sum).

@@ -8,34 +8,32 @@ extension TileConversion {
   /// the tile's row directly, then gets its alpha, is premultiplied, and is encoded with the sRGB
   /// curve when `space` is `.encoded` (the curve extends to values outside 0…1 as `SRGBCurve`'s).
   static func loadConverting(
-    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, into tile: inout Tile, space: WorkingSpace,
+    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, into dst: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace,
     transform: ColourTransform
   ) {
     let layout = format.layout
     let channels = layout.channelCount
-    tile.withMutablePixels { dst in
-      for y in 0..<dst.height {
-        let s = rows(y), d = dst[row: y]
-        transform.run(s, UnsafeMutableRawPointer(d), count: dst.width)
-        if layout.hasAlpha {
-          if format.component == .uint8 {
-            let a = s.assumingMemoryBound(to: UInt8.self)
-            for x in 0..<dst.width {
-              let w = Float(a[x * channels + channels - 1]) / 255
-              d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
-            }
-          } else {
-            let a = s.assumingMemoryBound(to: UInt16.self)
-            for x in 0..<dst.width {
-              let w = Float(a[x * channels + channels - 1]) / 65535
-              d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
-            }
+    for y in 0..<dst.height {
+      let s = rows(y), d = dst[row: y]
+      transform.run(s, UnsafeMutableRawPointer(d), count: dst.width)
+      if layout.hasAlpha {
+        if format.component == .uint8 {
+          let a = s.assumingMemoryBound(to: UInt8.self)
+          for x in 0..<dst.width {
+            let w = Float(a[x * channels + channels - 1]) / 255
+            d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
           }
         } else {
-          for x in 0..<dst.width { d[x].w = 1 }
+          let a = s.assumingMemoryBound(to: UInt16.self)
+          for x in 0..<dst.width {
+            let w = Float(a[x * channels + channels - 1]) / 65535
+            d[x] = SIMD4(d[x].x * w, d[x].y * w, d[x].z * w, w)
+          }
         }
-        if space == .encoded { SRGBCurve.encodeRow(d, count: dst.width) }
+      } else {
+        for x in 0..<dst.width { d[x].w = 1 }
       }
+      if space == .encoded { SRGBCurve.encodeRow(d, count: dst.width) }
     }
   }
 }

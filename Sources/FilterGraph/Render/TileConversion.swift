@@ -6,31 +6,34 @@
 // codes (TileConversion+Linear8.swift) and for ICC profiles (TileConversion+ICC.swift), are the
 // only places the renderer changes pixel formats.
 
+import CKernels
 import PixelBufferModule
 
 enum TileConversion {
   /// `x / 255` for each 8-bit code.
   static let unitTable8: [Float] = (0..<256).map { Float($0) / 255 }
 
-  /// Fills `tile` (same size as `source`) from `source`, in `space`.
-  static func load(_ source: PixelBuffer, into tile: inout Tile, space: WorkingSpace, transform: ColourTransform? = nil) {
+  /// Fills `dst` (same size as `source`) from `source`, in `space`.
+  static func load(
+    _ source: PixelBuffer, into dst: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace, transform: ColourTransform? = nil
+  ) {
     source.withUnsafeBaseAddress { base, rowBytes in
       load(
-        rows: { UnsafeRawPointer(base) + $0 * rowBytes }, format: source.format, colorSpace: source.colorSpace, into: &tile,
+        rows: { UnsafeRawPointer(base) + $0 * rowBytes }, format: source.format, colorSpace: source.colorSpace, into: dst,
         space: space, transform: transform)
     }
   }
 
-  /// Fills `tile` from stored rows: `rows(y)` is the first byte of the tile's row `y` (its first
+  /// Fills `dst` from stored rows: `rows(y)` is the first byte of `dst`'s row `y` (its first
   /// column), in `format` and `colorSpace`. Decoded sources and streamed strips both load here.
   /// With a `transform` (a source with an ICC profile other than sRGB), each row goes through it
   /// into linear sRGB instead (`loadConverting`).
   static func load(
-    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into tile: inout Tile, space: WorkingSpace,
-    transform: ColourTransform? = nil
+    rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into dst: UnsafeMutablePixels<SIMD4<Float>>,
+    space: WorkingSpace, transform: ColourTransform? = nil
   ) {
     if let transform, format.component != .float32 {
-      loadConverting(rows: rows, format: format, into: &tile, space: space, transform: transform)
+      loadConverting(rows: rows, format: format, into: dst, space: space, transform: transform)
       return
     }
     let layout = format.layout
@@ -39,67 +42,67 @@ enum TileConversion {
     let sourceIsLinear = colorSpace.isLinear
     let toLinear = space == .linear && !sourceIsLinear
     let toEncoded = space == .encoded && sourceIsLinear
-    tile.withMutablePixels { dst in
-      switch format.component {
-      case .uint8:
-        let table: [Float] = toLinear ? SRGBTransfer.decodeTable8 : unitTable8
-        table.withUnsafeBufferPointer { lut in
-          for y in 0..<dst.height {
-            let s = rows(y).assumingMemoryBound(to: UInt8.self)
-            expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
-            if layout.hasAlpha && toLinear {
-              // Alpha is never curved: undo the table on the alpha lane.
-              let d = dst[row: y]
-              for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
-            }
-          }
-        }
-      case .uint16:
-        let scale: Float = 1 / 65535
-        (toLinear ? SRGBTransfer.decodeTable16 : []).withUnsafeBufferPointer { lut in
-          for y in 0..<dst.height {
-            let s = rows(y).assumingMemoryBound(to: UInt16.self)
-            if toLinear {
-              expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
-              if layout.hasAlpha {
-                let d = dst[row: y]
-                for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) * scale }
-              }
-            } else {
-              expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { Float($0) * scale }
-            }
-          }
-        }
-      case .float32:
+    switch format.component {
+    case .uint8:
+      let table: [Float] = toLinear ? SRGBTransfer.decodeTable8 : unitTable8
+      table.withUnsafeBufferPointer { lut in
         for y in 0..<dst.height {
-          expand(rows(y).assumingMemoryBound(to: Float.self), count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
-        }
-        if format.alphaMode == .premultiplied {
-          for y in 0..<dst.height {
-            if toLinear { SRGBCurve.decodeRow(dst[row: y], count: dst.width) }
-            if toEncoded { SRGBCurve.encodeRow(dst[row: y], count: dst.width) }
-          }
-          return
-        }
-        if toLinear || toEncoded {
-          for y in 0..<dst.height {
+          let s = rows(y).assumingMemoryBound(to: UInt8.self)
+          // Without a curve, the AVX2 kernel makes the same floats as the table (code / 255).
+          let done = toLinear ? 0 : fg_unit8_row(s, dst.width, Int32(channels), UnsafeMutableRawPointer(dst[row: y]).assumingMemoryBound(to: Float.self))
+          expand(s + done * channels, count: dst.width - done, channels: channels, layout: layout, into: dst[row: y] + done) { lut[Int($0)] }
+          if layout.hasAlpha && toLinear {
+            // Alpha is never curved: undo the table on the alpha lane.
             let d = dst[row: y]
-            for x in 0..<dst.width {
-              let v = d[x]
-              d[x] = toLinear
-                ? SIMD4(SRGBCurve.decode(v.x), SRGBCurve.decode(v.y), SRGBCurve.decode(v.z), v.w)
-                : SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
-            }
+            for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
           }
         }
       }
-      if straight && layout.hasAlpha {
+    case .uint16:
+      let scale: Float = 1 / 65535
+      (toLinear ? SRGBTransfer.decodeTable16 : []).withUnsafeBufferPointer { lut in
+        for y in 0..<dst.height {
+          let s = rows(y).assumingMemoryBound(to: UInt16.self)
+          if toLinear {
+            expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { lut[Int($0)] }
+            if layout.hasAlpha {
+              let d = dst[row: y]
+              for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) * scale }
+            }
+          } else {
+            expand(s, count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { Float($0) * scale }
+          }
+        }
+      }
+    case .float32:
+      for y in 0..<dst.height {
+        expand(rows(y).assumingMemoryBound(to: Float.self), count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
+      }
+      if format.alphaMode == .premultiplied {
+        for y in 0..<dst.height {
+          if toLinear { SRGBCurve.decodeRow(dst[row: y], count: dst.width) }
+          if toEncoded { SRGBCurve.encodeRow(dst[row: y], count: dst.width) }
+        }
+        return
+      }
+      if toLinear || toEncoded {
         for y in 0..<dst.height {
           let d = dst[row: y]
           for x in 0..<dst.width {
             let v = d[x]
-            d[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+            d[x] = toLinear
+              ? SIMD4(SRGBCurve.decode(v.x), SRGBCurve.decode(v.y), SRGBCurve.decode(v.z), v.w)
+              : SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
           }
+        }
+      }
+    }
+    if straight && layout.hasAlpha {
+      for y in 0..<dst.height {
+        let d = dst[row: y]
+        for x in 0..<dst.width {
+          let v = d[x]
+          d[x] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
         }
       }
     }
@@ -240,6 +243,19 @@ enum TileConversion {
     }
   }
 
+  /// Fills `pixels` outside `inner` (a block of them, already filled) with the nearest pixel of
+  /// `inner`: its first and last columns repeat to the left and right, then its first and last
+  /// rows, so widened, repeat above and below.
+  static func extendEdges(in pixels: UnsafeMutablePixels<SIMD4<Float>>, around inner: Rect) {
+    for y in inner.y..<inner.maxY {
+      let d = pixels[row: y]
+      if inner.x > 0 { d.update(repeating: d[inner.x], count: inner.x) }
+      if inner.maxX < pixels.width { (d + inner.maxX).update(repeating: d[inner.maxX - 1], count: pixels.width - inner.maxX) }
+    }
+    for y in 0..<inner.y { pixels[row: y].update(from: pixels[row: inner.y], count: pixels.width) }
+    for y in inner.maxY..<pixels.height { pixels[row: y].update(from: pixels[row: inner.maxY - 1], count: pixels.width) }
+  }
+
   /// `inner` extended to `rect`: each pixel of `rect` is the pixel of `inner` nearest to it
   /// (coordinates clamped into `inner.rect`), so `rect`'s pixels inside `inner` are a copy.
   static func extendEdges(_ inner: Tile, to rect: Rect) -> Tile {
@@ -250,10 +266,12 @@ enum TileConversion {
         for y in 0..<rect.height {
           let sy = min(max(rect.y + y, ir.y), ir.maxY - 1) - ir.y
           let s = src[row: sy], d = dst[row: y]
-          for x in 0..<rect.width {
-            let sx = min(max(rect.x + x, ir.x), ir.maxX - 1) - ir.x
-            d[x] = s[sx]
-          }
+          // Columns left of `inner` repeat its first pixel, those right of it its last; the
+          // columns inside are one contiguous copy.
+          let lo = min(max(ir.x - rect.x, 0), rect.width), hi = max(min(ir.maxX - rect.x, rect.width), lo)
+          if lo > 0 { d.update(repeating: s[0], count: lo) }
+          if hi > lo { d.advanced(by: lo).update(from: s.advanced(by: rect.x + lo - ir.x), count: hi - lo) }
+          if hi < rect.width { d.advanced(by: hi).update(repeating: s[ir.width - 1], count: rect.width - hi) }
         }
       }
     }

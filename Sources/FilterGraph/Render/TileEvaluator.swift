@@ -18,31 +18,55 @@ final class TileEvaluator: Sendable {
   /// Exactly `rect` of `node` in `space`; pixels outside the node's extent repeat its edges.
   func evaluate(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
     let inside = Regions.computed(rect, extent: node.info.extent)
-    let tile = try compute(node, inside, space: space, memo: &memo)
-    if inside == rect { return tile }
-    var extended = TileConversion.extendEdges(tile, to: rect)
+    if inside == rect { return try compute(node, inside, space: space, memo: &memo) }
+    if rect.contains(inside) && !isShared(node) && hasStoredPixels(node) {
+      // A decoded or streamed source loads straight into the larger tile and repeats its edges
+      // there, without a second copy of the tile.
+      var tile = Tile(rect: rect, imageSize: node.info.size)
+      let inner = inside.offsetBy(dx: -rect.x, dy: -rect.y)
+      try tile.withMutablePixels { pixels in
+        try loadStored(node, inside, into: pixels.cropped(to: inner), space: space)
+        TileConversion.extendEdges(in: pixels, around: inner)
+      }
+      return tile
+    }
+    var extended = TileConversion.extendEdges(try compute(node, inside, space: space, memo: &memo), to: rect)
     extended.imageSize = node.info.size
     return extended
   }
 
+  private func isShared(_ node: ImageNode) -> Bool { plan.consumerCount[ObjectIdentifier(node), default: 0] > 1 }
+
+  private func hasStoredPixels(_ node: ImageNode) -> Bool {
+    node.operation is SourceOperation
+      && (plan.streamed[ObjectIdentifier(node)] != nil || plan.decoded[ObjectIdentifier(node)] != nil)
+  }
+
+  /// `rect` of a source whose pixels are decoded or streamed (`hasStoredPixels`), into `pixels`.
+  private func loadStored(_ node: ImageNode, _ rect: Rect, into pixels: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace) throws {
+    let transform = plan.sourceTransforms[ObjectIdentifier(node)]
+    if let stream = plan.streamed[ObjectIdentifier(node)] {
+      try stream.prepare(rect.y..<rect.maxY)
+      TileConversion.load(
+        rows: { stream.row(rect.y + $0, x: rect.x) }, format: stream.format, colorSpace: stream.colorSpace, into: pixels,
+        space: space, transform: transform)
+    } else if let decoded = plan.decoded[ObjectIdentifier(node)] {
+      let origin = plan.decodedOrigins[ObjectIdentifier(node)] ?? Point(x: 0, y: 0)
+      TileConversion.load(
+        decoded.cropped(to: rect.offsetBy(dx: -origin.x, dy: -origin.y)), into: pixels, space: space, transform: transform)
+    }
+  }
+
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
-    let shared = plan.consumerCount[ObjectIdentifier(node), default: 0] > 1
+    let shared = isShared(node)
     let key = MemoKey(node: ObjectIdentifier(node), rect: rect, space: space)
     if shared, let hit = memo[key] { return hit }
     var tile: Tile
     let op = node.operation
     if let source = op as? SourceOperation {
       tile = Tile(rect: rect, imageSize: node.info.size)
-      if let stream = plan.streamed[ObjectIdentifier(node)] {
-        try stream.prepare(rect.y..<rect.maxY)
-        TileConversion.load(
-          rows: { stream.row(rect.y + $0, x: rect.x) }, format: stream.format, colorSpace: stream.colorSpace,
-          into: &tile, space: space, transform: plan.sourceTransforms[ObjectIdentifier(node)])
-      } else if let pixels = plan.decoded[ObjectIdentifier(node)] {
-        let origin = plan.decodedOrigins[ObjectIdentifier(node)] ?? Point(x: 0, y: 0)
-        TileConversion.load(
-          pixels.cropped(to: rect.offsetBy(dx: -origin.x, dy: -origin.y)), into: &tile, space: space,
-          transform: plan.sourceTransforms[ObjectIdentifier(node)])
+      if hasStoredPixels(node) {
+        try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
       } else {
         source.fill(&tile, space: space)
       }

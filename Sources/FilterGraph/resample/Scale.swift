@@ -4,7 +4,7 @@
 // rx = inW / outW and ry = inH / outH. The ratio is taken from the input the operation receives
 // when it runs, not when it was built: the optimizer may feed it a JPEG decoded at 1/2, 1/4 or
 // 1/8 size, and the output geometry stays the same. Each axis is resampled separately
-// (horizontal pass first, then vertical); along the x axis, with r = rx:
+// (vertical pass first, then horizontal); along the x axis, with r = rx:
 //
 //   output pixel x (centre x + ½) maps to the input position  u = (x + ½)·r − ½,
 //   s = max(r, 1)                                    (the kernel is stretched when downscaling,
@@ -26,6 +26,7 @@
 // colour 0 where alpha is 0); colours are not clipped, because the working space is extended range
 // (a wide-gamut source's colours lie outside 0…1), and the store clips them at the end.
 
+import CKernels
 import Foundation
 import PixelBufferModule
 
@@ -142,61 +143,45 @@ public struct ScaleOperation: ResampleOperation {
     }
   }
 
-  /// Two separable passes: input rows → scratch (output width), then scratch → output rows.
+  /// Two separable passes, each a weighted sum of contiguous rows (one C kernel, the cheapest
+  /// loop: one weight per row, contiguous floats): the vertical taps over the input tile's rows,
+  /// stored transposed (scratch holds each input column's `outH` resampled pixels contiguously),
+  /// then the horizontal taps over those columns, stored back as rows into the output.
   static func resample(_ input: Tile, into output: inout Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
-    let outW = output.rect.width
-    let rows = input.rect.height
-    let (scratchStorage, scratch) = TileMemoryPool.scratch(SIMD4<Float>.self, count: outW * rows)
+    let outW = output.rect.width, outH = output.rect.height
+    let inW = input.rect.width
+    let (scratchStorage, scratch) = TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
     defer { withExtendedLifetime(scratchStorage) {} }
-    // Horizontal pass over every input row the vertical taps read.
+    let column = 4 * outH  // floats per scratch column
     input.withPixels { src in
-      xAxis.starts.withUnsafeBufferPointer { starts in
-        xAxis.counts.withUnsafeBufferPointer { counts in
-          xAxis.weights.withUnsafeBufferPointer { weights in
-            let stride = xAxis.stride
-            for r in 0..<rows {
-              let s = src[row: r], d = scratch + r &* outW
-              for x in 0..<outW {
-                let p = s + starts[x], w = weights.baseAddress! + x &* stride
-                // Two accumulators (even and odd taps) halve the dependency chain.
-                var acc = p[0] * w[0], odd = SIMD4<Float>.zero
-                var j = 1
-                let n = counts[x]
-                while j &+ 1 < n {
-                  odd += p[j] * w[j]
-                  acc += p[j &+ 1] * w[j &+ 1]
-                  j &+= 2
-                }
-                if j < n { odd += p[j] * w[j] }
-                d[x] = acc + odd
-              }
-            }
+      yAxis.starts.withUnsafeBufferPointer { starts in
+        yAxis.counts.withUnsafeBufferPointer { counts in
+          yAxis.weights.withUnsafeBufferPointer { weights in
+            fg_resample_rows(
+              src.base.assumingMemoryBound(to: Float.self), src.rowBytes / MemoryLayout<Float>.stride, 4 * inW,
+              starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, yAxis.stride, outH, scratch, 4, column)
           }
         }
       }
     }
-    // Vertical pass: each output row is a weighted sum of scratch rows, accumulated row-wise.
     output.withMutablePixels { dst in
-      yAxis.weights.withUnsafeBufferPointer { weights in
-        let stride = yAxis.stride
-        for y in 0..<dst.height {
-          let d = dst[row: y]
-          let w = weights.baseAddress! + y &* stride
-          let first = scratch + yAxis.starts[y] &* outW
-          let w0 = w[0]
-          for x in 0..<outW { d[x] = first[x] * w0 }
-          for j in 1..<max(yAxis.counts[y], 1) {
-            let s = first + j &* outW
-            let wj = w[j]
-            for x in 0..<outW { d[x] += s[x] * wj }
+      xAxis.starts.withUnsafeBufferPointer { starts in
+        xAxis.counts.withUnsafeBufferPointer { counts in
+          xAxis.weights.withUnsafeBufferPointer { weights in
+            fg_resample_rows(
+              scratch, column, column, starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, xAxis.stride,
+              outW, dst.base.assumingMemoryBound(to: Float.self), 4, dst.rowBytes / MemoryLayout<Float>.stride)
           }
-          // Clip ringing of alpha to 0…1. Colours are not clipped: the working space is extended
-          // range (a wide-gamut source's colours lie outside 0…1) and the store clips at the end.
-          for x in 0..<outW {
-            let v = d[x]
-            let a = min(max(v.w, 0), 1)
-            d[x] = a > 0 ? SIMD4(v.x, v.y, v.z, a) : .zero
-          }
+        }
+      }
+      // Clip ringing of alpha to 0…1. Colours are not clipped: the working space is extended
+      // range (a wide-gamut source's colours lie outside 0…1) and the store clips at the end.
+      for y in 0..<outH {
+        let d = dst[row: y]
+        for x in 0..<outW {
+          let v = d[x]
+          let a = min(max(v.w, 0), 1)
+          d[x] = a > 0 ? SIMD4(v.x, v.y, v.z, a) : .zero
         }
       }
     }
