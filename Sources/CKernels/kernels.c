@@ -169,6 +169,55 @@ static size_t AVX2 resample_rows_avx2(const float *src, ptrdiff_t rowFloats, siz
   return end;
 }
 
+/// Two pixels → their codes as dwords: unpremultiplied when `straight`, times 255, clamped,
+/// rounded to nearest even (the default rounding of the conversion).
+static inline AVX2 __m256i encoded8_codes(__m256 v, int straight) {
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  if (straight) {
+    __m256 a = _mm256_permute_ps(v, 0xFF);
+    __m256 opaque = _mm256_cmp_ps(a, one, _CMP_EQ_OQ);
+    if (_mm256_movemask_ps(opaque) != 0xFF) {
+      __m256 inv = _mm256_and_ps(_mm256_div_ps(one, a), _mm256_cmp_ps(a, zero, _CMP_GT_OQ));
+      __m256 k = _mm256_blendv_ps(inv, one, opaque);
+      v = _mm256_blend_ps(_mm256_mul_ps(v, k), v, 0x88);  // alpha lanes keep their value
+    }
+  }
+  __m256 s = _mm256_mul_ps(v, _mm256_set1_ps(255.0f));
+  s = _mm256_and_ps(s, _mm256_cmp_ps(s, zero, _CMP_GT_OQ));  // ≤ 0 and NaN → 0
+  s = _mm256_min_ps(s, _mm256_set1_ps(255.0f));
+  return _mm256_cvtps_epi32(s);
+}
+
+static size_t AVX2 fg_encoded8_row_avx2(const float *src, size_t count, uint8_t *dst, int channels, int straight) {
+  if (channels != 3 && channels != 4) return 0;
+  // Packing works within 128-bit lanes: the bytes come out as pixels 0 2 4 6 | 1 3 5 7.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -128, -128, -128, -128, 0, 1, 2, 4, 5, 6,
+                                       8, 9, 10, 12, 13, 14, -128, -128, -128, -128);
+  // RGB writes 16 bytes from each group's 12th byte: two more pixels must follow.
+  size_t x = 0;
+  for (; x + (channels == 3 ? 10 : 8) <= count; x += 8) {
+    const float *s = src + 4 * x;
+    __m256i c0 = encoded8_codes(_mm256_loadu_ps(s), straight), c1 = encoded8_codes(_mm256_loadu_ps(s + 8), straight);
+    __m256i c2 = encoded8_codes(_mm256_loadu_ps(s + 16), straight), c3 = encoded8_codes(_mm256_loadu_ps(s + 24), straight);
+    __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
+    b = _mm256_permutevar8x32_epi32(b, order);
+    if (channels == 4) {
+      _mm256_storeu_si256((__m256i *)(dst + 4 * x), b);
+    } else {
+      b = _mm256_shuffle_epi8(b, rgb);
+      _mm_storeu_si128((__m128i *)(dst + 3 * x), _mm256_castsi256_si128(b));
+      _mm_storeu_si128((__m128i *)(dst + 3 * x + 12), _mm256_extracti128_si256(b, 1));
+    }
+  }
+  return x;
+}
+
+size_t fg_encoded8_row(const float *src, size_t count, uint8_t *dst, int channels, int straight) {
+  if (!fg_kernels_have_avx2()) return 0;
+  return fg_encoded8_row_avx2(src, count, dst, channels, straight);
+}
+
 /// Eight codes (0…255, as dwords) → code / 255 correctly rounded, in float arithmetic alone:
 /// 1/255 = H + L with H = 0x1.01p-8 (9 significant bits, so code·H is exact) and L the float
 /// nearest the rest; code·L is tiny and nearly exact, so code·H + code·L is rounded once, from a
@@ -228,6 +277,11 @@ int fg_kernels_have_avx2(void) { return 0; }
 
 size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
   (void)src; (void)count; (void)channels; (void)dst;
+  return 0;
+}
+
+size_t fg_encoded8_row(const float *src, size_t count, uint8_t *dst, int channels, int straight) {
+  (void)src; (void)count; (void)dst; (void)channels; (void)straight;
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // ckernels.h — per-pixel loops that Swift cannot compile tightly enough.
 //
-// `fg_linear8_row` and `fg_unit8_row` are written with x86 intrinsics and compiled for AVX2 only (a function
+// `fg_linear8_row`, `fg_encoded8_row` and `fg_unit8_row` are written with x86 intrinsics and compiled for AVX2 only (a function
 // attribute, not a global flag), so the rest of the binary keeps the baseline instruction set;
 // callers ask `fg_kernels_have_avx2` first and fall back to their Swift loop. They return how many
 // pixels they handled (whole groups); the caller finishes the row. `fg_resample_rows`
@@ -48,6 +48,16 @@ size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels
 void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
                       const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
                       ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats);
+
+/// Float premultiplied RGBA pixels already in the output's encoding → 8-bit codes (FilterGraph's
+/// `TileConversion.pack8`), eight pixels at a time; returns the number of pixels written (a
+/// multiple of 8, leaving at least two pixels for the caller when channels is 3, or 0 without
+/// AVX2), the caller finishes the row.
+///
+/// - dst: `count · channels` bytes; channels 3 = RGB, 4 = RGBA.
+/// - straight: 1 to unpremultiply first (a ≠ 1: colours times 1/a, or 0 when a ≤ 0 or NaN).
+/// Each value v becomes round-half-even(clamp(255·v, 0, 255)), NaN giving 0.
+size_t fg_encoded8_row(const float *src, size_t count, uint8_t *dst, int channels, int straight);
 
 /// 8-bit codes → float RGBA pixels of value code / 255, correctly rounded (FilterGraph's
 /// `TileConversion.load` without a transfer curve, the same floats as its table), four pixels

@@ -211,17 +211,21 @@ enum TileConversion {
   static func pack8(
     _ s: UnsafePointer<SIMD4<Float>>, count: Int, channels: Int, straight: Bool, into d: UnsafeMutableRawPointer
   ) {
-    guard count > 0 else { return }
+    // The AVX2 kernel writes the same bytes for whole groups of eight; this loop finishes.
+    let done = UnsafeRawPointer(s).withMemoryRebound(to: Float.self, capacity: 4 * count) {
+      fg_encoded8_row($0, count, d.assumingMemoryBound(to: UInt8.self), Int32(channels), straight ? 1 : 0)
+    }
+    guard count > done else { return }
     @inline(__always) func px(_ x: Int) -> SIMD4<UInt8> {
       let v = s[x]
       let q = quantized(straight && v.w != 1 ? straightened(v) : v, scale: 255)
       return SIMD4<UInt8>(truncatingIfNeeded: q)
     }
     if channels == 4 {
-      for x in 0..<count { d.storeBytes(of: px(x), toByteOffset: 4 * x, as: SIMD4<UInt8>.self) }
+      for x in done..<count { d.storeBytes(of: px(x), toByteOffset: 4 * x, as: SIMD4<UInt8>.self) }
       return
     }
-    for x in 0..<(count - 1) { d.storeBytes(of: px(x), toByteOffset: 3 * x, as: SIMD4<UInt8>.self) }
+    for x in done..<(count - 1) { d.storeBytes(of: px(x), toByteOffset: 3 * x, as: SIMD4<UInt8>.self) }
     let last = px(count - 1), o = 3 * (count - 1)
     d.storeBytes(of: last.x, toByteOffset: o, as: UInt8.self)
     d.storeBytes(of: last.y, toByteOffset: o + 1, as: UInt8.self)

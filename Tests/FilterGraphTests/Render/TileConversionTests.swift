@@ -1,4 +1,5 @@
-// TileConversionTests.swift — 8-bit codes loaded into working tiles, and edges repeated in place.
+// TileConversionTests.swift — 8-bit codes loaded into working tiles and stored from them, the
+// resample kernel's sums, and edges repeated in place.
 
 import CKernels
 import Foundation
@@ -53,6 +54,60 @@ final class TileConversionTests: XCTestCase {
           XCTAssertEqual(row[x], expected, "\(format) count \(count) pixel \(x)")
         }
         XCTAssertEqual(row[count], SIMD4<Float>(-7, -7, -7, -7), "\(format) count \(count): wrote past the row")
+      }
+    }
+  }
+
+  func testEightBitStoreRoundsEachValueAndWritesNothingPastTheRow() {
+    // Random premultiplied pixels with awkward values, stored as RGB and RGBA, straight and
+    // premultiplied, rows of every length up to 40 (the AVX2 kernel's groups of eight and the
+    // Swift tail): each code is round-half-even(clamp(255·v, 0, 255)) of the (unpremultiplied)
+    // value, NaN giving 0, and the guard bytes after each row stay untouched.
+    var rng = SeededGenerator(seed: 6)
+    let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, -1, 1, 1.0000001, 2, 1e-30, 0.5 / 255, 1.5 / 255, 0.5]
+    func value() -> Float {
+      rng.next() % 6 == 0 ? specials[Int(rng.next() % UInt64(specials.count))] : Float(rng.next() % 1_000_001) / 1_000_000
+    }
+    func code(_ v: Float) -> UInt8 {
+      let s = v * 255
+      if !(s > 0) { return 0 }
+      return s > 255 ? 255 : UInt8(s.rounded(.toNearestOrEven))
+    }
+    for channels in [3, 4] {
+      for straight in [true, false] {
+        let format = PixelFormat(
+          layout: channels == 3 ? .rgb : .rgba, component: .uint8, alphaMode: straight ? .straight : .premultiplied)
+        for count in 1...40 {
+          var tile = Tile(rect: Rect(x: 0, y: 0, width: count, height: 2))
+          var pixels: [SIMD4<Float>] = []
+          tile.withMutablePixels { px in
+            for y in 0..<2 {
+              for x in 0..<count {
+                let a: Float = rng.next() % 3 == 0 ? 1 : value()
+                let p = SIMD4(value(), value(), value(), a)
+                px[row: y][x] = p
+                pixels.append(p)
+              }
+            }
+          }
+          let rowBytes = count * channels + 5
+          var out = [UInt8](repeating: 0xA5, count: 2 * rowBytes)
+          out.withUnsafeMutableBytes { TileConversion.store(tile, into: $0.baseAddress!, rowBytes: rowBytes, format: format) }
+          for y in 0..<2 {
+            for x in 0..<count {
+              var p = pixels[y * count + x]
+              // Unpremultiplied unless the format keeps premultiplied alpha (RGB never does).
+              if format.alphaMode != .premultiplied && p.w != 1 {
+                let inv: Float = p.w > 0 ? 1 / p.w : 0
+                p = SIMD4(p.x * inv, p.y * inv, p.z * inv, p.w)
+              }
+              let expected = [code(p.x), code(p.y), code(p.z), code(p.w)].prefix(channels)
+              let got = out[(y * rowBytes + x * channels)..<(y * rowBytes + x * channels + channels)]
+              XCTAssertEqual(Array(got), Array(expected), "channels \(channels) straight \(straight) count \(count) pixel \(x) \(p)")
+            }
+            XCTAssertEqual(Array(out[(y * rowBytes + count * channels)..<((y + 1) * rowBytes)]), [UInt8](repeating: 0xA5, count: 5))
+          }
+        }
       }
     }
   }
