@@ -112,40 +112,35 @@ static inline AVX2 __attribute__((always_inline)) void store_pixels8(float *out,
   _mm_storeu_ps(out + 3 * pixelFloats, _mm256_extractf128_ps(b, 1));
 }
 
+/// `regs` registers (8·regs floats) of one output row of fg_resample_rows from `r`, the row's
+/// first source row at this column, with its `n` weights `w`; the sums stay in registers across
+/// the taps (eight independent sums hide the adds' latency).
+static inline AVX2 __attribute__((always_inline)) void resample_block_avx2(
+    const float *r, ptrdiff_t rowFloats, const float *w, ptrdiff_t n, float *out, ptrdiff_t pixelFloats, const int regs) {
+  __m256 a[8];
+  __m256 k = _mm256_set1_ps(w[0]);
+  for (int q = 0; q < regs; q++) a[q] = _mm256_mul_ps(_mm256_loadu_ps(r + 8 * q), k);
+  for (ptrdiff_t j = 1; j < n; j++) {
+    r += rowFloats;
+    k = _mm256_set1_ps(w[j]);
+    for (int q = 0; q < regs; q++) a[q] = _mm256_add_ps(a[q], _mm256_mul_ps(_mm256_loadu_ps(r + 8 * q), k));
+  }
+  for (int q = 0; q + 1 < regs; q += 2) store_pixels8(out + 2 * q * pixelFloats, pixelFloats, a[q], a[q + 1]);
+  if (regs % 2) {
+    float *o = out + 2 * (regs - 1) * pixelFloats;
+    _mm_storeu_ps(o, _mm256_castps256_ps128(a[regs - 1]));
+    _mm_storeu_ps(o + pixelFloats, _mm256_extractf128_ps(a[regs - 1], 1));
+  }
+}
+
 /// Floats [from, to) of one output row of fg_resample_rows (`to − from` a multiple of 8): `r0` is
 /// the row's first source row, `w` its `n` weights, `out` the row's first pixel.
 static inline AVX2 __attribute__((always_inline)) void resample_row_avx2(
     const float *r0, ptrdiff_t rowFloats, const float *w, ptrdiff_t n, size_t from, size_t to, float *out,
     ptrdiff_t pixelFloats) {
   size_t i = from;
-  for (; i + 32 <= to; i += 32) {
-    const float *r = r0 + i;
-    __m256 k = _mm256_set1_ps(w[0]);
-    __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(r), k), a1 = _mm256_mul_ps(_mm256_loadu_ps(r + 8), k);
-    __m256 a2 = _mm256_mul_ps(_mm256_loadu_ps(r + 16), k), a3 = _mm256_mul_ps(_mm256_loadu_ps(r + 24), k);
-    for (ptrdiff_t j = 1; j < n; j++) {
-      r += rowFloats;
-      k = _mm256_set1_ps(w[j]);
-      a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(r), k));
-      a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(r + 8), k));
-      a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(r + 16), k));
-      a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(r + 24), k));
-    }
-    float *o = out + (ptrdiff_t)(i / 4) * pixelFloats;
-    store_pixels8(o, pixelFloats, a0, a1);
-    store_pixels8(o + 4 * pixelFloats, pixelFloats, a2, a3);
-  }
-  for (; i + 8 <= to; i += 8) {
-    const float *r = r0 + i;
-    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(r), _mm256_set1_ps(w[0]));
-    for (ptrdiff_t j = 1; j < n; j++) {
-      r += rowFloats;
-      a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(r), _mm256_set1_ps(w[j])));
-    }
-    float *o = out + (ptrdiff_t)(i / 4) * pixelFloats;
-    _mm_storeu_ps(o, _mm256_castps256_ps128(a));
-    _mm_storeu_ps(o + pixelFloats, _mm256_extractf128_ps(a, 1));
-  }
+  for (; i + 64 <= to; i += 64) resample_block_avx2(r0 + i, rowFloats, w, n, out + (ptrdiff_t)(i / 4) * pixelFloats, pixelFloats, 8);
+  for (; i + 8 <= to; i += 8) resample_block_avx2(r0 + i, rowFloats, w, n, out + (ptrdiff_t)(i / 4) * pixelFloats, pixelFloats, 1);
 }
 
 /// fg_resample_rows for the floats [0, count rounded down to 8) of every row; returns that count.
@@ -324,6 +319,12 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
       i += n;
     }
   }
+}
+
+void fg_prefetch(const void *p, size_t bytes) {
+  const char *c = (const char *)p;
+  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
+  if (bytes > 0) __builtin_prefetch(c + bytes - 1);
 }
 
 typedef float fg_float4 __attribute__((ext_vector_type(4)));

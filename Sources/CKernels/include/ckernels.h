@@ -59,6 +59,11 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
 /// Each value v becomes round-half-even(clamp(255·v, 0, 255)), NaN giving 0.
 size_t fg_encoded8_row(const float *src, size_t count, uint8_t *dst, int channels, int straight);
 
+/// Asks the CPU to start loading `bytes` bytes from `p` into its caches (no effect on results):
+/// rows another thread has just decoded are read in short runs the hardware prefetcher does not
+/// anticipate.
+void fg_prefetch(const void *p, size_t bytes);
+
 /// 8-bit codes → float RGBA pixels of value code / 255, correctly rounded (FilterGraph's
 /// `TileConversion.load` without a transfer curve, the same floats as its table), four pixels
 /// at a time; returns the number of pixels written (a multiple of 4 for which the source has 16

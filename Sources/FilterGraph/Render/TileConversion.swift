@@ -48,6 +48,7 @@ enum TileConversion {
       table.withUnsafeBufferPointer { lut in
         for y in 0..<dst.height {
           let s = rows(y).assumingMemoryBound(to: UInt8.self)
+          if y + 2 < dst.height { fg_prefetch(rows(y + 2), dst.width * channels) }
           // Without a curve, the AVX2 kernel makes the same floats as the table (code / 255).
           let done = toLinear ? 0 : fg_unit8_row(s, dst.width, Int32(channels), UnsafeMutableRawPointer(dst[row: y]).assumingMemoryBound(to: Float.self))
           expand(s + done * channels, count: dst.width - done, channels: channels, layout: layout, into: dst[row: y] + done) { lut[Int($0)] }
