@@ -321,6 +321,30 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
   }
 }
 
+void fg_unit8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels, float *dst,
+                    ptrdiff_t dstRowFloats) {
+  if (channels < 1 || channels > 4) return;
+  const size_t ch = (size_t)channels;
+  for (size_t r = 0; r < rowCount; r++) {
+    const uint8_t *s = rows[r] + x * ch;
+    float *d = dst + (ptrdiff_t)r * dstRowFloats;
+    // A few cache lines per row, rows apart: too short a run for the hardware prefetcher.
+    if (r + 4 < rowCount) fg_prefetch(rows[r + 4] + x * ch, count * ch);
+    size_t done = fg_unit8_row(s, count, channels, d);
+    for (size_t i = done; i < count; i++) {
+      const uint8_t *p = s + i * ch;
+      float *o = d + 4 * i;
+      switch (channels) {
+      case 1: o[0] = o[1] = o[2] = (float)p[0] / 255.0f; o[3] = 1; break;
+      case 2: o[0] = o[1] = o[2] = (float)p[0] / 255.0f; o[3] = (float)p[1] / 255.0f; break;
+      case 3: o[0] = (float)p[0] / 255.0f; o[1] = (float)p[1] / 255.0f; o[2] = (float)p[2] / 255.0f; o[3] = 1; break;
+      default:
+        for (int c = 0; c < 4; c++) o[c] = (float)p[c] / 255.0f;
+      }
+    }
+  }
+}
+
 void fg_prefetch(const void *p, size_t bytes) {
   const char *c = (const char *)p;
   for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);

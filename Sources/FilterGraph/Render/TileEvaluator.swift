@@ -57,6 +57,40 @@ final class TileEvaluator: Sendable {
     }
   }
 
+  /// The stored rows a scale reads for `rect`, when it can read them directly
+  /// (`ScaleOperation.render(into:rows:…)`): its input is a decoded or streamed 8-bit gray or RGB
+  /// source whose working values in `space` are code / 255 (sRGB-encoded values, no profile to
+  /// apply), read by this node only, and the region lies inside it (no edges to repeat).
+  private func storedRows8(
+    read scale: ScaleOperation, _ node: ImageNode, _ rect: Rect, space: WorkingSpace
+  ) throws -> (rows: [UnsafePointer<UInt8>], channels: Int, region: Rect)? {
+    guard scale.kernel != .nearest, space == .encoded, let input = node.inputs.first, hasStoredPixels(input),
+      !isShared(input), plan.sourceTransforms[ObjectIdentifier(input)] == nil
+    else { return nil }
+    let region = Regions.input(0, of: node, for: rect)
+    guard !region.isEmpty, Regions.computed(region, extent: input.info.extent) == region else { return nil }
+    func channels(_ format: PixelFormat, _ colorSpace: ColorSpace) -> Int? {
+      guard format.component == .uint8, !colorSpace.isLinear else { return nil }
+      return format.layout == .gray ? 1 : format.layout == .rgb ? 3 : nil
+    }
+    if let stream = plan.streamed[ObjectIdentifier(input)] {
+      guard let n = channels(stream.format, stream.colorSpace) else { return nil }
+      try stream.prepare(region.y..<region.maxY)
+      let rows = (0..<region.height).map { stream.row(region.y + $0, x: region.x).assumingMemoryBound(to: UInt8.self) }
+      return (rows, n, region)
+    }
+    guard let decoded = plan.decoded[ObjectIdentifier(input)], let n = channels(decoded.format, decoded.colorSpace) else {
+      return nil
+    }
+    // The decoded buffer lives as long as the plan, so its row addresses outlast this render.
+    let origin = plan.decodedOrigins[ObjectIdentifier(input)] ?? Point(x: 0, y: 0)
+    let view = decoded.cropped(to: region.offsetBy(dx: -origin.x, dy: -origin.y))
+    let rows = view.withUnsafeBaseAddress { base, rowBytes in
+      (0..<region.height).map { UnsafePointer((base + $0 * rowBytes).assumingMemoryBound(to: UInt8.self)) }
+    }
+    return (rows, n, region)
+  }
+
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
     let shared = isShared(node)
     let key = MemoKey(node: ObjectIdentifier(node), rect: rect, space: space)
@@ -85,14 +119,20 @@ final class TileEvaluator: Sendable {
       }
     } else {
       let opSpace = op.workingSpace ?? space
-      var inputs: [Tile] = []
-      inputs.reserveCapacity(node.inputs.count)
-      for (i, input) in node.inputs.enumerated() {
-        let region = Regions.input(i, of: node, for: rect)
-        inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
-      }
       tile = Tile(rect: rect, imageSize: node.info.size)
-      try op.render(into: &tile, inputs: inputs)
+      if let scale = op as? ScaleOperation, let stored = try storedRows8(read: scale, node, rect, space: opSpace) {
+        scale.render(
+          into: &tile, rows: stored.rows, channels: stored.channels, input: stored.region,
+          inputImageSize: node.inputs[0].info.size)
+      } else {
+        var inputs: [Tile] = []
+        inputs.reserveCapacity(node.inputs.count)
+        for (i, input) in node.inputs.enumerated() {
+          let region = Regions.input(i, of: node, for: rect)
+          inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
+        }
+        try op.render(into: &tile, inputs: inputs)
+      }
       if opSpace != space {
         tile.withMutablePixels { px in
           for y in 0..<px.height { SRGBCurve.convertRow(px[row: y], count: px.width, to: space) }

@@ -115,18 +115,53 @@ public struct ScaleOperation: ResampleOperation {
   /// The ratios come from the input tile's `imageSize`: the input as it is rendered.
   public func render(into output: inout Tile, inputs: [Tile]) {
     let input = inputs[0]
-    let inSize = input.imageSize
-    let xAxis = ResampleAxis(
-      outputs: output.rect.x..<output.rect.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel,
-      origin: input.rect.x)
-    let yAxis = ResampleAxis(
-      outputs: output.rect.y..<output.rect.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel,
-      origin: input.rect.y)
+    let (xAxis, yAxis) = axes(for: output.rect, input: input.rect, inputImageSize: input.imageSize)
     if kernel == .nearest {
       Self.pick(input, into: &output, xAxis, yAxis)
-    } else {
-      Self.resample(input, into: &output, xAxis, yAxis)
+      return
     }
+    input.withPixels { src in
+      Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
+        yAxis.rows(
+          from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
+          count: 4 * input.rect.width, into: scratch, pixelFloats: column)
+      }
+    }
+  }
+
+  /// `render` reading the input straight from stored 8-bit rows whose working values are
+  /// code / 255 (the renderer's path for a decoded 8-bit gray or RGB source without a curve or
+  /// profile to apply): `rows[r]` is the first pixel of row r of the input region `input`, part
+  /// of an image of `inputImageSize`; `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
+  ///
+  /// The rows are converted a strip of columns at a time into a block that stays in cache for
+  /// the vertical pass, where `render` converts the whole region into a float tile first; the
+  /// floats are the same (the conversion is exact, the sums run in the same order).
+  func render(into output: inout Tile, rows: [UnsafePointer<UInt8>], channels: Int, input: Rect, inputImageSize: Size) {
+    let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
+    let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
+    let (blockStorage, block) = TileMemoryPool.scratch(Float.self, count: 4 * strip * rows.count)
+    defer { withExtendedLifetime(blockStorage) {} }
+    Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
+      rows.withUnsafeBufferPointer { rowPointers in
+        for x in stride(from: 0, to: input.width, by: strip) {
+          let width = min(strip, input.width - x)
+          fg_unit8_block(
+            UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), rows.count, x,
+            width, Int32(channels), block, 4 * strip)
+          yAxis.rows(from: block, rowFloats: 4 * strip, count: 4 * width, into: scratch + x * column, pixelFloats: column)
+        }
+      }
+    }
+  }
+
+  /// The taps of output `rect` over an input region `input` of an image of `inputImageSize`.
+  private func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
+    let xAxis = ResampleAxis(
+      outputs: rect.x..<rect.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel, origin: input.x)
+    let yAxis = ResampleAxis(
+      outputs: rect.y..<rect.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel, origin: input.y)
+    return (xAxis, yAxis)
   }
 
   /// Nearest: each output pixel is a copy of the one input pixel its axes' single taps name.
@@ -143,37 +178,25 @@ public struct ScaleOperation: ResampleOperation {
     }
   }
 
-  /// Two separable passes, each a weighted sum of contiguous rows (one C kernel, the cheapest
-  /// loop: one weight per row, contiguous floats): the vertical taps over the input tile's rows,
-  /// stored transposed (scratch holds each input column's `outH` resampled pixels contiguously),
-  /// then the horizontal taps over those columns, stored back as rows into the output.
-  static func resample(_ input: Tile, into output: inout Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
+  /// Two separable passes, each a weighted sum of contiguous rows (`ResampleAxis.rows`, a C
+  /// kernel: one weight per row, contiguous floats): `vertical(scratch, column)` applies the
+  /// vertical taps to the input's rows and stores the result transposed (scratch holds each of
+  /// the `inW` input columns' `outH` pixels contiguously, `column` floats apart); then the
+  /// horizontal taps run over those columns, stored back as rows into the output.
+  static func resample(
+    into output: inout Tile, inputWidth inW: Int, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis,
+    vertical: (UnsafeMutablePointer<Float>, Int) -> Void
+  ) {
     let outW = output.rect.width, outH = output.rect.height
-    let inW = input.rect.width
     let (scratchStorage, scratch) = TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
     defer { withExtendedLifetime(scratchStorage) {} }
-    let column = 4 * outH  // floats per scratch column
-    input.withPixels { src in
-      yAxis.starts.withUnsafeBufferPointer { starts in
-        yAxis.counts.withUnsafeBufferPointer { counts in
-          yAxis.weights.withUnsafeBufferPointer { weights in
-            fg_resample_rows(
-              src.base.assumingMemoryBound(to: Float.self), src.rowBytes / MemoryLayout<Float>.stride, 4 * inW,
-              starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, yAxis.stride, outH, scratch, 4, column)
-          }
-        }
-      }
-    }
+    let column = 4 * outH
+    vertical(scratch, column)
     output.withMutablePixels { dst in
-      xAxis.starts.withUnsafeBufferPointer { starts in
-        xAxis.counts.withUnsafeBufferPointer { counts in
-          xAxis.weights.withUnsafeBufferPointer { weights in
-            fg_resample_rows(
-              scratch, column, column, starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, xAxis.stride,
-              outW, dst.base.assumingMemoryBound(to: Float.self), 4, dst.rowBytes / MemoryLayout<Float>.stride)
-          }
-        }
-      }
+      // The scratch columns are the rows of this pass; output x is pixel x of each output row.
+      xAxis.rows(
+        from: scratch, rowFloats: column, count: column, into: dst.base.assumingMemoryBound(to: Float.self), outputFloats: 4,
+        pixelFloats: dst.rowBytes / MemoryLayout<Float>.stride)
       // Clip ringing of alpha to 0…1. Colours are not clipped: the working space is extended
       // range (a wide-gamut source's colours lie outside 0…1) and the store clips at the end.
       for y in 0..<outH {
@@ -198,6 +221,25 @@ struct ResampleAxis {
   var stride: Int
   /// `stride` weights per output (the first `counts[i]` used), normalised to sum 1.
   var weights: [Float]
+
+  /// This axis's pass over rows of `count` floats (row r at src + r·rowFloats, r relative to
+  /// `origin`): output i's row is the weighted sum of its taps' rows, stored at
+  /// dst + i·outputFloats, its pixels `pixelFloats` apart (`fg_resample_rows`). The defaults
+  /// store output i transposed, as pixel i of each of the rows `pixelFloats` apart.
+  func rows(
+    from src: UnsafePointer<Float>, rowFloats: Int, count: Int, into dst: UnsafeMutablePointer<Float>,
+    outputFloats: Int = 4, pixelFloats: Int
+  ) {
+    starts.withUnsafeBufferPointer { starts in
+      counts.withUnsafeBufferPointer { counts in
+        weights.withUnsafeBufferPointer { weights in
+          fg_resample_rows(
+            src, rowFloats, count, starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, stride, starts.count,
+            dst, outputFloats, pixelFloats)
+        }
+      }
+    }
+  }
 
   /// The weights for `outputs` (absolute output coordinates) on an axis of `inSize` input and
   /// `outSize` output pixels; tap indices are made relative to `origin`.
