@@ -53,6 +53,8 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
   /// Rows decoded per call while holding the lock, so readers of earlier rows are never held up
   /// long and later rows become visible as soon as they exist.
   static let chunkRows = 16
+  /// The largest row window taken from the tile pool (larger ones are allocated by the decoder).
+  static let pooledWindowBytes = 16 << 20
 
   /// The source's name, for warnings.
   let name: String
@@ -66,8 +68,16 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
     self.capacity = max(1, min(capacity, size.height))
     self.height = size.height
     self.format = decoder.outputFormat
-    var ring = try decoder.makeBuffer(rows: self.capacity)
-    self.colorSpace = ring.colorSpace
+    // The window comes from the tile pool when it is of an ordinary size: decoding into memory
+    // already mapped saves the page faults and page clearing a fresh window costs every file of
+    // a batch. A larger one is the decoder's own, whose failure to allocate is an error.
+    let colorSpace = try decoder.makeBuffer(rows: 1).colorSpace
+    let windowBytes = PixelBuffer.alignedRowBytes(width: size.width, format: format) * self.capacity
+    var ring =
+      windowBytes <= Self.pooledWindowBytes
+      ? TileMemoryPool.buffer(width: size.width, height: self.capacity, format: format, colorSpace: colorSpace, counted: false)
+      : try decoder.makeBuffer(rows: self.capacity)
+    self.colorSpace = colorSpace
     self.base = ring.withUnsafeMutableBaseAddress { p, _ in p }
     self.rowBytes = ring.rowBytes
     self.ring = ring

@@ -38,11 +38,12 @@ enum TileMemoryPool {
     return (bytes + step - 1) / step * step
   }
 
-  /// Storage of at least `byteCount` bytes whose block returns to the pool when released.
-  static func storage(byteCount: Int) -> PixelStorage {
+  /// Storage of at least `byteCount` bytes whose block returns to the pool when released;
+  /// `counted: false` leaves it out of `bytesInUse` (memory the renderer accounts for elsewhere).
+  static func storage(byteCount: Int, counted isCounted: Bool = true) -> PixelStorage {
     guard byteCount >= minimumPooled else { return PixelStorage(byteCount: byteCount) }
-    let counted = sizeClass(byteCount)
-    var size = counted
+    let counted = isCounted ? sizeClass(byteCount) : 0
+    var size = sizeClass(byteCount)
     // The smallest idle block of this class or up to 1.5× larger: edge tiles and the last column
     // come in many slightly different sizes, and one idle block should serve them all.
     let reused: UnsafeMutableRawPointer? = idle.withLock { idle in
@@ -85,11 +86,12 @@ enum TileMemoryPool {
   /// Starts a new peak from the bytes in use now.
   static func resetPeak() { idle.withLock { $0.peakInUse = $0.inUse } }
 
-  /// A buffer of `format` over pooled memory (the renderer's band buffers).
-  static func buffer(width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace) -> PixelBuffer {
+  /// A buffer of `format` over pooled memory (the renderer's band buffers; with `counted: false`,
+  /// a streamed source's row window, which the renderer counts as such).
+  static func buffer(width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace, counted: Bool = true) -> PixelBuffer {
     let rowBytes = PixelBuffer.alignedRowBytes(width: width, format: format)
     return PixelBuffer(
-      storage: storage(byteCount: rowBytes * height), width: width, height: height, rowBytes: rowBytes,
+      storage: storage(byteCount: rowBytes * height, counted: counted), width: width, height: height, rowBytes: rowBytes,
       format: format, colorSpace: colorSpace)
   }
 }
