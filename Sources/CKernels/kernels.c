@@ -321,8 +321,8 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
   }
 }
 
-void fg_unit8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels, float *dst,
-                    ptrdiff_t dstRowFloats) {
+void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
+                     const float *table, float *dst, ptrdiff_t dstRowFloats) {
   if (channels < 1 || channels > 4) return;
   const size_t ch = (size_t)channels;
   for (size_t r = 0; r < rowCount; r++) {
@@ -330,16 +330,19 @@ void fg_unit8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_
     float *d = dst + (ptrdiff_t)r * dstRowFloats;
     // A few cache lines per row, rows apart: too short a run for the hardware prefetcher.
     if (r + 4 < rowCount) fg_prefetch(rows[r + 4] + x * ch, count * ch);
-    size_t done = fg_unit8_row(s, count, channels, d);
+    size_t done = table ? 0 : fg_unit8_row(s, count, channels, d);
     for (size_t i = done; i < count; i++) {
       const uint8_t *p = s + i * ch;
       float *o = d + 4 * i;
+      float c0 = table ? table[p[0]] : (float)p[0] / 255.0f;
       switch (channels) {
-      case 1: o[0] = o[1] = o[2] = (float)p[0] / 255.0f; o[3] = 1; break;
-      case 2: o[0] = o[1] = o[2] = (float)p[0] / 255.0f; o[3] = (float)p[1] / 255.0f; break;
-      case 3: o[0] = (float)p[0] / 255.0f; o[1] = (float)p[1] / 255.0f; o[2] = (float)p[2] / 255.0f; o[3] = 1; break;
+      case 1: o[0] = o[1] = o[2] = c0; o[3] = 1; break;
+      case 2: o[0] = o[1] = o[2] = c0; o[3] = (float)p[1] / 255.0f; break;
       default:
-        for (int c = 0; c < 4; c++) o[c] = (float)p[c] / 255.0f;
+        o[0] = c0;
+        o[1] = table ? table[p[1]] : (float)p[1] / 255.0f;
+        o[2] = table ? table[p[2]] : (float)p[2] / 255.0f;
+        o[3] = channels == 4 ? (float)p[3] / 255.0f : 1;
       }
     }
   }

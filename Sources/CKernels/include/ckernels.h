@@ -74,11 +74,13 @@ void fg_prefetch(const void *p, size_t bytes);
 ///   Straight alpha is not premultiplied here.
 size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst);
 
-/// `fg_unit8_row` over a block, tails included: pixels [x, x + count) of each of `rowCount`
-/// rows (rows[r] is row r's pixel 0) to dst + r·dstRowFloats, as code / 255 correctly rounded
-/// (the AVX2 groups, then float division for the rest).
-void fg_unit8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels, float *dst,
-                    ptrdiff_t dstRowFloats);
+/// 8-bit codes of a block of rows → float RGBA pixels: pixels [x, x + count) of each of
+/// `rowCount` rows (rows[r] is row r's pixel 0) to dst + r·dstRowFloats. Without a `table`, each
+/// value is code / 255 correctly rounded (`fg_unit8_row`'s groups, then float division); with
+/// one (256 floats), colour channels are table[code] and alpha stays code / 255. Gray is copied
+/// to R, G and B; a missing alpha is 1.
+void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
+                     const float *table, float *dst, ptrdiff_t dstRowFloats);
 
 /// One tile's constants for `fg_affine_window` (FilterGraph's AffineOperation; Affine.swift
 /// defines the sum).

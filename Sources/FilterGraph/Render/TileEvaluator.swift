@@ -59,12 +59,12 @@ final class TileEvaluator: Sendable {
 
   /// The stored rows a scale reads for `rect`, when it can read them directly
   /// (`ScaleOperation.render(into:rows:…)`): its input is a decoded or streamed 8-bit gray or RGB
-  /// source whose working values in `space` are code / 255 (sRGB-encoded values, no profile to
-  /// apply), read by this node only, and the region lies inside it (no edges to repeat).
+  /// source, sRGB-encoded with no profile to apply, read by this node only, and the region lies
+  /// inside it (no edges to repeat).
   private func storedRows8(
-    read scale: ScaleOperation, _ node: ImageNode, _ rect: Rect, space: WorkingSpace
+    read scale: ScaleOperation, _ node: ImageNode, _ rect: Rect
   ) throws -> (rows: [UnsafePointer<UInt8>], channels: Int, region: Rect)? {
-    guard scale.kernel != .nearest, space == .encoded, let input = node.inputs.first, hasStoredPixels(input),
+    guard scale.kernel != .nearest, let input = node.inputs.first, hasStoredPixels(input),
       !isShared(input), plan.sourceTransforms[ObjectIdentifier(input)] == nil
     else { return nil }
     let region = Regions.input(0, of: node, for: rect)
@@ -120,7 +120,7 @@ final class TileEvaluator: Sendable {
     } else {
       let opSpace = op.workingSpace ?? space
       tile = Tile(rect: rect, imageSize: node.info.size)
-      if let scale = op as? ScaleOperation, let stored = try storedRows8(read: scale, node, rect, space: opSpace) {
+      if let scale = op as? ScaleOperation, let stored = try storedRows8(read: scale, node, rect) {
         scale.render(
           into: &tile, rows: stored.rows, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)

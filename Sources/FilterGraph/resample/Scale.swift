@@ -129,27 +129,31 @@ public struct ScaleOperation: ResampleOperation {
     }
   }
 
-  /// `render` reading the input straight from stored 8-bit rows whose working values are
-  /// code / 255 (the renderer's path for a decoded 8-bit gray or RGB source without a curve or
-  /// profile to apply): `rows[r]` is the first pixel of row r of the input region `input`, part
-  /// of an image of `inputImageSize`; `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
+  /// `render` reading the input straight from stored 8-bit rows (the renderer's path for a
+  /// decoded 8-bit gray or RGB source, sRGB-encoded, without a profile to apply): `rows[r]` is
+  /// the first pixel of row r of the input region `input`, part of an image of `inputImageSize`;
+  /// `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
   ///
-  /// The rows are converted a strip of columns at a time into a block that stays in cache for
+  /// The rows are converted into the working space (code / 255, or through the sRGB decoding
+  /// table in linear light) a strip of columns at a time, into a block that stays in cache for
   /// the vertical pass, where `render` converts the whole region into a float tile first; the
-  /// floats are the same (the conversion is exact, the sums run in the same order).
+  /// floats are the same (the conversions are the tile loader's, the sums run in the same order).
   func render(into output: inout Tile, rows: [UnsafePointer<UInt8>], channels: Int, input: Rect, inputImageSize: Size) {
     let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
     let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
     let (blockStorage, block) = TileMemoryPool.scratch(Float.self, count: 4 * strip * rows.count)
     defer { withExtendedLifetime(blockStorage) {} }
+    let table: [Float]? = linearLight ? SRGBTransfer.decodeTable8 : nil
     Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
       rows.withUnsafeBufferPointer { rowPointers in
-        for x in stride(from: 0, to: input.width, by: strip) {
-          let width = min(strip, input.width - x)
-          fg_unit8_block(
-            UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), rows.count, x,
-            width, Int32(channels), block, 4 * strip)
-          yAxis.rows(from: block, rowFloats: 4 * strip, count: 4 * width, into: scratch + x * column, pixelFloats: column)
+        (table ?? []).withUnsafeBufferPointer { lut in
+          for x in stride(from: 0, to: input.width, by: strip) {
+            let width = min(strip, input.width - x)
+            fg_codes8_block(
+              UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), rows.count, x,
+              width, Int32(channels), table == nil ? nil : lut.baseAddress, block, 4 * strip)
+            yAxis.rows(from: block, rowFloats: 4 * strip, count: 4 * width, into: scratch + x * column, pixelFloats: column)
+          }
         }
       }
     }

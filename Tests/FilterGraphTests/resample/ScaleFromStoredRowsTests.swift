@@ -1,5 +1,5 @@
 // Tests of ScaleOperation reading stored 8-bit rows directly (the renderer's path for a decoded
-// gray or RGB source resampled in encoded values): the same floats as through a float tile.
+// gray or RGB source): the same floats as through a float tile, in linear light and encoded.
 
 import Foundation
 import PixelBufferModule
@@ -20,10 +20,10 @@ final class ScaleFromStoredRowsTests: XCTestCase {
       (Size(width: 71, height: 50), Rect(x: 3, y: 4, width: 65, height: 41), .lanczos3),
       (Size(width: 500, height: 300), Rect(x: 100, y: 50, width: 150, height: 30), .lanczos3),
     ]
-    for (channels, format) in [(1, PixelFormat.gray8), (3, PixelFormat.rgb8)] {
+    for (channels, format, linear) in [(1, PixelFormat.gray8, false), (3, PixelFormat.rgb8, false), (1, .gray8, true), (3, .rgb8, true)] {
       let bytes = (0..<(inSize.width * inSize.height * channels)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
       for (target, rect, kernel) in cases {
-        let op = ScaleOperation(targetSize: target, kernel: kernel, linearLight: false)
+        let op = ScaleOperation(targetSize: target, kernel: kernel, linearLight: linear)
         let xs = ResampleAxis.span(of: rect.x, rect.maxX, inSize: inSize.width, outSize: target.width, kernel: kernel)
         let ys = ResampleAxis.span(of: rect.y, rect.maxY, inSize: inSize.height, outSize: target.height, kernel: kernel)
         let region = Rect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
@@ -33,13 +33,15 @@ final class ScaleFromStoredRowsTests: XCTestCase {
           func row(_ y: Int) -> UnsafePointer<UInt8> { b.baseAddress! + (region.y + y) * rowBytes + region.x * channels }
           var input = Tile(rect: region, imageSize: inSize)
           input.withMutablePixels { px in
-            TileConversion.load(rows: { UnsafeRawPointer(row($0)) }, format: format, colorSpace: .sRGB, into: px, space: .encoded)
+            TileConversion.load(
+              rows: { UnsafeRawPointer(row($0)) }, format: format, colorSpace: .sRGB, into: px, space: linear ? .linear : .encoded)
           }
           var viaTile = Tile(rect: rect, imageSize: target)
           op.render(into: &viaTile, inputs: [input])
           var viaRows = Tile(rect: rect, imageSize: target)
           op.render(into: &viaRows, rows: (0..<region.height).map(row), channels: channels, input: region, inputImageSize: inSize)
-          XCTAssertTrue(viaRows.buffer.hasSamePixels(as: viaTile.buffer), "\(format) \(kernel) → \(target) tile \(rect)")
+          XCTAssertTrue(
+            viaRows.buffer.hasSamePixels(as: viaTile.buffer), "\(format) linear \(linear) \(kernel) → \(target) tile \(rect)")
         }
       }
     }
@@ -47,7 +49,7 @@ final class ScaleFromStoredRowsTests: XCTestCase {
 
   func testRenderedThroughStoredRowsEqualsTheGeneralPath() throws {
     // The same opaque picture as RGB (read directly by the scale) and as RGBA (alpha excludes
-    // the direct path), tiled finely and as one tile, encoded values: the same bytes.
+    // the direct path), tiled finely and as one tile, in linear light and encoded: the same bytes.
     var rgb = PixelBuffer(width: 257, height: 181, format: .rgb8)
     var rgba = PixelBuffer(width: 257, height: 181, format: .rgba8)
     var rng = SeededGenerator(seed: 13)
@@ -67,9 +69,11 @@ final class ScaleFromStoredRowsTests: XCTestCase {
     }
     for renderer in [ResampleTestSupport.fine, ResampleTestSupport.single] {
       for target in [Size(width: 64, height: 45), Size(width: 400, height: 300)] {
-        let direct = try renderer.render(Image(buffer: rgb).scaled(to: target, linearLight: false), format: .rgb8)
-        let general = try renderer.render(Image(buffer: rgba).scaled(to: target, linearLight: false), format: .rgb8)
-        XCTAssertTrue(direct.hasSamePixels(as: general), "→ \(target)")
+        for linear in [false, true] {
+          let direct = try renderer.render(Image(buffer: rgb).scaled(to: target, linearLight: linear), format: .rgb8)
+          let general = try renderer.render(Image(buffer: rgba).scaled(to: target, linearLight: linear), format: .rgb8)
+          XCTAssertTrue(direct.hasSamePixels(as: general), "→ \(target) linear \(linear)")
+        }
       }
     }
   }
