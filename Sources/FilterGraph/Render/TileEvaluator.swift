@@ -59,36 +59,40 @@ final class TileEvaluator: Sendable {
 
   /// The stored rows a scale reads for `rect`, when it can read them directly
   /// (`ScaleOperation.render(into:rows:…)`): its input is a decoded or streamed 8-bit gray or RGB
-  /// source, sRGB-encoded with no profile to apply, read by this node only, and the region lies
-  /// inside it (no edges to repeat).
+  /// source, sRGB-encoded with no profile to apply, read by this node only, and the region
+  /// overlaps it. Rows beyond the source are its nearest edge row; `columns` are the region's
+  /// columns inside it (the rows point at the first of them).
   private func storedRows8(
     read scale: ScaleOperation, _ node: ImageNode, _ rect: Rect
-  ) throws -> (rows: [UnsafePointer<UInt8>], channels: Int, region: Rect)? {
+  ) throws -> (rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, region: Rect)? {
     guard scale.kernel != .nearest, let input = node.inputs.first, hasStoredPixels(input),
       !isShared(input), plan.sourceTransforms[ObjectIdentifier(input)] == nil
     else { return nil }
     let region = Regions.input(0, of: node, for: rect)
-    guard !region.isEmpty, Regions.computed(region, extent: input.info.extent) == region else { return nil }
+    let inside = Regions.computed(region, extent: input.info.extent)
+    guard !region.isEmpty, region.contains(inside) else { return nil }
+    let columns = (inside.x - region.x)..<(inside.maxX - region.x)
+    func sourceRow(_ r: Int) -> Int { min(max(region.y + r, inside.y), inside.maxY - 1) }
     func channels(_ format: PixelFormat, _ colorSpace: ColorSpace) -> Int? {
       guard format.component == .uint8, !colorSpace.isLinear else { return nil }
       return format.layout == .gray ? 1 : format.layout == .rgb ? 3 : nil
     }
     if let stream = plan.streamed[ObjectIdentifier(input)] {
       guard let n = channels(stream.format, stream.colorSpace) else { return nil }
-      try stream.prepare(region.y..<region.maxY)
-      let rows = (0..<region.height).map { stream.row(region.y + $0, x: region.x).assumingMemoryBound(to: UInt8.self) }
-      return (rows, n, region)
+      try stream.prepare(inside.y..<inside.maxY)
+      let rows = (0..<region.height).map { stream.row(sourceRow($0), x: inside.x).assumingMemoryBound(to: UInt8.self) }
+      return (rows, columns, n, region)
     }
     guard let decoded = plan.decoded[ObjectIdentifier(input)], let n = channels(decoded.format, decoded.colorSpace) else {
       return nil
     }
     // The decoded buffer lives as long as the plan, so its row addresses outlast this render.
     let origin = plan.decodedOrigins[ObjectIdentifier(input)] ?? Point(x: 0, y: 0)
-    let view = decoded.cropped(to: region.offsetBy(dx: -origin.x, dy: -origin.y))
+    let view = decoded.cropped(to: inside.offsetBy(dx: -origin.x, dy: -origin.y))
     let rows = view.withUnsafeBaseAddress { base, rowBytes in
-      (0..<region.height).map { UnsafePointer((base + $0 * rowBytes).assumingMemoryBound(to: UInt8.self)) }
+      (0..<region.height).map { UnsafePointer((base + (sourceRow($0) - inside.y) * rowBytes).assumingMemoryBound(to: UInt8.self)) }
     }
-    return (rows, n, region)
+    return (rows, columns, n, region)
   }
 
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
@@ -122,7 +126,7 @@ final class TileEvaluator: Sendable {
       tile = Tile(rect: rect, imageSize: node.info.size)
       if let scale = op as? ScaleOperation, let stored = try storedRows8(read: scale, node, rect) {
         scale.render(
-          into: &tile, rows: stored.rows, channels: stored.channels, input: stored.region,
+          into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
       } else {
         var inputs: [Tile] = []

@@ -130,29 +130,52 @@ public struct ScaleOperation: ResampleOperation {
   }
 
   /// `render` reading the input straight from stored 8-bit rows (the renderer's path for a
-  /// decoded 8-bit gray or RGB source, sRGB-encoded, without a profile to apply): `rows[r]` is
-  /// the first pixel of row r of the input region `input`, part of an image of `inputImageSize`;
-  /// `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
+  /// decoded 8-bit gray or RGB source, sRGB-encoded, without a profile to apply): the input
+  /// region is `input`, part of an image of `inputImageSize`; `rows[r]` is the stored row that
+  /// region row r reads, at the source pixel of region column `columns.lowerBound`, and region
+  /// columns outside `columns` repeat the nearest one inside (rows outside the image are given
+  /// as the nearest edge row). `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
   ///
   /// The rows are converted into the working space (code / 255, or through the sRGB decoding
   /// table in linear light) a strip of columns at a time, into a block that stays in cache for
   /// the vertical pass, where `render` converts the whole region into a float tile first; the
   /// floats are the same (the conversions are the tile loader's, the sums run in the same order).
-  func render(into output: inout Tile, rows: [UnsafePointer<UInt8>], channels: Int, input: Rect, inputImageSize: Size) {
+  func render(
+    into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
+    inputImageSize: Size
+  ) {
     let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
     let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
-    let (blockStorage, block) = TileMemoryPool.scratch(Float.self, count: 4 * strip * rows.count)
+    let n = rows.count
+    let (blockStorage, block) = TileMemoryPool.scratch(SIMD4<Float>.self, count: strip * n + 2 * n)
     defer { withExtendedLifetime(blockStorage) {} }
     let table: [Float]? = linearLight ? SRGBTransfer.decodeTable8 : nil
-    Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
-      rows.withUnsafeBufferPointer { rowPointers in
-        (table ?? []).withUnsafeBufferPointer { lut in
+    rows.withUnsafeBufferPointer { rowPointers in
+      (table ?? []).withUnsafeBufferPointer { lut in
+        let rowsBase = UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+        /// Source columns [from, from + count) of every row into `dst`, rows `pixels` apart.
+        func convert(_ from: Int, _ count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int) {
+          fg_codes8_block(
+            rowsBase, n, from, count, Int32(channels), table == nil ? nil : lut.baseAddress,
+            UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self), 4 * pixels)
+        }
+        // The first and last stored columns, for the region's columns beyond them.
+        let first = block + strip * n, last = first + n
+        if columns.lowerBound > 0 { convert(0, 1, into: first, pixels: 1) }
+        if columns.upperBound < input.width { convert(columns.count - 1, 1, into: last, pixels: 1) }
+        Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
           for x in stride(from: 0, to: input.width, by: strip) {
             let width = min(strip, input.width - x)
-            fg_codes8_block(
-              UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), rows.count, x,
-              width, Int32(channels), table == nil ? nil : lut.baseAddress, block, 4 * strip)
-            yAxis.rows(from: block, rowFloats: 4 * strip, count: 4 * width, into: scratch + x * column, pixelFloats: column)
+            let lo = min(max(columns.lowerBound, x), x + width), hi = max(min(columns.upperBound, x + width), lo)
+            if hi > lo { convert(lo - columns.lowerBound, hi - lo, into: block + (lo - x), pixels: strip) }
+            for r in 0..<n where lo > x || hi < x + width {
+              let b = block + r * strip
+              if lo > x { b.update(repeating: first[r], count: lo - x) }
+              if hi < x + width { (b + (hi - x)).update(repeating: last[r], count: x + width - hi) }
+            }
+            yAxis.rows(
+              from: UnsafeRawPointer(block).assumingMemoryBound(to: Float.self), rowFloats: 4 * strip, count: 4 * width,
+              into: scratch + x * column, pixelFloats: column)
           }
         }
       }
