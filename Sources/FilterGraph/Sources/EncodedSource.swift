@@ -54,11 +54,43 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     }
     let data: Data
     do {
-      data = try Data(contentsOf: url)
+      data = try Self.pooledContents(of: handle) ?? Data(contentsOf: url)
     } catch {
       throw unreadable()
     }
     try self.init(input: .bytes(data), url: url, identity: identity(data.count), options: options)
+  }
+
+  /// The largest file read into pooled memory (`pooledContents`).
+  static let pooledFileBytes = 64 << 20
+
+  /// The whole of a regular file of at most `pooledFileBytes`, read into memory from the tile
+  /// pool, which returns there when the bytes are released: in a batch each file reuses memory
+  /// the previous ones mapped, instead of faulting in (and having the kernel clear) fresh pages
+  /// for every file (about 2.5 % of a thumbnail batch's CPU time, measured on W10). Nil for other
+  /// files, or one that grows while it is read: those are read with `Data(contentsOf:)`.
+  private static func pooledContents(of handle: FileHandle) throws -> Data? {
+    let fd = handle.fileDescriptor
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0, info.st_size <= pooledFileBytes else {
+      return nil
+    }
+    let size = Int(info.st_size)
+    let storage = TileMemoryPool.storage(byteCount: size + 1, counted: false)
+    let base = storage.baseAddress
+    var done = 0
+    // One byte more than the size asks whether the file grew since `fstat`.
+    while done <= size {
+      let got = pread(fd, base + done, size + 1 - done, off_t(done))
+      if got < 0 {
+        if errno == EINTR { continue }
+        throw CodecError(.io, "The input file could not be read (errno \(errno)).")
+      }
+      if got == 0 { break }
+      done += got
+    }
+    guard done <= size else { return nil }
+    return Data(bytesNoCopy: base, count: done, deallocator: .custom { _, _ in withExtendedLifetime(storage) {} })
   }
 
   /// Reads the header of encoded bytes held in memory.

@@ -146,6 +146,27 @@ final class SourceTests: XCTestCase {
     XCTAssertThrowsError(try Image(contentsOf: text)) { XCTAssertEqual(($0 as? CodecError)?.kind, .unsupported) }
   }
 
+  func testFilesReadIntoPooledMemoryDecodeAsTheirBytes() throws {
+    // JPEGs of random pixels (2 KB to 1 MB, below and above the pool's smallest block) read one
+    // after another, so later files reuse memory earlier ones released: each decodes, strictly
+    // (a missing end marker is an error), to what its bytes in memory decode to.
+    var rng = SeededGenerator(seed: 21)
+    let strict = LoadOptions(strict: true)
+    for (i, side) in [16, 150, 600, 90, 420].enumerated() {
+      var buffer = PixelBuffer(width: side, height: side, format: .rgb8)
+      buffer.withUnsafeMutablePixels(as: UInt8.self) { px in
+        for y in 0..<side { for x in 0..<(3 * side) { px[row: y][x] = UInt8(truncatingIfNeeded: rng.next()) } }
+      }
+      let bytes = try renderer.encode(Image(buffer: buffer), format: .jpeg)
+      let url = FileManager.default.temporaryDirectory.appendingPathComponent("fg-pooled-\(UUID().uuidString).jpg")
+      try bytes.write(to: url)
+      defer { try? FileManager.default.removeItem(at: url) }
+      let fromFile = try renderer.render(Image(contentsOf: url, options: strict), format: .rgb8)
+      let fromBytes = try renderer.render(Image(data: bytes, options: strict), format: .rgb8)
+      XCTAssertTrue(fromFile.hasSamePixels(as: fromBytes), "file \(i), \(bytes.count) bytes")
+    }
+  }
+
   func testRendererStillWorksAfterAFailedRender() throws {
     let url = try TruncatedPNG.write(keeping: 0.5)
     defer { try? FileManager.default.removeItem(at: url) }
