@@ -223,28 +223,34 @@ static inline AVX2 __m256 unit8(__m256i codes) {
   return _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(0x1.01p-8f)), _mm256_mul_ps(x, _mm256_set1_ps(0x1.010102p-24f)));
 }
 
-static size_t AVX2 fg_unit8_row_avx2(const uint8_t *src, size_t count, int channels, float *dst) {
-  // Byte shuffles that spread four pixels to R G B A byte quadruples (0x80: zero), and the alpha
-  // bytes set to 255 afterwards (255 / 255 = 1) when the source has no alpha.
-  __m128i order, opaque = _mm_setzero_si128();
+/// The byte shuffle that spreads four pixels of `channels` bytes to R G B A byte quadruples
+/// (0x80: zero), and the bytes to set to 255 afterwards (255 / 255 = 1) where the source has no
+/// alpha; 0 for a channel count it does not know.
+static inline AVX2 int unit8_masks(int channels, __m128i *order, __m128i *opaque) {
+  *opaque = _mm_setzero_si128();
   switch (channels) {
   case 1:
-    order = _mm_setr_epi8(0, 0, 0, -128, 1, 1, 1, -128, 2, 2, 2, -128, 3, 3, 3, -128);
-    opaque = _mm_set1_epi32((int)0xFF000000u);
-    break;
+    *order = _mm_setr_epi8(0, 0, 0, -128, 1, 1, 1, -128, 2, 2, 2, -128, 3, 3, 3, -128);
+    *opaque = _mm_set1_epi32((int)0xFF000000u);
+    return 1;
   case 2:
-    order = _mm_setr_epi8(0, 0, 0, 1, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 6, 7);
-    break;
+    *order = _mm_setr_epi8(0, 0, 0, 1, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 6, 7);
+    return 1;
   case 3:
-    order = _mm_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
-    opaque = _mm_set1_epi32((int)0xFF000000u);
-    break;
+    *order = _mm_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
+    *opaque = _mm_set1_epi32((int)0xFF000000u);
+    return 1;
   case 4:
-    order = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    break;
+    *order = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return 1;
   default:
     return 0;
   }
+}
+
+/// fg_unit8_row's groups with the masks already made.
+static inline AVX2 __attribute__((always_inline)) size_t unit8_groups(
+    const uint8_t *src, size_t count, int channels, float *dst, __m128i order, __m128i opaque) {
   size_t x = 0;
   // A group reads 16 bytes from its first pixel's, which must lie inside the row.
   for (; x + 4 <= count && x * channels + 16 <= count * channels; x += 4) {
@@ -254,6 +260,30 @@ static size_t AVX2 fg_unit8_row_avx2(const uint8_t *src, size_t count, int chann
     _mm256_storeu_ps(dst + 4 * x + 8, unit8(hi));
   }
   return x;
+}
+
+static size_t AVX2 fg_unit8_row_avx2(const uint8_t *src, size_t count, int channels, float *dst) {
+  __m128i order, opaque;
+  if (!unit8_masks(channels, &order, &opaque)) return 0;
+  return unit8_groups(src, count, channels, dst, order, opaque);
+}
+
+/// fg_codes8_block without a table, for each row's whole groups (prefetching four rows ahead);
+/// returns how many pixels of each row it wrote (the same for every row).
+static size_t AVX2 unit8_block_avx2(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
+                                    float *dst, ptrdiff_t dstRowFloats) {
+  __m128i order, opaque;
+  if (!unit8_masks(channels, &order, &opaque)) return 0;
+  const size_t ch = (size_t)channels, bytes = count * ch;
+  size_t done = 0;
+  for (size_t r = 0; r < rowCount; r++) {
+    if (r + 4 < rowCount) {
+      const char *ahead = (const char *)(rows[r + 4] + x * ch);
+      for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(ahead + i);
+    }
+    done = unit8_groups(rows[r] + x * ch, count, channels, dst + (ptrdiff_t)r * dstRowFloats, order, opaque);
+  }
+  return done;
 }
 
 size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
@@ -272,6 +302,12 @@ int fg_kernels_have_avx2(void) { return 0; }
 
 size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
   (void)src; (void)count; (void)channels; (void)dst;
+  return 0;
+}
+
+static size_t unit8_block_avx2(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
+                               float *dst, ptrdiff_t dstRowFloats) {
+  (void)rows; (void)rowCount; (void)x; (void)count; (void)channels; (void)dst; (void)dstRowFloats;
   return 0;
 }
 
@@ -325,12 +361,13 @@ void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size
                      const float *table, float *dst, ptrdiff_t dstRowFloats) {
   if (channels < 1 || channels > 4) return;
   const size_t ch = (size_t)channels;
+  size_t done = !table && fg_kernels_have_avx2() ? unit8_block_avx2(rows, rowCount, x, count, channels, dst, dstRowFloats) : 0;
+  if (done == count) return;
   for (size_t r = 0; r < rowCount; r++) {
     const uint8_t *s = rows[r] + x * ch;
     float *d = dst + (ptrdiff_t)r * dstRowFloats;
     // A few cache lines per row, rows apart: too short a run for the hardware prefetcher.
-    if (r + 4 < rowCount) fg_prefetch(rows[r + 4] + x * ch, count * ch);
-    size_t done = table ? 0 : fg_unit8_row(s, count, channels, d);
+    if (r + 4 < rowCount && done == 0) fg_prefetch(rows[r + 4] + x * ch, count * ch);
     for (size_t i = done; i < count; i++) {
       const uint8_t *p = s + i * ch;
       float *o = d + 4 * i;

@@ -64,8 +64,16 @@ public enum ResampleKernel: String, Hashable, Sendable, CaseIterable, ParameterC
     case .cubic: return Self.mitchellNetravali(x, b: 0, c: 0.5)
     case .mitchell: return Self.mitchellNetravali(x, b: 1.0 / 3, c: 1.0 / 3)
     case .lanczos2: return x < 2 ? Self.sinc(x) * Self.sinc(x / 2) : 0
-    case .lanczos3: return x < 3 ? Self.sinc(x) * Self.sinc(x / 3) : 0
+    case .lanczos3: return x < 3 ? Self.lanczos3(x) : 0
     }
+  }
+
+  /// sinc(x)·sinc(x/3) with one sine: for a = πx/3 and s = sin a, sin(πx) = sin 3a = s(3 − 4s²),
+  /// so the product is 3s²(3 − 4s²)/(πx)² (a thumbnail computes some 60,000 of these per photo).
+  static func lanczos3(_ x: Double) -> Double {
+    if x == 0 { return 1 }
+    let s = sin(Double.pi * x / 3), p = Double.pi * x
+    return 3 * s * s * (3 - 4 * s * s) / (p * p)
   }
 
   /// sin(πx)/(πx), 1 at 0.

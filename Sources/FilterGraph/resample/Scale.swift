@@ -307,42 +307,53 @@ struct ResampleAxis {
   static func span(of x0: Int, _ x1: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> Range<Int> {
     guard x1 > x0 else { return 0..<1 }
     // Tap ranges grow monotonically with x, so the first and last outputs bound the span.
-    let first = taps(for: x0, inSize: inSize, outSize: outSize, kernel: kernel)
-    let last = taps(for: x1 - 1, inSize: inSize, outSize: outSize, kernel: kernel)
-    return first.start..<max(last.start + last.weights.count, first.start + 1)
+    let first = tapRange(for: x0, inSize: inSize, outSize: outSize, kernel: kernel)
+    let last = tapRange(for: x1 - 1, inSize: inSize, outSize: outSize, kernel: kernel)
+    return first.lowerBound..<max(last.upperBound, first.lowerBound + 1)
   }
 
-  /// Output `x`'s first input index and its (unnormalised, positive-sum) weights.
-  static func taps(for x: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> (start: Int, weights: [Double]) {
+  /// The input positions output `x`'s taps cover, without computing their weights (regions are
+  /// asked for far more often than weights).
+  static func tapRange(for x: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> Range<Int> {
     let m = max(inSize, 1), n = max(outSize, 1)
-    if m == n { return (x, [1]) }
+    if m == n { return x..<(x + 1) }
     switch kernel {
     case .nearest:
       // ⌊(x + ½)·m/n⌋ in integers.
-      return ((2 * x + 1) * m / (2 * n), [1])
+      let i = (2 * x + 1) * m / (2 * n)
+      return i..<(i + 1)
     case .box:
       // Footprint [x·m/n, (x+1)·m/n) scaled by n: [x·m, (x+1)·m); pixel i covers [i·n, (i+1)·n).
-      let lo = x * m, hi = (x + 1) * m
-      let first = lo / n, end = (hi + n - 1) / n
-      var w: [Double] = []
-      for i in first..<end { w.append(Double(min(hi, (i + 1) * n) - max(lo, i * n))) }
-      return (first, w)
+      return (x * m / n)..<(((x + 1) * m + n - 1) / n)
     default:
       let r = Double(m) / Double(n)
       let s = max(r, 1)
       let u = (Double(x) + 0.5) * r - 0.5
       let radius = kernel.support * s
       let first = Int((u - radius).rounded(.down)) + 1
-      let end = Int((u + radius).rounded(.up))
-      var w: [Double] = []
-      w.reserveCapacity(max(end - first, 1))
-      for i in first..<max(end, first + 1) { w.append(kernel.weight(at: (Double(i) - u) / s)) }
-      if w.reduce(0, +) <= 0 {
-        // Cannot happen for these kernels (a tap always lies near the centre); be safe anyway.
-        return (Int(u.rounded()), [1])
-      }
-      return (first, w)
+      return first..<max(Int((u + radius).rounded(.up)), first + 1)
     }
+  }
+
+  /// Output `x`'s first input index and its (unnormalised, positive-sum) weights, one per
+  /// position of `tapRange`.
+  static func taps(for x: Int, inSize: Int, outSize: Int, kernel: ResampleKernel) -> (start: Int, weights: [Double]) {
+    let range = tapRange(for: x, inSize: inSize, outSize: outSize, kernel: kernel)
+    let m = max(inSize, 1), n = max(outSize, 1)
+    if m == n || kernel == .nearest { return (range.lowerBound, [1]) }
+    if kernel == .box {
+      let lo = x * m, hi = (x + 1) * m
+      return (range.lowerBound, range.map { i in Double(min(hi, (i + 1) * n) - max(lo, i * n)) })
+    }
+    let r = Double(m) / Double(n)
+    let s = max(r, 1)
+    let u = (Double(x) + 0.5) * r - 0.5
+    let w = range.map { i in kernel.weight(at: (Double(i) - u) / s) }
+    if w.reduce(0, +) <= 0 {
+      // Cannot happen for these kernels (a tap always lies near the centre); be safe anyway.
+      return (Int(u.rounded()), [1])
+    }
+    return (range.lowerBound, w)
   }
 }
 
