@@ -248,16 +248,32 @@ static inline AVX2 int unit8_masks(int channels, __m128i *order, __m128i *opaque
   }
 }
 
+/// Four pixels' spread bytes → their floats at `dst`.
+static inline AVX2 __attribute__((always_inline)) void unit8_store4(__m128i v, float *dst) {
+  __m256i lo = _mm256_cvtepu8_epi32(v), hi = _mm256_cvtepu8_epi32(_mm_unpackhi_epi64(v, v));
+  _mm256_storeu_ps(dst, unit8(lo));
+  _mm256_storeu_ps(dst + 8, unit8(hi));
+}
+
 /// fg_unit8_row's groups with the masks already made.
 static inline AVX2 __attribute__((always_inline)) size_t unit8_groups(
     const uint8_t *src, size_t count, int channels, float *dst, __m128i order, __m128i opaque) {
+  const size_t ch = (size_t)channels, group = 4 * ch;
   size_t x = 0;
   // A group reads 16 bytes from its first pixel's, which must lie inside the row.
-  for (; x + 4 <= count && x * channels + 16 <= count * channels; x += 4) {
-    __m128i v = _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + x * channels)), order), opaque);
-    __m256i lo = _mm256_cvtepu8_epi32(v), hi = _mm256_cvtepu8_epi32(_mm_unpackhi_epi64(v, v));
-    _mm256_storeu_ps(dst + 4 * x, unit8(lo));
-    _mm256_storeu_ps(dst + 4 * x + 8, unit8(hi));
+  for (; x + 4 <= count && x * ch + 16 <= count * ch; x += 4) {
+    unit8_store4(_mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + x * ch)), order), opaque), dst + 4 * x);
+  }
+  // The last groups of a row read the 16 bytes ending with them instead, and shuffle from 16 −
+  // 4·channels bytes further in, when the row has that many bytes before them.
+  if (x + 4 <= count && x * ch + group >= 16) {
+    const __m128i shift = _mm_set1_epi8((char)(16 - group));
+    // Zeroing entries (0x80) stay negative after the add: 0x80 + at most 12.
+    const __m128i late = _mm_add_epi8(order, shift);
+    for (; x + 4 <= count; x += 4) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(src + x * ch + group - 16));
+      unit8_store4(_mm_or_si128(_mm_shuffle_epi8(v, late), opaque), dst + 4 * x);
+    }
   }
   return x;
 }
