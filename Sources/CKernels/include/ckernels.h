@@ -1,12 +1,13 @@
 // ckernels.h — per-pixel loops that Swift cannot compile tightly enough.
 //
-// `fg_linear8_row`, `fg_encoded8_row` and `fg_unit8_row` are written with x86 intrinsics and compiled for AVX2 only (a function
-// attribute, not a global flag), so the rest of the binary keeps the baseline instruction set;
-// callers ask `fg_kernels_have_avx2` first and fall back to their Swift loop. They return how many
-// pixels they handled (whole groups); the caller finishes the row. `fg_resample_rows`
-// chooses between its AVX2 and portable loops itself (both round alike). `fg_affine_window` is
-// portable C (clang's vector extensions) and is the only implementation of what it computes. No
-// kernel allocates, keeps state or fails.
+// Kernels written with x86 intrinsics are compiled for AVX2 only (a function attribute, not a
+// global flag), so the rest of the binary keeps the baseline instruction set. The row kernels
+// `fg_linear8_row`, `fg_encoded8_row` and `fg_unit8_row` return how many pixels they handled
+// (whole groups; 0 without AVX2, see `fg_kernels_have_avx2`) and the caller's Swift loop finishes
+// the row. `fg_resample_rows` and `fg_codes8_block` choose between their AVX2 and portable loops
+// themselves (both give the same floats). `fg_affine_window` is portable C (clang's vector
+// extensions) and is the only implementation of what it computes. No kernel allocates, keeps
+// state or fails.
 #pragma once
 
 #include <stddef.h>
