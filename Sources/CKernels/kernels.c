@@ -10,12 +10,16 @@
 #include <immintrin.h>
 
 int fg_kernels_have_avx2(void) {
+  // Workers ask at once on a render's first tiles: the answer is cached atomically (racing
+  // first callers compute and store the same value).
   static int cached = -1;
-  if (cached < 0) {
+  int answer = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (answer < 0) {
     __builtin_cpu_init();
-    cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+    answer = __builtin_cpu_supports("avx2") ? 1 : 0;
+    __atomic_store_n(&cached, answer, __ATOMIC_RELAXED);
   }
-  return cached;
+  return answer;
 }
 
 #define AVX2 __attribute__((target("avx2")))
