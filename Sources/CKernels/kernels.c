@@ -259,7 +259,8 @@ static inline AVX2 __attribute__((always_inline)) void unit8_store4(__m128i v, f
   _mm256_storeu_ps(dst + 8, unit8(hi));
 }
 
-/// fg_unit8_row's groups with the masks already made.
+/// One row's whole groups of four pixels → code / 255 (16 bytes read per group, from inside the
+/// row), with the masks made; returns how many pixels it wrote.
 static inline AVX2 __attribute__((always_inline)) size_t unit8_groups(
     const uint8_t *src, size_t count, int channels, float *dst, __m128i order, __m128i opaque) {
   const size_t ch = (size_t)channels, group = 4 * ch;
@@ -282,12 +283,6 @@ static inline AVX2 __attribute__((always_inline)) size_t unit8_groups(
   return x;
 }
 
-static size_t AVX2 fg_unit8_row_avx2(const uint8_t *src, size_t count, int channels, float *dst) {
-  __m128i order, opaque;
-  if (!unit8_masks(channels, &order, &opaque)) return 0;
-  return unit8_groups(src, count, channels, dst, order, opaque);
-}
-
 /// fg_codes8_block without a table, for each row's whole groups (prefetching four rows ahead);
 /// returns how many pixels of each row it wrote (the same for every row).
 static size_t AVX2 unit8_block_avx2(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
@@ -306,11 +301,6 @@ static size_t AVX2 unit8_block_avx2(const uint8_t *const *rows, size_t rowCount,
   return done;
 }
 
-size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
-  if (!fg_kernels_have_avx2()) return 0;
-  return fg_unit8_row_avx2(src, count, channels, dst);
-}
-
 size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table) {
   if (!fg_kernels_have_avx2()) return 0;
   return fg_linear8_row_avx2(src, count, dst, channels, table);
@@ -320,8 +310,8 @@ size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels
 
 int fg_kernels_have_avx2(void) { return 0; }
 
-size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst) {
-  (void)src; (void)count; (void)channels; (void)dst;
+size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table) {
+  (void)src; (void)count; (void)dst; (void)channels; (void)table;
   return 0;
 }
 
@@ -377,6 +367,13 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
   }
 }
 
+/// Starts loading `bytes` bytes from `p` into the caches (no effect on results).
+static void prefetch_bytes(const void *p, size_t bytes) {
+  const char *c = (const char *)p;
+  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
+  if (bytes > 0) __builtin_prefetch(c + bytes - 1);
+}
+
 void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,
                      const float *table, float *dst, ptrdiff_t dstRowFloats) {
   if (channels < 1 || channels > 4) return;
@@ -387,7 +384,7 @@ void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size
     const uint8_t *s = rows[r] + x * ch;
     float *d = dst + (ptrdiff_t)r * dstRowFloats;
     // A few cache lines per row, rows apart: too short a run for the hardware prefetcher.
-    if (r + 4 < rowCount && done == 0) fg_prefetch(rows[r + 4] + x * ch, count * ch);
+    if (r + 4 < rowCount && done == 0) prefetch_bytes(rows[r + 4] + x * ch, count * ch);
     for (size_t i = done; i < count; i++) {
       const uint8_t *p = s + i * ch;
       float *o = d + 4 * i;
@@ -403,12 +400,6 @@ void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size
       }
     }
   }
-}
-
-void fg_prefetch(const void *p, size_t bytes) {
-  const char *c = (const char *)p;
-  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
-  if (bytes > 0) __builtin_prefetch(c + bytes - 1);
 }
 
 typedef float fg_float4 __attribute__((ext_vector_type(4)));

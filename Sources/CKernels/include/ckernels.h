@@ -2,7 +2,7 @@
 //
 // Kernels written with x86 intrinsics are compiled for AVX2 only (a function attribute, not a
 // global flag), so the rest of the binary keeps the baseline instruction set. The row kernels
-// `fg_linear8_row`, `fg_encoded8_row` and `fg_unit8_row` return how many pixels they handled
+// `fg_linear8_row` and `fg_encoded8_row` return how many pixels they handled
 // (whole groups; 0 without AVX2, see `fg_kernels_have_avx2`) and the caller's Swift loop finishes
 // the row. `fg_resample_rows` and `fg_codes8_block` choose between their AVX2 and portable loops
 // themselves (both give the same floats). `fg_affine_window` is portable C (clang's vector
@@ -60,24 +60,9 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
 /// Each value v becomes round-half-even(clamp(255·v, 0, 255)), NaN giving 0.
 size_t fg_encoded8_row(const float *src, size_t count, uint8_t *dst, int channels, int straight);
 
-/// Asks the CPU to start loading `bytes` bytes from `p` into its caches (no effect on results):
-/// rows another thread has just decoded are read in short runs the hardware prefetcher does not
-/// anticipate.
-void fg_prefetch(const void *p, size_t bytes);
-
-/// 8-bit codes → float RGBA pixels of value code / 255, correctly rounded (FilterGraph's
-/// `TileConversion.load` without a transfer curve, the same floats as its table), four pixels
-/// at a time; returns the number of pixels written (a multiple of 4 for which the source has 16
-/// readable bytes from each group's start, or 0 without AVX2), the caller finishes the row.
-///
-/// - src: `count · channels` bytes; channels 1 = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA.
-/// - dst: `count` pixels of four floats; gray is copied to R, G and B; a missing alpha is 1.
-///   Straight alpha is not premultiplied here.
-size_t fg_unit8_row(const uint8_t *src, size_t count, int channels, float *dst);
-
 /// 8-bit codes of a block of rows → float RGBA pixels: pixels [x, x + count) of each of
 /// `rowCount` rows (rows[r] is row r's pixel 0) to dst + r·dstRowFloats. Without a `table`, each
-/// value is code / 255 correctly rounded (`fg_unit8_row`'s groups, then float division); with
+/// value is code / 255 correctly rounded (AVX2 groups of four pixels, then float division); with
 /// one (256 floats), colour channels are table[code] and alpha stays code / 255. Gray is copied
 /// to R, G and B; a missing alpha is 1.
 void fg_codes8_block(const uint8_t *const *rows, size_t rowCount, size_t x, size_t count, int channels,

@@ -6,6 +6,8 @@
 // - `ReducibleSource`: a source that can decode at reduced sizes.
 // - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
+// - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
+//   hands them over instead of a float tile).
 
 import PixelBufferModule
 
@@ -42,4 +44,22 @@ public protocol FoldingOperation: ImageOperation {
   func folded(after inner: any ImageOperation) -> (any ImageOperation)?
   /// Whether it leaves its input unchanged.
   var isIdentity: Bool { get }
+}
+
+/// A one-input operation that can compute its output straight from a decoded 8-bit gray or RGB
+/// source's stored rows, converting them to its working values where it reads them, instead of
+/// receiving a float tile of its whole input region (`ScaleOperation`: a cache-sized strip at a
+/// time for its vertical pass). The tile evaluator offers the rows when the input is such a
+/// source, sRGB-encoded with no profile to apply, read by this node only; the result must equal
+/// `render(into:inputs:)` on the converted tile.
+protocol StoredRowsReader: ImageOperation {
+  /// Whether this instance reads stored rows (false: it takes float tiles as usual).
+  var readsStoredRows: Bool { get }
+  /// Renders `output` from the input region `input` of an image of `inputImageSize`: `rows[r]`
+  /// is the stored row region row r reads (rows beyond the image are its nearest edge row), at
+  /// the source pixel of region column `columns.lowerBound`; region columns outside `columns`
+  /// repeat the nearest one inside. `channels` is 1 (gray) or 3 (RGB), codes sRGB-encoded.
+  func render(
+    into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
+    inputImageSize: Size)
 }

@@ -44,20 +44,13 @@ enum TileConversion {
     let toEncoded = space == .encoded && sourceIsLinear
     switch format.component {
     case .uint8:
-      let table: [Float] = toLinear ? SRGBTransfer.decodeTable8 : unitTable8
-      table.withUnsafeBufferPointer { lut in
-        for y in 0..<dst.height {
-          let s = rows(y).assumingMemoryBound(to: UInt8.self)
-          if y + 2 < dst.height { fg_prefetch(rows(y + 2), dst.width * channels) }
-          // Without a curve, the AVX2 kernel makes the same floats as the table (code / 255).
-          let done = toLinear ? 0 : fg_unit8_row(s, dst.width, Int32(channels), UnsafeMutableRawPointer(dst[row: y]).assumingMemoryBound(to: Float.self))
-          expand(s + done * channels, count: dst.width - done, channels: channels, layout: layout, into: dst[row: y] + done) { lut[Int($0)] }
-          if layout.hasAlpha && toLinear {
-            // Alpha is never curved: undo the table on the alpha lane.
-            let d = dst[row: y]
-            for x in 0..<dst.width { d[x].w = Float(s[x * channels + channels - 1]) / 255 }
-          }
-        }
+      // The one 8-bit converter, shared with the scale that reads stored rows itself
+      // (`fg_codes8_block`: code / 255 exactly, or the sRGB decoding table with alpha uncurved).
+      let rowPointers: [UnsafePointer<UInt8>?] = (0..<dst.height).map { rows($0).assumingMemoryBound(to: UInt8.self) }
+      (toLinear ? SRGBTransfer.decodeTable8 : []).withUnsafeBufferPointer { lut in
+        fg_codes8_block(
+          rowPointers, dst.height, 0, dst.width, Int32(channels), toLinear ? lut.baseAddress : nil,
+          dst.base.assumingMemoryBound(to: Float.self), dst.rowBytes / MemoryLayout<Float>.stride)
       }
     case .uint16:
       let scale: Float = 1 / 65535

@@ -57,15 +57,14 @@ final class TileEvaluator: Sendable {
     }
   }
 
-  /// The stored rows a scale reads for `rect`, when it can read them directly
-  /// (`ScaleOperation.render(into:rows:…)`): its input is a decoded or streamed 8-bit gray or RGB
-  /// source, sRGB-encoded with no profile to apply, read by this node only, and the region
-  /// overlaps it. Rows beyond the source are its nearest edge row; `columns` are the region's
-  /// columns inside it (the rows point at the first of them).
+  /// The stored rows a `StoredRowsReader` node reads for `rect`, when it can have them: its input
+  /// is a decoded or streamed 8-bit gray or RGB source, sRGB-encoded with no profile to apply,
+  /// read by this node only, and the region overlaps it. Rows beyond the source are its nearest
+  /// edge row; `columns` are the region's columns inside it (the rows point at the first of them).
   private func storedRows8(
-    read scale: ScaleOperation, _ node: ImageNode, _ rect: Rect
+    _ node: ImageNode, _ rect: Rect
   ) throws -> (rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, region: Rect)? {
-    guard scale.kernel != .nearest, let input = node.inputs.first, hasStoredPixels(input),
+    guard node.inputs.count == 1, let input = node.inputs.first, hasStoredPixels(input),
       !isShared(input), plan.sourceTransforms[ObjectIdentifier(input)] == nil
     else { return nil }
     let region = Regions.input(0, of: node, for: rect)
@@ -124,8 +123,8 @@ final class TileEvaluator: Sendable {
     } else {
       let opSpace = op.workingSpace ?? space
       tile = Tile(rect: rect, imageSize: node.info.size)
-      if let scale = op as? ScaleOperation, let stored = try storedRows8(read: scale, node, rect) {
-        scale.render(
+      if let reader = op as? any StoredRowsReader, reader.readsStoredRows, let stored = try storedRows8(node, rect) {
+        reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
       } else {

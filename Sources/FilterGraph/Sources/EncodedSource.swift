@@ -47,7 +47,7 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
     let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
     let identity = { (size: Int) in "file:\(url.standardizedFileURL.path)@\(size)@\(mtime)" }
-    if let codec = CodecRegistry.sniff(head ?? Data()) as? any FileReadingCodec.Type {
+    if let codec = CodecRegistry.sniff(head) as? any FileReadingCodec.Type {
       let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
       try self.init(input: .file(handle, codec: codec), url: url, identity: identity(size), options: options)
       return

@@ -31,7 +31,7 @@ import Foundation
 import PixelBufferModule
 
 /// Resamples its input to `targetSize` (see the definition at the top of Scale.swift).
-public struct ScaleOperation: ResampleOperation {
+public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   /// The output size.
   public let targetSize: Size
   /// The interpolation kernel.
@@ -129,17 +129,11 @@ public struct ScaleOperation: ResampleOperation {
     }
   }
 
-  /// `render` reading the input straight from stored 8-bit rows (the renderer's path for a
-  /// decoded 8-bit gray or RGB source, sRGB-encoded, without a profile to apply): the input
-  /// region is `input`, part of an image of `inputImageSize`; `rows[r]` is the stored row that
-  /// region row r reads, at the source pixel of region column `columns.lowerBound`, and region
-  /// columns outside `columns` repeat the nearest one inside (rows outside the image are given
-  /// as the nearest edge row). `channels` is 1 (gray) or 3 (RGB). Not for `.nearest`.
-  ///
-  /// The rows are converted into the working space (code / 255, or through the sRGB decoding
-  /// table in linear light) a strip of columns at a time, into a block that stays in cache for
-  /// the vertical pass, where `render` converts the whole region into a float tile first; the
-  /// floats are the same (the conversions are the tile loader's, the sums run in the same order).
+  /// `StoredRowsReader`'s render: the rows are converted into the working space (code / 255, or
+  /// through the sRGB decoding table in linear light) a strip of columns at a time, into a block
+  /// that stays in cache for the vertical pass, where `render(into:inputs:)` converts the whole
+  /// region into a float tile first; the floats are the same (the conversions are the tile
+  /// loader's, the sums run in the same order). Not for `.nearest` (`readsStoredRows`).
   func render(
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
     inputImageSize: Size
@@ -181,6 +175,9 @@ public struct ScaleOperation: ResampleOperation {
       }
     }
   }
+
+  /// Every kernel but `.nearest` (which copies pixels: nothing to convert) reads stored rows.
+  var readsStoredRows: Bool { kernel != .nearest }
 
   /// The taps of output `rect` over an input region `input` of an image of `inputImageSize`.
   private func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
