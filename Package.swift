@@ -6,6 +6,7 @@
 //   PixelBufferModule  the one pixel-buffer type every stage shares (no codec or system dependencies)
 //   ImageCodecs        the codec registry: JPEG, PNG, WebP, GIF… (one folder each), safe file output
 //   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
+//   ImageServer        `fgrun serve`: imgproxy-style URLs over HTTP (Hummingbird), signing, sources, limits
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
 //   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
@@ -36,6 +37,15 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     // `swift package generate-documentation` (README.md, Documentation); nothing links it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // ImageServer (`fgrun serve`): HTTP, HMAC, remote sources, logs, metrics, graceful shutdown.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // MARK: - Public API
@@ -48,10 +58,24 @@ let package = Package(
     .target(
       name: "FilterGraph",
       dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CLCMS"]),
+    .target(
+      name: "ImageServer",
+      dependencies: [
+        "FilterGraph",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]),
     .executableTarget(
       name: "fgrun",
       dependencies: [
         "FilterGraph",
+        "ImageServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -103,5 +127,12 @@ let package = Package(
     .testTarget(
       name: "fgrunTests",
       dependencies: ["FilterGraph", "TestSupport"]),
+    .testTarget(
+      name: "ImageServerTests",
+      dependencies: [
+        "ImageServer", "FilterGraph", "TestSupport",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ]),
   ]
 )

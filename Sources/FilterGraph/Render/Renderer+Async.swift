@@ -1,4 +1,4 @@
-// Renderer+Async.swift — `render` and `write` for async code: the calling task suspends while a
+// Renderer+Async.swift — `render`, `write` and `encode` for async code: the calling task suspends while a
 // render runs, instead of blocking one of the cooperative threads Swift concurrency shares.
 //
 // A render has a calling side that sleeps until bands are complete and hands them to the sink
@@ -25,6 +25,18 @@ extension Renderer {
     let cancelled = CancellationFlag()
     try await withTaskCancellationHandler {
       try await onDriverThread { try self.write(image, to: url, options: options, stop: { cancelled.isSet }) }
+    } onCancel: {
+      cancelled.set()
+    }
+  }
+
+  /// Renders `image` and returns the encoded file bytes, as `encode(_:format:options:)` does,
+  /// suspending the calling task until it is done. Cancelling the task stops the render after the
+  /// band being encoded (`CancellationError`).
+  public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) async throws -> Data {
+    let cancelled = CancellationFlag()
+    return try await withTaskCancellationHandler {
+      try await onDriverThread { try self.encode(image, format: format, options: options, stop: { cancelled.isSet }) }
     } onCancel: {
       cancelled.set()
     }

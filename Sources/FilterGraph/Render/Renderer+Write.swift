@@ -88,9 +88,14 @@ extension Renderer {
 
   /// Renders `image` and returns the encoded file bytes.
   public func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions = WriteOptions()) throws -> Data {
+    try encode(image, format: format, options: options, stop: nil)
+  }
+
+  /// `encode(_:format:options:)`, asking `stop` after each band as `write(_:to:options:stop:)` does.
+  func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
     let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
-    return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil)!
+    return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil, stop: stop)!
   }
 
   /// The codec of `format` and the options checked against its table.

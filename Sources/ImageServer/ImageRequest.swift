@@ -1,0 +1,108 @@
+// ImageRequest.swift — one image request from URL to bytes:
+//
+//   signature (403) → URL grammar and options (400) → source reference (403/404, nothing read)
+//   → format choice → ETag; If-None-Match → 304 (nothing fetched, nothing rendered)
+//   → fetch (413/502/504) → header and graph (413/422/400) → admission (429) → render → 200
+//
+// The whole request runs under `requestTimeout` (504); past it, or when the client goes away,
+// the render's task is cancelled and stops after its current band.
+
+import Crypto
+import Foundation
+import Hummingbird
+
+extension ImageServer {
+  /// Answers one image request.
+  func respond(to request: Request) async throws -> Response {
+    let rawPath = request.uri.path
+    let path = try ProcessingPath(rawPath)
+    if !configuration.allowsUnsigned {
+      guard signer.isValid(signature: path.signature, path: path.signedPart) else {
+        throw ServerError.forbidden("The URL's signature is missing or wrong.")
+      }
+    }
+    let options = try ProcessingOptions(path.options)
+    let reference = try sourceReference(path.source)
+    let choice = try FormatChoice.decide(
+      named: options.format ?? path.fileExtension, accept: request.headers[.accept], offered: configuration.negotiatedFormats)
+    let etag = entityTag(source: reference.identity, path: path, choice: choice)
+    var headers = cacheHeaders(etag: etag, lastModified: reference.lastModified, variesWithAccept: choice.variesWithAccept)
+    if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
+      metrics.notModifiedResponse()
+      return Response(status: .notModified, headers: headers)
+    }
+    let bytes = try await fetch(reference)
+    metrics.sourceBytes(bytes.data.count)
+    let job = try RenderJob.prepare(
+      bytes.data, options: options, format: choice, configuration: configuration, resources: resources, renderer: renderer)
+    let clock = ContinuousClock(), queued = clock.now
+    try await admission.acquire(job.estimatedBytes)
+    metrics.queueWait(clock.now - queued)
+    let output: Data
+    do {
+      output = try await metrics.render { try await job.encode(with: renderer) }
+      await admission.release(job.estimatedBytes)
+    } catch {
+      await admission.release(job.estimatedBytes)
+      throw error
+    }
+    headers[.contentType] = FormatChoice.mediaType(job.format)
+    if reference.lastModified == nil, let modified = bytes.lastModified { headers[.lastModified] = HTTPDate.format(modified) }
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: output)))
+  }
+
+  /// Where the source is, checked (nothing read).
+  private func sourceReference(_ source: String) throws -> SourceReference {
+    if source.hasPrefix("local://") {
+      guard let local else { throw ServerError.forbidden("local:// sources are not enabled on this server (--root).") }
+      return try local.reference(String(source.dropFirst("local://".count)))
+    }
+    if source.hasPrefix("http://") || source.hasPrefix("https://") {
+      guard let remote else { throw ServerError.forbidden("http(s) sources are not enabled on this server (--allow-source).") }
+      return try remote.reference(source)
+    }
+    throw ServerError.badURL("The source '\(source.prefix(100))' is neither local:///PATH nor an http(s) URL.")
+  }
+
+  /// The source's bytes.
+  private func fetch(_ reference: SourceReference) async throws -> SourceBytes {
+    do {
+      switch reference.location {
+      case .file(let url):
+        guard let local else { throw ServerError.forbidden("local:// sources are not enabled.") }
+        return try local.read(url)
+      case .remote(let url):
+        guard let remote else { throw ServerError.forbidden("http(s) sources are not enabled.") }
+        return try await remote.fetch(url)
+      }
+    } catch let error as ServerError {
+      metrics.sourceError(String(error.status))
+      throw error
+    }
+  }
+
+  /// A strong ETag: a digest of the server version, the source's identity, the options and
+  /// source as written, and the format choice.
+  func entityTag(source identity: String, path: ProcessingPath, choice: FormatChoice) -> String {
+    let options = path.options.map { $0.joined(separator: ":") }.joined(separator: "/")
+    let text = [configuration.version, identity, options, choice.key].joined(separator: "\n")
+    let digest = SHA256.hash(data: Array(text.utf8))
+    return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+  }
+
+  /// ETag, Cache-Control, Last-Modified and Vary, for 200 and 304 alike.
+  private func cacheHeaders(etag: String, lastModified: Date?, variesWithAccept: Bool) -> HTTPFields {
+    var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=\(configuration.cacheMaxAge)"]
+    if let lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
+    if variesWithAccept { headers[.vary] = "Accept" }
+    return headers
+  }
+
+  /// True when an If-None-Match header lists `etag` (or is `*`).
+  static func matches(_ header: String, etag: String) -> Bool {
+    header.split(separator: ",").contains { tag in
+      let t = tag.trimmingCharacters(in: .whitespaces)
+      return t == "*" || t == etag || t == "W/" + etag
+    }
+  }
+}
