@@ -77,6 +77,7 @@ let package = Package(
         "FilterGraph",
         "ImageServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
 
     // MARK: - Implementation details: C shims over the system libraries

@@ -85,11 +85,11 @@ public final class ImageServer: Sendable {
         onListening(self.port)
       },
       logger: logger)
-    let group = ServiceGroup(
-      configuration: ServiceGroupConfiguration(
-        services: [.init(service: app), .init(service: ReadinessService(server: self))],
-        gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
-        logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(
+      services: [.init(service: app), .init(service: ReadinessService(server: self))],
+      gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
+    groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(configuration.shutdownGrace * 1000))
+    let group = ServiceGroup(configuration: groupConfiguration)
     self.group.withLock { $0 = group }
     for (name, value) in configuration.summary { logger.info("config", metadata: [name: "\(value)"]) }
     defer { readiness.store(false, ordering: .releasing) }

@@ -1,7 +1,7 @@
 // Main.swift — `fgrun`: run plain-text FilterGraph recipes on image files.
 //
 // One file per subcommand: Run.swift (the default: one file, stdin/stdout, or a batch),
-// Explain.swift, Filters.swift, Formats.swift, Info.swift. Shared pieces: Options.swift (engine and output options),
+// Explain.swift, Filters.swift, Formats.swift, Info.swift, Serve.swift (the image server). Shared pieces: Options.swift (engine and output options),
 // FormatFlags.swift (the codecs' options as flags), Failure.swift (exit codes and error reporting), Batch.swift (progress and summary).
 
 import ArgumentParser
@@ -41,7 +41,7 @@ struct FGRun: ParsableCommand {
       An input file is never overwritten; an existing output is replaced only once the new file is complete, so a failed run leaves no half-written file.
       """,
     version: "fgrun \(FGRun.version) (FilterGraph)",
-    subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self],
+    subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self, Serve.self],
     defaultSubcommand: Run.self)
 
   /// Parses the arguments and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.
