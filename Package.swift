@@ -134,6 +134,9 @@ let package = Package(
         "ImageServer", "FilterGraph", "TestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
   ]
 )

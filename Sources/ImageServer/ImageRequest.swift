@@ -22,7 +22,7 @@ extension ImageServer {
       }
     }
     let options = try ProcessingOptions(path.options)
-    let reference = try sourceReference(path.source)
+    let reference = try countingSourceErrors { try sourceReference(path.source) }
     let choice = try FormatChoice.decide(
       named: options.format ?? path.fileExtension, accept: request.headers[.accept], offered: configuration.negotiatedFormats)
     let etag = entityTag(source: reference.identity, path: path, choice: choice)
@@ -75,6 +75,16 @@ extension ImageServer {
         guard let remote else { throw ServerError.forbidden("http(s) sources are not enabled.") }
         return try await remote.fetch(url)
       }
+    } catch let error as ServerError {
+      metrics.sourceError(String(error.status))
+      throw error
+    }
+  }
+
+  /// `body`, counting the source errors it throws by status.
+  private func countingSourceErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
     } catch let error as ServerError {
       metrics.sourceError(String(error.status))
       throw error

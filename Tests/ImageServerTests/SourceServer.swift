@@ -1,0 +1,121 @@
+// SourceServer.swift — a misbehaving origin on 127.0.0.1 for the remote-source tests: good
+// images, redirects (to itself, to another loopback address, to the metadata address), a slow
+// answer, a body cut short, one too large (declared and not), text, 404, and a gate the test
+// opens.
+
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+
+/// The origin server.
+final class SourceServer: Sendable {
+  let port: Int
+  /// Requests the origin received, by path.
+  let hits = Mutex<[String]>([])
+  /// Opened by a test to let `/gate.jpg` answer.
+  let gate = Once<Void>()
+  /// Fulfilled when `/gate.jpg` is requested.
+  let gateReached = Once<Void>()
+  private let group: ServiceGroup
+  private let task: Task<Void, Error>
+
+  private init(port: Int, group: ServiceGroup, task: Task<Void, Error>) {
+    self.port = port
+    self.group = group
+    self.task = task
+  }
+
+  static func start(image: Data) async throws -> SourceServer {
+    let holder = Holder()
+    let router = Router()
+    let ready = Once<Int>()
+    @Sendable func log(_ request: Request) { holder.server?.hits.withLock { $0.append(request.uri.path) } }
+    router.get("/img.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, headers: [.contentType: "image/jpeg", .lastModified: "Tue, 03 Nov 2026 10:00:00 GMT"], body: .init(byteBuffer: ByteBuffer(bytes: image)))
+    }
+    router.get("/gate.jpg") { request, _ -> Response in
+      log(request)
+      guard let server = holder.server else { throw HTTPError(.internalServerError) }
+      server.gateReached.fulfil(.success(()))
+      try await server.gate.value
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: image)))
+    }
+    router.get("/redirect-self") { request, _ -> Response in
+      log(request)
+      return Response(status: .found, headers: [.location: "/img.jpg"])
+    }
+    router.get("/redirect-other-loopback") { request, _ -> Response in
+      log(request)
+      let port = holder.server?.port ?? 0
+      return Response(status: .found, headers: [.location: "http://127.0.0.2:\(port)/img.jpg"])
+    }
+    router.get("/redirect-metadata") { request, _ -> Response in
+      log(request)
+      return Response(status: .movedPermanently, headers: [.location: "http://169.254.169.254/latest/meta-data/"])
+    }
+    router.get("/redirect-loop") { request, _ -> Response in
+      log(request)
+      return Response(status: .found, headers: [.location: "/redirect-loop"])
+    }
+    router.get("/slow.jpg") { request, _ -> Response in
+      log(request)
+      try await Task.sleep(nanoseconds: 5_000_000_000)
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: image)))
+    }
+    router.get("/truncated.jpg") { request, _ -> Response in
+      log(request)
+      let half = ByteBuffer(bytes: image.prefix(image.count / 2))
+      return Response(status: .ok, body: ResponseBody(contentLength: image.count) { writer in
+        try await writer.write(half)
+        throw HTTPError(.internalServerError)
+      })
+    }
+    router.get("/huge-declared.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: image + Data(count: 200_000))))
+    }
+    router.get("/huge-streamed.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: ResponseBody { writer in
+        for _ in 0..<40 { try await writer.write(ByteBuffer(bytes: [UInt8](repeating: 0, count: 10_000))) }
+        try await writer.finish(nil)
+      })
+    }
+    router.get("/text.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>not an image</html>")))
+    }
+    router.get("/gone.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .notFound)
+    }
+    let app = Application(
+      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+      onServerRunning: { ready.fulfil(.success($0.localAddress?.port ?? 0)) },
+      logger: Logger(label: "origin") { _ in SwiftLogNoOpLogHandler() })
+    let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "origin") { _ in SwiftLogNoOpLogHandler() }))
+    let task = Task { try await group.run() }
+    let port = try await ready.value
+    let server = SourceServer(port: port, group: group, task: task)
+    holder.server = server
+    return server
+  }
+
+  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+  func stop() async throws {
+    gate.fulfil(.success(()))
+    await group.triggerGracefulShutdown()
+    try await task.value
+  }
+}
+
+/// The origin, for its own handlers (set once it is listening).
+private final class Holder: @unchecked Sendable {  // written once before any request can read it
+  var server: SourceServer?
+}
