@@ -2,9 +2,11 @@
 # Installs the system packages FilterGraph needs on Debian 12, only those that are missing.
 # Idempotent; run as root (or with sudo available). `--tests` adds the independent references the
 # test suite compares against: libvips's tools, Pillow, NumPy and a BLAS (the colour-matrix reference).
+# `--bench` adds the load generator bench/serve.sh drives (wrk) and GNU time.
 set -euo pipefail
 packages=(libjpeg62-turbo-dev libpng-dev zlib1g-dev libdeflate-dev libwebp-dev libgif-dev libheif-dev libheif-examples liblcms2-dev libtiff-dev pkg-config)
 if [ "${1:-}" = "--tests" ]; then packages+=(libvips-tools python3-pil python3-numpy libblas-dev libopenblas0-serial); fi
+if [ "${1:-}" = "--bench" ]; then packages+=(wrk time curl); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
