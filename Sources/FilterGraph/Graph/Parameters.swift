@@ -54,6 +54,17 @@ public enum ParameterKind: Hashable, Sendable {
   }
 }
 
+/// What a `%` after a number means for a `number` parameter (docs/Recipes.md, "Values").
+public enum PercentReading: Hashable, Sendable {
+  /// `%` is refused: the parameter has a unit of its own (pixels, degrees, stops, a divisor).
+  case refused
+  /// `30%` is 0.3: the parameter is a fraction or a factor whose whole is 1 (an amount, an
+  /// opacity, a scale factor).
+  case fraction
+  /// `99%` is 99: the parameter's unit is percent (normalize's percentiles).
+  case percent
+}
+
 /// A parameter's value.
 public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   /// A number (integers are numbers too).
@@ -119,14 +130,32 @@ public struct ParameterSpec: Hashable, Sendable {
   public var isOptional: Bool
   /// One line of help.
   public var help: String
+  /// What `%` after a number means (numbers only; every other kind refuses `%`).
+  public var percent: PercentReading
 
-  /// Creates a parameter row; without a default it is required unless `optional` is true.
-  public init(_ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, optional: Bool = false, help: String) {
+  /// Creates a parameter row; without a default it is required unless `optional` is true. A
+  /// number refuses `%` unless `percent` says how to read it.
+  public init(
+    _ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, optional: Bool = false,
+    percent: PercentReading = .refused, help: String
+  ) {
     self.name = name
     self.kind = kind
     self.defaultValue = defaultValue
     self.isOptional = optional
+    self.percent = percent
     self.help = help
+  }
+
+  /// The kind's name, with how `%` reads when a number takes it (`number 0…1 or %`: 30% is
+  /// 0.3; `percent 0…100`: 99% is 99): `fgrun filters`, docs/Filters.md and messages.
+  public var typeName: String {
+    guard case .number = kind else { return kind.typeName }
+    switch percent {
+    case .refused: return kind.typeName
+    case .fraction: return kind.typeName + " or %"
+    case .percent: return "percent" + kind.typeName.dropFirst("number".count)
+    }
   }
 
   /// True when a recipe must give the parameter.

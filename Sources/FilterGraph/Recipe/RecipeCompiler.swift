@@ -190,7 +190,7 @@ extension Recipe {
     }
     func read(_ token: RecipeToken, as spec: ParameterSpec) throws -> ParameterValue {
       do {
-        return try RecipeValues.parse(token, as: spec.kind, parameter: spec.name)
+        return try RecipeValues.parse(token, as: spec)
       } catch let problem as ValueProblem {
         throw error(token.location, problem.message)
       }
@@ -241,7 +241,7 @@ extension Recipe {
           throw error(token.location, "unexpected '\(token.description)'; expected key=value (\(parameterList()))")
         }
         do {
-          given[spec.name] = try RecipeValues.parse(token, as: spec.kind, parameter: spec.name)
+          given[spec.name] = try RecipeValues.parse(token, as: spec)
         } catch let problem as ValueProblem {
           if let undefinedName {
             throw error(token.location, "undefined image name '\(token.text)'; did you mean '\(undefinedName)'?")
@@ -290,7 +290,7 @@ extension Recipe {
       let example = descriptor.example.isEmpty ? "" : "; for example '\(descriptor.example)'"
       throw error(
         statement.verb.location,
-        "\(verb) needs \(spec.name)= (\(spec.kind.typeName)): \(spec.help.lowercasingFirst)\(example)")
+        "\(verb) needs \(spec.name)= (\(spec.typeName)): \(spec.help.lowercasingFirst)\(example)")
     }
 
     var values: [(String, ParameterValue)] = []
@@ -332,7 +332,7 @@ extension Recipe {
 
 extension String {
   /// The string with its first letter lowercased and a final period dropped (for help quoted mid-sentence).
-  fileprivate var lowercasingFirst: String {
+  var lowercasingFirst: String {
     var text = self
     if text.hasSuffix(".") { text.removeLast() }
     guard let first = text.first else { return text }

@@ -55,7 +55,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
 
   /// `factor`: one of the six size modes (`ResampleFilters.scale` takes exactly one).
   public static let factor = Parameter<Double>(
-    "factor", range: 0.0001...100, optional: true, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
+    "factor", range: 0.0001...100, optional: true, percent: .fraction, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
   /// `width`: a size mode.
   public static let width = Parameter<Int>(
     "width", range: 1...maximumSide, optional: true, help: "Target width; the height keeps the aspect ratio.")
