@@ -255,6 +255,18 @@ final class FGRunTests: XCTestCase {
     XCTAssertEqual(try fgrun(["explain", "-e", "rotat 90"]).status, 64)
   }
 
+  /// A smartcrop window larger than the image (32×32 here) is clamped: the run says so on
+  /// stderr, and explain shows the step as written with the same warning.
+  func testClampedSmartcropWarnsWhereTheUserReads() throws {
+    let run = try fgrun(["-e", "scale width=32; smartcrop size=32x48", "in.png", "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let message = "smartcrop size=32x48 gives 32x32: the image is smaller than the window asked for, which is clamped to it"
+    XCTAssertEqual(run.stderr, "fgrun: warning: \(message)\n")
+    let explain = try fgrun(["explain", "-e", "smartcrop size=32x48", "in.png"])
+    XCTAssertTrue(explain.text.contains("as written:\n#1 smartcrop size=32x48 strategy=attention  → 32x32"), explain.text)
+    XCTAssertTrue(explain.text.contains("[warning: \(message)]"), explain.text)
+  }
+
   /// docs/Filters.md holds exactly what `fgrun filters` prints (scripts/gen-filter-docs.sh writes it).
   func testFiltersPageIsTheCurrentFiltersOutput() throws {
     let all = try fgrun(["filters"])
