@@ -159,7 +159,8 @@ extension Recipe {
             statement.verb.location,
             "'\(verb)' names an image, not a filter; write 'NAME = \(verb)' to copy it, or 'blur of=\(verb)' to filter it")
         }
-        throw error(statement.verb.location, "unknown filter '\(verb)'\(RecipeError.didYouMean(verb, filterNames))")
+        let hint = RecipeSynonyms.hint(forVerb: verb) ?? RecipeError.didYouMean(verb, filterNames)
+        throw error(statement.verb.location, "unknown filter '\(verb)'\(hint)")
       }
       resolved.append(try resolveCall(
         statement, definition: definition, previous: previous, isImageName: isImageName, reference: reference))
@@ -210,7 +211,7 @@ extension Recipe {
         guard let spec = descriptor.parameter(named: key.text) else {
           var candidates = parameters.map(\.name)
           if descriptor.inputCount > 0 { candidates.append("of") }
-          let hint = RecipeError.didYouMean(key.text, candidates)
+          let hint = RecipeSynonyms.hint(forParameter: key.text, of: verb) ?? RecipeError.didYouMean(key.text, candidates)
           throw error(key.location, "unknown parameter '\(key.text)' for \(verb)\(hint.isEmpty ? "; " + parameterList() : hint)")
         }
         guard given[spec.name] == nil else {

@@ -65,7 +65,8 @@ enum RecipeValues {
       return .color(c)
 
     case .choice(let words):
-      if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == text.lowercased() }) {
+      let lowered = text.lowercased(), respelt = RecipeSynonyms.spellings[lowered]
+      if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == lowered || $0 == respelt }) {
         return .choice(match)
       }
       let hint = RecipeError.didYouMean(text, words)
