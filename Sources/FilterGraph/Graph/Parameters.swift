@@ -26,6 +26,8 @@ public enum ParameterKind: Hashable, Sendable {
   case image
   /// A point `X,Y`.
   case point
+  /// One of a fixed set of words, or a point `X,Y` (`scale fill=… focus=attention|120,80`).
+  case choiceOrPoint([String])
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
   /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
@@ -47,6 +49,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .path: return "path"
     case .image: return "image"
     case .point: return "point X,Y"
+    case .choiceOrPoint(let words): return (words + ["X,Y"]).joined(separator: "|")
     case .numbers(let n): return "\(n) numbers N,N,…"
     case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
     case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
@@ -196,8 +199,10 @@ public struct ParameterSpec: Hashable, Sendable {
     case (.number, .number), (.integer, .number), (.size, .size), (.color, .color), (.boolean, .boolean),
       (.path, .path), (.image, .image), (.point, .point):
       return true
-    case (.choice(let words), .choice(let w)):
+    case (.choice(let words), .choice(let w)), (.choiceOrPoint(let words), .choice(let w)):
       return words.contains(w)
+    case (.choiceOrPoint, .point):
+      return true
     case (.numbers(let n), .numbers(let v)):
       return v.count == n
     case (.numberList(let counts), .numbers(let v)):

@@ -91,6 +91,14 @@ enum RecipeValues {
       }
       return .point(Point(x: x, y: y))
 
+    case .choiceOrPoint(let words):
+      if text.contains(",") { return try parse(word, as: ParameterSpec(parameter, .point, help: spec.help)) }
+      do {
+        return try parse(word, as: ParameterSpec(parameter, .choice(words), help: spec.help))
+      } catch let problem as ValueProblem {
+        throw ValueProblem(message: problem.message.replacingOccurrences(of: words.joined(separator: ", ") + ")", with: words.joined(separator: ", ") + ", or a point X,Y)"))
+      }
+
     case .numbers(let count):
       return try numbers(word, parameter: parameter, counts: count...count, expected: "exactly \(count)")
 
