@@ -161,6 +161,28 @@ final class FGRunTests: XCTestCase {
     XCTAssertFalse(exists("out.png"))
   }
 
+  /// What a new user meets first: an empty file is called empty, a truncated TIFF gets a
+  /// sentence (not libtiff's "scanline 4294967295"), and libpng's note about the HP sRGB profile
+  /// many files embed is not a warning.
+  func testEverydayInputMessages() throws {
+    try Data().write(to: file("empty.jpg"))
+    let empty = try fgrun(["-e", "flip", "empty.jpg", "out.png"])
+    XCTAssertEqual(empty.status, 65)
+    XCTAssertTrue(empty.stderr.hasSuffix("empty.jpg is empty (0 bytes).\n"), empty.stderr)
+
+    let tiff = try Fixtures.data("tiff/gray8.tif")
+    try tiff.prefix(tiff.count / 2).write(to: file("cut.tif"))
+    let cut = try fgrun(["-e", "flip", "cut.tif", "out.png"])
+    XCTAssertEqual(cut.status, 65)
+    XCTAssertTrue(cut.stderr.contains("The TIFF file is truncated: a strip of its pixel data ends early ("), cut.stderr)
+    XCTAssertFalse(cut.stderr.contains("scanline"), cut.stderr)
+
+    try copyFixture("colour/hp-srgb-profile.png", as: "hp.png")
+    let hp = try fgrun(["-e", "flip", "hp.png", "out.png"])
+    XCTAssertEqual(hp.status, 0)
+    XCTAssertEqual(hp.stderr, "")
+  }
+
   func testOutputErrorsExit73AndTheInputIsNeverOverwritten() throws {
     let before = try Data(contentsOf: file("in.png"))
     let overwrite = try fgrun(["-e", "flip", "in.png", "in.png"])
