@@ -493,6 +493,14 @@ int cheif_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   nclx->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
   nclx->matrix_coefficients = options->lossless ? heif_matrix_coefficients_RGB_GBR : heif_matrix_coefficients_ITU_R_BT_601_6;
   nclx->full_range_flag = 1;
+  // libheif 1.15 converts RGB to YCbCr with the image's own nclx and ignores
+  // output_nclx_profile for that (a lossless file then says BT.601 and decodes a code off):
+  // the image carries it too.
+  error = heif_image_set_nclx_color_profile(image, nclx);
+  if (error.code != heif_error_Ok) {
+    status = fail_heif(error, "The HEIF colour description cannot be set", message, capacity);
+    goto done;
+  }
   encoding->output_nclx_profile = nclx;
   encoding->save_two_colr_boxes_when_ICC_and_nclx_available = 1;
   encoding->save_alpha_channel = 1;

@@ -4,7 +4,8 @@ import PixelBufferModule
 /// A straight-alpha RGBA colour in the sRGB encoding, each channel 0…1.
 ///
 /// ```swift
-/// let orange = Color(hex: "#FF8000")!
+/// let orange = try Color(string: "#FF8000")     // throws for a mistyped colour
+/// let named = Color(hex: userInput) ?? .black     // nil for text that is not a colour
 /// let halfBlack = Color(red: 0, green: 0, blue: 0, alpha: 0.5)
 /// ```
 public struct Color: Hashable, Sendable, CustomStringConvertible {
@@ -30,8 +31,20 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     self.init(red: white, green: white, blue: white, alpha: alpha)
   }
 
+  /// Reads `text` as `init(hex:)` does, throwing where that returns nil: the form for colours
+  /// written in code, which need no `!` (`try Color(string: "#FF8000")`).
+  ///
+  /// - Throws: `FilterError` naming the text and the forms a colour takes.
+  public init(string text: String) throws {
+    guard let colour = Color(hex: text) else {
+      throw FilterError(
+        "'\(text)' is not a colour: write #RGB, #RGBA, #RRGGBB or #RRGGBBAA, or one of \(Color.named.keys.sorted().joined(separator: ", ")).")
+    }
+    self = colour
+  }
+
   /// Parses `#RGB`, `#RGBA`, `#RRGGBB`, `#RRGGBBAA` (the `#` is optional) or a colour name
-  /// from `Color.named`; nil when the text is neither.
+  /// from `Color.named`; nil when the text is neither (`init(string:)` throws instead).
   public init?(hex text: String) {
     if let named = Color.named[text.lowercased()] {
       self = named

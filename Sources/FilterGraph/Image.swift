@@ -13,7 +13,7 @@ import PixelBufferModule
 /// let renderer = Renderer()
 /// let photo = try Image(contentsOf: inputURL)          // reads the header only
 /// let look = photo.scaled(toFit: Size(width: 800, height: 800))
-///                 .tinted(Color(hex: "#FF8000")!, amount: 0.3)
+///                 .tinted(try Color(string: "#FF8000"), amount: 0.3)
 ///                 .blurred(sigma: 2)
 ///                 .converted(to: .gray)
 /// try renderer.write(look, to: outputURL)

@@ -46,13 +46,13 @@ struct Filters: ParsableCommand {
     let inputs = d.inputCount == 0 ? "no input image" : d.inputCount == 1 ? "1 input image" : "\(d.inputCount) input images"
     lines.append("    takes \(inputs)")
     let nameWidth = max(d.parameters.map(\.name.count).max() ?? 0, 4)
-    let typeWidth = max(d.parameters.map(\.kind.typeName.count).max() ?? 0, 4)
+    let typeWidth = max(d.parameters.map(\.typeName.count).max() ?? 0, 4)
     let values = d.parameters.map { p in p.defaultValue.map { "default \($0)" } ?? (p.isRequired ? "required" : "optional") }
     let valueWidth = values.map(\.count).max() ?? 0
     for (p, value) in zip(d.parameters, values) {
       lines.append(
         "    " + p.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-          + p.kind.typeName.padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  "
+          + p.typeName.padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  "
           + value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) + "  " + p.help)
     }
     if !d.example.isEmpty { lines.append("    example: \(d.example)") }

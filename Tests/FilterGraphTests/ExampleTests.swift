@@ -11,10 +11,12 @@ import XCTest
 func readmeExample() throws {
   // README-EXAMPLE-BEGIN
   let photo = try Image(contentsOf: URL(fileURLWithPath: "samples/flower.jpg"))  // reads the header only
+  let logo = try Image(contentsOf: URL(fileURLWithPath: "recipes/assets/logo.png"))
   let look = photo
     .scaled(toFit: Size(width: 400, height: 400))
-    .tinted(Color(hex: "#FF8000")!, amount: 0.3)
+    .tinted(try Color(string: "#FF8000"), amount: 0.3)
     .blurred(sigma: 2)
+    .overlaid(with: logo.scaled(toWidth: 80), gravity: .southEast, margin: 8)  // the logo, bottom right
     .converted(to: .gray)
   print(look.size)                                                // 400x267, known before any pixel is decoded
   try Renderer().write(look, to: URL(fileURLWithPath: "out/flower-soft.png"))
@@ -38,6 +40,21 @@ final class ExampleTests: XCTestCase {
     try? fm.removeItem(atPath: "out/flower-soft.png")
   }
 
+  /// The README's block exactly as printed, imports included, compiles as a program without a
+  /// warning.
+  func testREADMEBlockCompilesAsPrinted() throws {
+    let readme = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
+    let block = try XCTUnwrap(fencedBlocks(readme, language: "swift").first)
+    XCTAssertTrue(block.hasPrefix("import FilterGraph\nimport Foundation\n"))
+    let check = try SwiftProgram.typecheck(block)
+    XCTAssertEqual(check.status, 0, check.stderr)
+    XCTAssertEqual(check.stderr, "")
+    // The check sees what a reader would: without Foundation, URL is unknown.
+    let bare = try SwiftProgram.typecheck(block.replacingOccurrences(of: "import Foundation\n", with: ""))
+    XCTAssertNotEqual(bare.status, 0)
+    XCTAssertTrue(bare.stderr.contains("URL"), bare.stderr)
+  }
+
   func testREADMEShowsThisExampleVerbatim() throws {
     let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
     let lines = source.components(separatedBy: "\n")
@@ -47,7 +64,7 @@ final class ExampleTests: XCTestCase {
     let example = lines[(begin + 1)..<end].map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 }.joined(separator: "\n")
     let readme = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
     XCTAssertTrue(
-      readme.contains("```swift\nimport FilterGraph\n\n" + example + "\n```"),
+      readme.contains("```swift\nimport FilterGraph\nimport Foundation\n\n" + example + "\n```"),
       "README.md's Swift example differs from ExampleTests.readmeExample(); copy it over:\n\n" + example)
   }
 }

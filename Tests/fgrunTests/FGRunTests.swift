@@ -161,6 +161,28 @@ final class FGRunTests: XCTestCase {
     XCTAssertFalse(exists("out.png"))
   }
 
+  /// What a new user meets first: an empty file is called empty, a truncated TIFF gets a
+  /// sentence (not libtiff's "scanline 4294967295"), and libpng's note about the HP sRGB profile
+  /// many files embed is not a warning.
+  func testEverydayInputMessages() throws {
+    try Data().write(to: file("empty.jpg"))
+    let empty = try fgrun(["-e", "flip", "empty.jpg", "out.png"])
+    XCTAssertEqual(empty.status, 65)
+    XCTAssertTrue(empty.stderr.hasSuffix("empty.jpg is empty (0 bytes).\n"), empty.stderr)
+
+    let tiff = try Fixtures.data("tiff/gray8.tif")
+    try tiff.prefix(tiff.count / 2).write(to: file("cut.tif"))
+    let cut = try fgrun(["-e", "flip", "cut.tif", "out.png"])
+    XCTAssertEqual(cut.status, 65)
+    XCTAssertTrue(cut.stderr.contains("The TIFF file is truncated: a strip of its pixel data ends early ("), cut.stderr)
+    XCTAssertFalse(cut.stderr.contains("scanline"), cut.stderr)
+
+    try copyFixture("colour/hp-srgb-profile.png", as: "hp.png")
+    let hp = try fgrun(["-e", "flip", "hp.png", "out.png"])
+    XCTAssertEqual(hp.status, 0)
+    XCTAssertEqual(hp.stderr, "")
+  }
+
   func testOutputErrorsExit73AndTheInputIsNeverOverwritten() throws {
     let before = try Data(contentsOf: file("in.png"))
     let overwrite = try fgrun(["-e", "flip", "in.png", "in.png"])
@@ -253,6 +275,18 @@ final class FGRunTests: XCTestCase {
     XCTAssertTrue(placeholder.text.contains("6000x4000 solid colour stands in"), placeholder.text)
     XCTAssertTrue(placeholder.text.contains("output: 4000x6000"), placeholder.text)
     XCTAssertEqual(try fgrun(["explain", "-e", "rotat 90"]).status, 64)
+  }
+
+  /// A smartcrop window larger than the image (32×32 here) is clamped: the run says so on
+  /// stderr, and explain shows the step as written with the same warning.
+  func testClampedSmartcropWarnsWhereTheUserReads() throws {
+    let run = try fgrun(["-e", "scale width=32; smartcrop size=32x48", "in.png", "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let message = "smartcrop size=32x48 gives 32x32: the image is smaller than the window asked for, which is clamped to it"
+    XCTAssertEqual(run.stderr, "fgrun: warning: \(message)\n")
+    let explain = try fgrun(["explain", "-e", "smartcrop size=32x48", "in.png"])
+    XCTAssertTrue(explain.text.contains("as written:\n#1 smartcrop size=32x48 strategy=attention  → 32x32"), explain.text)
+    XCTAssertTrue(explain.text.contains("[warning: \(message)]"), explain.text)
   }
 
   /// docs/Filters.md holds exactly what `fgrun filters` prints (scripts/gen-filter-docs.sh writes it).

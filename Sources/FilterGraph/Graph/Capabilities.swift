@@ -63,3 +63,13 @@ protocol StoredRowsReader: ImageOperation {
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
     inputImageSize: Size)
 }
+
+/// An operation that can tell, from its inputs' sizes, that its result is not all that was asked
+/// (a `smartcrop` window larger than the image, clamped to it). The renderer passes `warning` to
+/// its warning handler each time it renders a graph holding the node (with the inputs' final
+/// sizes, after analyses), and `explain` prints it beside the node: a result that looks fine but
+/// is not what was written is never silent.
+public protocol WarningOperation: ImageOperation {
+  /// What differs from what was asked, given the inputs, or nil when nothing does.
+  func warning(inputs: [ImageInfo]) -> String?
+}

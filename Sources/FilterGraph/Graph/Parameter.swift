@@ -186,9 +186,16 @@ public struct Parameter<Value: ParameterType>: Sendable {
 }
 
 extension Parameter where Value == Double {
-  /// A real number in `range`; required unless it has a default or is `optional`.
-  public init(_ name: String, range: ClosedRange<Double>, default value: Double? = nil, optional: Bool = false, help: String) {
-    self.init(spec: ParameterSpec(name, .number(range), default: value.map(ParameterValue.number), optional: optional, help: help))
+  /// A real number in `range`; required unless it has a default or is `optional`. `percent` says
+  /// what `%` after it means in a recipe: refused (the default: a unit of its own, such as pixels),
+  /// a fraction (`30%` = 0.3) or percent (`99%` = 99).
+  public init(
+    _ name: String, range: ClosedRange<Double>, default value: Double? = nil, optional: Bool = false,
+    percent: PercentReading = .refused, help: String
+  ) {
+    self.init(
+      spec: ParameterSpec(
+        name, .number(range), default: value.map(ParameterValue.number), optional: optional, percent: percent, help: help))
   }
 }
 

@@ -26,6 +26,8 @@ public enum ParameterKind: Hashable, Sendable {
   case image
   /// A point `X,Y`.
   case point
+  /// One of a fixed set of words, or a point `X,Y` (`scale fill=… focus=attention|120,80`).
+  case choiceOrPoint([String])
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
   /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
@@ -47,11 +49,23 @@ public enum ParameterKind: Hashable, Sendable {
     case .path: return "path"
     case .image: return "image"
     case .point: return "point X,Y"
+    case .choiceOrPoint(let words): return (words + ["X,Y"]).joined(separator: "|")
     case .numbers(let n): return "\(n) numbers N,N,…"
     case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
     case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
     }
   }
+}
+
+/// What a `%` after a number means for a `number` parameter (docs/Recipes.md, "Values").
+public enum PercentReading: Hashable, Sendable {
+  /// `%` is refused: the parameter has a unit of its own (pixels, degrees, stops, a divisor).
+  case refused
+  /// `30%` is 0.3: the parameter is a fraction or a factor whose whole is 1 (an amount, an
+  /// opacity, a scale factor).
+  case fraction
+  /// `99%` is 99: the parameter's unit is percent (normalize's percentiles).
+  case percent
 }
 
 /// A parameter's value.
@@ -119,14 +133,32 @@ public struct ParameterSpec: Hashable, Sendable {
   public var isOptional: Bool
   /// One line of help.
   public var help: String
+  /// What `%` after a number means (numbers only; every other kind refuses `%`).
+  public var percent: PercentReading
 
-  /// Creates a parameter row; without a default it is required unless `optional` is true.
-  public init(_ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, optional: Bool = false, help: String) {
+  /// Creates a parameter row; without a default it is required unless `optional` is true. A
+  /// number refuses `%` unless `percent` says how to read it.
+  public init(
+    _ name: String, _ kind: ParameterKind, default defaultValue: ParameterValue? = nil, optional: Bool = false,
+    percent: PercentReading = .refused, help: String
+  ) {
     self.name = name
     self.kind = kind
     self.defaultValue = defaultValue
     self.isOptional = optional
+    self.percent = percent
     self.help = help
+  }
+
+  /// The kind's name, with how `%` reads when a number takes it (`number 0…1 or %`: 30% is
+  /// 0.3; `percent 0…100`: 99% is 99): `fgrun filters`, docs/Filters.md and messages.
+  public var typeName: String {
+    guard case .number = kind else { return kind.typeName }
+    switch percent {
+    case .refused: return kind.typeName
+    case .fraction: return kind.typeName + " or %"
+    case .percent: return "percent" + kind.typeName.dropFirst("number".count)
+    }
   }
 
   /// True when a recipe must give the parameter.
@@ -167,8 +199,10 @@ public struct ParameterSpec: Hashable, Sendable {
     case (.number, .number), (.integer, .number), (.size, .size), (.color, .color), (.boolean, .boolean),
       (.path, .path), (.image, .image), (.point, .point):
       return true
-    case (.choice(let words), .choice(let w)):
+    case (.choice(let words), .choice(let w)), (.choiceOrPoint(let words), .choice(let w)):
       return words.contains(w)
+    case (.choiceOrPoint, .point):
+      return true
     case (.numbers(let n), .numbers(let v)):
       return v.count == n
     case (.numberList(let counts), .numbers(let v)):

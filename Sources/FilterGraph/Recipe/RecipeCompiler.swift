@@ -159,7 +159,8 @@ extension Recipe {
             statement.verb.location,
             "'\(verb)' names an image, not a filter; write 'NAME = \(verb)' to copy it, or 'blur of=\(verb)' to filter it")
         }
-        throw error(statement.verb.location, "unknown filter '\(verb)'\(RecipeError.didYouMean(verb, filterNames))")
+        let hint = RecipeSynonyms.hint(forVerb: verb) ?? RecipeError.didYouMean(verb, filterNames)
+        throw error(statement.verb.location, "unknown filter '\(verb)'\(hint)")
       }
       resolved.append(try resolveCall(
         statement, definition: definition, previous: previous, isImageName: isImageName, reference: reference))
@@ -190,7 +191,7 @@ extension Recipe {
     }
     func read(_ token: RecipeToken, as spec: ParameterSpec) throws -> ParameterValue {
       do {
-        return try RecipeValues.parse(token, as: spec.kind, parameter: spec.name)
+        return try RecipeValues.parse(token, as: spec)
       } catch let problem as ValueProblem {
         throw error(token.location, problem.message)
       }
@@ -210,7 +211,7 @@ extension Recipe {
         guard let spec = descriptor.parameter(named: key.text) else {
           var candidates = parameters.map(\.name)
           if descriptor.inputCount > 0 { candidates.append("of") }
-          let hint = RecipeError.didYouMean(key.text, candidates)
+          let hint = RecipeSynonyms.hint(forParameter: key.text, of: verb) ?? RecipeError.didYouMean(key.text, candidates)
           throw error(key.location, "unknown parameter '\(key.text)' for \(verb)\(hint.isEmpty ? "; " + parameterList() : hint)")
         }
         guard given[spec.name] == nil else {
@@ -241,7 +242,7 @@ extension Recipe {
           throw error(token.location, "unexpected '\(token.description)'; expected key=value (\(parameterList()))")
         }
         do {
-          given[spec.name] = try RecipeValues.parse(token, as: spec.kind, parameter: spec.name)
+          given[spec.name] = try RecipeValues.parse(token, as: spec)
         } catch let problem as ValueProblem {
           if let undefinedName {
             throw error(token.location, "undefined image name '\(token.text)'; did you mean '\(undefinedName)'?")
@@ -290,7 +291,7 @@ extension Recipe {
       let example = descriptor.example.isEmpty ? "" : "; for example '\(descriptor.example)'"
       throw error(
         statement.verb.location,
-        "\(verb) needs \(spec.name)= (\(spec.kind.typeName)): \(spec.help.lowercasingFirst)\(example)")
+        "\(verb) needs \(spec.name)= (\(spec.typeName)): \(spec.help.lowercasingFirst)\(example)")
     }
 
     var values: [(String, ParameterValue)] = []
@@ -332,7 +333,7 @@ extension Recipe {
 
 extension String {
   /// The string with its first letter lowercased and a final period dropped (for help quoted mid-sentence).
-  fileprivate var lowercasingFirst: String {
+  var lowercasingFirst: String {
     var text = self
     if text.hasSuffix(".") { text.removeLast() }
     guard let first = text.first else { return text }

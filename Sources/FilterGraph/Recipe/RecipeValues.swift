@@ -1,6 +1,8 @@
 // RecipeValues.swift — reads a recipe word as a value of a parameter's kind, range-checked.
 //
-//   number    0.5  -3  1e3  30% (= 0.3)           integer   3  -2  4.0
+//   number    0.5  -3  1e3; with `%` as the parameter's table says (PercentReading): refused,
+//             30% = 0.3 (a fraction), or 99% = 99 (a percent parameter)
+//                                                 integer   3  -2  4.0
 //             (decimal only: `Recipe.isDecimalNumber`; no hex, no inf/nan, no "5." or "1_000")
 //   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
@@ -17,15 +19,21 @@ struct ValueProblem: Error {
 
 enum RecipeValues {
   /// `word` read as a value of `kind` (not `.image`: the compiler resolves those).
-  static func parse(_ word: RecipeToken, as kind: ParameterKind, parameter: String) throws -> ParameterValue {
-    let text = word.text
+  static func parse(_ word: RecipeToken, as spec: ParameterSpec) throws -> ParameterValue {
+    let text = word.text, kind = spec.kind, parameter = spec.name
     switch kind {
     case .number(let range):
-      guard let v = number(text) else {
-        throw ValueProblem(message: "'\(word.description)' is not a number; \(parameter) expects a \(kind.typeName) (like 0.5, 2 or 30%)")
+      if text.hasSuffix("%"), spec.percent == .refused, number(String(text.dropLast()), allowPercent: false) != nil {
+        throw ValueProblem(message: "\(parameter)=\(text): \(parameter) takes no '%' (\(spec.help.lowercasingFirst)); write a \(kind.typeName)")
       }
+      guard let read = number(text, allowPercent: spec.percent != .refused) else {
+        let like = spec.percent == .refused ? "like 0.5 or 2" : "like 0.5, 2 or 30%"
+        throw ValueProblem(message: "'\(word.description)' is not a number; \(parameter) expects a \(spec.typeName) (\(like))")
+      }
+      // A percent parameter reads `99%` as 99: the grammar's ÷ 100 is undone.
+      let v = spec.percent == .percent && text.hasSuffix("%") ? read * 100 : read
       guard range.contains(v) else {
-        throw ValueProblem(message: "\(parameter)=\(text) is out of range; expected a \(kind.typeName)")
+        throw ValueProblem(message: "\(parameter)=\(text) is out of range; expected a \(spec.typeName)")
       }
       return .number(v)
 
@@ -57,7 +65,8 @@ enum RecipeValues {
       return .color(c)
 
     case .choice(let words):
-      if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == text.lowercased() }) {
+      let lowered = text.lowercased(), respelt = RecipeSynonyms.spellings[lowered]
+      if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == lowered || $0 == respelt }) {
         return .choice(match)
       }
       let hint = RecipeError.didYouMean(text, words)
@@ -81,6 +90,14 @@ enum RecipeValues {
         throw ValueProblem(message: "'\(word.description)' is not a point; \(parameter) expects X,Y in whole pixels like 24,-8")
       }
       return .point(Point(x: x, y: y))
+
+    case .choiceOrPoint(let words):
+      if text.contains(",") { return try parse(word, as: ParameterSpec(parameter, .point, help: spec.help)) }
+      do {
+        return try parse(word, as: ParameterSpec(parameter, .choice(words), help: spec.help))
+      } catch let problem as ValueProblem {
+        throw ValueProblem(message: problem.message.replacingOccurrences(of: words.joined(separator: ", ") + ")", with: words.joined(separator: ", ") + ", or a point X,Y)"))
+      }
 
     case .numbers(let count):
       return try numbers(word, parameter: parameter, counts: count...count, expected: "exactly \(count)")
@@ -124,7 +141,8 @@ enum RecipeValues {
     return .numbers(values)
   }
 
-  /// A decimal number, or a percentage (`30%` = 0.3) when allowed; nil otherwise.
+  /// A decimal number, or a fraction written as a percentage (`30%` = 0.3) when allowed; nil
+  /// otherwise.
   static func number(_ text: String, allowPercent: Bool = true) -> Double? {
     var body = Substring(text)
     var scale = 1.0

@@ -73,6 +73,9 @@ public enum GraphPrinter {
         }
       }
       if let analysed = node.operation as? any AnalysedOperation { line += "  [\(analysed.analysisSummary)]" }
+      if let warned = node.operation as? any WarningOperation, let warning = warned.warning(inputs: node.inputs.map(\.info)) {
+        line += "  [warning: \(warning)]"
+      }
       if node.operation is SourceOperation, let colour = SourceColour.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
       lines.append(line)
       for input in node.inputs { visit(input, depth: depth + 1) }

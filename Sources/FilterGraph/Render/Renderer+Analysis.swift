@@ -169,10 +169,20 @@ extension Renderer {
   /// `image` with every analysis computed and every `AnalysedOperation` replaced by the operation
   /// it resolves to: the graph as it renders, with final sizes (a `trim`'s result size).
   public func resolved(_ image: Image) throws -> Image {
+    var warnings: [String] = []
+    return try resolved(image, warnings: &warnings)
+  }
+
+  /// `resolved(_:)`, collecting the warnings of the graph's `WarningOperation`s, each given its
+  /// inputs as resolved (their final sizes).
+  func resolved(_ image: Image, warnings: inout [String]) throws -> Image {
     var done: [ObjectIdentifier: ImageNode] = [:]
     func visit(_ node: ImageNode) throws -> ImageNode {
       if let hit = done[ObjectIdentifier(node)] { return hit }
       let inputs = try node.inputs.map(visit)
+      if let warned = node.operation as? any WarningOperation, let warning = warned.warning(inputs: inputs.map(\.info)) {
+        warnings.append(warning)
+      }
       var result = node
       if let analysed = node.operation as? any AnalysedOperation {
         result = try resolve(analysed, input: inputs[0])

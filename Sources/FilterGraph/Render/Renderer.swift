@@ -116,7 +116,10 @@ public final class Renderer: Sendable {
   /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
-    let root = optimized(try resolved(image))
+    var warnings: [String] = []
+    let root = optimized(try resolved(image, warnings: &warnings))
+    // An analysis's view is part of a graph whose render reports its warnings.
+    if !analysis { warnings.forEach { warningHandler?($0) } }
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {

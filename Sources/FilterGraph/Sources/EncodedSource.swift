@@ -38,10 +38,14 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   /// `read()` for the same reason). The decoders read these bytes in place, without a further copy.
   public convenience init(contentsOf url: URL, options: LoadOptions) throws {
     let unreadable = {
-      let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "does not exist"
+      var isFolder: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+      let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
+      let reason =
+        !exists ? "does not exist" : isFolder.boolValue ? "is a folder, not a file" : bytes?.intValue == 0 ? "is empty (0 bytes)" : "cannot be read"
       return CodecError(.io, "The input file \(url.path) \(reason).")
     }
-    guard let handle = try? FileHandle(forReadingFrom: url), let head = try? handle.read(upToCount: CodecRegistry.sniffLength) else {
+    guard let handle = try? FileHandle(forReadingFrom: url), let head = try? handle.read(upToCount: CodecRegistry.sniffLength), !head.isEmpty else {
       throw unreadable()
     }
     let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)

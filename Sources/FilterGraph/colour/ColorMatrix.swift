@@ -217,14 +217,14 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     "space", cases: [.encoded, .linear], default: .linear, help: "encoded = on stored values; linear = in linear light.")
   /// `sepia intensity=`.
   public static let sepiaIntensity = Parameter<Double>(
-    "intensity", range: 0...1, default: 1, help: "0 = unchanged, 1 = full sepia.")
+    "intensity", range: 0...1, default: 1, percent: .fraction, help: "0 = unchanged, 1 = full sepia.")
   /// `saturate amount=`.
-  public static let saturationAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, help: "Saturation factor.")
+  public static let saturationAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, percent: .fraction, help: "Saturation factor.")
   /// `brightness amount=`.
   public static let brightnessAmount = Parameter<Double>(
-    "amount", range: -1...1, default: 0.1, help: "Added to each channel (0…1 scale).")
+    "amount", range: -1...1, default: 0.1, percent: .fraction, help: "Added to each channel (0…1 scale).")
   /// `contrast amount=`.
-  public static let contrastAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, help: "Contrast factor.")
+  public static let contrastAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, percent: .fraction, help: "Contrast factor.")
   /// `exposure ev=`.
   public static let exposureStops = Parameter<Double>(
     "ev", range: -10...10, default: 0.5, help: "Photographic stops; +1 doubles the light.")

@@ -73,15 +73,15 @@ public struct LevelsOperation: PointOperation {
 
   /// `black`: the input black point.
   public static let black = Parameter<Double>(
-    "black", range: pointRange, default: 0, help: "Input value that becomes out-black (0…1, as stored).")
+    "black", range: pointRange, default: 0, percent: .fraction, help: "Input value that becomes out-black (0…1, as stored).")
   /// `white`: the input white point.
-  public static let white = Parameter<Double>("white", range: pointRange, default: 1, help: "Input value that becomes out-white; above black.")
+  public static let white = Parameter<Double>("white", range: pointRange, default: 1, percent: .fraction, help: "Input value that becomes out-white; above black.")
   /// `gamma`: the mid-tone gamma.
   public static let gamma = Parameter<Double>("gamma", range: 0.1...10, default: 1, help: "Mid-tone gamma: t^(1/gamma), > 1 brightens.")
   /// `out-black`: the output of black.
-  public static let outputBlack = Parameter<Double>("out-black", range: pointRange, default: 0, help: "Output value of black.")
+  public static let outputBlack = Parameter<Double>("out-black", range: pointRange, default: 0, percent: .fraction, help: "Output value of black.")
   /// `out-white`: the output of white.
-  public static let outputWhite = Parameter<Double>("out-white", range: pointRange, default: 1, help: "Output value of white.")
+  public static let outputWhite = Parameter<Double>("out-white", range: pointRange, default: 1, percent: .fraction, help: "Output value of white.")
 
   /// `levels black=0.05 white=0.95 gamma=1.1`.
   public static let table = OperationDescriptor(

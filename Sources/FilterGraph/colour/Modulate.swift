@@ -59,14 +59,14 @@ public struct ModulateOperation: ComposablePointOperation {
 
   /// `brightness`: multiplies Oklab L.
   public static let brightness = Parameter<Double>(
-    "brightness", range: 0...10, default: 1, help: "Multiplies Oklab lightness L (1 = unchanged).")
+    "brightness", range: 0...10, default: 1, percent: .fraction, help: "Multiplies Oklab lightness L (1 = unchanged).")
   /// `saturation`: multiplies Oklch chroma.
   public static let saturation = Parameter<Double>(
-    "saturation", range: 0...10, default: 1, help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray).")
+    "saturation", range: 0...10, default: 1, percent: .fraction, help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray).")
   /// `hue`: rotation in degrees.
   public static let hue = Parameter<Double>("hue", range: -360...360, default: 0, help: "Rotates Oklch hue by this many degrees.")
   /// `lightness`: added to Oklab L.
-  public static let lightness = Parameter<Double>("lightness", range: -1...1, default: 0, help: "Added to Oklab L (0 black … 1 white).")
+  public static let lightness = Parameter<Double>("lightness", range: -1...1, default: 0, percent: .fraction, help: "Added to Oklab L (0 black … 1 white).")
 
   /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public static let table = OperationDescriptor(

@@ -105,9 +105,9 @@ public struct NormalizeOperation: AnalysedOperation {
   }
 
   /// `low`: the percentile that becomes black.
-  public static let low = Parameter<Double>("low", range: 0...100, default: 1, help: "Percentile that becomes black (percent).")
+  public static let low = Parameter<Double>("low", range: 0...100, default: 1, percent: .percent, help: "Percentile that becomes black (1 or 1% is the 1st percentile).")
   /// `high`: the percentile that becomes white.
-  public static let high = Parameter<Double>("high", range: 0...100, default: 99, help: "Percentile that becomes white (percent).")
+  public static let high = Parameter<Double>("high", range: 0...100, default: 99, percent: .percent, help: "Percentile that becomes white (99 or 99% is the 99th percentile).")
 
   /// `normalize low=1 high=99`.
   public static let table = OperationDescriptor(

@@ -87,7 +87,7 @@ public struct TintOperation: PointOperation {
   public static let color = Parameter<Color>(
     "color", help: "The tint colour; its alpha scales the effect (template: fades the shape).")
   /// `amount`: how much of the effect.
-  public static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect, 0 = none, 1 = full.")
+  public static let amount = Parameter<Double>("amount", range: 0...1, default: 1, percent: .fraction, help: "How much of the effect, 0 = none, 1 = full.")
   /// `mode`: how the colour is applied.
   public static let mode = Parameter<TintMode>("mode", default: .mix, help: "mix | multiply | template | monochrome.")
 

@@ -35,12 +35,12 @@ public struct VignetteOperation: PositionalPointOperation {
   }
 
   /// `amount`: the light the far corners lose.
-  public static let amount = Parameter<Double>("amount", range: 0...1, default: 0.5, help: "Light the corners lose (1: they go black).")
+  public static let amount = Parameter<Double>("amount", range: 0...1, default: 0.5, percent: .fraction, help: "Light the corners lose (1: they go black).")
   /// `radius`: where darkening starts.
-  public static let radius = Parameter<Double>("radius", range: 0...1.5, default: 0.5, help: "Where darkening starts: 0 the centre, 1 a corner.")
+  public static let radius = Parameter<Double>("radius", range: 0...1.5, default: 0.5, percent: .fraction, help: "Where darkening starts: 0 the centre, 1 a corner.")
   /// `softness`: how far beyond the radius it reaches full strength.
   public static let softness = Parameter<Double>(
-    "softness", range: 0.01...2, default: 0.5, help: "How far beyond the radius it reaches full strength.")
+    "softness", range: 0.01...2, default: 0.5, percent: .fraction, help: "How far beyond the radius it reaches full strength.")
 
   /// `vignette amount=0.5 radius=0.5 softness=0.5`.
   public static let table = OperationDescriptor(

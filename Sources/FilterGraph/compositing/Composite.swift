@@ -96,7 +96,7 @@ public struct CompositeOperation: ImageOperation {
   /// `mode`: the blend mode.
   public static let mode = Parameter<BlendMode>("mode", default: .over, help: "How colours combine.")
   /// `opacity`: scales the overlay.
-  public static let opacity = Parameter<Double>("opacity", range: 0...1, default: 1, help: "Scales the overlay's opacity.")
+  public static let opacity = Parameter<Double>("opacity", range: 0...1, default: 1, percent: .fraction, help: "Scales the overlay's opacity.")
   /// `gravity`: where the overlay sits.
   public static let gravity = Parameter<Gravity>(
     "gravity", default: .center, help: "Which side or corner of the base the overlay sits against.")

@@ -177,7 +177,7 @@ public struct ConvolveOperation: ImageOperation {
     "scale", range: -1e9...1e9, optional: true, help: "Divides the weighted sum (default: the sum of the values, or 1 when it is 0).")
   /// `offset`: added after dividing.
   public static let offset = Parameter<Double>(
-    "offset", range: -1000...1000, default: 0, help: "Added to each colour after dividing (0…1 units; times alpha).")
+    "offset", range: -1000...1000, default: 0, percent: .fraction, help: "Added to each colour after dividing (0…1 units; times alpha).")
   /// `preset`: a named kernel instead of size and values.
   public static let preset = Parameter<ConvolutionPreset>(
     spec: ParameterSpec(

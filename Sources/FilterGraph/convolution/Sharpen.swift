@@ -36,10 +36,10 @@ public struct SharpenOperation: ImageOperation {
   /// `sigma`: the blur's standard deviation.
   public static let sigma = Parameter<Double>("sigma", range: 0...100, default: 1, help: "Standard deviation of the blur, in pixels.")
   /// `amount`: the strength.
-  public static let amount = Parameter<Double>("amount", range: 0...20, default: 1, help: "Strength: 1 adds the whole difference.")
+  public static let amount = Parameter<Double>("amount", range: 0...20, default: 1, percent: .fraction, help: "Strength: 1 adds the whole difference.")
   /// `threshold`: differences left alone.
   public static let threshold = Parameter<Double>(
-    "threshold", range: 0...1, default: 0, help: "Leave channels whose difference from the blur is at most this (0…1) unchanged.")
+    "threshold", range: 0...1, default: 0, percent: .fraction, help: "Leave channels whose difference from the blur is at most this (0…1) unchanged.")
 
   /// The parameter table (`sharpen sigma=1 amount=1 threshold=0`).
   public static let table = OperationDescriptor(

@@ -273,10 +273,21 @@ extension Image {
   /// `strategy`: `attention` (edges, skin tones, saturated colour), `entropy` (the most varied
   /// luma), or `centre` (the centred window, a plain crop). See SmartCrop.swift for the exact
   /// scores; the window is chosen by the renderer before the tiles, on a view of ≤ 65,536 pixels.
+  ///
+  /// When the window is clamped (the image is smaller than `size` on a side), the result is
+  /// followed by an `UnchangedStepOperation` showing the step as written: `explain` lists it and
+  /// every render warns that the result is smaller than asked.
   public func smartCropped(to size: Size, strategy: SmartCropStrategy = .attention) -> Image {
     let op = SmartCropOperation(size: size, strategy: strategy)
+    let window = op.window(in: self.size)
     // Centred at render time, in the input's actual size (a crop clips the box as the window is clamped).
-    guard strategy != .centre, op.window(in: self.size) != self.size else { return cropped(to: op.size, gravity: .center) }
-    return applying(op)
+    let cropped = strategy == .centre || window == self.size ? cropped(to: op.size, gravity: .center) : applying(op)
+    guard window != op.size else { return cropped }
+    let asked = op.size
+    return cropped.applying(
+      UnchangedStepOperation(SmartCropOperation.table, arguments: op.arguments) { input in
+        guard input.width < asked.width || input.height < asked.height else { return nil }
+        return "smartcrop size=\(asked) gives \(input): the image is smaller than the window asked for, which is clamped to it"
+      })
   }
 }

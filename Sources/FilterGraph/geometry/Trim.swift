@@ -94,7 +94,7 @@ public struct TrimOperation: AnalysedOperation {
   /// `threshold`: how far from the background a border pixel may be.
   public static let thresholdKey = Parameter<Double>(
     "threshold", range: 0...1, default: 0.04,
-    help: "Largest difference (0…1, any channel) from the background a border pixel may have.")
+    percent: .fraction, help: "Largest difference (0…1, any channel) from the background a border pixel may have.")
   /// `background`: the border's colour.
   public static let backgroundKey = Parameter<Color>(
     "background", optional: true, help: "The border's colour (default: the top-left pixel's).")

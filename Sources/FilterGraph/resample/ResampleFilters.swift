@@ -4,20 +4,25 @@ import PixelBufferModule
 
 /// Recipe verbs: `scale` (the table is `ScaleOperation.table`).
 public enum ResampleFilters {
-  /// `scale FACTOR | width=N | height=N | fit=WxH | fill=WxH | size=WxH [kernel=…] [linear=…] [shrink=…]`.
+  /// `scale FACTOR | width=N | height=N | fit=WxH | fill=WxH [focus=…] | size=WxH [enlarge=…] [kernel=…] [linear=…] [shrink=…]`.
   ///
-  /// Throws `FilterError` unless exactly one of the six size modes is given.
+  /// Throws `FilterError` unless exactly one of the six size modes is given, or when `focus=` is
+  /// given without `fill=`.
   public static let scale = FilterDefinition(ScaleOperation.table) { inputs, args, _ in
     typealias Scale = ScaleOperation
     let image = inputs[0]
-    let k = args[Scale.kernel], l = args[Scale.linear], s = args[Scale.shrink]
+    let k = args[Scale.kernel], l = args[Scale.linear], s = args[Scale.shrink], e = args[Scale.enlarge]
+    if args.given(Scale.fill) == nil, let focus = args.given(Scale.focus) {
+      throw FilterError("focus=\(focus.parameterValue) chooses the window of fill=WxH; give fill= or remove focus=.")
+    }
     let modes: [(name: String, image: Image)] = [
-      (Scale.factor.name, args.given(Scale.factor).map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
-      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
-      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
-      (Scale.fit.name, args.given(Scale.fit).map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
-      (Scale.fill.name, args.given(Scale.fill).map { image.scaled(toFill: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
-      (Scale.size.name, args.given(Scale.size).map { image.scaled(to: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s) }),
+      (Scale.factor.name, args.given(Scale.factor).map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.fit.name, args.given(Scale.fit).map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.fill.name, args.given(Scale.fill).map { image.scaled(
+          toFill: $0, focus: args.given(Scale.focus) ?? .centre, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.size.name, args.given(Scale.size).map { image.scaled(to: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
     ].compactMap { name, image in image.map { (name, $0) } }
     guard modes.count == 1 else {
       let list = [Scale.factor.name, Scale.width.name, Scale.height.name, Scale.fit.name, Scale.fill.name, Scale.size.name]

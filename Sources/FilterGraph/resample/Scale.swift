@@ -55,7 +55,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
 
   /// `factor`: one of the six size modes (`ResampleFilters.scale` takes exactly one).
   public static let factor = Parameter<Double>(
-    "factor", range: 0.0001...100, optional: true, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
+    "factor", range: 0.0001...100, optional: true, percent: .fraction, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
   /// `width`: a size mode.
   public static let width = Parameter<Int>(
     "width", range: 1...maximumSide, optional: true, help: "Target width; the height keeps the aspect ratio.")
@@ -67,7 +67,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
     "fit", sides: 1...maximumSide, optional: true, help: "Largest size inside the box that keeps the aspect ratio.")
   /// `fill`: a size mode.
   public static let fill = Parameter<Size>(
-    "fill", sides: 1...maximumSide, optional: true, help: "Covers the box keeping the aspect ratio, then crops the centre to it.")
+    "fill", sides: 1...maximumSide, optional: true, help: "Covers the box keeping the aspect ratio, then crops to it (the centre, or where focus= says).")
   /// `size`: a size mode.
   public static let size = Parameter<Size>(
     "size", sides: 1...maximumSide, optional: true, help: "Exact size (may change the aspect ratio).")
@@ -80,12 +80,21 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   public static let shrink = Parameter<Bool>(
     "shrink", default: true, help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster).")
 
+  /// `enlarge`: false leaves an image the size mode would enlarge at its size.
+  public static let enlarge = Parameter<Bool>(
+    "enlarge", default: true, help: "false: an image the size would enlarge (on either side) keeps its scale; fill still crops to the box's shape.")
+  /// `focus`: the window `fill` keeps.
+  public static let focus = Parameter<FillFocus>(
+    optional: "focus",
+    help: "With fill: the window kept — centre (default), attention or entropy (as smartcrop), or the one centred on input pixel X,Y.")
+
   /// The `scale` verb's table: one of the six size modes, then the kernel and options.
   public static let table = OperationDescriptor(
     name: "scale", category: .resample,
     summary: "Resizes by a factor, to a width or height, to fit or fill a box, or to an exact size (give exactly one).",
     parameters: [
-      factor.spec, width.spec, height.spec, fit.spec, fill.spec, size.spec, kernel.spec, linear.spec, shrink.spec,
+      factor.spec, width.spec, height.spec, fit.spec, fill.spec, size.spec, enlarge.spec, focus.spec, kernel.spec, linear.spec,
+      shrink.spec,
     ],
     example: "scale fit=1200x1200 kernel=lanczos3")
 
@@ -371,96 +380,5 @@ enum ResampleAxisCache {
       axes[key] = made
     }
     return made
-  }
-}
-
-extension Image {
-  /// The image scaled by `factor` on both axes (each side rounded to the nearest pixel, at
-  /// least 1). `factor` is clamped into 0.0001…100 (NaN counts as 1) and sides to at most
-  /// `ScaleOperation.maximumSide`.
-  ///
-  /// - Parameters:
-  ///   - factor: the scale factor (0.5 halves each side).
-  ///   - kernel: the interpolation kernel (default Lanczos 3).
-  ///   - linearLight: resample in linear light (default) or in sRGB-encoded values.
-  ///   - allowsShrinkOnLoad: let the renderer decode a JPEG source at reduced size first.
-  public func scaled(by factor: Double, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    let f = factor.isNaN ? 1 : min(max(factor, 0.0001), 100)
-    let target = Size(
-      width: Self.roundedSide(Double(size.width) * f), height: Self.roundedSide(Double(size.height) * f))
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
-  }
-
-  /// The image scaled to `width` (clamped to at least 1), the height keeping the aspect ratio.
-  public func scaled(toWidth width: Int, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    let w = Self.clampedSide(width)
-    let target = Size(width: w, height: Self.roundedRatio(size.height, times: w, over: size.width))
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
-  }
-
-  /// The image scaled to `height` (clamped to at least 1), the width keeping the aspect ratio.
-  public func scaled(toHeight height: Int, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    let h = Self.clampedSide(height)
-    let target = Size(width: Self.roundedRatio(size.width, times: h, over: size.height), height: h)
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
-  }
-
-  /// The largest scaling of the image that fits inside `box`, keeping the aspect ratio: one side
-  /// equals the box's, the other is rounded to the nearest pixel (at least 1, at most the box's).
-  /// Box sides are clamped into 1…`ScaleOperation.maximumSide`.
-  public func scaled(toFit box: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    let b = Self.clampedBox(box)
-    let (w, h) = (max(size.width, 1), max(size.height, 1))
-    let target: Size
-    if b.width * h <= b.height * w {
-      target = Size(width: b.width, height: min(Self.roundedRatio(h, times: b.width, over: w), b.height))
-    } else {
-      target = Size(width: min(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
-    }
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad)
-  }
-
-  /// The image scaled to cover `box` keeping the aspect ratio (one side equals the box's, the
-  /// other is at least the box's), then cropped to exactly `box`, centred (an odd excess leaves
-  /// the extra pixel on the right or bottom). Box sides are clamped into 1…`ScaleOperation.maximumSide`.
-  public func scaled(toFill box: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    let b = Self.clampedBox(box)
-    let (w, h) = (max(size.width, 1), max(size.height, 1))
-    let cover: Size
-    if b.width * h >= b.height * w {
-      cover = Size(width: b.width, height: max(Self.roundedRatio(h, times: b.width, over: w), b.height))
-    } else {
-      cover = Size(width: max(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
-    }
-    let scaled = resampled(to: cover, kernel, linearLight, allowsShrinkOnLoad)
-    if cover == b { return scaled }
-    return scaled.cropped(to: Rect(x: (cover.width - b.width) / 2, y: (cover.height - b.height) / 2, width: b.width, height: b.height))
-  }
-
-  /// The image scaled to exactly `size` (the aspect ratio may change). Sides are clamped into
-  /// 1…`ScaleOperation.maximumSide`.
-  public func scaled(to size: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) -> Image {
-    resampled(to: Self.clampedBox(size), kernel, linearLight, allowsShrinkOnLoad)
-  }
-
-  /// The scale node, or the image itself when the size does not change.
-  private func resampled(to target: Size, _ kernel: ResampleKernel, _ linearLight: Bool, _ allowsShrinkOnLoad: Bool) -> Image {
-    if target == size { return self }
-    return applying(ScaleOperation(targetSize: target, kernel: kernel, linearLight: linearLight, allowsShrinkOnLoad: allowsShrinkOnLoad))
-  }
-
-  private static func clampedSide(_ side: Int) -> Int { min(max(side, 1), ScaleOperation.maximumSide) }
-
-  private static func clampedBox(_ box: Size) -> Size { Size(width: clampedSide(box.width), height: clampedSide(box.height)) }
-
-  /// `value` rounded to the nearest whole side, clamped into 1…maximumSide.
-  private static func roundedSide(_ value: Double) -> Int {
-    value.isFinite ? clampedSide(Int(min(value, Double(ScaleOperation.maximumSide)).rounded())) : 1
-  }
-
-  /// round(a·b / c) in exact integer arithmetic (halves round up), clamped into 1…maximumSide.
-  private static func roundedRatio(_ a: Int, times b: Int, over c: Int) -> Int {
-    let c = max(c, 1)
-    return clampedSide((2 * a * b + c) / (2 * c))
   }
 }

@@ -59,9 +59,23 @@ public final class PNGDecoder {
 
   /// Problems libpng reported without failing (a CRC error in an ancillary chunk, a rejected ICC
   /// profile, damage after the image data…), as libpng worded them.
+  /// libpng's notes about an ICC profile it accepted and that is used as it is (`known incorrect
+  /// sRGB profile`: an old HP sRGB profile many cameras and editors still embed; `PCS illuminant is
+  /// not D50`) are left out: they say nothing about the pixels, and shown on every run of a batch
+  /// they would bury real warnings.
   public var warnings: [String] {
-    PNGShimSupport.warnings(of: reader).filter { !headerWarningSources.contains($0) } + extraWarnings
+    PNGShimSupport.warnings(of: reader).filter { !headerWarningSources.contains($0) && !(usesProfile && Self.isBenignProfileNote($0)) }
+      + extraWarnings
   }
+
+  /// Whether `text` is one of libpng's notes about an ICC profile that it keeps (png.c's
+  /// `png_icc_check_header` and `png_compare_ICC_profile_with_sRGB`).
+  static func isBenignProfileNote(_ text: String) -> Bool {
+    text.hasPrefix("iCCP") && ["known incorrect sRGB profile", "PCS illuminant is not D50", "out-of-date sRGB profile"].contains { text.contains($0) }
+  }
+
+  /// Whether the file's ICC profile was accepted and is used.
+  private var usesProfile: Bool { header.metadata.iccProfile != nil }
   /// libpng's words already reported in `header.warnings` (a rejected iCCP chunk).
   private let headerWarningSources: Set<String>
 

@@ -398,7 +398,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   static func error(_ status: Int, _ message: String) -> CodecError {
     let text = message.isEmpty ? "The TIFF file cannot be read." : message
     switch status {
-    case CTIFF_TRUNCATED: return CodecError(.truncated, text)
+    case CTIFF_TRUNCATED: return CodecError(.truncated, truncation(text))
     case CTIFF_UNSUPPORTED: return CodecError(.unsupported, text)
     case CTIFF_NO_MEMORY: return CodecError(.tooLarge, text)
     case CTIFF_INVALID: return CodecError(.invalidArgument, text)

@@ -96,6 +96,7 @@ final class ParameterTests: XCTestCase {
     case .boolean: return .boolean(false)
     case .path: return .path(Fixtures.url("jpeg/testorig.jpg").path)
     case .image: return .image("logo")
+    case .choiceOrPoint(let words): return .choice(words.last!)
     case .point: return .point(Point(x: 1, y: 1))
     case .numbers(let n):  // an identity matrix for the 2×2 (affine) and 4×5 (matrix) tables
       let step = n == 4 ? 3 : 6

@@ -25,7 +25,7 @@ final class FilterDocsTests: XCTestCase {
         let row = entry.first { $0.hasPrefix("      \(p.name) ") }
         XCTAssertNotNil(row, "docs/Filters.md: '\(d.name)' lacks parameter '\(p.name)'" + regenerate)
         if let row {
-          XCTAssertTrue(row.contains(p.kind.typeName), "docs/Filters.md: '\(d.name) \(p.name)' type is stale" + regenerate)
+          XCTAssertTrue(row.contains(p.typeName), "docs/Filters.md: '\(d.name) \(p.name)' type is stale" + regenerate)
           XCTAssertTrue(row.hasSuffix(p.help), "docs/Filters.md: '\(d.name) \(p.name)' help is stale" + regenerate)
         }
       }

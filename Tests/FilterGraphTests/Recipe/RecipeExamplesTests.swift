@@ -137,14 +137,23 @@ final class RecipeExamplesTests: XCTestCase {
   }
 
   func testWebReadyIs1600WideAndEncodesAsJPEGQuality82() throws {
-    let input = try photo
+    let input = try Image(contentsOf: Repository.url("samples/flower.jpg"))
     let output = try run("web-ready", on: input)
-    XCTAssertEqual(output.size.width, 1600)
-    XCTAssertLessThanOrEqual(output.size.width, 1600)
-    XCTAssertEqual(output.size.height, 1050)  // 149 · 1600 / 227 = 1050.2
+    XCTAssertEqual(output.size, Size(width: 1600, height: 1067))  // 1512 · 1600 / 2268 = 1066.7
     let jpeg = try renderer.encode(output, format: .jpeg, options: WriteOptions(options: ["quality": 82]))
     let header = try JPEGDecoder.readHeader(jpeg)
-    XCTAssertEqual(header.size, Size(width: 1600, height: 1050))
+    XCTAssertEqual(header.size, Size(width: 1600, height: 1067))
+  }
+
+  /// thumbnail and web-ready never enlarge: a 227×149 photo keeps its size (and its pixels,
+  /// apart from the sharpen), where `scale width=1600` alone would blow it up 7×.
+  func testThumbnailAndWebReadyNeverEnlarge() throws {
+    let input = try photo
+    for name in ["thumbnail", "web-ready"] {
+      let output = try run(name, on: input)
+      XCTAssertEqual(output.size, input.size, name)
+      XCTAssertFalse(GraphPrinter.describe(renderer.optimized(output)).contains("scale size="), name)
+    }
   }
 
   func testSepiaVintageHasRedAtLeastGreenAtLeastBlueEverywhere() throws {

@@ -51,7 +51,7 @@ private let standIns: [FilterDefinition] = [
     name: "tint", category: .colour, summary: "Tints.",
     parameters: [
       ParameterSpec("color", .color, default: .color(.black), help: "Colour."),
-      ParameterSpec("amount", .number(0...1), default: .number(0.5), help: "Amount."),
+      ParameterSpec("amount", .number(0...1), default: .number(0.5), percent: .fraction, help: "Amount."),
     ], example: "tint color=#FF8000")),
   standIn(OperationDescriptor(
     name: "convert", category: .colour, summary: "Converts.",

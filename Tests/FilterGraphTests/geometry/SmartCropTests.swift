@@ -56,11 +56,48 @@ final class SmartCropTests: XCTestCase {
         as: renderer.render(photo.cropped(to: Rect(x: 63, y: 44, width: 100, height: 60)), format: .rgba8)))
     XCTAssertEqual(
       centre.node.structuralKey, try GeometryTestSupport.compile("crop size=100x60 gravity=center", input: photo).node.structuralKey)
-    // A window as large as the image (or larger: clamped) keeps it whole, for every strategy.
+    // A window as large as the image (or larger: clamped) keeps it whole, for every strategy: the
+    // step stays in the graph as written and the optimizer drops it.
     for strategy in SmartCropStrategy.allCases {
-      XCTAssertTrue(photo.smartCropped(to: Size(width: 500, height: 149), strategy: strategy).node === photo.node)
+      let whole = photo.smartCropped(to: Size(width: 500, height: 149), strategy: strategy)
+      XCTAssertTrue(whole.node.operation is UnchangedStepOperation)
+      XCTAssertTrue(whole.node.inputs[0] === photo.node)
+      XCTAssertTrue(renderer.optimized(whole) === photo.node)
     }
     XCTAssertEqual(photo.smartCropped(to: Size(width: 500, height: 100)).size, Size(width: 227, height: 100))
+  }
+
+  /// `scale width=1080; smartcrop size=1080x1080` on a landscape gives 1080×720: every render
+  /// warns through the renderer's handler, `explain` shows the step as written with its warning,
+  /// and the pixels are those of the scale alone. A window that fits warns nothing.
+  func testClampedWindowWarnsAndExplainShowsTheStep() throws {
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))  // 227×149
+    let warnings = Locked<[String]>([])
+    let warned = Renderer(options: RendererOptions(threads: 2)) { message in warnings.withLock { $0.append(message) } }
+    let scaled = photo.scaled(toWidth: 108)  // 108×71
+    for (strategy, size) in [(SmartCropStrategy.attention, Size(width: 108, height: 108)), (.entropy, Size(width: 200, height: 50)), (.centre, Size(width: 60, height: 90))] {
+      warnings.withLock { $0 = [] }
+      let image = scaled.smartCropped(to: size, strategy: strategy)
+      let expected = Size(width: min(size.width, 108), height: min(size.height, 71))
+      XCTAssertEqual(image.size, expected)
+      let pixels = try warned.render(image, format: .rgba8)
+      XCTAssertEqual(pixels.width, expected.width)
+      let message = "smartcrop size=\(size) gives \(expected): the image is smaller than the window asked for, which is clamped to it"
+      XCTAssertEqual(warnings.withLock { $0 }, [message], "\(strategy)")
+      let text = warned.explain(image)
+      let asWritten = text.components(separatedBy: "as optimized:")[0]
+      XCTAssertTrue(asWritten.contains("smartcrop size=\(size) strategy=\(strategy.rawValue)"), text)
+      XCTAssertTrue(asWritten.contains("[warning: \(message)]"), text)
+    }
+    // The whole-image case renders the scale's pixels exactly.
+    warnings.withLock { $0 = [] }
+    let whole = scaled.smartCropped(to: Size(width: 108, height: 108))
+    XCTAssertTrue(try warned.render(whole, format: .rgba8).hasSamePixels(as: warned.render(scaled, format: .rgba8)))
+    XCTAssertEqual(warnings.withLock { $0 }.count, 1)
+    // A window that fits: no warning.
+    warnings.withLock { $0 = [] }
+    _ = try warned.render(scaled.smartCropped(to: Size(width: 60, height: 60)), format: .rgba8)
+    XCTAssertEqual(warnings.withLock { $0 }, [])
   }
 
   /// Window scores equal their definitions computed directly: the interest summed over the window,

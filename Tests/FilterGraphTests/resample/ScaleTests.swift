@@ -265,6 +265,66 @@ final class ScaleTests: XCTestCase {
     for x in 0..<10 { XCTAssertEqual(filled[4][x].x * 255, Float((2 * (x + 5)) * 6 + 3), accuracy: 1e-3) }
   }
 
+  // MARK: enlarge=false, fill focus
+
+  /// Without enlargement every mode leaves an image it would enlarge at its size — pixels
+  /// untouched — and still reduces one it would shrink; the step stays in the graph as written.
+  func testEnlargeFalseNeverEnlarges() throws {
+    let image = T.image(width: 40, height: 20) { x, y in [UInt8(x * 6), UInt8(y * 12), 90] }
+    let original = try T.bytes(image, format: .rgb8)
+    let grow: [(String, Image)] = [
+      ("factor=2 enlarge=false", image.scaled(by: 2, allowsEnlargement: false)),
+      ("width=41 enlarge=false", image.scaled(toWidth: 41, allowsEnlargement: false)),
+      ("height=30 enlarge=false", image.scaled(toHeight: 30, allowsEnlargement: false)),
+      ("fit=800x800 enlarge=false", image.scaled(toFit: Size(width: 800, height: 800), allowsEnlargement: false)),
+      ("size=30x30 enlarge=false", image.scaled(to: Size(width: 30, height: 30), allowsEnlargement: false)),
+    ]
+    for (written, scaled) in grow {
+      XCTAssertEqual(scaled.size, image.size, written)
+      XCTAssertEqual(try T.bytes(scaled, format: .rgb8), original, written)
+      XCTAssertEqual(scaled.node.label, "scale \(written)")
+      XCTAssertTrue(Renderer().optimized(scaled) === image.node, written)
+    }
+    XCTAssertEqual(image.scaled(toFit: Size(width: 20, height: 20), allowsEnlargement: false).size, Size(width: 20, height: 10))
+    XCTAssertEqual(image.scaled(toWidth: 41).size, Size(width: 41, height: 21), "enlarging is the default")
+    // fill: a 40×20 image under fill=60x60 is not scaled up, but still cropped to the box
+    // clamped to it (20×20, the centre).
+    let filled = image.scaled(toFill: Size(width: 60, height: 60), allowsEnlargement: false)
+    XCTAssertEqual(filled.size, Size(width: 20, height: 20))
+    XCTAssertEqual(try T.bytes(filled, format: .rgb8)[3], Array(original[3][30..<90]))
+    // Through a recipe.
+    let recipe = try Recipe.parse("scale width=1600 enlarge=false", file: nil).compile(
+      input: image, context: FilterContext(baseDirectory: URL(fileURLWithPath: "/")))
+    XCTAssertEqual(recipe.size, image.size)
+  }
+
+  /// fill's window: centre, the window smartcrop chooses, or the one centred on an input point.
+  func testFillFocus() throws {
+    // 60×20 with a bright 6×6 square around (50, 10): fill=20x20 needs no resampling.
+    let image = T.image(width: 60, height: 20) { x, y in (47..<53).contains(x) && (7..<13).contains(y) ? [255, 40, 40] : [30, 30, 30] }
+    let box = Size(width: 20, height: 20)
+    func columns(_ i: Image) throws -> [UInt8] { try T.bytes(i, format: .rgb8)[10].enumerated().filter { $0.offset % 3 == 0 }.map(\.element) }
+    let all = try T.bytes(image, format: .rgb8)[10].enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+    XCTAssertEqual(try columns(image.scaled(toFill: box)), Array(all[20..<40]))
+    XCTAssertEqual(try columns(image.scaled(toFill: box, focus: .point(Point(x: 50, y: 10)))), Array(all[40..<60]))
+    XCTAssertEqual(try columns(image.scaled(toFill: box, focus: .point(Point(x: 2, y: 10)))), Array(all[0..<20]))
+    for focus in [FillFocus.attention, .entropy] {
+      let window = try columns(image.scaled(toFill: box, focus: focus))
+      XCTAssertEqual(window.filter { $0 == 255 }.count, 6, "\(focus): the square is inside the window")
+    }
+    // A point is in the input's pixels: on a 120×40 input scaled to a 60×20 cover it maps to half.
+    let large = T.image(width: 120, height: 40) { x, _ in [UInt8(2 * x), 0, 0] }
+    let op = try XCTUnwrap(large.scaled(toFill: box, focus: .point(Point(x: 100, y: 20))).node.operation as? CropOperation)
+    XCTAssertEqual(op.region, Rect(x: 40, y: 0, width: 20, height: 20))
+    // The recipe spells it focus=WORD or focus=X,Y, with fill= only.
+    let context = FilterContext(baseDirectory: URL(fileURLWithPath: "/"))
+    func compile(_ text: String) throws -> Image { try Recipe.parse(text, file: nil).compile(input: large, context: context) }
+    XCTAssertEqual(try compile("scale fill=20x20 focus=100,20").node.structuralKey, large.scaled(toFill: box, focus: .point(Point(x: 100, y: 20))).node.structuralKey)
+    XCTAssertEqual(try compile("scale fill=20x20 focus=entropy").node.structuralKey, large.scaled(toFill: box, focus: .entropy).node.structuralKey)
+    XCTAssertThrowsError(try compile("scale fit=20x20 focus=entropy")) { XCTAssertTrue("\($0)".contains("focus=entropy chooses the window of fill=WxH"), "\($0)") }
+    XCTAssertThrowsError(try compile("scale fill=20x20 focus=middle")) { XCTAssertTrue("\($0)".contains("or a point X,Y"), "\($0)") }
+  }
+
   // MARK: Recipe verb
 
   func testScaleVerbAppliesExactlyOneMode() throws {

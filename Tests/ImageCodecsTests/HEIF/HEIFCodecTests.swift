@@ -266,6 +266,22 @@ final class HEIFCodecTests: XCTestCase {
     XCTAssertEqual(try HEIFFile(tagged).iccProfile, icc)
   }
 
+  /// Lossless means lossless: an opaque 8-bit photo written as lossless AVIF (its nclx box says
+  /// the identity matrix, 0) and HEIC decodes to exactly its samples, by our decoder and by
+  /// heif-convert. (libheif 1.15 ignores the encoding options' nclx for the RGB → YCbCr step: it
+  /// used BT.601 and rounded samples by one.)
+  func testLosslessIsExactWithTheIdentityMatrix() throws {
+    let photo = try PNGDecoder.decode(CodecTest.data("heif/upright.png"))
+    XCTAssertEqual(photo.channelCount, 3)
+    for (compression, ext) in [(HEIFEncodeSettings.Compression.av1, "avif"), (.hevc, "heic")] {
+      let bytes = try encode(photo, HEIFEncodeSettings(compression: compression, isLossless: true, effort: 0))
+      // (libheif 1.15 writes HEIC's colour description in the HEVC stream, not in a colr box.)
+      if compression == .av1 { XCTAssertEqual(try HEIFFile(bytes).nclx?.matrix, 0, ext) }
+      XCTAssertEqual(CodecTest.samples(try CodecTest.decode(bytes)), CodecTest.samples(photo), ext)
+      XCTAssertEqual(CodecTest.samples(try heifConvert(bytes, ext)), CodecTest.samples(photo), "\(ext) through heif-convert")
+    }
+  }
+
   /// The registry's options reach libheif: bit depth, lossless, and the pixel format they ask for.
   func testOptionsReachTheEncoder() throws {
     let deep = try PNGDecoder.decode(CodecTest.data("heif/deep.png"))
