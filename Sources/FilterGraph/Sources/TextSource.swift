@@ -41,7 +41,7 @@ public struct TextSourceOperation: SourceOperation {
     text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
   /// `size`: the em size.
   public static let size = Parameter<Double>(
-    "size", range: 0.0001...16384,
+    "size", range: 0.0001...4096,
     help: "Em size in pixels (points with dpi=); below 1 (a percentage like 3%) a fraction of the of= image's height.")
   /// `of`: the image percentages are of (the chain's image unless named).
   static let ofNote = "percentages of size= and width= are of the image given by of= (the chain's image by default)"
