@@ -59,7 +59,7 @@ static int open_font(fg_fonts *fonts, const char *path, int index, FcCharSet *ch
   }
   font.hb = hb_font_create(face);
   hb_face_destroy(face);
-  int scale = (int)lround(fonts->size * 64);
+  int scale = (int)lround(fonts->size * FG_TEXT_UNITS);
   hb_font_set_scale(font.hb, scale, scale);
   font.path = strdup(path);
   font.index = index;

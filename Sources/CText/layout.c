@@ -204,7 +204,7 @@ static size_t trimmed(const paragraph *p, size_t start, size_t end) {
   return end;
 }
 
-/// The width of [start, end) without trailing spaces, 26.6.
+/// The width of [start, end) without trailing spaces, in 1/1024 px.
 static int64_t measure(const paragraph *p, size_t start, size_t end) {
   return p->prefix[trimmed(p, start, end) - p->start] - p->prefix[start - p->start];
 }
@@ -214,7 +214,7 @@ typedef struct {
   fg_text_layout *layout;
   double *line_width; int *line_justify; size_t line_capacity;
   size_t *line_first;  // each line's first glyph
-  double wrap;         // 26.6 wrap width, 0 for none
+  double wrap;         // wrap width in 1/1024 px, 0 for none
   int justify;
 } builder;
 
@@ -280,13 +280,13 @@ static int emit_line(builder *b, const paragraph *p, size_t start, size_t end, i
     for (size_t g = it->first; g < it->last && status == FG_TEXT_OK; g++) {
       const shaped *s = &p->glyphs[g];
       if (s->cluster < pieces[k].start || s->cluster >= pieces[k].end) continue;
-      status = add_glyph(b, (fg_text_glyph){line, it->font, s->glyph, s->cluster, s->ax, (pen + s->dx) / 64.0, -s->dy / 64.0});
+      status = add_glyph(b, (fg_text_glyph){line, it->font, s->glyph, s->cluster, s->ax, (pen + s->dx) / FG_TEXT_UNITS, -s->dy / FG_TEXT_UNITS});
       pen += s->ax;
       if (p->text[s->cluster] == ' ') pen += extra;
     }
   }
   free(pieces);
-  b->line_width[line] = pen / 64.0;
+  b->line_width[line] = pen / FG_TEXT_UNITS;
   l->lines++;
   return status;
 }
@@ -363,7 +363,9 @@ static int place(builder *b, const fg_text_settings *settings, char *message, si
   fg_text_layout *l = b->layout;
   hb_font_extents_t extents = {0};
   hb_font_get_h_extents(l->fonts.fonts[0].hb, &extents);
-  double ascent = extents.ascender / 64.0, descent = -extents.descender / 64.0;
+  // Ascent and descent rounded up to whole pixels (as Pango does): baselines fall on pixel
+  // edges, so flat bottoms and tops of letters are as crisp on every line.
+  double ascent = ceil(extents.ascender / FG_TEXT_UNITS), descent = ceil(-extents.descender / FG_TEXT_UNITS);
   double pitch = (ascent + descent) * settings->line_spacing;
   double box = settings->width;
   for (int i = 0; i < l->lines; i++) if (b->line_width[i] > box && settings->width <= 0) box = b->line_width[i];
@@ -380,8 +382,8 @@ static int place(builder *b, const fg_text_settings *settings, char *message, si
       glyph->y += baseline;
       hb_glyph_extents_t ink;
       if (!hb_font_get_glyph_extents(l->fonts.fonts[glyph->font].hb, glyph->glyph, &ink) || ink.width == 0) continue;
-      double x0 = glyph->x + ink.x_bearing / 64.0, y0 = glyph->y - ink.y_bearing / 64.0;
-      double x1 = x0 + ink.width / 64.0, y1 = y0 - ink.height / 64.0;
+      double x0 = glyph->x + ink.x_bearing / FG_TEXT_UNITS, y0 = glyph->y - ink.y_bearing / FG_TEXT_UNITS;
+      double x1 = x0 + ink.width / FG_TEXT_UNITS, y1 = y0 - ink.height / FG_TEXT_UNITS;
       if (x0 < left) left = x0;
       if (x1 > right) right = x1;
       if (y0 < top) top = y0;
@@ -430,7 +432,7 @@ int fg_text_layout_create(const fg_text_settings *settings, fg_text_layout **out
   fg_text_layout *l = calloc(1, sizeof *l);
   if (!l) { fg_text_message(message, capacity, "out of memory"); return FG_TEXT_FAILED; }
   int status = fg_fonts_open(&l->fonts, settings, message, capacity);
-  builder b = {.layout = l, .wrap = settings->width * 64, .justify = settings->align == FG_TEXT_ALIGN_JUSTIFY};
+  builder b = {.layout = l, .wrap = settings->width * FG_TEXT_UNITS, .justify = settings->align == FG_TEXT_ALIGN_JUSTIFY};
   for (size_t start = 0; status == FG_TEXT_OK && start <= n;) {
     size_t end = start;
     while (end < n && text[end] != '\n') end++;

@@ -1,7 +1,8 @@
 // raster.c — the placed glyphs drawn into premultiplied linear-light RGBA floats.
 //
-// Outline glyphs: FreeType's anti-aliased coverage (unhinted, the outline moved by the pen's
-// fraction of a pixel first, so positions are exact), coverage c taken as the fraction of the
+// Outline glyphs: FreeType's anti-aliased coverage of the unhinted outline, its origin at the
+// pixel nearest the pen (the pen itself advances in 1/64 px, so spacing does not drift; cairo,
+// and so Pango and libvips, place glyphs the same way), coverage c taken as the fraction of the
 // pixel the glyph covers: the source pixel is the text colour (linear) with alpha c·a.
 // Colour glyphs (BGRA: CBDT/sbix strikes, COLR layers) are premultiplied sRGB: unpremultiplied,
 // decoded to linear light, premultiplied again and scaled by the text colour's alpha; a strike
@@ -106,13 +107,10 @@ int fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floa
     const fg_text_glyph *glyph = &layout->glyphs[g];
     fg_font *font = &layout->fonts.fonts[glyph->font];
     FT_GlyphSlot slot = font->face->glyph;
-    double ix = floor(glyph->x), iy = floor(glyph->y);
+    double ix = round(glyph->x), iy = round(glyph->y);
     int flags = FT_LOAD_COLOR | (font->is_strike ? 0 : FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP);
     if (FT_Load_Glyph(font->face, glyph->glyph, flags)) continue;  // a glyph FreeType cannot load draws nothing
-    if (slot->format == FT_GLYPH_FORMAT_OUTLINE) {
-      FT_Outline_Translate(&slot->outline, (FT_Pos)lround((glyph->x - ix) * 64), (FT_Pos)-lround((glyph->y - iy) * 64));
-      if (FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)) continue;
-    }
+    if (slot->format == FT_GLYPH_FORMAT_OUTLINE && FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)) continue;
     if (slot->format != FT_GLYPH_FORMAT_BITMAP || slot->bitmap.rows == 0) continue;
     if (font->is_strike) {
       double s = font->strike_scale;

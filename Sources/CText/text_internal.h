@@ -7,8 +7,11 @@
 #include <fontconfig/fontconfig.h>
 #include <ft2build.h>
 #include FT_FREETYPE_H
-#include FT_OUTLINE_H
 #include <harfbuzz/hb.h>
+
+/// HarfBuzz's units per pixel: advances and offsets are kept in 1/1024 px (Pango's unit), so a
+/// long line's pen positions drift by less than a pixel in 1000 glyphs.
+#define FG_TEXT_UNITS 1024.0
 
 /// An opened font: FreeType's face for pixels, HarfBuzz's font for shaping (both at the size).
 typedef struct {

@@ -72,7 +72,7 @@ typedef struct {
   int font;           ///< index into the layout's fonts (fg_text_layout_font_file)
   uint32_t glyph;     ///< the glyph id in that font
   uint32_t cluster;   ///< UTF-8 byte offset of its cluster in the whole string
-  int32_t advance;    ///< HarfBuzz's x advance, 26.6 pixels
+  int32_t advance;    ///< HarfBuzz's x advance, 1/1024 pixels
   double x, y;        ///< its origin (pen position plus offset) in image pixels, y down
 } fg_text_glyph;
 

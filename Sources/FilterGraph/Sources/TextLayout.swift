@@ -162,7 +162,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
     var glyph: UInt32
     /// UTF-8 byte offset of its cluster in the string.
     var cluster: Int
-    /// x advance, 26.6 pixels.
+    /// x advance, 1/1024 pixels.
     var advance: Int32
     var x: Double
     var y: Double

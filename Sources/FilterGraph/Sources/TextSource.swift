@@ -3,7 +3,7 @@
 // Definition: the image is the layout's box (TextLayout: every line box and every glyph's ink,
 // so nothing is clipped) with the text drawn in `color`: at each pixel, with c the fraction of
 // the pixel a glyph's outline covers (FreeType's anti-aliased coverage, unhinted, at the exact
-// subpixel pen position) and (r, g, b, a) the colour in linear light,
+// pen position rounded to a pixel) and (r, g, b, a) the colour in linear light,
 //     out = (r·c·a, g·c·a, b·c·a, c·a)       premultiplied, linear light,
 // overlapping glyphs laid one over another. Coverage is blended as light adds up (linear), not
 // in the sRGB encoding, so edges keep the weight of the stroke on any background: this is the
