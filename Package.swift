@@ -16,6 +16,8 @@
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C: AVX2 intrinsics (runtime-dispatched, Swift fallbacks), and
 //                      the affine resampler's window sums (portable vector C)
+//   CText              text layout and rasterising: HarfBuzz (shaping), FreeType (glyphs), fontconfig
+//                      (fonts, fallback), ICU (bidi levels, line breaks); CFreeType finds FreeType's headers
 //   CBLAS              the system CBLAS (Debian's libblas-dev), for the tests' reference colour matrix only
 //
 // No target a product uses passes compiler flags of its own (`unsafeFlags`), so another package
@@ -57,7 +59,7 @@ let package = Package(
       dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
     .target(
       name: "FilterGraph",
-      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CLCMS"]),
+      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CLCMS", "CText"]),
     .target(
       name: "ImageServer",
       dependencies: [
@@ -105,6 +107,14 @@ let package = Package(
       name: "CTIFF",
       linkerSettings: [.linkedLibrary("tiff")]),
     .target(name: "CKernels"),
+    .target(
+      name: "CText",
+      dependencies: ["CFreeType"],
+      linkerSettings: [.linkedLibrary("harfbuzz"), .linkedLibrary("fontconfig"), .linkedLibrary("icuuc")]),
+    .systemLibrary(
+      name: "CFreeType",
+      pkgConfig: "freetype2",
+      providers: [.apt(["libfreetype-dev"])]),
     .systemLibrary(
       name: "CBLAS",
       pkgConfig: "blas",

@@ -116,7 +116,7 @@ extension String: ParameterType {
   /// The text of a path, image name or choice, or nil.
   public init?(parameterValue: ParameterValue) {
     switch parameterValue {
-    case .path(let v), .image(let v), .choice(let v): self = v
+    case .path(let v), .text(let v), .image(let v), .choice(let v): self = v
     default: return nil
     }
   }
@@ -251,6 +251,10 @@ extension Parameter where Value == String {
   /// A file path (required).
   public init(path name: String, help: String) {
     self.init(spec: ParameterSpec(name, .path, help: help))
+  }
+  /// Free text; required unless it has a default or is optional.
+  public init(text name: String, default value: String? = nil, optional: Bool = false, help: String) {
+    self.init(spec: ParameterSpec(name, .text, default: value.map(ParameterValue.text), optional: optional, help: help))
   }
   /// Another image of the recipe, by name (required; the compiler passes it as an input image).
   public init(image name: String, help: String) {

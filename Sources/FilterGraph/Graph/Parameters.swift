@@ -22,6 +22,8 @@ public enum ParameterKind: Hashable, Sendable {
   case boolean
   /// A file path (relative paths are resolved against the recipe's folder).
   case path
+  /// Free text, as written (a caption, a font family name); quote it when it has spaces.
+  case text
   /// Another image of the graph (a recipe node name).
   case image
   /// A point `X,Y`.
@@ -47,6 +49,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .choice(let words): return words.joined(separator: "|")
     case .boolean: return "true|false"
     case .path: return "path"
+    case .text: return "text"
     case .image: return "image"
     case .point: return "point X,Y"
     case .choiceOrPoint(let words): return (words + ["X,Y"]).joined(separator: "|")
@@ -82,6 +85,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   case boolean(Bool)
   /// A path, as written.
   case path(String)
+  /// Free text, as written.
+  case text(String)
   /// An image reference (filled by the recipe compiler).
   case image(String)
   /// A point.
@@ -100,6 +105,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case .choice(let w): return w
     case .boolean(let b): return b ? "true" : "false"
     case .path(let p): return p
+    case .text(let t): return "\"" + t + "\""
     case .image(let name): return name
     case .point(let p): return "\(p.x),\(p.y)"
     case .numbers(let v): return v.map(ParameterValue.format).joined(separator: ",")
@@ -197,7 +203,7 @@ public struct ParameterSpec: Hashable, Sendable {
   public func accepts(_ value: ParameterValue) -> Bool {
     switch (kind, value) {
     case (.number, .number), (.integer, .number), (.size, .size), (.color, .color), (.boolean, .boolean),
-      (.path, .path), (.image, .image), (.point, .point):
+      (.path, .path), (.text, .text), (.image, .image), (.point, .point):
       return true
     case (.choice(let words), .choice(let w)), (.choiceOrPoint(let words), .choice(let w)):
       return words.contains(w)

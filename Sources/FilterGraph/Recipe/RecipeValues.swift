@@ -7,6 +7,7 @@
 //   size      800x600  800×600  800X600           colour    #F80  #FF8000  #FF800080  orange
 //   choice    one of the table's words            boolean   true|false  yes|no  on|off  1|0
 //   path      logo.png  "my logo.png"             point     12,-4
+//   text      Hello  "© 2026 A. Photographer"     (any word; quoted when it has spaces)
 //   numbers   1,0,0,0,0 (exactly the table's count, or a count in the table's range)
 //   pairs     0:0,0.5:0.6,1:1 (as many pairs as the table's range allows)
 
@@ -83,6 +84,9 @@ enum RecipeValues {
     case .path:
       guard !text.isEmpty else { throw ValueProblem(message: "\(parameter) expects a file path, found an empty string") }
       return .path(text)
+
+    case .text:
+      return .text(text)
 
     case .point:
       let parts = text.split(separator: ",", omittingEmptySubsequences: false)

@@ -1,4 +1,4 @@
-// SourceFilters.swift — the recipe verbs that make images from nothing: `load` and `solid`.
+// SourceFilters.swift — the recipe verbs that make images from nothing: `load`, `solid`, `text`.
 
 import Foundation
 import ImageCodecs
@@ -21,6 +21,24 @@ public enum SourceFilters {
     Image(color: args[ColorSourceOperation.color], size: args[ColorSourceOperation.size])
   }
 
+  /// `text string=S [font=] size=N|P% [of=IMAGE] [color=] [width=] [align=] [line-spacing=] [dpi=]
+  /// [weight=] [style=]` (TextSource.swift). The input image is only measured: sizes below 1
+  /// (percentages) are fractions of its height (size=) or width (width=).
+  public static let text = FilterDefinition(TextSourceOperation.table) { inputs, args, context in
+    typealias Text = TextSourceOperation
+    let reference = inputs[0].size
+    var size = args[Text.size]
+    if size < 1 { size *= Double(reference.height) } else if let dpi = args.given(Text.dpi) { size *= dpi / 72 }
+    let width = args.given(Text.width).map { $0 < 1 ? $0 * Double(reference.width) : $0 }
+    var font = args[Text.font]
+    let style = TextStyle(font: font, size: size, color: .black)
+    if style.fontIsFile { font = context.resolve(font).path }
+    let string = args[Text.string].replacingOccurrences(of: "\\n", with: "\n")
+    return try Image(
+      text: string, font: font, size: max(size, 1), color: args[Text.color], width: width, alignment: args[Text.align],
+      lineSpacing: args[Text.lineSpacing], weight: args[Text.weight], italic: args[Text.fontStyle] == "italic")
+  }
+
   /// Every source verb.
-  public static var all: [FilterDefinition] { [load, solid] }
+  public static var all: [FilterDefinition] { [load, solid, text] }
 }

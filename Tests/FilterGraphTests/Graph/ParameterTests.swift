@@ -95,6 +95,7 @@ final class ParameterTests: XCTestCase {
     case .choice(let words): return .choice(words.last!)
     case .boolean: return .boolean(false)
     case .path: return .path(Fixtures.url("jpeg/testorig.jpg").path)
+    case .text: return .text("Text")
     case .image: return .image("logo")
     case .choiceOrPoint(let words): return .choice(words.last!)
     case .point: return .point(Point(x: 1, y: 1))

@@ -1,0 +1,124 @@
+// raster.c — the placed glyphs drawn into premultiplied linear-light RGBA floats.
+//
+// Outline glyphs: FreeType's anti-aliased coverage of the unhinted outline, its origin at the
+// pixel nearest the pen (the pen itself advances in 1/64 px, so spacing does not drift; cairo,
+// and so Pango and libvips, place glyphs the same way), coverage c taken as the fraction of the
+// pixel the glyph covers: the source pixel is the text colour (linear) with alpha c·a.
+// Colour glyphs (BGRA: CBDT/sbix strikes, COLR layers) are premultiplied sRGB: unpremultiplied,
+// decoded to linear light, premultiplied again and scaled by the text colour's alpha; a strike
+// larger than the size is shrunk by area averaging (every source pixel weighted by its overlap).
+// Each glyph is laid over what is there already ("over", premultiplied), as overlapping glyphs
+// (joined Arabic letters, kerned pairs) are in every text renderer.
+#include "text_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float decode_table[256];
+
+static void fill_decode_table(void) {
+  for (int i = 0; i < 256; i++) {
+    double v = i / 255.0;
+    decode_table[i] = (float)(v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4));
+  }
+}
+
+/// A drawing target: the image and the text colour.
+typedef struct {
+  float *pixels;
+  size_t row_floats;
+  int width, height;
+  float color[4];
+} target;
+
+static inline void over(target *t, int x, int y, float r, float g, float b, float a) {
+  if (x < 0 || y < 0 || x >= t->width || y >= t->height || a <= 0) return;
+  float *p = t->pixels + (size_t)y * t->row_floats + (size_t)x * 4;
+  float keep = 1 - a;
+  p[0] = r + p[0] * keep; p[1] = g + p[1] * keep; p[2] = b + p[2] * keep; p[3] = a + p[3] * keep;
+}
+
+/// A BGRA pixel (premultiplied sRGB bytes) as premultiplied linear floats times `alpha`.
+static inline void colour_pixel(const uint8_t *bgra, float alpha, float out[4]) {
+  float a = bgra[3] / 255.0f;
+  if (bgra[3] == 0) { out[0] = out[1] = out[2] = out[3] = 0; return; }
+  float scale = a * alpha;
+  for (int c = 0; c < 3; c++) {
+    int straight = (int)lroundf(bgra[2 - c] * 255.0f / bgra[3]);
+    out[c] = decode_table[straight > 255 ? 255 : straight] * scale;
+  }
+  out[3] = scale;
+}
+
+/// Draws a bitmap with its top-left at (left, top) and `scale` image pixels per bitmap pixel.
+static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double top, double scale) {
+  int rows = (int)bitmap->rows, columns = (int)bitmap->width;
+  const float *c = t->color;
+  if (bitmap->pixel_mode == FT_PIXEL_MODE_BGRA && scale != 1) {
+    int x0 = (int)floor(left), y0 = (int)floor(top);
+    int x1 = (int)ceil(left + columns * scale), y1 = (int)ceil(top + rows * scale);
+    for (int y = y0; y < y1; y++) {
+      if (y < 0 || y >= t->height) continue;
+      // Source rows and columns overlapping this pixel, weighted by the overlap.
+      double sy0 = (y - top) / scale, sy1 = (y + 1 - top) / scale;
+      for (int x = x0; x < x1; x++) {
+        if (x < 0 || x >= t->width) continue;
+        double sx0 = (x - left) / scale, sx1 = (x + 1 - left) / scale;
+        float sum[4] = {0, 0, 0, 0};
+        double area = (sx1 - sx0) * (sy1 - sy0);
+        for (int sy = (int)floor(sy0 < 0 ? 0 : sy0); sy < rows && sy < sy1; sy++) {
+          double wy = fmin(sy + 1, sy1) - fmax(sy, sy0);
+          for (int sx = (int)floor(sx0 < 0 ? 0 : sx0); sx < columns && sx < sx1; sx++) {
+            double w = (fmin(sx + 1, sx1) - fmax(sx, sx0)) * wy / area;
+            float v[4];
+            colour_pixel(bitmap->buffer + (ptrdiff_t)sy * bitmap->pitch + sx * 4, c[3], v);
+            for (int k = 0; k < 4; k++) sum[k] += (float)w * v[k];
+          }
+        }
+        over(t, x, y, sum[0], sum[1], sum[2], sum[3]);
+      }
+    }
+    return;
+  }
+  int ox = (int)lround(left), oy = (int)lround(top);
+  for (int y = 0; y < rows; y++) {
+    const uint8_t *row = bitmap->buffer + (ptrdiff_t)y * bitmap->pitch;
+    for (int x = 0; x < columns; x++) {
+      if (bitmap->pixel_mode == FT_PIXEL_MODE_BGRA) {
+        float v[4];
+        colour_pixel(row + x * 4, c[3], v);
+        over(t, ox + x, oy + y, v[0], v[1], v[2], v[3]);
+        continue;
+      }
+      float coverage = bitmap->pixel_mode == FT_PIXEL_MODE_MONO ? ((row[x >> 3] >> (7 - (x & 7))) & 1)
+                       : bitmap->pixel_mode == FT_PIXEL_MODE_GRAY ? row[x] / 255.0f : 0;
+      float a = coverage * c[3];
+      over(t, ox + x, oy + y, c[0] * a, c[1] * a, c[2] * a, a);
+    }
+  }
+}
+
+int fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4],
+                          char *message, size_t capacity) {
+  if (decode_table[255] == 0) fill_decode_table();
+  target t = {pixels, row_floats, layout->width, layout->height, {color[0], color[1], color[2], color[3]}};
+  for (size_t g = 0; g < layout->glyph_count; g++) {
+    const fg_text_glyph *glyph = &layout->glyphs[g];
+    fg_font *font = &layout->fonts.fonts[glyph->font];
+    FT_GlyphSlot slot = font->face->glyph;
+    double ix = round(glyph->x), iy = round(glyph->y);
+    int flags = FT_LOAD_COLOR | (font->is_strike ? 0 : FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP);
+    if (FT_Load_Glyph(font->face, glyph->glyph, flags)) continue;  // a glyph FreeType cannot load draws nothing
+    if (slot->format == FT_GLYPH_FORMAT_OUTLINE && FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)) continue;
+    if (slot->format != FT_GLYPH_FORMAT_BITMAP || slot->bitmap.rows == 0) continue;
+    if (font->is_strike) {
+      double s = font->strike_scale;
+      draw_bitmap(&t, &slot->bitmap, glyph->x + slot->bitmap_left * s, glyph->y - slot->bitmap_top * s, s);
+    } else {
+      draw_bitmap(&t, &slot->bitmap, ix + slot->bitmap_left, iy - slot->bitmap_top, 1);
+    }
+  }
+  (void)message; (void)capacity;
+  return FG_TEXT_OK;
+}

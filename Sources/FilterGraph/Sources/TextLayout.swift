@@ -1,0 +1,198 @@
+// TextLayout.swift — a string set in a font: the Swift side of the CText shim (ctext.h).
+//
+// The layout is made when the image is made (its size is the image's size): fonts found through
+// fontconfig or opened from a file, bidi levels and line breaks from ICU (UAX #9, UAX #14), runs
+// shaped by HarfBuzz, lines wrapped into `width` and aligned. `render()` rasterises it with
+// FreeType into premultiplied linear-light RGBA floats; see TextSource.swift for the pixels.
+//
+// Limits (every one a clear error, never a crash): at most `maxBytes` of UTF-8, an image at most
+// `maxSide` pixels a side and `maxPixels` in all (16 MP: 256 MB of float pixels).
+
+import CText
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// How lines sit in the text's box.
+public enum TextAlignment: String, Hashable, Sendable, CaseIterable, ParameterChoice {
+  /// Against the left edge.
+  case left
+  /// Centred.
+  case centre
+  /// Against the right edge.
+  case right
+  /// Both edges: the spaces of every wrapped line but a paragraph's last are widened.
+  case justify
+}
+
+/// A font weight, by fontconfig's scale.
+public enum FontWeight: String, Hashable, Sendable, CaseIterable, ParameterChoice {
+  case thin, light, regular, medium, semibold, bold, black
+
+  /// fontconfig's FC_WEIGHT value.
+  var fontconfigWeight: Int32 {
+    switch self {
+    case .thin: return 0
+    case .light: return 50
+    case .regular: return 80
+    case .medium: return 100
+    case .semibold: return 180
+    case .bold: return 200
+    case .black: return 210
+    }
+  }
+}
+
+/// Everything about how a string is set, except the string.
+public struct TextStyle: Hashable, Sendable {
+  /// A fontconfig family name ("DejaVu Sans", "serif") or a font file's path.
+  public var font: String
+  /// The em size in pixels.
+  public var size: Double
+  /// The text colour (colour glyphs such as emoji keep theirs and take only its alpha).
+  public var color: Color
+  /// The wrapping width in pixels, or nil for lines as long as their text.
+  public var width: Double?
+  /// How lines sit in the box.
+  public var alignment: TextAlignment
+  /// Line pitch as a multiple of the font's ascent + descent.
+  public var lineSpacing: Double
+  /// The weight fontconfig looks for.
+  public var weight: FontWeight
+  /// True to ask fontconfig for an italic (or oblique) face.
+  public var italic: Bool
+
+  /// Creates a style.
+  public init(
+    font: String = "sans-serif", size: Double, color: Color = .black, width: Double? = nil,
+    alignment: TextAlignment = .left, lineSpacing: Double = 1, weight: FontWeight = .regular, italic: Bool = false
+  ) {
+    self.font = font
+    self.size = size
+    self.color = color
+    self.width = width
+    self.alignment = alignment
+    self.lineSpacing = lineSpacing
+    self.weight = weight
+    self.italic = italic
+  }
+
+  /// True when `font` names a file rather than a family: it has a slash or a font file's extension.
+  var fontIsFile: Bool {
+    font.contains("/") || ["ttf", "otf", "ttc", "otc", "woff", "woff2", "pfb"].contains((font as NSString).pathExtension.lowercased())
+  }
+}
+
+/// A laid-out string; see the file comment. Calls into the layout are serialised (FreeType
+/// faces are not thread-safe).
+final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lock` held
+  /// The UTF-8 limit.
+  static let maxBytes = 1 << 20
+  /// The largest side.
+  static let maxSide = 65535
+  /// The largest area.
+  static let maxPixels = 1 << 24
+
+  private let handle: OpaquePointer
+  private let lock = NSLock()
+  /// The image size.
+  let size: Size
+  /// The number of lines.
+  let lineCount: Int
+  /// The first line's baseline, in pixels from the top.
+  let firstBaseline: Double
+  /// A warning for the user (a family replaced by another), or nil.
+  let warning: String?
+
+  /// Lays `string` out in `style`.
+  ///
+  /// - Throws: `CodecError`: `.unsupported` when no font is installed (naming the package to
+  ///   install) or the font file is not a font, `.io` for a missing font file, `.tooLarge` past a
+  ///   limit, `.invalidArgument` for bad settings or invalid UTF-8.
+  init(string: String, style: TextStyle) throws {
+    if style.fontIsFile, !FileManager.default.fileExists(atPath: style.font) {
+      throw CodecError(.io, "The font file \(style.font) does not exist.")
+    }
+    if let width = style.width, !(width >= 1) {
+      throw CodecError(.invalidArgument, "The text's width must be at least 1 pixel (it is \(width)).")
+    }
+    var out: OpaquePointer?
+    var message = [CChar](repeating: 0, count: 512)
+    let status: Int32 = string.utf8CString.withUnsafeBufferPointer { text in
+      style.font.withCString { font in
+        var settings = fg_text_settings()
+        settings.text = text.baseAddress
+        settings.text_length = text.count - 1
+        settings.family = style.fontIsFile ? nil : font
+        settings.font_file = style.fontIsFile ? font : nil
+        settings.size = style.size
+        settings.weight = style.weight.fontconfigWeight
+        settings.italic = style.italic ? 1 : 0
+        settings.width = style.width ?? 0
+        settings.align = Int32(TextAlignment.allCases.firstIndex(of: style.alignment) ?? 0)
+        settings.line_spacing = style.lineSpacing
+        settings.max_bytes = Self.maxBytes
+        settings.max_side = Int32(Self.maxSide)
+        settings.max_pixels = Double(Self.maxPixels)
+        return fg_text_layout_create(&settings, &out, &message, message.count)
+      }
+    }
+    guard status == FG_TEXT_OK, let out else {
+      let sentence = String(cString: message) + "."
+      switch Int(status) {
+      case Int(FG_TEXT_NO_FONTS), Int(FG_TEXT_BAD_FONT): throw CodecError(.unsupported, sentence)
+      case Int(FG_TEXT_TOO_LARGE): throw CodecError(.tooLarge, sentence)
+      case Int(FG_TEXT_BAD_INPUT): throw CodecError(.invalidArgument, sentence)
+      default: throw CodecError(.invalidArgument, "Cannot lay the text out: \(sentence)")
+      }
+    }
+    handle = out
+    size = Size(width: Int(fg_text_layout_width(out)), height: Int(fg_text_layout_height(out)))
+    lineCount = Int(fg_text_layout_line_count(out))
+    firstBaseline = fg_text_layout_first_baseline(out)
+    warning = fg_text_layout_warning(out).map { String(cString: $0) }
+  }
+
+  deinit { fg_text_layout_free(handle) }
+
+  /// One placed glyph (visual order, line by line).
+  struct Glyph: Hashable {
+    var line: Int
+    var fontFile: String
+    var glyph: UInt32
+    /// UTF-8 byte offset of its cluster in the string.
+    var cluster: Int
+    /// x advance, 1/1024 pixels.
+    var advance: Int32
+    var x: Double
+    var y: Double
+  }
+
+  /// Every placed glyph.
+  var glyphs: [Glyph] {
+    lock.withLock {
+      (0..<fg_text_layout_glyph_count(handle)).map { i in
+        var g = fg_text_glyph()
+        fg_text_layout_glyph(handle, i, &g)
+        let file = fg_text_layout_font_file(handle, g.font).map { String(cString: $0) } ?? ""
+        return Glyph(line: Int(g.line), fontFile: file, glyph: g.glyph, cluster: Int(g.cluster), advance: g.advance, x: g.x, y: g.y)
+      }
+    }
+  }
+
+  /// The text drawn in `color` (sRGB-encoded, straight alpha): premultiplied linear-light RGBA floats.
+  func render(color: Color) throws -> PixelBuffer {
+    var buffer = try PixelBuffer.allocate(
+      width: size.width, height: size.height, format: .rgbaFloatPremultiplied, colorSpace: .linearSRGB, zeroed: true)
+    let c = color.simd
+    var linear: [Float] = [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
+    var message = [CChar](repeating: 0, count: 256)
+    buffer.withUnsafeMutableBaseAddress { base, rowBytes in
+      _ = lock.withLock {
+        fg_text_layout_render(
+          handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear, &message, message.count)
+      }
+    }
+    return buffer
+  }
+}

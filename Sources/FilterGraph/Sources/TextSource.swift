@@ -1,0 +1,127 @@
+// TextSource.swift — the `text` source: a string set in a font, on a transparent background.
+//
+// Definition: the image is the layout's box (TextLayout: every line box and every glyph's ink,
+// so nothing is clipped) with the text drawn in `color`: at each pixel, with c the fraction of
+// the pixel a glyph's outline covers (FreeType's anti-aliased coverage, unhinted, at the exact
+// pen position rounded to a pixel) and (r, g, b, a) the colour in linear light,
+//     out = (r·c·a, g·c·a, b·c·a, c·a)       premultiplied, linear light,
+// overlapping glyphs laid one over another. Coverage is blended as light adds up (linear), not
+// in the sRGB encoding, so edges keep the weight of the stroke on any background: this is the
+// gamma-correct anti-aliasing. Colour glyphs (emoji) keep their colours and take only the alpha.
+//
+// The text is rasterised once per render, whole, when the renderer first needs it (its decode
+// cache holds it for every tile), not per tile: the layout spans every tile anyway, a glyph
+// drawn once cannot be cut or doubled at a tile's edge, and a caption is small beside the image
+// it goes on.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// A string set in a font; see the file comment.
+public struct TextSourceOperation: SourceOperation {
+  /// The string.
+  public let string: String
+  /// How it is set.
+  public let style: TextStyle
+  let layout: TextLayout
+
+  /// Lays `string` out in `style` (throws as `TextLayout.init` does).
+  public init(string: String, style: TextStyle) throws {
+    self.string = string
+    self.style = style
+    layout = try TextLayout(string: string, style: style)
+  }
+
+  /// `string`: the text (required).
+  public static let string = Parameter<String>(
+    text: "string", help: "The text, in any script; `\\n` starts a new line.")
+  /// `font`: a family name or a font file.
+  public static let font = Parameter<String>(
+    text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
+  /// `size`: the em size.
+  public static let size = Parameter<Double>(
+    "size", range: 0.0001...4096,
+    help: "Em size in pixels (points with dpi=); below 1 (a percentage like 3%) a fraction of the of= image's height.")
+  /// `of`: the image percentages are of (the chain's image unless named).
+  static let ofNote = "percentages of size= and width= are of the image given by of= (the chain's image by default)"
+  /// `color`: the text colour.
+  public static let color = Parameter<Color>("color", default: .black, help: "The text colour (emoji keep theirs).")
+  /// `width`: the wrapping width.
+  public static let width = Parameter<Double>(
+    "width", range: 0.0001...65535, optional: true,
+    help: "Wrap lines to this many pixels (UAX #14 break opportunities); below 1 a fraction of the of= image's width.")
+  /// `align`: how lines sit in the box.
+  public static let align = Parameter<TextAlignment>("align", default: .left, help: "How lines sit in the box.")
+  /// `line-spacing`: the line pitch.
+  public static let lineSpacing = Parameter<Double>(
+    "line-spacing", range: 0.1...10, default: 1, help: "Line pitch as a multiple of the font's ascent + descent.")
+  /// `dpi`: reads size= in points.
+  public static let dpi = Parameter<Double>(
+    "dpi", range: 1...4800, optional: true, help: "Reads size= in points at this resolution (pixels = points × dpi / 72).")
+  /// `weight`: the face's weight.
+  public static let weight = Parameter<FontWeight>("weight", default: .regular, help: "The weight fontconfig looks for.")
+  /// `style`: upright or italic.
+  public static let fontStyle = Parameter<String>(
+    "style", words: ["normal", "italic"], default: "normal", help: "Upright, or an italic (or oblique) face.")
+
+  /// The parameter table (`text` in `fgrun filters`).
+  public static let table = OperationDescriptor(
+    name: "text", category: .source,
+    summary: "Text in any script (HarfBuzz shaping, bidi, fallback fonts, colour emoji) on a transparent background; "
+      + ofNote + ".",
+    inputCount: 1,
+    parameters: [string.spec, font.spec, size.spec, color.spec, width.spec, align.spec, lineSpacing.spec, dpi.spec, weight.spec, fontStyle.spec],
+    example: "caption = text string=\"© 2026 A. Photographer\" font=\"DejaVu Sans\" size=3% of=input color=white")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
+    var values: [(String, ParameterValue)] = [
+      ("string", .text(shown)), ("font", .text(style.font)), Self.size.argument(style.size), Self.color.argument(style.color),
+    ]
+    if let width = style.width { values.append(Self.width.argument(width)) }
+    values += [Self.align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
+    return Arguments(values)
+  }
+  public var identity: String { "text:\(ObjectIdentifier(layout))" }
+
+  public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    ImageInfo(size: layout.size, layout: .rgba, component: .uint8, colorSpace: .sRGB)
+  }
+
+  public func decodePixels() throws -> PixelBuffer? { try layout.render(color: style.color) }
+
+  /// The pixels, and the layout's warning (a font family that is not installed).
+  public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
+    (try decodePixels(), layout.warning.map { ["text: \($0)"] } ?? [])
+  }
+}
+
+extension Image {
+  /// `string` set in a font: an image with alpha just large enough for the text (see
+  /// TextSource.swift), to lay over another with `composited(over:)`.
+  ///
+  /// ```swift
+  /// let credit = try Image(text: "© 2026 A. Photographer", font: "DejaVu Sans", size: 24, color: .white)
+  /// let marked = credit.composited(over: photo, gravity: .southEast, margin: 24)
+  /// ```
+  ///
+  /// - Throws: `CodecError` when no font is installed (the message names the package to
+  ///   install), the font file is missing or not a font, the text is not valid UTF-8 or would
+  ///   be larger than 65535 pixels a side or 16 MP.
+  public init(
+    text: String, font: String = "sans-serif", size: Double, color: Color = .black, width: Double? = nil,
+    alignment: TextAlignment = .left, lineSpacing: Double = 1, weight: FontWeight = .regular, italic: Bool = false
+  ) throws {
+    let style = TextStyle(
+      font: font, size: size, color: color, width: width, alignment: alignment, lineSpacing: lineSpacing, weight: weight,
+      italic: italic)
+    try self.init(text: text, style: style)
+  }
+
+  /// `text` set in `style`.
+  public init(text: String, style: TextStyle) throws {
+    self.init(node: ImageNode(operation: try TextSourceOperation(string: text, style: style), inputs: []))
+  }
+}
