@@ -1,7 +1,9 @@
-// Info+GainMap.swift — how `fgrun info` describes an Ultra HDR file's gain map: its size and
+// Info+GainMap.swift — `--hdr` as an argument, and how `fgrun info` describes an Ultra HDR file's gain map: its size and
 // channels, the boosts it encodes (2^GainMapMin…2^GainMapMax, per channel when they differ), its
 // gamma, and the display headroom at which it is fully applied (2^HDRCapacityMax).
 
+import ArgumentParser
+import FilterGraph
 import Foundation
 import ImageCodecs
 
@@ -32,3 +34,4 @@ extension Info {
     ]
   }
 }
+extension HDROutput: ExpressibleByArgument {}

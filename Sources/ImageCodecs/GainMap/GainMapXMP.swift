@@ -89,15 +89,45 @@ public enum GainMapXMP {
   }
 
   /// The packet an Ultra HDR primary image carries: `hdrgm:Version` and the Container:Directory
-  /// naming the primary and the gain-map item of `gainMapLength` bytes.
-  public static func primaryPacket(gainMapLength: Int) -> Data {
+  /// naming the primary and the gain-map item of `gainMapLength` bytes — as a description spliced
+  /// into the image's own packet `merging` (before its `</rdf:RDF>`, after removing any
+  /// description that declares the gain-map namespace), or as a packet of its own.
+  public static func primaryPacket(gainMapLength: Int, merging own: Data? = nil) -> Data {
     let item = "xmlns:Container=\"http://ns.google.com/photos/1.0/container/\" xmlns:Item=\"http://ns.google.com/photos/1.0/container/item/\""
     let directory =
       "<Container:Directory><rdf:Seq>"
       + "<rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Semantic=\"Primary\" Item:Mime=\"image/jpeg\"/></rdf:li>"
       + "<rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(gainMapLength)\"/></rdf:li>"
       + "</rdf:Seq></Container:Directory>"
-    return packet("\(item) xmlns:hdrgm=\"\(namespace)\" hdrgm:Version=\"1.0\"", body: directory)
+    let attributes = "\(item) xmlns:hdrgm=\"\(namespace)\" hdrgm:Version=\"1.0\""
+    if let own, var text = String(validating: [UInt8](own), as: UTF8.self) {
+      text = removingGainMapDescriptions(text)
+      if let close = text.range(of: "</rdf:RDF>", options: .backwards) {
+        text.insert(contentsOf: "<rdf:Description rdf:about=\"\" \(attributes)>\(directory)</rdf:Description>", at: close.lowerBound)
+        return Data(text.utf8)
+      }
+    }
+    return packet(attributes, body: directory)
+  }
+
+  /// `text` without the rdf:Description elements whose start tag declares the gain-map namespace.
+  static func removingGainMapDescriptions(_ text: String) -> String {
+    var text = text
+    var from = text.startIndex
+    while let open = text.range(of: "<rdf:Description", range: from..<text.endIndex),
+      let tagEnd = text[open.upperBound...].firstIndex(of: ">")
+    {
+      guard text[open.lowerBound..<tagEnd].contains(namespace) else {
+        from = tagEnd
+        continue
+      }
+      let selfClosing = text[text.index(before: tagEnd)] == "/"
+      guard selfClosing || text.range(of: "</rdf:Description>", range: tagEnd..<text.endIndex) != nil else { break }
+      let end = selfClosing ? text.index(after: tagEnd) : text.range(of: "</rdf:Description>", range: tagEnd..<text.endIndex)!.upperBound
+      text.removeSubrange(open.lowerBound..<end)
+      from = open.lowerBound
+    }
+    return text
   }
 
   private static func packet(_ attributes: String, body: String) -> Data {

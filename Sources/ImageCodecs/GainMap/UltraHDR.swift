@@ -35,6 +35,10 @@ public enum UltraHDR {
   ///   gain map the file does declare.
   public static func gainMap(in data: Data, baseSize: Size, limits: DecodeLimits = .default) throws -> GainMapImage? {
     let primary = segments(of: data, from: 0)
+    // A JPEG carrying gain-map values is itself a gain map, and has none of its own.
+    guard primary.iso == nil, (try? primary.xmp.flatMap(GainMapXMP.metadata)) == nil || primary.xmp.flatMap(GainMapXMP.gainMapItemLength) != nil else {
+      return nil
+    }
     let declared = primary.isoVersion || primary.xmp.flatMap(GainMapXMP.version) != nil
     guard let (mpfPayload, tiffStart) = primary.mpf else {
       guard !declared else {
@@ -110,6 +114,23 @@ public enum UltraHDR {
       }
     }
     return found
+  }
+
+  /// The map's JPEG in `data` without its APP1 and APP2 segments (XMP, EXIF, ICC profile, MPF,
+  /// ISO 21496-1): a plain JPEG of the map's stored samples, which a graph reads with no colour
+  /// conversion and no gain-map structure of its own.
+  public static func plainMapJPEG(_ map: GainMapImage, in data: Data) -> Data {
+    let bytes = [UInt8](data.subdata(in: map.range))
+    var out: [UInt8] = [0xFF, 0xD8]
+    var i = 2
+    while i + 4 <= bytes.count, bytes[i] == 0xFF, bytes[i + 1] != 0xDA {
+      let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+      guard length >= 2, i + 2 + length <= bytes.count else { break }
+      if bytes[i + 1] != 0xE1 && bytes[i + 1] != 0xE2 { out += bytes[i..<(i + 2 + length)] }
+      i += 2 + length
+    }
+    out += bytes[min(i, bytes.count)...]
+    return Data(out)
   }
 
   /// The gain map's pixels: its JPEG decoded at full size (gray or RGB, 8-bit).

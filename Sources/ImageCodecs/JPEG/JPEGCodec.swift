@@ -23,9 +23,15 @@ public enum JPEGCodec: ImageCodec {
   }
 
   /// The primary image's header, with its gain map when the file is an Ultra HDR JPEG. A gain map
-  /// that cannot be read leaves the image an SDR JPEG, with a warning saying why.
+  /// that cannot be read leaves the image an SDR JPEG, with a warning saying why. The XMP packet
+  /// kept as metadata loses its gain-map description (version and Container:Directory): it
+  /// describes this file's layout, which a written image does not share (the Ultra HDR writer
+  /// adds its own).
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     var header = try JPEGDecoder.readHeader(data, limits: request.limits)
+    if let xmp = header.metadata.xmp, GainMapXMP.version(xmp) != nil {
+      header.metadata.xmp = Data(GainMapXMP.removingGainMapDescriptions(String(decoding: xmp, as: UTF8.self)).utf8)
+    }
     do {
       header.gainMap = try UltraHDR.gainMap(in: data, baseSize: header.size, limits: request.limits)
     } catch let error as CodecError {
