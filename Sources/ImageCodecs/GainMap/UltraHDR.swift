@@ -49,7 +49,7 @@ public enum UltraHDR {
     let index = try MultiPictureIndex(payload: mpfPayload, tiffStart: tiffStart, fileLength: data.count)
     for image in index.images.dropFirst() {
       let found = segments(of: data, from: image.range.lowerBound, end: image.range.upperBound)
-      guard found.isJPEG, found.xmp.flatMap(GainMapXMP.version) != nil || found.iso != nil else { continue }
+      guard found.isJPEG, found.xmp.flatMap(GainMapXMP.version) != nil || found.isoVersion else { continue }
       return try describe(found, range: image.range, in: data, baseSize: baseSize, limits: limits)
     }
     guard !declared else { throw CodecError(.corrupt, "The JPEG declares a gain map, but no image its MPF index lists carries gain-map metadata.") }
