@@ -15,6 +15,7 @@ deps:
 # The test suite also reads files with independent decoders (vips, Pillow + NumPy, heif-convert).
 test-deps:
 	@bash scripts/install-deps.sh --tests
+	@bash scripts/install-hdr-oracles.sh
 
 # --static-swift-stdlib: the Swift runtime and Foundation are linked in, so a run starts in ~7 ms
 # of CPU instead of ~17 ms (no loading and relocating of the Swift shared libraries).

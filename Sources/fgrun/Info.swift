@@ -90,6 +90,7 @@ struct Info: ParsableCommand {
       "  metadata     \(info.metadata.isEmpty ? "none" : info.metadata.joined(separator: ", "))",
       "  pages        \(info.pageCount)",
     ]
+    if let map = info.gainMap { lines.append("  gain map     " + gainMapText(map)) }
     lines += info.warnings.enumerated().map { "  \($0.offset == 0 ? "warnings" : "        ")     \($0.element)" }
     if let statistics {
       let scale = info.maximumValue
@@ -113,6 +114,7 @@ struct Info: ParsableCommand {
       "orientation": info.orientation.rawValue, "metadata": info.metadata, "pages": info.pageCount,
       "warnings": info.warnings,
     ]
+    if let map = info.gainMap { object["gain_map"] = gainMapObject(map) }
     if let statistics {
       let scale = info.maximumValue
       object["statistics"] = [

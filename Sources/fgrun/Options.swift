@@ -129,6 +129,11 @@ struct OutputOptions: ParsableArguments {
   @Flag(help: "Write no metadata at all (--keep none).")
   var strip = false
 
+  @Option(help: ArgumentHelp(
+    "A source's HDR gain map: keep (default) writes it again where the format carries it (JPEG: Ultra HDR) and warns where it cannot; sdr writes the SDR image alone.",
+    valueName: "keep|sdr"))
+  var hdr: HDROutput = .keep
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
@@ -156,6 +161,7 @@ struct OutputOptions: ParsableArguments {
     options.intent = colour.renderingIntent
     options.blackPointCompensation = colour.bpc
     options.keptMetadata = strip ? .none : (try? MetadataKinds(argument: keep)) ?? .all
+    options.hdr = hdr
     return options
   }
 }

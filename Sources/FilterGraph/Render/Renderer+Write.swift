@@ -27,6 +27,8 @@ public struct WriteOptions: Hashable, Sendable {
   public var blackPointCompensation = false
   /// The metadata the file keeps (default `.all`; `.none` is `fgrun --strip`). See `MetadataKinds`.
   public var keptMetadata: MetadataKinds = .all
+  /// What becomes of a source's gain map (default `.keep`: Ultra HDR JPEG; see `HDROutput`).
+  public var hdr: HDROutput = .keep
 
   /// Creates options.
   public init(format: ImageFileFormat? = nil, options: FormatOptionValues = [:], protectedInputs: [URL] = []) {
@@ -59,6 +61,9 @@ extension Renderer {
         .invalidArgument,
         "Cannot tell the output format from '\(url.lastPathComponent)': use a name ending in \(CodecRegistry.writableExtensions).")
     }
+    if let bytes = try ultraHDRBytes(image, format: format, options: options) {
+      return try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
+    }
     let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
@@ -79,6 +84,9 @@ extension Renderer {
     _ image: Image, to handle: OutputHandle, format: ImageFileFormat, options: WriteOptions = WriteOptions(),
     stop: (() -> Bool)? = nil
   ) throws {
+    if let bytes = try ultraHDRBytes(image, format: format, options: options) {
+      return try bytes.withUnsafeBytes { try handle.writeAll($0) }
+    }
     let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     try encode(
@@ -93,6 +101,7 @@ extension Renderer {
 
   /// `encode(_:format:options:)`, asking `stop` after each band as `write(_:to:options:stop:)` does.
   func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
+    if let bytes = try ultraHDRBytes(image, format: format, options: options) { return bytes }
     let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
     let encoding = try Renderer.encoding(format, options)
     return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil, stop: stop)!

@@ -21,6 +21,12 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   public let codec: any ImageCodec.Type
   private let input: Input
 
+  /// The encoded bytes, when they are held in memory (not for a file read in place).
+  var bytes: Data? {
+    if case .bytes(let data) = input { return data }
+    return nil
+  }
+
   /// The bytes in memory, or a file kept open for a codec that reads files in place.
   private enum Input {
     case bytes(Data)

@@ -30,6 +30,8 @@ public struct ImageFileInfo: Sendable {
   /// What is wrong with what the header says about the pixels (`ImageHeader.warnings`: an ICC
   /// profile that is damaged or does not fit the image…), one sentence each; empty when nothing is.
   public var warnings: [String]
+  /// The Ultra HDR gain map the file carries, or nil.
+  public var gainMap: GainMapImage?
 
   /// Reads the header of the file at `url`.
   ///
@@ -47,6 +49,7 @@ public struct ImageFileInfo: Sendable {
       header.metadata.iccProfile.map { data in (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)" }
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
     warnings = header.warnings
+    gainMap = header.gainMap
     let m = header.metadata
     var kinds: [String] = []
     if m.iccProfile != nil || header.cmykProfile != nil { kinds.append("ICC profile") }

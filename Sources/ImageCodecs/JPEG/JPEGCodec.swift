@@ -22,8 +22,22 @@ public enum JPEGCodec: ImageCodec {
     head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
   }
 
+  /// The primary image's header, with its gain map when the file is an Ultra HDR JPEG. A gain map
+  /// that cannot be read leaves the image an SDR JPEG, with a warning saying why. The XMP packet
+  /// kept as metadata loses its gain-map description (version and Container:Directory): it
+  /// describes this file's layout, which a written image does not share (the Ultra HDR writer
+  /// adds its own).
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    try JPEGDecoder.readHeader(data, limits: request.limits)
+    var header = try JPEGDecoder.readHeader(data, limits: request.limits)
+    if let xmp = header.metadata.xmp, GainMapXMP.version(xmp) != nil {
+      header.metadata.xmp = Data(GainMapXMP.removingGainMapDescriptions(String(decoding: xmp, as: UTF8.self)).utf8)
+    }
+    do {
+      header.gainMap = try UltraHDR.gainMap(in: data, baseSize: header.size, limits: request.limits)
+    } catch let error as CodecError {
+      header.warnings.append("\(error.message) The image is read without its gain map (SDR only).")
+    }
+    return header
   }
 
   /// libjpeg's DCT scaling.

@@ -62,6 +62,8 @@ public struct ImageHeader: Hashable, Sendable {
   /// sentences (an ICC profile that is damaged, split over segments that do not fit together, or
   /// for another colour model: the image is read as sRGB). A strict load makes them errors.
   public var warnings: [String]
+  /// The gain map an Ultra HDR JPEG carries after its primary image (`UltraHDR`), or nil.
+  public var gainMap: GainMapImage?
 
   /// Creates a header.
   public init(

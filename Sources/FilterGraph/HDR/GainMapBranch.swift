@@ -1,0 +1,98 @@
+// GainMapBranch.swift — the gain map of an Ultra HDR source, carried through an image's graph as a
+// second branch at the map's own resolution.
+//
+// The branch starts at the map's JPEG bytes as an encoded source of its own (so the decode cache and
+// shrink-on-load serve it as they serve the base) and repeats the base's operations mapped into map
+// coordinates. With r = map size / base size at a node (per axis):
+//
+// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the map's
+//   stored values (not linear light: a map sample is a log-encoded gain, not a colour);
+// - `crop` of the rectangle R becomes `crop` of R·r, its edges rounded outward to whole map pixels
+//   (a map a quarter of the base's size cannot be cut between its pixels);
+// - `orient` (EXIF orientation, 90° turns, flips) is applied unchanged;
+// - per-pixel colour and tone operations (`PointOperation`s: matrix, saturate, brightness, gamma,
+//   tint, …) leave the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the
+//   HDR rendition of the edited base is the same edit seen through the same highlights;
+// - anything else (blurs, affine and free rotation, extend, pad, trim, smartcrop, composites, text)
+//   ends the branch: the output is written without its map, with a warning naming the filter.
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// An image's gain map, following its geometry.
+public struct GainMapBranch {
+  /// The map as the graph leaves it (8-bit gray or RGB, stored values).
+  public let map: Image
+  /// What the map means (unchanged by geometry).
+  public let metadata: GainMapMetadata
+}
+
+extension Image {
+  /// The gain map that follows this image's operations, or nil with the reason it cannot (nil
+  /// reason: no source of the image has a gain map).
+  public func gainMapBranch() -> (branch: GainMapBranch?, problem: String?) {
+    switch Self.branch(node) {
+    case .none: return (nil, nil)
+    case .dropped(let why): return (nil, why)
+    case .map(let map, let metadata): return (GainMapBranch(map: Image(node: map), metadata: metadata), nil)
+    }
+  }
+
+  private enum BranchState {
+    case none
+    case dropped(String)
+    case map(ImageNode, GainMapMetadata)
+  }
+
+  private static func branch(_ node: ImageNode) -> BranchState {
+    if let source = node.operation as? EncodedSourceOperation {
+      guard let gainMap = source.source.header.gainMap else { return .none }
+      guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
+        return .dropped("its gain map could not be read again")
+      }
+      return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), gainMap.metadata)
+    }
+    let states = node.inputs.map(branch)
+    let carried = states.enumerated().compactMap { i, s -> (Int, ImageNode, GainMapMetadata)? in
+      if case .map(let m, let meta) = s { return (i, m, meta) }
+      return nil
+    }
+    if let dropped = states.lazy.compactMap({ s -> String? in if case .dropped(let why) = s { return why } else { return nil } }).first {
+      return .dropped(dropped)
+    }
+    guard let (index, map, metadata) = carried.first else { return .none }
+    let name = node.operation.descriptor.name
+    guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
+    let base = node.inputs[0].info.size, mapSize = map.info.size
+    let rx = Double(mapSize.width) / Double(base.width), ry = Double(mapSize.height) / Double(base.height)
+    let op = node.operation
+    if let scale = op as? ScaleOperation {
+      let target = Size(
+        width: max(1, Int((Double(scale.targetSize.width) * rx).rounded())), height: max(1, Int((Double(scale.targetSize.height) * ry).rounded())))
+      let mapped = ScaleOperation(targetSize: target, kernel: scale.kernel, linearLight: false, allowsShrinkOnLoad: scale.allowsShrinkOnLoad)
+      return .map(ImageNode(operation: mapped, inputs: [map]), metadata)
+    }
+    if let crop = op as? CropOperation {
+      let r = crop.clippedRegion(in: base)
+      let x0 = Int((Double(r.x) * rx).rounded(.down)), y0 = Int((Double(r.y) * ry).rounded(.down))
+      let x1 = min(mapSize.width, Int((Double(r.maxX) * rx).rounded(.up))), y1 = min(mapSize.height, Int((Double(r.maxY) * ry).rounded(.up)))
+      let region = Rect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
+      return .map(ImageNode(operation: CropOperation(region: region), inputs: [map]), metadata)
+    }
+    if op is OrientOperation {
+      return .map(ImageNode(operation: op, inputs: [map]), metadata)
+    }
+    if op is any PointOperation {
+      return .map(map, metadata)
+    }
+    return .dropped("\(name) is not applied to gain maps")
+  }
+}
+
+extension EncodedSource {
+  /// The gain map's JPEG without its metadata (`UltraHDR.plainMapJPEG`), when the header found one in bytes held in memory.
+  var gainMapBytes: Data? {
+    guard let map = header.gainMap, let data = bytes, map.range.upperBound <= data.count else { return nil }
+    return UltraHDR.plainMapJPEG(map, in: data)
+  }
+}
