@@ -36,6 +36,7 @@ static int gif_error(int code, char *message, size_t capacity) {
   const char *text = GifErrorString(code);
   int status = code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_EOF_TOO_SOON ? CGIF_TRUNCATED
              : code == D_GIF_ERR_NOT_ENOUGH_MEM ? CGIF_NO_MEMORY : CGIF_CORRUPT;
+  if (status == CGIF_TRUNCATED) return fail(status, message, capacity, "The GIF file ends before its data does.");
   return fail(status, message, capacity, "The GIF file cannot be read: %s.", text ? text : "unknown giflib error");
 }
 
