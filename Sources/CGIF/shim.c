@@ -36,88 +36,208 @@ static int gif_error(int code, char *message, size_t capacity) {
   const char *text = GifErrorString(code);
   int status = code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_EOF_TOO_SOON ? CGIF_TRUNCATED
              : code == D_GIF_ERR_NOT_ENOUGH_MEM ? CGIF_NO_MEMORY : CGIF_CORRUPT;
+  if (status == CGIF_TRUNCATED) return fail(status, message, capacity, "The GIF file ends before its data does.");
   return fail(status, message, capacity, "The GIF file cannot be read: %s.", text ? text : "unknown giflib error");
 }
 
-/// Opens the GIF and reads records up to the first image descriptor (included).
-static GifFileType *open_first_frame(source *s, cgif_info *info, int *status, char *message, size_t capacity) {
-  int error = 0;
-  GifFileType *gif = DGifOpen(s, read_bytes, &error);
-  if (!gif) {
-    *status = gif_error(error, message, capacity);
-    return NULL;
+/// giflib appends every image descriptor it reads to `SavedImages` (for DGifSlurp); a reader
+/// that streams frames drops each one so a long animation costs no memory per frame.
+static void forget_saved_images(GifFileType *gif) {
+  for (int i = 0; i < gif->ImageCount; i++) {
+    GifFreeMapObject(gif->SavedImages[i].ImageDesc.ColorMap);
+    gif->SavedImages[i].ImageDesc.ColorMap = NULL;
   }
+  gif->ImageCount = 0;
+}
+
+/// What the extensions before an image say about it.
+typedef struct {
+  int disposal, delay, transparent;
+} frame_control;
+
+static const frame_control no_control = {DISPOSAL_UNSPECIFIED, 0, NO_TRANSPARENT_COLOR};
+
+/// Reads one extension record: a graphic control block updates `control`; a NETSCAPE2.0 (or
+/// ANIMEXTS1.0) application block sets `*loop_count`.
+static int read_extension(GifFileType *gif, frame_control *control, int *loop_count) {
+  int code = 0;
+  GifByteType *block = NULL;
+  if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return GIF_ERROR;
+  int looping = 0;
+  if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) {
+    GraphicsControlBlock gcb;
+    if (DGifExtensionToGCB(block[0], block + 1, &gcb) == GIF_OK) {
+      control->disposal = gcb.DisposalMode;
+      control->delay = gcb.DelayTime;
+      control->transparent = gcb.TransparentColor;
+    }
+  } else if (code == APPLICATION_EXT_FUNC_CODE && block && block[0] == 11) {
+    looping = memcmp(block + 1, "NETSCAPE2.0", 11) == 0 || memcmp(block + 1, "ANIMEXTS1.0", 11) == 0;
+  }
+  for (;;) {
+    if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return GIF_ERROR;
+    if (!block) return GIF_OK;
+    if (looping && block[0] >= 3 && block[1] == 1) {
+      *loop_count = block[2] | block[3] << 8;
+      looping = 0;
+    }
+  }
+}
+
+/// Checks the image descriptor just read: a colour table, and a size within the limit.
+static int check_frame(GifFileType *gif, int index, long long max_frame_pixels, char *message, size_t capacity) {
+  const long long pixels = (long long)gif->Image.Width * gif->Image.Height;
+  if (pixels > max_frame_pixels)
+    return fail(CGIF_TOO_LARGE, message, capacity, "The GIF's frame %d is %d × %d pixels; the limit is %lld pixels.",
+                index + 1, gif->Image.Width, gif->Image.Height, max_frame_pixels);
+  if (!gif->Image.ColorMap && !gif->SColorMap)
+    return fail(CGIF_CORRUPT, message, capacity, "The GIF's frame %d has no colour table.", index + 1);
+  return CGIF_OK;
+}
+
+/// Skips an image's compressed pixels.
+static int skip_pixels(GifFileType *gif) {
+  int code_size = 0;
+  GifByteType *block = NULL;
+  if (DGifGetCode(gif, &code_size, &block) == GIF_ERROR) return GIF_ERROR;
+  while (block) {
+    if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return GIF_ERROR;
+  }
+  return GIF_OK;
+}
+
+int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
+                   cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity) {
+  if (!data || !info) return fail(CGIF_INVALID, message, capacity, "No GIF data.");
+  source s = {data, size, 0};
+  int error = 0, status = CGIF_OK;
+  GifFileType *gif = DGifOpen(&s, read_bytes, &error);
+  if (!gif) return gif_error(error, message, capacity);
   memset(info, 0, sizeof *info);
   info->width = gif->SWidth;
   info->height = gif->SHeight;
-  info->transparent_index = -1;
+  info->loop_count = -1;
+  frame_control control = no_control;
   for (;;) {
     GifRecordType type;
-    if (DGifGetRecordType(gif, &type) == GIF_ERROR) break;
-    if (type == IMAGE_DESC_RECORD_TYPE) {
-      if (DGifGetImageDesc(gif) == GIF_ERROR) break;
-      info->frame_left = gif->Image.Left;
-      info->frame_top = gif->Image.Top;
-      info->frame_width = gif->Image.Width;
-      info->frame_height = gif->Image.Height;
-      info->has_alpha = info->transparent_index >= 0 || info->frame_left != 0 || info->frame_top != 0 ||
-                        info->frame_width < info->width || info->frame_height < info->height;
-      if (!gif->Image.ColorMap && !gif->SColorMap) {
-        *status = fail(CGIF_CORRUPT, message, capacity, "The GIF's first frame has no colour table.");
-        DGifCloseFile(gif, &error);
-        return NULL;
-      }
-      *status = CGIF_OK;
-      return gif;
-    }
+    if (DGifGetRecordType(gif, &type) == GIF_ERROR) goto failed;
+    if (type == TERMINATE_RECORD_TYPE) break;
     if (type == EXTENSION_RECORD_TYPE) {
-      int code = 0;
-      GifByteType *block = NULL;
-      if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) break;
-      if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) {
-        GraphicsControlBlock gcb;
-        if (DGifExtensionToGCB(block[0], block + 1, &gcb) == GIF_OK) info->transparent_index = gcb.TransparentColor;
+      if (read_extension(gif, &control, &info->loop_count) == GIF_ERROR) goto failed;
+    } else if (type == IMAGE_DESC_RECORD_TYPE) {
+      if (DGifGetImageDesc(gif) == GIF_ERROR) goto failed;
+      if (info->frame_count >= max_frames) {
+        status = fail(CGIF_TOO_LARGE, message, capacity, "The GIF has more than %d frames, the limit.", max_frames);
+        break;
       }
-      while (block) {
-        if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) goto failed;
-      }
-      continue;
-    }
-    if (type == TERMINATE_RECORD_TYPE) {
-      *status = fail(CGIF_CORRUPT, message, capacity, "The GIF file has no image.");
-      DGifCloseFile(gif, &error);
-      return NULL;
+      if ((status = check_frame(gif, info->frame_count, max_frame_pixels, message, capacity)) != CGIF_OK) break;
+      const GifImageDesc *d = &gif->Image;
+      if (control.transparent != NO_TRANSPARENT_COLOR || d->Left != 0 || d->Top != 0 || d->Width < info->width ||
+          d->Height < info->height)
+        info->has_alpha = 1;
+      if (delays && info->frame_count < delays_capacity) delays[info->frame_count] = control.delay;
+      info->frame_count++;
+      forget_saved_images(gif);
+      if (skip_pixels(gif) == GIF_ERROR) goto failed;
+      control = no_control;
     }
   }
-failed:
-  *status = gif_error(gif->Error, message, capacity);
+  if (status == CGIF_OK && info->frame_count == 0)
+    status = fail(CGIF_CORRUPT, message, capacity, "The GIF file has no image.");
   DGifCloseFile(gif, &error);
-  return NULL;
-}
-
-int cgif_read_info(const uint8_t *data, size_t size, cgif_info *info, char *message, size_t capacity) {
-  source s = {data, size, 0};
-  int status = CGIF_OK, error = 0;
-  GifFileType *gif = open_first_frame(&s, info, &status, message, capacity);
-  if (gif) DGifCloseFile(gif, &error);
+  return status;
+failed:
+  status = gif_error(gif->Error, message, capacity);
+  DGifCloseFile(gif, &error);
   return status;
 }
 
-int cgif_decode(const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
-                char *message, size_t capacity) {
-  if (channels != 3 && channels != 4) return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
-  source s = {data, size, 0};
-  cgif_info info;
-  int status = CGIF_OK, error = 0;
-  GifFileType *gif = open_first_frame(&s, &info, &status, message, capacity);
-  if (!gif) return status;
-  for (int y = 0; y < info.height; y++) memset(out + (size_t)y * stride, 0, (size_t)info.width * channels);
+struct cgif_reader {
+  source input;
+  GifFileType *gif;
+  int width, height;
+  long long max_frame_pixels;
+  uint8_t *screen;        ///< straight RGBA, width × height
+  uint8_t *saved;         ///< the screen before a "restore to previous" frame was drawn
+  GifPixelType *line;
+  int line_capacity;
+  int frame_index;
+  int loop_count;
+  frame_control previous; ///< the last frame drawn, and where
+  int left, top, frame_width, frame_height;
+};
+
+cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
+                       size_t capacity) {
+  *status = CGIF_OK;
+  cgif_reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    *status = fail(CGIF_NO_MEMORY, message, capacity, "Out of memory opening the GIF.");
+    return NULL;
+  }
+  r->input = (source){data, size, 0};
+  int error = 0;
+  r->gif = DGifOpen(&r->input, read_bytes, &error);
+  if (!r->gif) {
+    *status = gif_error(error, message, capacity);
+    free(r);
+    return NULL;
+  }
+  r->width = r->gif->SWidth;
+  r->height = r->gif->SHeight;
+  r->max_frame_pixels = max_frame_pixels;
+  r->previous = no_control;
+  r->screen = calloc((size_t)r->width * r->height ? (size_t)r->width * r->height : 1, 4);
+  if (!r->screen) {
+    *status = fail(CGIF_NO_MEMORY, message, capacity, "Out of memory for the GIF's %d × %d screen.", r->width, r->height);
+    cgif_close(r);
+    return NULL;
+  }
+  return r;
+}
+
+void cgif_close(cgif_reader *r) {
+  if (!r) return;
+  int error = 0;
+  if (r->gif) DGifCloseFile(r->gif, &error);
+  free(r->screen);
+  free(r->saved);
+  free(r->line);
+  free(r);
+}
+
+/// Clips the rectangle (x, y, w, h) to the screen: the column and row ranges [x0, x1) × [y0, y1).
+static void clip(const cgif_reader *r, int x, int y, int w, int h, int *x0, int *x1, int *y0, int *y1) {
+  *x0 = x < 0 ? 0 : x > r->width ? r->width : x;
+  *y0 = y < 0 ? 0 : y > r->height ? r->height : y;
+  long long xe = (long long)x + w, ye = (long long)y + h;
+  *x1 = xe < *x0 ? *x0 : xe > r->width ? r->width : (int)xe;
+  *y1 = ye < *y0 ? *y0 : ye > r->height ? r->height : (int)ye;
+}
+
+/// Disposes of the frame drawn last, as it asked.
+static void dispose_previous(cgif_reader *r) {
+  const size_t row_bytes = (size_t)r->width * 4;
+  if (r->previous.disposal == DISPOSE_BACKGROUND) {
+    int x0, x1, y0, y1;
+    clip(r, r->left, r->top, r->frame_width, r->frame_height, &x0, &x1, &y0, &y1);
+    for (int y = y0; y < y1; y++) memset(r->screen + y * row_bytes + (size_t)x0 * 4, 0, (size_t)(x1 - x0) * 4);
+  } else if (r->previous.disposal == DISPOSE_PREVIOUS && r->saved) {
+    memcpy(r->screen, r->saved, row_bytes * r->height);
+  }
+}
+
+/// Decodes the current image's rows onto the screen.
+static int draw_frame(cgif_reader *r, const frame_control *control, char *message, size_t capacity) {
+  GifFileType *gif = r->gif;
   const ColorMapObject *map = gif->Image.ColorMap ? gif->Image.ColorMap : gif->SColorMap;
-  const int fw = info.frame_width, fh = info.frame_height;
-  GifPixelType *line = fw > 0 ? malloc((size_t)fw) : NULL;
-  if (fw > 0 && !line) {
-    DGifCloseFile(gif, &error);
-    return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory decoding the GIF.");
+  const int fw = gif->Image.Width, fh = gif->Image.Height;
+  if (fw <= 0 || fh <= 0) return skip_pixels(gif) == GIF_ERROR ? gif_error(gif->Error, message, capacity) : CGIF_OK;
+  if (fw > r->line_capacity) {
+    GifPixelType *line = realloc(r->line, (size_t)fw);
+    if (!line) return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory decoding the GIF.");
+    r->line = line;
+    r->line_capacity = fw;
   }
   // Rows in file order: interlaced frames store rows 0, 8, 16… then 4, 12… then 2, 6… then 1, 3…
   static const int starts[4] = {0, 4, 2, 1}, steps[4] = {8, 8, 4, 2};
@@ -125,31 +245,79 @@ int cgif_decode(const uint8_t *data, size_t size, int channels, uint8_t *out, si
   for (int pass = 0; pass < passes; pass++) {
     const int start = passes == 1 ? 0 : starts[pass], step = passes == 1 ? 1 : steps[pass];
     for (int row = start; row < fh; row += step) {
-      if (DGifGetLine(gif, line, fw) == GIF_ERROR) {
-        status = gif_error(gif->Error, message, capacity);
-        free(line);
-        DGifCloseFile(gif, &error);
-        return status;
-      }
-      const int y = info.frame_top + row;
-      if (y < 0 || y >= info.height) continue;
-      uint8_t *dst = out + (size_t)y * stride;
+      if (DGifGetLine(gif, r->line, fw) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
+      const long long y = (long long)gif->Image.Top + row;
+      if (y < 0 || y >= r->height) continue;
+      uint8_t *dst = r->screen + (size_t)y * r->width * 4;
       for (int i = 0; i < fw; i++) {
-        const int x = info.frame_left + i;
-        if (x < 0 || x >= info.width) continue;
-        const int index = line[i];
-        if (index == info.transparent_index) continue;
-        uint8_t *p = dst + (size_t)x * channels;
+        const long long x = (long long)gif->Image.Left + i;
+        if (x < 0 || x >= r->width) continue;
+        const int index = r->line[i];
+        if (index == control->transparent) continue;
+        uint8_t *p = dst + x * 4;
         if (index < map->ColorCount) {
           p[0] = map->Colors[index].Red;
           p[1] = map->Colors[index].Green;
           p[2] = map->Colors[index].Blue;
+        } else {
+          p[0] = p[1] = p[2] = 0;
         }
-        if (channels == 4) p[3] = 255;
+        p[3] = 255;
       }
     }
   }
-  free(line);
-  DGifCloseFile(gif, &error);
   return CGIF_OK;
+}
+
+/// Copies the screen to `out` as RGB or RGBA.
+static void copy_screen(const cgif_reader *r, int channels, uint8_t *out, size_t stride) {
+  for (int y = 0; y < r->height; y++) {
+    const uint8_t *src = r->screen + (size_t)y * r->width * 4;
+    uint8_t *dst = out + (size_t)y * stride;
+    if (channels == 4) {
+      memcpy(dst, src, (size_t)r->width * 4);
+    } else {
+      for (int x = 0; x < r->width; x++) memcpy(dst + (size_t)x * 3, src + (size_t)x * 4, 3);
+    }
+  }
+}
+
+int cgif_next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride, int *delay, char *message,
+                    size_t capacity) {
+  if (!r || !out) return fail(CGIF_INVALID, message, capacity, "No GIF reader or output.");
+  if (channels != 3 && channels != 4)
+    return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
+  GifFileType *gif = r->gif;
+  frame_control control = no_control;
+  for (;;) {
+    GifRecordType type;
+    if (DGifGetRecordType(gif, &type) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
+    if (type == TERMINATE_RECORD_TYPE) return CGIF_END;
+    if (type == EXTENSION_RECORD_TYPE) {
+      if (read_extension(gif, &control, &r->loop_count) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
+      continue;
+    }
+    if (type != IMAGE_DESC_RECORD_TYPE) continue;
+    if (DGifGetImageDesc(gif) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
+    forget_saved_images(gif);
+    int status = check_frame(gif, r->frame_index, r->max_frame_pixels, message, capacity);
+    if (status != CGIF_OK) return status;
+    dispose_previous(r);
+    if (control.disposal == DISPOSE_PREVIOUS) {
+      const size_t bytes = (size_t)r->width * r->height * 4;
+      if (!r->saved && !(r->saved = malloc(bytes ? bytes : 1)))
+        return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory for the GIF's saved screen.");
+      memcpy(r->saved, r->screen, bytes);
+    }
+    if ((status = draw_frame(r, &control, message, capacity)) != CGIF_OK) return status;
+    r->previous = control;
+    r->left = gif->Image.Left;
+    r->top = gif->Image.Top;
+    r->frame_width = gif->Image.Width;
+    r->frame_height = gif->Image.Height;
+    r->frame_index++;
+    copy_screen(r, channels, out, stride);
+    if (delay) *delay = control.delay;
+    return CGIF_OK;
+  }
 }

@@ -64,6 +64,7 @@ int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *me
     info->frame_count = (int)WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
     info->width = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
     info->height = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+    info->loop_count = (int)WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT);
   }
   WebPChunkIterator chunk;
   if (WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
@@ -82,35 +83,80 @@ int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *me
   return CWEBP_OK;
 }
 
-static int decode_first_frame(const uint8_t *data, size_t size, int channels, uint8_t *out,
-                              size_t stride, int height, char *message, size_t capacity) {
+int cwebp_read_durations(const uint8_t *data, size_t size, int *durations, int count, char *message, size_t capacity) {
+  WebPData whole = {data, size};
+  WebPDemuxer *demux = WebPDemux(&whole);
+  if (!demux) return fail(CWEBP_CORRUPT, message, capacity, "The WebP container is damaged.");
+  WebPIterator frame;
+  int n = 0;
+  if (WebPDemuxGetFrame(demux, 1, &frame)) {
+    do {
+      if (n < count) durations[n] = frame.duration;
+      n++;
+    } while (WebPDemuxNextFrame(&frame));
+    WebPDemuxReleaseIterator(&frame);
+  }
+  WebPDemuxDelete(demux);
+  return CWEBP_OK;
+}
+
+struct cwebp_frames {
+  WebPAnimDecoder *decoder;
+  WebPAnimInfo info;
+};
+
+cwebp_frames *cwebp_frames_open(const uint8_t *data, size_t size, int *status, char *message, size_t capacity) {
   WebPAnimDecoderOptions options;
-  if (!WebPAnimDecoderOptionsInit(&options)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's animation decoder is unavailable.");
+  if (!WebPAnimDecoderOptionsInit(&options)) {
+    *status = fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's animation decoder is unavailable.");
+    return NULL;
+  }
   options.color_mode = MODE_RGBA;
   options.use_threads = 0;
+  cwebp_frames *frames = calloc(1, sizeof *frames);
+  if (!frames) {
+    *status = fail(CWEBP_NO_MEMORY, message, capacity, "Out of memory opening the animated WebP.");
+    return NULL;
+  }
   WebPData whole = {data, size};
-  WebPAnimDecoder *decoder = WebPAnimDecoderNew(&whole, &options);
-  if (!decoder) return fail(CWEBP_CORRUPT, message, capacity, "The animated WebP file is damaged.");
-  WebPAnimInfo info;
+  frames->decoder = WebPAnimDecoderNew(&whole, &options);
+  if (!frames->decoder || !WebPAnimDecoderGetInfo(frames->decoder, &frames->info)) {
+    cwebp_frames_close(frames);
+    *status = fail(CWEBP_CORRUPT, message, capacity, "The animated WebP file is damaged.");
+    return NULL;
+  }
+  *status = CWEBP_OK;
+  return frames;
+}
+
+int cwebp_frames_next(cwebp_frames *frames, int channels, uint8_t *out, size_t stride, int rows, char *message,
+                      size_t capacity) {
+  if (!frames || !out || (channels != 3 && channels != 4))
+    return fail(CWEBP_INVALID, message, capacity, "WebP frames decode to 3 or 4 channels, not %d.", channels);
+  if (!WebPAnimDecoderHasMoreFrames(frames->decoder)) return CWEBP_END;
   uint8_t *canvas = NULL;
   int timestamp = 0;
-  if (!WebPAnimDecoderGetInfo(decoder, &info) || !WebPAnimDecoderGetNext(decoder, &canvas, &timestamp)) {
-    WebPAnimDecoderDelete(decoder);
-    return fail(CWEBP_CORRUPT, message, capacity, "The first frame of the animated WebP file cannot be decoded.");
-  }
-  for (int y = 0; y < height && y < (int)info.canvas_height; y++) {
-    const uint8_t *src = canvas + (size_t)y * info.canvas_width * 4;
+  if (!WebPAnimDecoderGetNext(frames->decoder, &canvas, &timestamp))
+    return fail(CWEBP_CORRUPT, message, capacity, "A frame of the animated WebP file cannot be decoded.");
+  const uint32_t width = frames->info.canvas_width;
+  for (int y = 0; y < rows && y < (int)frames->info.canvas_height; y++) {
+    const uint8_t *src = canvas + (size_t)y * width * 4;
     uint8_t *dst = out + (size_t)y * stride;
     if (channels == 4) {
-      memcpy(dst, src, (size_t)info.canvas_width * 4);
+      memcpy(dst, src, (size_t)width * 4);
     } else {
-      for (uint32_t x = 0; x < info.canvas_width; x++) {
+      for (uint32_t x = 0; x < width; x++) {
         dst[3 * x] = src[4 * x]; dst[3 * x + 1] = src[4 * x + 1]; dst[3 * x + 2] = src[4 * x + 2];
       }
     }
   }
-  WebPAnimDecoderDelete(decoder);
   return CWEBP_OK;
+}
+
+void cwebp_frames_close(cwebp_frames *frames) {
+  if (!frames) return;
+  if (frames->decoder) WebPAnimDecoderDelete(frames->decoder);
+  free(frames);
 }
 
 int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
@@ -120,9 +166,8 @@ int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, 
   if (!WebPInitDecoderConfig(&config)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
   VP8StatusCode code = WebPGetFeatures(data, size, &config.input);
   if (code != VP8_STATUS_OK) return fail(status_of(code), message, capacity, "The WebP header cannot be read: %s.", describe(code));
-  if (config.input.has_animation) {
-    return decode_first_frame(data, size, channels, out, stride, out_height, message, capacity);
-  }
+  if (config.input.has_animation)
+    return fail(CWEBP_INVALID, message, capacity, "An animated WebP is read frame by frame (cwebp_frames_open).");
   if (out_width != config.input.width || out_height != config.input.height) {
     config.options.use_scaling = 1;
     config.options.scaled_width = out_width;
@@ -145,53 +190,19 @@ static int add_chunk(WebPMux *mux, const char *fourcc, const uint8_t *bytes, siz
   return WebPMuxSetChunk(mux, fourcc, &chunk, 1) == WEBP_MUX_OK;
 }
 
-int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
-                 const cwebp_encode_options *o, const uint8_t *icc, size_t icc_length,
-                 const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
-                 uint8_t **out, size_t *out_length, char *message, size_t capacity) {
-  *out = NULL;
-  *out_length = 0;
-  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION)
-    return fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
-  WebPConfig config;
-  if (!WebPConfigInit(&config)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
-  config.lossless = o->lossless;
-  config.quality = o->quality;
-  config.method = o->method;
-  config.alpha_quality = o->alpha_quality;
-  if (o->lossless && o->near_lossless < 100) config.near_lossless = o->near_lossless;
-  if (!WebPValidateConfig(&config)) return fail(CWEBP_INVALID, message, capacity, "libwebp refused the encoder settings.");
-  WebPPicture picture;
-  if (!WebPPictureInit(&picture)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
-  picture.width = width;
-  picture.height = height;
-  picture.use_argb = o->lossless;
-  int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
-                               : WebPPictureImportRGB(&picture, pixels, (int)stride);
-  if (!imported) {
-    WebPPictureFree(&picture);
-    return fail(CWEBP_NO_MEMORY, message, capacity, "libwebp ran out of memory importing the pixels.");
-  }
-  WebPMemoryWriter writer;
-  WebPMemoryWriterInit(&writer);
-  picture.writer = WebPMemoryWrite;
-  picture.custom_ptr = &writer;
-  int ok = WebPEncode(&config, &picture);
-  int error = picture.error_code;
-  WebPPictureFree(&picture);
-  if (!ok) {
-    WebPMemoryWriterClear(&writer);
-    return fail(error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
-                "libwebp could not encode the image (error %d).", error);
-  }
+/// Hands `image` (`size` bytes from WebPMalloc, owned from here on) to `*out`, with the ICC,
+/// EXIF and XMP chunks given (any may be NULL) muxed in.
+static int with_metadata(uint8_t *image, size_t size, const uint8_t *icc, size_t icc_length, const uint8_t *exif,
+                         size_t exif_length, const uint8_t *xmp, size_t xmp_length, uint8_t **out, size_t *out_length,
+                         char *message, size_t capacity) {
   if ((!icc || !icc_length) && (!exif || !exif_length) && (!xmp || !xmp_length)) {
-    *out = writer.mem;
-    *out_length = writer.size;
+    *out = image;
+    *out_length = size;
     return CWEBP_OK;
   }
-  WebPData image = {writer.mem, writer.size};
-  WebPMux *mux = WebPMuxCreate(&image, 1);
-  WebPMemoryWriterClear(&writer);
+  WebPData whole = {image, size};
+  WebPMux *mux = WebPMuxCreate(&whole, 1);
+  WebPFree(image);
   if (!mux) return fail(CWEBP_NO_MEMORY, message, capacity, "libwebpmux could not take the encoded image.");
   if (!add_chunk(mux, "ICCP", icc, icc_length) || !add_chunk(mux, "EXIF", exif, exif_length) ||
       !add_chunk(mux, "XMP ", xmp, xmp_length)) {
@@ -208,6 +219,149 @@ int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   *out = (uint8_t *)assembled.bytes;
   *out_length = assembled.size;
   return CWEBP_OK;
+}
+
+/// libwebp's encoder configuration for `o`.
+static int make_config(const cwebp_encode_options *o, WebPConfig *config, char *message, size_t capacity) {
+  if (!WebPConfigInit(config)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  config->lossless = o->lossless;
+  config->quality = o->quality;
+  config->method = o->method;
+  config->alpha_quality = o->alpha_quality;
+  if (o->lossless && o->near_lossless < 100) config->near_lossless = o->near_lossless;
+  if (!WebPValidateConfig(config)) return fail(CWEBP_INVALID, message, capacity, "libwebp refused the encoder settings.");
+  return CWEBP_OK;
+}
+
+/// Imports RGB or RGBA rows into `picture` (initialised, sized).
+static int import_pixels(WebPPicture *picture, const uint8_t *pixels, size_t stride, int channels, char *message,
+                         size_t capacity) {
+  int imported = channels == 4 ? WebPPictureImportRGBA(picture, pixels, (int)stride)
+                               : WebPPictureImportRGB(picture, pixels, (int)stride);
+  return imported ? CWEBP_OK : fail(CWEBP_NO_MEMORY, message, capacity, "libwebp ran out of memory importing the pixels.");
+}
+
+int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
+                 const cwebp_encode_options *o, const uint8_t *icc, size_t icc_length,
+                 const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
+                 uint8_t **out, size_t *out_length, char *message, size_t capacity) {
+  *out = NULL;
+  *out_length = 0;
+  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION)
+    return fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
+  WebPConfig config;
+  int status = make_config(o, &config, message, capacity);
+  if (status != CWEBP_OK) return status;
+  WebPPicture picture;
+  if (!WebPPictureInit(&picture)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  picture.width = width;
+  picture.height = height;
+  picture.use_argb = o->lossless;
+  if ((status = import_pixels(&picture, pixels, stride, channels, message, capacity)) != CWEBP_OK) {
+    WebPPictureFree(&picture);
+    return status;
+  }
+  WebPMemoryWriter writer;
+  WebPMemoryWriterInit(&writer);
+  picture.writer = WebPMemoryWrite;
+  picture.custom_ptr = &writer;
+  int ok = WebPEncode(&config, &picture);
+  int error = picture.error_code;
+  WebPPictureFree(&picture);
+  if (!ok) {
+    WebPMemoryWriterClear(&writer);
+    return fail(error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
+                "libwebp could not encode the image (error %d).", error);
+  }
+  return with_metadata(writer.mem, writer.size, icc, icc_length, exif, exif_length, xmp, xmp_length, out, out_length,
+                       message, capacity);
+}
+
+struct cwebp_animation_writer {
+  WebPAnimEncoder *encoder;
+  WebPConfig config;
+  int width, height, timestamp, frames;
+};
+
+cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int loop_count,
+                                                   const cwebp_encode_options *o, int *status,
+                                                   char *message, size_t capacity) {
+  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
+    *status = fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
+    return NULL;
+  }
+  cwebp_animation_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    *status = fail(CWEBP_NO_MEMORY, message, capacity, "Out of memory starting the animated WebP.");
+    return NULL;
+  }
+  if ((*status = make_config(o, &w->config, message, capacity)) != CWEBP_OK) {
+    free(w);
+    return NULL;
+  }
+  WebPAnimEncoderOptions options;
+  if (!WebPAnimEncoderOptionsInit(&options)) {
+    free(w);
+    *status = fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's animation encoder is unavailable.");
+    return NULL;
+  }
+  options.anim_params.loop_count = loop_count;
+  options.allow_mixed = 0;
+  w->encoder = WebPAnimEncoderNew(width, height, &options);
+  if (!w->encoder) {
+    free(w);
+    *status = fail(CWEBP_NO_MEMORY, message, capacity, "libwebp could not start the animation encoder.");
+    return NULL;
+  }
+  w->width = width;
+  w->height = height;
+  *status = CWEBP_OK;
+  return w;
+}
+
+int cwebp_animation_writer_add(cwebp_animation_writer *w, const uint8_t *pixels, size_t stride, int channels,
+                               int duration, char *message, size_t capacity) {
+  if (!w || !pixels || (channels != 3 && channels != 4) || duration < 0)
+    return fail(CWEBP_INVALID, message, capacity, "A bad animated WebP frame (channels %d, duration %d).", channels, duration);
+  WebPPicture picture;
+  if (!WebPPictureInit(&picture)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
+  picture.width = w->width;
+  picture.height = w->height;
+  picture.use_argb = 1;
+  int status = import_pixels(&picture, pixels, stride, channels, message, capacity);
+  if (status == CWEBP_OK && !WebPAnimEncoderAdd(w->encoder, &picture, w->timestamp, &w->config)) {
+    const char *why = WebPAnimEncoderGetError(w->encoder);
+    status = fail(picture.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
+                  "libwebp could not encode frame %d: %s.", w->frames + 1, why && *why ? why : "unknown error");
+  }
+  WebPPictureFree(&picture);
+  if (status == CWEBP_OK) {
+    w->timestamp += duration;
+    w->frames++;
+  }
+  return status;
+}
+
+int cwebp_animation_writer_finish(cwebp_animation_writer *w, const uint8_t *icc, size_t icc_length,
+                                  const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
+                                  uint8_t **out, size_t *out_length, char *message, size_t capacity) {
+  *out = NULL;
+  *out_length = 0;
+  if (!w || w->frames == 0) return fail(CWEBP_INVALID, message, capacity, "An animated WebP needs at least one frame.");
+  WebPData assembled = {NULL, 0};
+  if (!WebPAnimEncoderAdd(w->encoder, NULL, w->timestamp, NULL) || !WebPAnimEncoderAssemble(w->encoder, &assembled)) {
+    const char *why = WebPAnimEncoderGetError(w->encoder);
+    WebPDataClear(&assembled);
+    return fail(CWEBP_NO_MEMORY, message, capacity, "libwebp could not assemble the animation: %s.", why && *why ? why : "unknown error");
+  }
+  return with_metadata((uint8_t *)assembled.bytes, assembled.size, icc, icc_length, exif, exif_length, xmp, xmp_length,
+                       out, out_length, message, capacity);
+}
+
+void cwebp_animation_writer_free(cwebp_animation_writer *w) {
+  if (!w) return;
+  if (w->encoder) WebPAnimEncoderDelete(w->encoder);
+  free(w);
 }
 
 void cwebp_free(uint8_t *bytes) { WebPFree(bytes); }

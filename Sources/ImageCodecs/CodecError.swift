@@ -57,11 +57,18 @@ public struct DecodeLimits: Hashable, Sendable {
   /// The largest `width × height` accepted. The default, 268 402 689 (0x3FFF²), is the limit
   /// sharp and libvips use: a 16383 × 16383 image, about 1 GiB as 8-bit RGBA.
   public var maxPixels: Int
+  /// The most frames an animation may have (default 10 000): a GIF of a thousand tiny frames per
+  /// kilobyte would otherwise cost a thousand canvases of work per kilobyte read.
+  public var maxFrames: Int
 
   /// Creates limits.
-  public init(maxPixels: Int = DecodeLimits.defaultMaxPixels) {
+  public init(maxPixels: Int = DecodeLimits.defaultMaxPixels, maxFrames: Int = DecodeLimits.defaultMaxFrames) {
     self.maxPixels = maxPixels
+    self.maxFrames = maxFrames
   }
+
+  /// 10 000 frames (over 16 minutes at 10 frames a second).
+  public static let defaultMaxFrames = 10_000
 
   /// 0x3FFF × 0x3FFF.
   public static let defaultMaxPixels = 268_402_689

@@ -91,6 +91,7 @@ struct Info: ParsableCommand {
       "  pages        \(info.pageCount)",
     ]
     if let map = info.gainMap { lines.append("  gain map     " + gainMapText(map)) }
+    if let animation = info.animation { lines += animationLines(animation) }
     lines += info.warnings.enumerated().map { "  \($0.offset == 0 ? "warnings" : "        ")     \($0.element)" }
     if let statistics {
       let scale = info.maximumValue
@@ -105,6 +106,21 @@ struct Info: ParsableCommand {
     return lines.joined(separator: "\n")
   }
 
+  /// An animation's frames, canvas, delays (runs of equal delays shortened) and loop count.
+  static func animationLines(_ animation: AnimationInfo) -> [String] {
+    var runs: [(delay: Int, count: Int)] = []
+    for delay in animation.delays {
+      if let last = runs.last, last.delay == delay { runs[runs.count - 1].count += 1 } else { runs.append((delay, 1)) }
+    }
+    let delays = runs.map { $0.count == 1 ? "\($0.delay)" : "\($0.delay) ×\($0.count)" }.joined(separator: ", ")
+    let plays = animation.loopCount == 0 ? "forever" : animation.loopCount == 1 ? "once" : "\(animation.loopCount) times"
+    return [
+      "  frames       \(animation.frameCount) on a \(animation.canvasSize) canvas, \(animation.duration) ms in all",
+      "  delays       \(delays) ms",
+      "  plays        \(plays)",
+    ]
+  }
+
   /// One file as one line of JSON.
   static func json(_ path: String, _ info: ImageFileInfo, _ statistics: ImageStatistics?) -> String {
     var object: [String: Any] = [
@@ -115,6 +131,12 @@ struct Info: ParsableCommand {
       "warnings": info.warnings,
     ]
     if let map = info.gainMap { object["gain_map"] = gainMapObject(map) }
+    if let animation = info.animation {
+      object["animation"] = [
+        "frames": animation.frameCount, "canvas_width": animation.canvasSize.width,
+        "canvas_height": animation.canvasSize.height, "delays": animation.delays, "loop": animation.loopCount,
+      ] as [String: Any]
+    }
     if let statistics {
       let scale = info.maximumValue
       object["statistics"] = [

@@ -17,12 +17,18 @@ struct EngineOptions: ParsableArguments {
       valueName: "n"))
   var maxPixels: Int?
 
+  @Option(
+    name: .customLong("max-frames"),
+    help: ArgumentHelp("Refuse animations with more frames than this, counted before any frame is decoded (default 10000).", valueName: "n"))
+  var maxFrames: Int?
+
   @Flag(help: "Treat corrupt-data warnings (a truncated or damaged JPEG that libjpeg can patch up) as errors.")
   var strict = false
 
   func validate() throws {
     if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
     if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1.") }
+    if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1.") }
   }
 
   /// The renderer these options describe.
@@ -36,7 +42,8 @@ struct EngineOptions: ParsableArguments {
   /// How input files (and files a recipe loads) are read.
   var loadOptions: LoadOptions {
     var options = LoadOptions(strict: strict)
-    if let maxPixels { options.limits = DecodeLimits(maxPixels: maxPixels) }
+    options.limits = DecodeLimits(
+      maxPixels: maxPixels ?? DecodeLimits.defaultMaxPixels, maxFrames: maxFrames ?? DecodeLimits.defaultMaxFrames)
     return options
   }
 }

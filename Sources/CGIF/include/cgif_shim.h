@@ -1,6 +1,8 @@
-// cgif_shim.h — giflib behind two calls that read a GIF held in memory and return a status and
-// a message (giflib reports errors by return codes; the shim turns them into sentences and keeps
-// its read callback in C).
+// cgif_shim.h — giflib behind calls that read a GIF held in memory and return a status and a
+// message (giflib reports errors by return codes; the shim turns them into sentences and keeps
+// its read callback in C). Frames are read one at a time with giflib's record loop and composed
+// onto the logical screen as a browser shows them; nothing holds more than the screen and, for
+// "restore to previous" frames, one saved copy of it.
 #ifndef CGIF_SHIM_H
 #define CGIF_SHIM_H
 
@@ -15,28 +17,47 @@ extern "C" {
 enum {
   CGIF_OK = 0,
   CGIF_CORRUPT = 1,    ///< not a valid GIF
-  CGIF_TRUNCATED = 2,  ///< the file ends before the first frame's data does
+  CGIF_TRUNCATED = 2,  ///< the file ends before a frame's data does
   CGIF_NO_MEMORY = 3,
   CGIF_INVALID = 4,    ///< a bad argument
+  CGIF_TOO_LARGE = 5,  ///< more frames, or a larger frame, than the caller's limits allow
+  CGIF_END = 6,        ///< `cgif_next_frame`: there are no more frames
 };
 
-/// What a GIF's screen descriptor and first frame's descriptor say.
+/// What a GIF's records say, gathered without decoding any pixels.
 typedef struct {
-  int width, height;                ///< the logical screen (canvas)
-  int frame_left, frame_top;        ///< the first frame's rectangle on the canvas
-  int frame_width, frame_height;
-  int transparent_index;            ///< the first frame's transparent colour index, or -1
-  int has_alpha;                    ///< transparency, or a first frame smaller than the canvas
+  int width, height;   ///< the logical screen (canvas)
+  int frame_count;
+  int loop_count;      ///< the NETSCAPE2.0 extension's count (0: forever), or -1 without one
+  int has_alpha;       ///< some frame has a transparent colour or does not cover the screen
 } cgif_info;
 
-/// Reads the screen descriptor and the records up to the first frame's descriptor.
-int cgif_read_info(const uint8_t *data, size_t size, cgif_info *info, char *message, size_t capacity);
+/// Walks every record of `data` (skipping the compressed pixels), counting frames and storing
+/// each frame's delay in centiseconds in `delays` (first `delays_capacity` frames; may be NULL).
+/// More than `max_frames` frames, or a frame of more than `max_frame_pixels` pixels, is
+/// CGIF_TOO_LARGE; a frame without a colour table is CGIF_CORRUPT; a file with no frame too.
+int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
+                   cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity);
 
-/// Decodes the first frame onto the canvas at `out` (rows `stride` bytes apart) as RGB
-/// (`channels` 3) or straight-alpha RGBA (4): canvas pixels outside the frame and transparent
-/// pixels become (0, 0, 0, 0). Interlaced frames are de-interlaced.
-int cgif_decode(const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
-                char *message, size_t capacity);
+/// A GIF being read frame by frame (owns the screen; borrows `data`, which must outlive it).
+typedef struct cgif_reader cgif_reader;
+
+/// Opens `data` for `cgif_next_frame`. Returns NULL with `*status` and `message` on failure.
+cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
+                       size_t capacity);
+
+/// Composes the next frame on the screen and copies the screen to `out` (rows `stride` bytes
+/// apart) as RGB (`channels` 3) or straight-alpha RGBA (4), with the frame's delay in
+/// centiseconds in `*delay`. Before a frame is drawn, the previous one is disposed of as it asked
+/// (2: its rectangle becomes transparent; 3: the screen returns to what it was before it); the
+/// screen starts transparent; transparent pixels keep what is below them; colour indices past the
+/// colour table are opaque black; pixels outside the screen are dropped. Returns CGIF_END after
+/// the last frame.
+int cgif_next_frame(cgif_reader *reader, int channels, uint8_t *out, size_t stride, int *delay, char *message,
+                    size_t capacity);
+
+/// Closes a reader (NULL is fine).
+void cgif_close(cgif_reader *reader);
 
 #ifdef __cplusplus
 }

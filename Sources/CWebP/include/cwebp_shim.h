@@ -19,6 +19,7 @@ enum {
   CWEBP_UNSUPPORTED = 3,  ///< a valid file this build cannot decode
   CWEBP_NO_MEMORY = 4,
   CWEBP_INVALID = 5,      ///< a bad argument (size, option)
+  CWEBP_END = 6,          ///< `cwebp_frames_next`: there are no more frames
 };
 
 /// What a WebP file's header and chunks say. The metadata pointers point into the caller's bytes.
@@ -28,6 +29,7 @@ typedef struct {
   int has_animation;          ///< an animated file (ANIM/ANMF chunks)
   int frame_count;            ///< frames (1 for a still image)
   int is_lossless;            ///< the first frame is VP8L (lossless); 0 for VP8 (lossy) or mixed
+  int loop_count;             ///< the ANIM chunk's loop count (0: forever); 0 for still images
   const uint8_t *icc; size_t icc_length;
   const uint8_t *exif; size_t exif_length;
   const uint8_t *xmp; size_t xmp_length;
@@ -39,10 +41,29 @@ int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *me
 
 /// Decodes the first frame of `data` into `out` (rows `stride` bytes apart), as RGB
 /// (`channels` 3) or straight-alpha RGBA (4), scaled to `out_width` × `out_height` by libwebp's
-/// own scaler when that differs from the canvas (still images only). Animated files give their
-/// first frame composited on the canvas.
+/// own scaler when that differs from the canvas. Still images only: animations are read with
+/// `cwebp_frames_open`.
 int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
                  uint8_t *out, size_t stride, char *message, size_t capacity);
+
+/// Each frame's duration in milliseconds, for the first `count` frames of `data` (which
+/// `cwebp_read_info` found animated).
+int cwebp_read_durations(const uint8_t *data, size_t size, int *durations, int count, char *message, size_t capacity);
+
+/// An animated WebP being read frame by frame through libwebp's animation decoder (which
+/// blends and disposes); it holds the canvas and borrows `data`, which must outlive it.
+typedef struct cwebp_frames cwebp_frames;
+
+/// Opens an animated WebP for `cwebp_frames_next`; NULL with `*status` and `message` on failure.
+cwebp_frames *cwebp_frames_open(const uint8_t *data, size_t size, int *status, char *message, size_t capacity);
+
+/// Copies the next composed canvas to `out` (rows `stride` bytes apart, at most `rows` rows) as
+/// RGB (`channels` 3) or straight-alpha RGBA (4). Returns CWEBP_END after the last frame.
+int cwebp_frames_next(cwebp_frames *frames, int channels, uint8_t *out, size_t stride, int rows, char *message,
+                      size_t capacity);
+
+/// Closes a frame reader (NULL is fine).
+void cwebp_frames_close(cwebp_frames *frames);
 
 /// Encoder settings (see WebPCodec's option table).
 typedef struct {
@@ -60,6 +81,26 @@ int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, in
                  const cwebp_encode_options *options, const uint8_t *icc, size_t icc_length,
                  const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
                  uint8_t **out, size_t *out_length, char *message, size_t capacity);
+
+/// An animated WebP being written through libwebp's animation encoder, one frame at a time.
+typedef struct cwebp_animation_writer cwebp_animation_writer;
+
+/// Starts an animation of `width` × `height` frames played `loop_count` times (0: forever).
+cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int loop_count,
+                                                   const cwebp_encode_options *options, int *status,
+                                                   char *message, size_t capacity);
+
+/// Adds a frame (RGB or straight-alpha RGBA as `cwebp_encode` takes) shown for `duration` ms.
+int cwebp_animation_writer_add(cwebp_animation_writer *writer, const uint8_t *pixels, size_t stride, int channels,
+                               int duration, char *message, size_t capacity);
+
+/// Assembles the file with the metadata chunks given (any may be NULL); `*out` as `cwebp_encode`.
+int cwebp_animation_writer_finish(cwebp_animation_writer *writer, const uint8_t *icc, size_t icc_length,
+                                  const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
+                                  uint8_t **out, size_t *out_length, char *message, size_t capacity);
+
+/// Releases a writer (NULL is fine).
+void cwebp_animation_writer_free(cwebp_animation_writer *writer);
 
 /// Releases bytes `cwebp_encode` returned.
 void cwebp_free(uint8_t *bytes);

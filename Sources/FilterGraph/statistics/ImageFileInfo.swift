@@ -27,6 +27,8 @@ public struct ImageFileInfo: Sendable {
   public var metadata: [String]
   /// Pages (frames, images) in the file.
   public var pageCount: Int
+  /// An animation's canvas, per-frame delays and loop count; nil for still and multi-page files.
+  public var animation: AnimationInfo?
   /// What is wrong with what the header says about the pixels (`ImageHeader.warnings`: an ICC
   /// profile that is damaged or does not fit the image…), one sentence each; empty when nothing is.
   public var warnings: [String]
@@ -45,6 +47,7 @@ public struct ImageFileInfo: Sendable {
     component = header.component
     orientation = header.metadata.orientation
     pageCount = header.pageCount
+    animation = header.animation
     profileDescription =
       header.metadata.iccProfile.map { data in (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)" }
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }

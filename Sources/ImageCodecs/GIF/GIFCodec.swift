@@ -1,4 +1,5 @@
-// GIFCodec.swift — GIF in the codec registry: the first frame through giflib (CGIF shim).
+// GIFCodec.swift — GIF in the codec registry: any frame (page) through giflib (CGIF shim), the
+// animation's frames one at a time (GIFFrameReader).
 import CGIF
 import Foundation
 import PixelBufferModule
@@ -8,14 +9,15 @@ extension ImageFileFormat {
   public static let gif = ImageFileFormat(rawValue: "gif")
 }
 
-/// GIF: reads the first frame onto the logical screen, with transparency as alpha. Animated files
-/// give their first frame; later frames are not read. Writing GIF is not supported.
-public enum GIFCodec: ImageCodec {
+/// GIF: reads every frame composed on the logical screen as a browser shows it (disposal,
+/// transparency as alpha, local colour tables, interlace); a page is a frame. Writing GIF is not
+/// supported.
+public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let format = ImageFileFormat.gif
   public static let displayName = "GIF"
   public static let fileExtensions = ["gif"]
   public static let summary =
-    "giflib; the first frame only (an animation's other frames are ignored), transparency as alpha, RGBA when the frame has a transparent colour or does not cover the screen, RGB otherwise."
+    "giflib; every frame composed on the screen as browsers show it (disposal, transparency, local palettes, interlace), one at a time; a page is a frame; delays and loop count read; RGBA when a frame has a transparent colour or does not cover the screen, RGB otherwise."
   public static let encoderUnavailableReason: String? =
     "GIF output is not supported; write PNG (lossless, with alpha) or WebP instead."
 
@@ -24,11 +26,17 @@ public enum GIFCodec: ImageCodec {
     head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8))
   }
 
+  public static let decodeOptions: [FormatOption] = [.page]
+
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    let info = try readInfo(data, limits: request.limits)
+    let facts = try readFacts(data, limits: request.limits)
+    let frames = facts.animation.frameCount
+    guard request.page < frames else {
+      throw CodecError(.invalidArgument, "The GIF has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
+    }
     return ImageHeader(
-      fileFormat: .gif, size: Size(width: Int(info.width), height: Int(info.height)),
-      layout: info.has_alpha != 0 ? .rgba : .rgb, component: .uint8, metadata: ImageMetadata())
+      fileFormat: .gif, size: facts.animation.canvasSize, layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8,
+      metadata: ImageMetadata(), pageCount: frames, animation: frames > 1 ? facts.animation : nil)
   }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
@@ -37,18 +45,24 @@ public enum GIFCodec: ImageCodec {
     }
     let header = try readHeader(data, request: request)
     let format = PixelFormat(layout: header.layout, component: .uint8)
-    return WholeImageDecoder(size: header.size, format: format, colorSpace: .sRGB, metadata: header.metadata) { buffer in
-      var message = [CChar](repeating: 0, count: 256)
-      let channels = Int32(format.channelCount)
-      let status = buffer.withUnsafeMutableBaseAddress { base, stride in
-        data.withUnsafeBytes { raw in
-          cgif_decode(
-            raw.bindMemory(to: UInt8.self).baseAddress, raw.count, channels, base.assumingMemoryBound(to: UInt8.self),
-            stride, &message, message.count)
-        }
+    let warnings = animationReadAsStillWarning("GIF", frames: header.pageCount, request: request)
+    let page = request.page, limits = request.limits
+    return WholeImageDecoder(size: header.size, format: format, colorSpace: .sRGB, metadata: header.metadata, warnings: warnings) { buffer in
+      let reader = try GIFFrameReader(data, limits: limits)
+      try reader.skip(page)
+      guard let frame = try reader.nextFrame() else {
+        throw CodecError(.corrupt, "The GIF's frame \(page + 1) cannot be read.")
       }
-      try check(status, message)
+      buffer = frame
     }
+  }
+
+  public static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo {
+    try readFacts(data, limits: limits).animation
+  }
+
+  public static func makeFrameReader(_ data: Data, limits: DecodeLimits) throws -> any AnimationFrameReader {
+    try GIFFrameReader(data, limits: limits)
   }
 
   public static let encodeOptions: [FormatOption] = []
@@ -61,25 +75,43 @@ public enum GIFCodec: ImageCodec {
     throw CodecError(.unsupported, encoderUnavailableReason!)
   }
 
-  private static func readInfo(_ data: Data, limits: DecodeLimits) throws -> cgif_info {
+  /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read
+  /// from every record without decoding pixels; the screen, frame count and each frame's size
+  /// are checked against `limits`.
+  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool) {
     var info = cgif_info()
     var message = [CChar](repeating: 0, count: 256)
+    let capacity = min(limits.maxFrames, 1 << 20)
+    var centiseconds = [Int32](repeating: 0, count: max(1, capacity))
     let status = data.withUnsafeBytes { raw in
-      cgif_read_info(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &info, &message, message.count)
+      cgif_read_info(
+        raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(capacity), Int64(limits.maxPixels), &info,
+        &centiseconds, Int32(capacity), &message, message.count)
+    }
+    if Int(status) == Int(CGIF_TOO_LARGE) {
+      throw CodecError(.tooLarge, text(message) + " Raise the limits (--max-frames, --max-pixels) if you trust this file.")
     }
     try check(status, message)
     try limits.check(width: Int(info.width), height: Int(info.height), what: "GIF image")
-    return info
+    let delays = centiseconds.prefix(Int(info.frame_count)).map { Int($0) * 10 }
+    let animation = AnimationInfo(
+      canvasSize: Size(width: Int(info.width), height: Int(info.height)), delays: delays,
+      loopCount: info.loop_count < 0 ? 1 : info.loop_count == 0 ? 0 : Int(info.loop_count) + 1)
+    return (animation, info.has_alpha != 0)
   }
 
-  private static func check(_ status: Int32, _ message: [CChar]) throws {
+  static func check(_ status: Int32, _ message: [CChar]) throws {
     guard Int(status) != Int(CGIF_OK) else { return }
-    let text = String(cString: message)
     switch Int(status) {
-    case Int(CGIF_TRUNCATED): throw CodecError(.truncated, text)
-    case Int(CGIF_NO_MEMORY): throw CodecError(.tooLarge, text)
-    case Int(CGIF_INVALID): throw CodecError(.invalidArgument, text)
-    default: throw CodecError(.corrupt, text)
+    case Int(CGIF_TRUNCATED): throw CodecError(.truncated, text(message))
+    case Int(CGIF_NO_MEMORY), Int(CGIF_TOO_LARGE): throw CodecError(.tooLarge, text(message))
+    case Int(CGIF_INVALID): throw CodecError(.invalidArgument, text(message))
+    default: throw CodecError(.corrupt, text(message))
     }
+  }
+
+  /// The shim's NUL-terminated message.
+  private static func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

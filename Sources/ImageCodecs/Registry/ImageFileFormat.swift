@@ -50,6 +50,9 @@ public struct ImageHeader: Hashable, Sendable {
   public var metadata: ImageMetadata
   /// The number of pages (images, frames) in the file; 1 for single-image formats.
   public var pageCount: Int
+  /// For an animated file (more than one frame, `pageCount` of them): its canvas, delays and loop
+  /// count; nil for still and multi-page files.
+  public var animation: AnimationInfo?
   /// The sizes of the reduced-resolution copies of the page the file also stores (a pyramidal
   /// TIFF's levels), largest first; empty when it stores none. The codec decodes from them at
   /// reduced scales (`ImageCodec.reducedScaleDenominators(for:)`).
@@ -69,7 +72,7 @@ public struct ImageHeader: Hashable, Sendable {
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
     metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
-    warnings: [String] = []
+    warnings: [String] = [], animation: AnimationInfo? = nil
   ) {
     self.fileFormat = fileFormat
     self.size = size
@@ -80,6 +83,7 @@ public struct ImageHeader: Hashable, Sendable {
     self.reducedLevelSizes = reducedLevelSizes
     self.cmykProfile = cmykProfile
     self.warnings = warnings
+    self.animation = animation
   }
 
   /// The size once EXIF orientation is applied.

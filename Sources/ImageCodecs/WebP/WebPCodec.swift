@@ -9,7 +9,7 @@ extension ImageFileFormat {
   public static let webp = ImageFileFormat(rawValue: "webp")
 }
 
-/// WebP: reads lossy, lossless and alpha files and the first frame of animations, at full size or
+/// WebP: reads lossy, lossless and alpha files and the frames of animations, at full size or
 /// scaled by libwebp while decoding (shrink-on-load); writes lossy or lossless RGB/RGBA with the
 /// ICC profile.
 public enum WebPCodec: ImageCodec {
@@ -17,26 +17,33 @@ public enum WebPCodec: ImageCodec {
   public static let displayName = "WebP"
   public static let fileExtensions = ["webp"]
   public static let summary =
-    "libwebp; lossy, lossless, alpha; animations give their first frame (the others are ignored); scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
+    "libwebp; lossy, lossless, alpha; animations frame by frame (libwebp's animation decoder blends and disposes), a page is a frame; scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
 
   /// `RIFF` …size… `WEBP`.
   public static func sniff(_ head: [UInt8]) -> Bool {
     head.count >= 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8)
   }
 
+  public static let decodeOptions: [FormatOption] = [.page]
+
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    header(try WebPFile(data, limits: request.limits))
+    let file = try WebPFile(data, limits: request.limits)
+    return try header(file, animation: try animation(of: file, data: data, limits: request.limits), page: request.page)
   }
 
-  private static func header(_ file: WebPFile) -> ImageHeader {
-    ImageHeader(
+  /// The header of `page` (a frame of an animation).
+  private static func header(_ file: WebPFile, animation: AnimationInfo, page: Int) throws -> ImageHeader {
+    guard page < file.frameCount else {
+      throw CodecError(.invalidArgument, "The WebP has \(file.frameCount) frame\(file.frameCount == 1 ? "" : "s"); page \(page) does not exist (pages count from 0).")
+    }
+    return ImageHeader(
       fileFormat: .webp, size: file.size, layout: file.hasAlpha ? .rgba : .rgb, component: .uint8,
       metadata: ImageMetadata(orientation: file.orientation, iccProfile: file.iccProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.frameCount)
+      pageCount: file.frameCount, animation: file.isAnimated ? animation : nil)
   }
 
-  /// libwebp scales still images while decoding (its own resampler); animations are box-averaged
-  /// after a full decode of the first frame.
+  /// libwebp scales still images while decoding (its own resampler); animation frames are
+  /// box-averaged after a full decode.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
@@ -45,24 +52,25 @@ public enum WebPCodec: ImageCodec {
     guard d == 1 || [2, 4, 8].contains(d) else {
       throw CodecError(.invalidArgument, "WebP files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
-    let h = header(file)
+    let h = try header(file, animation: try animation(of: file, data: data, limits: request.limits), page: request.page)
     let format = PixelFormat(layout: h.layout, component: .uint8)
     let colorSpace: ColorSpace = file.iccProfile.map { .icc($0) } ?? .sRGB
     let size = Size(width: (file.size.width + d - 1) / d, height: (file.size.height + d - 1) / d)
-    let data = data
-    return WholeImageDecoder(size: size, format: format, colorSpace: colorSpace, metadata: h.metadata) { buffer in
-      if file.isAnimated && d > 1 {
-        var full = try PixelBuffer.forDecoding(
-          width: file.size.width, height: file.size.height, format: format, colorSpace: colorSpace, metadata: h.metadata)
-        try decode(data, into: &full)
-        buffer = full.boxShrunk(by: d)
-      } else {
-        try decode(data, into: &buffer)
+    let warnings = animationReadAsStillWarning("WebP", frames: file.frameCount, request: request)
+    let data = data, page = request.page, limits = request.limits
+    return WholeImageDecoder(size: size, format: format, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings) { buffer in
+      guard file.isAnimated else { return try decode(data, into: &buffer) }
+      let reader = try WebPFrameReader(data, limits: limits)
+      try reader.skip(page)
+      guard var frame = try reader.nextFrame() else {
+        throw CodecError(.corrupt, "The WebP's frame \(page + 1) cannot be read.")
       }
+      frame.metadata = h.metadata
+      buffer = d > 1 ? frame.boxShrunk(by: d) : frame
     }
   }
 
-  /// Decodes the first frame into `buffer` (RGB or RGBA, 8-bit), scaled to its size.
+  /// Decodes a still image into `buffer` (RGB or RGBA, 8-bit), scaled to its size.
   private static func decode(_ data: Data, into buffer: inout PixelBuffer) throws {
     var message = [CChar](repeating: 0, count: 256)
     let channels = Int32(buffer.format.channelCount), width = Int32(buffer.width), height = Int32(buffer.height)

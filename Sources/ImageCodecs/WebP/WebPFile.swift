@@ -15,6 +15,8 @@ public struct WebPFile: Sendable {
   public var frameCount: Int
   /// True when the (first) image is lossless (VP8L).
   public var isLossless: Bool
+  /// How many times an animation plays (0: forever); 0 for still files.
+  public var loopCount: Int
   /// The ICCP chunk's profile, EXIF chunk and XMP chunk, as stored.
   public var iccProfile: Data?, exif: Data?, xmp: Data?
 
@@ -34,6 +36,7 @@ public struct WebPFile: Sendable {
     isAnimated = info.has_animation != 0
     frameCount = max(1, Int(info.frame_count))
     isLossless = info.is_lossless != 0
+    loopCount = Int(info.loop_count)
     // The chunk pointers point into `data`: copy them while it is borrowed.
     func chunk(_ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Data? {
       guard let pointer, length > 0 else { return nil }

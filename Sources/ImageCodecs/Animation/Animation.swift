@@ -1,0 +1,85 @@
+// Animation.swift — animated files read and written one frame at a time.
+//
+// A frame reader hands out each frame composed onto the whole canvas, as a browser shows it
+// (the codec applies disposal and blending), and holds only what that composition needs (the
+// canvas, and for GIF's "restore to previous" one saved copy): however many frames a file has,
+// reading it costs one frame of memory plus the decoder's state. A frame writer takes full
+// frames and keeps what its encoder needs (libwebp's previous canvases) plus the output so far.
+import Foundation
+import PixelBufferModule
+
+/// What an animated file's headers say about its frames, read without decoding them.
+public struct AnimationInfo: Hashable, Sendable {
+  /// The canvas (GIF's logical screen, WebP's canvas) every frame is composed on.
+  public var canvasSize: Size
+  /// Each frame's delay in milliseconds, as stored (GIF stores centiseconds; a delay of 0
+  /// or 10 ms is shown as 100 ms by browsers, and kept as stored here).
+  public var delays: [Int]
+  /// How many times the animation plays, 0 forever (WebP's loop count, libvips's `loop`). GIF's
+  /// NETSCAPE2.0 count n > 0 repeats the animation n times after the first, so it plays n + 1
+  /// times (as browsers and libvips read it); a GIF without the extension plays once.
+  public var loopCount: Int
+
+  /// Creates a description.
+  public init(canvasSize: Size, delays: [Int], loopCount: Int) {
+    self.canvasSize = canvasSize
+    self.delays = delays
+    self.loopCount = loopCount
+  }
+
+  /// The number of frames.
+  public var frameCount: Int { delays.count }
+
+  /// The total duration in milliseconds.
+  public var duration: Int { delays.reduce(0, +) }
+}
+
+/// Reads an animation's frames in order, each composed onto the full canvas.
+///
+/// Not thread-safe; each call returns a new buffer, so a caller that drops the previous frame
+/// holds one frame at a time.
+public protocol AnimationFrameReader: AnyObject {
+  /// The animation's canvas, delays and loop count.
+  var info: AnimationInfo { get }
+  /// The format frames come out in (RGB or straight-alpha RGBA, 8-bit).
+  var frameFormat: PixelFormat { get }
+  /// The next frame (`info.canvasSize`, `frameFormat`), or nil after the last.
+  ///
+  /// - Throws: `CodecError` when the frame's data is damaged or truncated.
+  func nextFrame() throws -> PixelBuffer?
+}
+
+/// A codec that reads animations frame by frame.
+public protocol AnimationDecoding: ImageCodec {
+  /// The animation facts of `data` (one frame for a still file), checked against `limits`
+  /// (canvas pixels, `maxFrames`).
+  static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo
+  /// Starts reading the frames of `data`, which the reader keeps.
+  static func makeFrameReader(_ data: Data, limits: DecodeLimits) throws -> any AnimationFrameReader
+}
+
+extension AnimationFrameReader {
+  /// Skips `count` frames; throws `.invalidArgument` when the animation has fewer.
+  public func skip(_ count: Int) throws {
+    for index in 0..<count where try nextFrame() == nil {
+      throw CodecError(.invalidArgument, "The animation has \(index) frames; frame \(count + 1) does not exist.")
+    }
+  }
+}
+
+extension DecodeLimits {
+  /// Throws `.tooLarge` for an animation of more than `maxFrames` frames.
+  public func check(frameCount: Int, what: String) throws {
+    if frameCount > maxFrames {
+      throw CodecError(
+        .tooLarge,
+        "The \(what) has \(frameCount) frames, more than the limit of \(maxFrames); raise the limit (--max-frames) if you trust this file.")
+    }
+  }
+}
+
+/// The warning a decoder of one page of an animation gives when the page was not asked for.
+func animationReadAsStillWarning(_ what: String, frames: Int, request: DecodeRequest) -> [String] {
+  guard frames > 1, request.options["page"] == nil else { return [] }
+  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose another with --page)."]
+}
