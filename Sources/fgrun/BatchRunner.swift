@@ -177,74 +177,49 @@ final class BatchRunner: @unchecked Sendable {
   }
 
   private func process(_ item: BatchItem, job: Job) -> BatchOutcome {
-    let inputURL = URL(fileURLWithPath: item.input)
     var outcome = BatchOutcome(input: item.input, output: nil, status: .failed, milliseconds: 0)
     let inputStatus = fileStatus(item.input)
     outcome.inputBytes = inputStatus.map { Int($0.st_size) }
     do {
-      var target = try predictedTarget(item)
-      if let target, let skipped = resumed(item, target: target, inputStatus: inputStatus) { return skipped }
-      let (image, encoded, inputSize) = try compile(inputURL)
+      let predicted = try predictedTarget(item)
+      if let predicted, let skipped = resumed(item, target: predicted, inputStatus: inputStatus) { return skipped }
+      var options = output.writeOptions
+      options.protectedInputs = settings.protectedInputs
+      let (recipe, context) = (source.recipe, self.context)
+      var prepared = try RenderJob(
+        input: .file(URL(fileURLWithPath: item.input)), destination: predicted.map { .file($0) } ?? .memory, options: options,
+        loadOptions: inputOptions
+      ) { try recipe.compile(input: $0, context: context) }.prepare(on: renderer)
       // No later file reads this one: its decoded pixels leave the cache (a watermark stays).
-      defer { renderer.removeFromCache(encoded) }
-      let inputFormat = encoded.header.fileFormat
-      outcome.inputSize = inputSize
-      let format: ImageFileFormat
-      if let known = target {
-        format = output.requestedFormat ?? ImageFileFormat(pathExtension: known.pathExtension) ?? inputFormat
+      defer { renderer.removeFromCache(prepared.source) }
+      outcome.inputSize = (prepared.input.info.size.width, prepared.input.info.size.height)
+      let url: URL
+      if let predicted {
+        url = predicted
       } else {
-        format = output.requestedFormat ?? inputFormat
-        let named = try name(item, format: format)
-        if let skipped = resumed(item, target: named, inputStatus: inputStatus) { return skipped }
-        target = named
+        url = try name(item, format: prepared.outputFormat())
+        if let skipped = resumed(item, target: url, inputStatus: inputStatus) { return skipped }
+        prepared.destination = .file(url)
       }
-      let url = target!
       outcome.output = url.relativePath
       job.target = url.relativePath
       try claimOutput(url)
-      let protected = [inputURL] + settings.protectedInputs
-      let options = try output.writeOptions(format: format, protecting: protected)
+      prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
       job.waitingForSlot(true)
       renderSlots.wait()
       job.waitingForSlot(false)
-      let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: image))
+      let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: prepared.image))
       defer { rendering.release() }
-      do {
-        try OutputFile.write(to: url, protecting: protected) { handle in
-          try renderer.write(image, to: handle, format: format, options: options, stop: { job.expired })
-          if job.expired { throw CancellationError() }
-          // OutputFile flushes the file and its folder next: no worker and no render memory needed.
-          rendering.release()
-        }
-      } catch {
-        throw Failure(error, stage: .output)
-      }
+      // Once its bytes are written the file is flushed to disk, which needs no worker and no
+      // render memory: the slot passes on then.
+      let result = try prepared.render(stop: { job.expired }, written: { rendering.release() })
       outcome.status = .ok
-      outcome.outputSize = (image.info.size.width, image.info.size.height)
-      outcome.outputBytes = fileStatus(url.path).map { Int($0.st_size) }
-    } catch let failure as Failure {
-      outcome.failure = failure
+      outcome.outputSize = (result.size.width, result.size.height)
+      outcome.outputBytes = result.byteCount
     } catch {
       outcome.failure = Failure(error, stage: .input)
     }
     return outcome
-  }
-
-  /// Reads `url`'s header and compiles the recipe over it.
-  private func compile(_ url: URL) throws -> (Image, EncodedSource, (width: Int, height: Int)) {
-    let encoded: EncodedSource
-    do {
-      encoded = try EncodedSource(contentsOf: url, options: inputOptions)
-    } catch {
-      throw Failure(error, stage: .input)
-    }
-    let input = Image(source: encoded)
-    do {
-      let image = try source.recipe.compile(input: input, context: context)
-      return (image, encoded, (input.info.size.width, input.info.size.height))
-    } catch {
-      throw Failure(error, stage: .recipe)
-    }
   }
 
   /// The output when it can be told before reading the input: the manifest's, or `-o DIR` with

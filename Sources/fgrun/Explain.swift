@@ -3,6 +3,7 @@
 import ArgumentParser
 import FilterGraph
 import Foundation
+import ImageCodecs
 import PixelBufferModule
 
 /// Prints `Renderer.explain`: the graph as written and as optimized (fused point passes,
@@ -13,7 +14,8 @@ struct Explain: ParsableCommand {
     discussion: """
       Without INPUT a 6000×4000 solid-colour image stands in for the input; as it is not a file,
       the plan then shows no shrink-on-load for it. Nothing is decoded either way. --profile,
-      --intent and --bpc show the colour conversions a run with them makes.
+      --intent and --bpc show the colour conversions a run with them makes; --format (default:
+      INPUT's format) and --background show the flattening of alpha a format without it needs.
       """)
 
   /// The stand-in input's size.
@@ -28,6 +30,9 @@ struct Explain: ParsableCommand {
 
   @OptionGroup var colour: ColourOptions
 
+  @Option(help: ArgumentHelp("The output format a run would write (default: INPUT's format).", valueName: "format"))
+  var format: String?
+
   @Argument(help: ArgumentHelp("RECIPE [INPUT] ([INPUT] with -e).", valueName: "files"))
   var files: [String] = []
 
@@ -35,6 +40,9 @@ struct Explain: ParsableCommand {
     let max = expression == nil ? 2 : 1
     if expression == nil, files.isEmpty { throw ValidationError("Give RECIPE [INPUT], or -e 'TEXT' [INPUT].") }
     if files.count > max { throw ValidationError("Too many arguments: give RECIPE [INPUT], or -e 'TEXT' [INPUT].") }
+    if let format, CodecRegistry.codec(named: format) == nil {
+      throw ValidationError("--format must be one of \(CodecRegistry.codecs.map { $0.format.rawValue }.joined(separator: ", ")), not '\(format)'.")
+    }
   }
 
   func run() throws {
@@ -43,13 +51,17 @@ struct Explain: ParsableCommand {
       let inputPath = expression == nil ? files.dropFirst().first : files.first
       let source = try RecipeSource.load(path: recipePath, text: expression)
       let input: Image
+      var inputFormat: ImageFileFormat?
       var lines: [String] = ["recipe: \(recipePath ?? "-e") (\(source.recipe.statements.count) statements)"]
       if let inputPath {
+        let encoded: EncodedSource
         do {
-          input = try Image(contentsOf: URL(fileURLWithPath: inputPath), options: engine.loadOptions)
+          encoded = try EncodedSource(contentsOf: URL(fileURLWithPath: inputPath), options: engine.loadOptions)
         } catch {
           throw Failure(error, stage: .input)
         }
+        input = Image(source: encoded)
+        inputFormat = encoded.header.fileFormat
         let info = input.info
         lines.append("input: \(inputPath), \(info.size) \(info.layout) \(info.component)")
       } else {
@@ -66,7 +78,11 @@ struct Explain: ParsableCommand {
       let renderer = engine.makeRenderer()
       lines.append("output: \(image.info.size) \(image.info.layout) \(image.info.component)")
       lines.append("")
-      lines.append(renderer.explain(image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc))
+      let outputFormat = format.flatMap { CodecRegistry.codec(named: $0)?.format } ?? inputFormat
+      lines.append(
+        renderer.explain(
+          image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc, format: outputFormat,
+          background: colour.background))
       Console.out(lines.joined(separator: "\n"))
       return ExitStatus.ok
     }

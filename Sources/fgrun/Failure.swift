@@ -46,6 +46,13 @@ struct Failure: Error, CustomStringConvertible {
     switch error {
     case let failure as Failure:
       self = failure
+    case let job as RenderJobError:
+      switch (job.stage, job.underlying) {
+      case (.options, let codec as CodecError): self.init(status: ExitStatus.usage, message: codec.message)
+      case (.options, _), (.output, _): self.init(job.underlying, stage: .output)
+      case (.input, _): self.init(job.underlying, stage: .input)
+      case (.recipe, _): self.init(job.underlying, stage: .recipe)
+      }
     case let recipe as RecipeError:
       // A `load` of a missing or corrupt file is an input error; anything else in a recipe is a
       // recipe error.

@@ -106,6 +106,11 @@ struct ColourOptions: ParsableArguments {
   @Flag(help: "Black-point compensation in ICC conversions (default off).")
   var bpc = false
 
+  @Option(help: ArgumentHelp(
+    "The colour an image with alpha is flattened onto when the output format has none (JPEG): a name or #RRGGBB (default white, as transparent images are mostly drawn for light pages; the flatten verb's default is black).",
+    valueName: "color"))
+  var background: Color = WriteOptions.defaultBackground
+
   func validate() throws {
     do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
     if RenderingIntent(rawValue: intent.lowercased()) == nil {
@@ -159,21 +164,24 @@ struct OutputOptions: ParsableArguments {
   /// The format `--format` names, or nil.
   var requestedFormat: ImageFileFormat? { format.flatMap { CodecRegistry.codec(named: $0)?.format } }
 
-  /// Writer settings for `format`, never overwriting `inputs`.
-  ///
-  /// - Throws: `Failure` (usage) when a flag's value does not suit `format`'s codec.
-  func writeOptions(format: ImageFileFormat, protecting inputs: [URL]) throws -> WriteOptions {
-    var options = WriteOptions(format: format, options: try flags.encodeValues(for: format), protectedInputs: inputs)
+  /// Writer settings: the format asked for (nil: the job chooses), colour and metadata. The
+  /// codec's own options are added once the output format is known (`FormatFlags.encodeValues`).
+  var writeOptions: WriteOptions {
+    var options = WriteOptions(format: requestedFormat)
     options.profile = colour.outputProfile
     options.intent = colour.renderingIntent
     options.blackPointCompensation = colour.bpc
+    options.background = colour.background
     options.keptMetadata = strip ? .none : (try? MetadataKinds(argument: keep)) ?? .all
     options.hdr = hdr
     return options
   }
 }
 
-/// Same file? (after resolving `.`/`..` and symbolic links).
-func sameFile(_ a: URL, _ b: URL) -> Bool {
-  a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
+extension Color: ExpressibleByArgument {
+  /// A colour name recipes accept (`white`) or `#RRGGBB[AA]`.
+  public init?(argument: String) {
+    guard let color = Color(hex: argument) else { return nil }
+    self = color
+  }
 }

@@ -109,68 +109,18 @@ struct Run: ParsableCommand {
   private func runOne(
     _ source: RecipeSource, input inputPath: String, output outputPath: String, renderer: Renderer, stats: inout Stats
   ) throws {
-    let toStdout = outputPath == "-"
-    let outputURL = URL(fileURLWithPath: outputPath)
-    var format = output.requestedFormat
-    if !toStdout {
-      format = ImageFileFormat(pathExtension: outputURL.pathExtension)
-      if let requested = output.requestedFormat {
-        if let named = format, named != requested {
-          throw Failure(
-            status: ExitStatus.usage,
-            message: "--format \(output.format!) contradicts the output name \(outputPath); drop one of them.")
-        }
-        format = requested
-      }
-      guard format != nil else {
-        throw Failure(
-          status: ExitStatus.usage,
-          message: "Cannot tell the output format from '\(outputPath)': name it \(CodecRegistry.writableExtensions), or give --format.")
-      }
-    }
-    if let reason = format?.codec?.encoderUnavailableReason {
-      throw Failure(status: ExitStatus.usage, message: reason)
-    }
-    let loadOptions = engine.loadOptions
-    let inputOptions = try output.flags.inputLoadOptions(loadOptions)
-    let (image, inputURL, inputFormat) = try stats.time(\.headerSeconds) { () throws -> (Image, URL?, ImageFileFormat) in
-      let encoded: EncodedSource
-      let url: URL?
-      do {
-        if inputPath == "-" {
-          let data = FileHandle.standardInput.readDataToEndOfFile()
-          guard !data.isEmpty else { throw CodecError(.io, "Standard input is empty; expected a JPEG or PNG image.") }
-          encoded = try EncodedSource(data: data, options: inputOptions)
-          url = nil
-        } else {
-          url = URL(fileURLWithPath: inputPath)
-          encoded = try EncodedSource(contentsOf: url!, options: inputOptions)
-        }
-      } catch {
-        throw Failure(error, stage: .input)
-      }
-      if let url, !toStdout, sameFile(url, outputURL) {
-        throw Failure(status: ExitStatus.output, message: "Refusing to write over the input file \(inputPath); choose another output name.")
-      }
-      let input = Image(source: encoded)
-      do {
-        let compiled = try source.recipe.compile(input: input, context: source.context(loadOptions: loadOptions))
-        return (compiled, url, encoded.header.fileFormat)
-      } catch {
-        throw Failure(error, stage: .recipe)
-      }
-    }
-    let options = try output.writeOptions(format: format ?? inputFormat, protecting: inputURL.map { [$0] } ?? [])
-    try stats.time(\.renderSeconds) {
-      do {
-        if toStdout {
-          try renderer.write(image, to: .standardOutput, format: format ?? inputFormat, options: options)
-        } else {
-          try renderer.write(image, to: outputURL, options: options)
-        }
-      } catch {
-        throw Failure(error, stage: .output)
-      }
+    let context = source.context(loadOptions: engine.loadOptions)
+    let job = RenderJob(
+      input: inputPath == "-" ? .handle(.standardInput) : .file(URL(fileURLWithPath: inputPath)),
+      destination: outputPath == "-" ? .handle(.standardOutput) : .file(URL(fileURLWithPath: outputPath)),
+      options: output.writeOptions, loadOptions: try output.flags.inputLoadOptions(engine.loadOptions)
+    ) { try source.recipe.compile(input: $0, context: context) }
+    do {
+      var prepared = try job.prepare(on: renderer)
+      prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
+      stats.add(try prepared.render().timings)
+    } catch {
+      throw Failure(error, stage: .output)
     }
   }
 

@@ -17,6 +17,12 @@ struct Stats {
   /// The start of the run.
   let start = Stats.now()
 
+  /// Adds a job's timings.
+  mutating func add(_ timings: RenderTimings) {
+    headerSeconds += timings.readSeconds + timings.buildSeconds
+    renderSeconds += timings.renderSeconds
+  }
+
   /// Seconds on a monotonic clock.
   static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 

@@ -193,8 +193,8 @@ extension Renderer {
       if b + window < bandCount { launch(b + window) }
     }
     // Streamed sources are decoded by now: pass on what their decoders recovered from.
-    if let warningHandler {
-      for stream in plan.streamed.values { stream.warnings.forEach(warningHandler) }
+    for stream in plan.streamed.values {
+      for warning in stream.warnings { warn(warning, in: plan) }
     }
   }
 }

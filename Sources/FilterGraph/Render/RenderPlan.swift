@@ -18,6 +18,8 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
   /// Sources whose pixels are converted from their ICC profile into the working space on load.
   var sourceTransforms: [ObjectIdentifier: ColourTransform] = [:]
+  /// The warnings this render gave (`Renderer.warn`), in order; written on the rendering thread only.
+  var warnings: [String] = []
 
   init(root: ImageNode, grid: TileGrid) {
     self.root = root

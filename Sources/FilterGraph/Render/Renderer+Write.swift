@@ -29,6 +29,15 @@ public struct WriteOptions: Hashable, Sendable {
   public var keptMetadata: MetadataKinds = .all
   /// What becomes of a source's gain map (default `.keep`: Ultra HDR JPEG; see `HDROutput`).
   public var hdr: HDROutput = .keep
+  /// The colour an image with alpha is flattened onto (`FlattenOperation`, in linear light) when
+  /// the format cannot store alpha (JPEG), so that transparent pixels do not show the colours they
+  /// hide. Default `WriteOptions.defaultBackground`, white.
+  public var background: Color = WriteOptions.defaultBackground
+
+  /// White: transparent images are mostly drawn to be seen on light pages (logos, icons, text
+  /// in dark ink), which black would hide; ImageMagick and Photoshop's matte also default to
+  /// white (libvips and sharp use black, as the `flatten` verb does).
+  public static let defaultBackground = Color.white
 
   /// Creates options.
   public init(format: ImageFileFormat? = nil, options: FormatOptionValues = [:], protectedInputs: [URL] = []) {
@@ -64,11 +73,9 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
     }
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
-    let encoding = try Renderer.encoding(format, options)
-    let plan = try prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation)
+    let output = try outputPlan(image, format: format, options: options)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
-      try encode(plan, encoding, output: output, handle: handle, stop: stop)
+      try encode(output, handle: handle, stop: stop)
     }
   }
 
@@ -87,11 +94,7 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try bytes.withUnsafeBytes { try handle.writeAll($0) }
     }
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
-    let encoding = try Renderer.encoding(format, options)
-    try encode(
-      prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: handle,
-      stop: stop)
+    try encode(outputPlan(image, format: format, options: options), handle: handle, stop: stop)
   }
 
   /// Renders `image` and returns the encoded file bytes.
@@ -102,9 +105,31 @@ extension Renderer {
   /// `encode(_:format:options:)`, asking `stop` after each band as `write(_:to:options:stop:)` does.
   func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) { return bytes }
-    let output = try OutputColour.plan(image, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
+    return try encode(outputPlan(image, format: format, options: options), handle: nil, stop: stop)!
+  }
+
+  /// What an image becomes on its way into `format`, the one place that decides it: flattened
+  /// onto `options.background` when it has alpha and the file will not, brought into the output
+  /// colour space (`OutputColour`), with the codec's options checked against its table, then
+  /// prepared to render.
+  func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> OutputPlan {
     let encoding = try Renderer.encoding(format, options)
-    return try encode(prepare(output.image, intent: options.intent, bpc: options.blackPointCompensation), encoding, output: output, handle: nil, stop: stop)!
+    let flat = Renderer.flattened(image, for: encoding, background: options.background)
+    let colour = try OutputColour.plan(
+      flat, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
+    let plan = try prepare(colour.image, intent: options.intent, bpc: options.blackPointCompensation)
+    return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, colour: colour)
+  }
+
+  /// `image` flattened onto `background` when it has alpha and the codec writes none (JPEG), so
+  /// transparent pixels do not show the colours they hide; otherwise `image`.
+  static func flattened(
+    _ image: Image, for encoding: (codec: any ImageCodec.Type, options: ResolvedFormatOptions), background: Color
+  ) -> Image {
+    let info = image.info
+    guard info.layout.hasAlpha else { return image }
+    let written = encoding.codec.encodedPixelFormat(layout: info.layout, component: info.component, options: encoding.options)
+    return written.layout.hasAlpha ? image : image.flattened(onto: background)
   }
 
   /// The codec of `format` and the options checked against its table.
@@ -119,20 +144,18 @@ extension Renderer {
     return (codec, try options.formatOptions.resolved(by: codec.encodeOptions))
   }
 
-  /// Renders `plan` band by band into the codec's encoder, which writes to `handle` (or memory,
+  /// Renders `output` band by band into its codec's encoder, which writes to `handle` (or memory,
   /// whose bytes are returned).
   @discardableResult
-  func encode(
-    _ plan: RenderPlan, _ encoding: (codec: any ImageCodec.Type, options: ResolvedFormatOptions), output: OutputColour,
-    handle: OutputHandle?, stop: (() -> Bool)? = nil
-  ) throws -> Data? {
+  func encode(_ output: OutputPlan, handle: OutputHandle?, stop: (() -> Bool)? = nil) throws -> Data? {
+    let plan = output.plan
     let info = plan.root.info
-    let (codec, options) = encoding
+    let (codec, options) = (output.codec, output.options)
     let pixelFormat = codec.encodedPixelFormat(layout: info.layout, component: info.component, options: options)
-    let transform = try output.transform(for: pixelFormat)
+    let transform = try output.colour.transform(for: pixelFormat)
     // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
-    let fileSpace: ColorSpace = output.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
-    let metadata = output.kept.written(from: info.metadata, size: info.size, profile: output.embedded, format: codec.format)
+    let fileSpace: ColorSpace = output.colour.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
+    let metadata = output.colour.kept.written(from: info.metadata, size: info.size, profile: output.colour.embedded, format: codec.format)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
       TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
@@ -149,4 +172,12 @@ extension Renderer {
     }
     return try encoder.finish()
   }
+}
+
+/// An image ready to encode: its render plan, codec and options, and output colour.
+struct OutputPlan {
+  let plan: RenderPlan
+  let codec: any ImageCodec.Type
+  let options: ResolvedFormatOptions
+  let colour: OutputColour
 }

@@ -67,10 +67,18 @@ public final class Renderer: Sendable {
   public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
 
   /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
-  /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`.
-  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false) -> String {
-    let output = try? OutputColour.plan(image, profile: profile, intent: intent, bpc: bpc)
-    let run = output?.image ?? image
+  /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`,
+  /// and, when written as `format`, whether alpha is flattened onto `background`.
+  public func explain(
+    _ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false,
+    format: ImageFileFormat? = nil, background: Color = WriteOptions.defaultBackground
+  ) -> String {
+    var flat = image
+    if let format, let encoding = try? Renderer.encoding(format, WriteOptions(format: format)) {
+      flat = Renderer.flattened(image, for: encoding, background: background)
+    }
+    let output = try? OutputColour.plan(flat, profile: profile, intent: intent, bpc: bpc)
+    let run = output?.image ?? flat
     let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
     var text = "as written:\n" + GraphPrinter.describe(image.node, rendering: rendering) + "\n\nas optimized:\n"
       + GraphPrinter.describe(optimized(run), rendering: rendering)
@@ -80,6 +88,9 @@ public final class Renderer: Sendable {
       } ?? "no profile embedded (sRGB)"
       let stored = output.target.map { "stored through lcms2 into '\($0.name)' (\(output.intent.rawValue))" } ?? "stored as sRGB-encoded values"
       text += "\n\noutput colour: \(stored); \(embedded)"
+    }
+    if let format, flat.node !== image.node {
+      text += "\noutput alpha: \(format.rawValue) stores none, so the image is flattened onto \(background) (flatten, in linear light)"
     }
     return text
   }
@@ -135,7 +146,7 @@ public final class Renderer: Sendable {
           plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity(rendering) + "@\(region)") {
             let (pixels, warnings) = try encoded.source.decodeReportingWarnings(
               scaleDenominator: encoded.scaleDenominator, region: region, colourRendering: rendering)
-            warnings.forEach { warningHandler?("\(encoded.source.name): \($0)") }
+            warnings.forEach { warn("\(encoded.source.name): \($0)", in: plan) }
             cache.recordRegionDecode()
             return pixels
           }
@@ -144,7 +155,7 @@ public final class Renderer: Sendable {
         }
         if let pixels = try cache.pixels(for: encoded.identity(rendering), decode: {
           let (pixels, warnings) = try encoded.decodePixelsReportingWarnings(colourRendering: rendering)
-          warnings.forEach { warningHandler?($0) }
+          warnings.forEach { warn($0, in: plan) }
           return pixels
         }) {
           plan.decoded[ObjectIdentifier(node)] = pixels
@@ -155,7 +166,7 @@ public final class Renderer: Sendable {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
       } else if let pixels = try cache.pixels(for: source.identity, decode: {
         let (pixels, warnings) = try source.decodePixelsReportingWarnings()
-        warnings.forEach { warningHandler?($0) }
+        warnings.forEach { warn($0, in: plan) }
         return pixels
       }) {
         plan.decoded[ObjectIdentifier(node)] = pixels
@@ -176,15 +187,22 @@ public final class Renderer: Sendable {
         let source = encoded.source
         for problem in source.header.warnings.map({ "\(source.name): \($0)" }) + [SourceColour.problem(encoded)].compactMap({ $0 }) {
           if source.options.strict { throw CodecError(.corrupt, problem) }
-          warningHandler?(problem)
+          warn(problem, in: plan)
         }
       }
       guard let format = plan.streamed[id]?.format ?? plan.decoded[id]?.format else { continue }
       do {
         plan.sourceTransforms[id] = try SourceColour.transform(for: node, format: format, intent: intent, bpc: bpc)
       } catch {
-        warningHandler?("\(node.label): cannot convert from its ICC profile (\(error)); its colours are read as sRGB")
+        warn("\(node.label): cannot convert from its ICC profile (\(error)); its colours are read as sRGB", in: plan)
       }
     }
+  }
+
+  /// Records `message` in `plan`'s warnings (a job's result carries them) and passes it to the
+  /// warning handler.
+  func warn(_ message: String, in plan: RenderPlan) {
+    plan.warnings.append(message)
+    warningHandler?(message)
   }
 }

@@ -1,0 +1,129 @@
+// PreparedRenderJob.swift — a job whose input is read and image built, ready to render; and
+// what a render gives back.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// A `RenderJob` after `prepare`: the input's header is read and the image built, nothing decoded.
+public struct PreparedRenderJob {
+  /// The renderer it runs on.
+  public let renderer: Renderer
+  /// The image to render.
+  public let image: Image
+  /// The input image, as read (before the recipe).
+  public let input: Image
+  /// The input's file.
+  public let source: EncodedSource
+  /// Where the output goes (a batch names it only once the input's format is known).
+  public var destination: ImageDestination
+  /// How the output is encoded; `protectedInputs` includes a file input.
+  public var options: WriteOptions
+  /// The time spent so far.
+  public let timings: RenderTimings
+
+  init(
+    renderer: Renderer, image: Image, input: Image, source: EncodedSource, destination: ImageDestination, options: WriteOptions,
+    timings: RenderTimings
+  ) {
+    self.renderer = renderer
+    self.image = image
+    self.input = input
+    self.source = source
+    self.destination = destination
+    self.options = options
+    self.timings = timings
+  }
+
+  /// The input's format.
+  public var inputFormat: ImageFileFormat { source.header.fileFormat }
+
+  /// The format the output is written in: `options.format`, else the one a file destination's
+  /// extension names, else the input's.
+  ///
+  /// - Throws: `RenderJobError(.options)` when they contradict, a file name names no format, or
+  ///   the format cannot be written here.
+  public func outputFormat() throws -> ImageFileFormat {
+    var file: URL?
+    if case .file(let url) = destination { file = url }
+    // With the input's format as the last choice there is always one.
+    return try OutputFormatChoice.format(requested: options.format, destination: file, input: inputFormat) ?? inputFormat
+  }
+
+  /// Renders, encodes and delivers the image.
+  ///
+  /// - Parameters:
+  ///   - stop: asked after each band; once it returns true the render ends, `CancellationError`
+  ///     is thrown (as `RenderJobError(.output)`) and a file destination is left as it was.
+  ///   - written: called once every byte is written, before a file is flushed to disk and moved
+  ///     into place (a batch hands its render slot on then).
+  /// - Throws: `RenderJobError`: `.options` for the format, `.output` for anything after.
+  public func render(stop: (() -> Bool)? = nil, written: (() -> Void)? = nil) throws -> RenderResult {
+    let format = try outputFormat()
+    var options = self.options
+    options.format = format
+    let started = RenderTimings.now()
+    var data: Data?
+    var byteCount: Int?
+    let warnings: [String]
+    do {
+      let output = try renderer.outputPlan(image, format: format, options: options)
+      switch destination {
+      case .file(let url):
+        try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
+          try renderer.encode(output, handle: handle, stop: stop)
+          if let stop, stop() { throw CancellationError() }
+          written?()
+        }
+        byteCount = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+      case .memory:
+        data = try renderer.encode(output, handle: nil, stop: stop)
+        byteCount = data?.count
+        written?()
+      case .handle(let handle):
+        try renderer.encode(output, handle: handle, stop: stop)
+        written?()
+      }
+      warnings = output.plan.warnings
+    } catch {
+      throw RenderJobError(stage: .output, underlying: error)
+    }
+    var timings = self.timings
+    timings.renderSeconds = RenderTimings.now() - started
+    return RenderResult(
+      data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: byteCount,
+      warnings: warnings, timings: timings)
+  }
+}
+
+/// What a job produced.
+public struct RenderResult: Sendable {
+  /// The encoded bytes, for a `.memory` destination.
+  public var data: Data?
+  /// The format written.
+  public var format: ImageFileFormat
+  /// The output's size in pixels.
+  public var size: Size
+  /// The input's size in pixels.
+  public var inputSize: Size
+  /// The bytes written (nil for a stream).
+  public var byteCount: Int?
+  /// What the decoders recovered from and the colour problems worked around ("photo.jpg:
+  /// Premature end of JPEG file"), in order: the output may look fine and still be wrong.
+  public var warnings: [String]
+  /// Time per step.
+  public var timings: RenderTimings
+}
+
+/// Seconds spent in each step of a job.
+public struct RenderTimings: Sendable {
+  /// Reading the input's header.
+  public var readSeconds = 0.0
+  /// Building the image (compiling the recipe).
+  public var buildSeconds = 0.0
+  /// Decoding, rendering, encoding and writing.
+  public var renderSeconds = 0.0
+
+  /// Seconds on a monotonic clock.
+  static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}
