@@ -67,6 +67,20 @@ public struct PreparedRenderJob {
     var byteCount: Int?
     let warnings: [String]
     do {
+      if let bytes = try renderer.ultraHDRBytes(image, format: format, options: options) {
+        // An Ultra HDR JPEG is assembled whole in memory (its MPF index needs the base's length).
+        switch destination {
+        case .file(let url): try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
+        case .memory: data = bytes
+        case .handle(let handle): try bytes.withUnsafeBytes { try handle.writeAll($0) }
+        }
+        written?()
+        var timings = self.timings
+        timings.renderSeconds = RenderTimings.now() - started
+        return RenderResult(
+          data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: bytes.count,
+          warnings: [], timings: timings)
+      }
       let output = try renderer.outputPlan(image, format: format, options: options)
       switch destination {
       case .file(let url):

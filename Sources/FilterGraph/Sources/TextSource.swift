@@ -41,7 +41,7 @@ public struct TextSourceOperation: SourceOperation {
     text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
   /// `size`: the em size.
   public static let size = Parameter<Double>(
-    "size", range: 0.0001...4096,
+    "size", range: 0.0001...4096, percent: .fraction,
     help: "Em size in pixels (points with dpi=); below 1 (a percentage like 3%) a fraction of the of= image's height.")
   /// `of`: the image percentages are of (the chain's image unless named).
   static let ofNote = "percentages of size= and width= are of the image given by of= (the chain's image by default)"
@@ -49,7 +49,7 @@ public struct TextSourceOperation: SourceOperation {
   public static let color = Parameter<Color>("color", default: .black, help: "The text colour (emoji keep theirs).")
   /// `width`: the wrapping width.
   public static let width = Parameter<Double>(
-    "width", range: 0.0001...65535, optional: true,
+    "width", range: 0.0001...65535, optional: true, percent: .fraction,
     help: "Wrap lines to this many pixels (UAX #14 break opportunities); below 1 a fraction of the of= image's width.")
   /// `align`: how lines sit in the box.
   public static let align = Parameter<TextAlignment>("align", default: .left, help: "How lines sit in the box.")
