@@ -97,6 +97,7 @@ final class ParameterTests: XCTestCase {
     case .path: return .path(Fixtures.url("jpeg/testorig.jpg").path)
     case .image: return .image("logo")
     case .choiceOrPoint(let words): return .choice(words.last!)
+    case .length: return .percent(2)
     case .point: return .point(Point(x: 1, y: 1))
     case .numbers(let n):  // an identity matrix for the 2×2 (affine) and 4×5 (matrix) tables
       let step = n == 4 ? 3 : 6
