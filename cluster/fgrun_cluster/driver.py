@@ -86,6 +86,8 @@ def parse(argv):
     parser.add_argument("--chunk", type=int, default=100, metavar="M", help="files per task (default 100)")
     parser.add_argument("--fgrun", default="fgrun", metavar="PATH", help="fgrun on the workers (default: their PATH)")
     parser.add_argument("--window", type=int, metavar="K", help="chunks in flight (default 4 per worker thread)")
+    parser.add_argument("--dashboard", metavar="ADDRESS",
+                        help="with --local: serve Dask's dashboard at ADDRESS (:8787; needs bokeh)")
     options, rest = parser.parse_known_args(argv)
     if options.chunk < 1:
         parser.error("--chunk must be at least 1")
@@ -203,8 +205,15 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     if options.local is not None:
+        if options.dashboard:
+            try:
+                import bokeh  # noqa: F401  (Dask serves no dashboard without it, silently)
+            except ImportError:
+                raise SystemExit("fgrun_cluster: error: --dashboard needs bokeh: run scripts/install-cluster-deps.sh")
         cluster = LocalCluster(n_workers=options.local, threads_per_worker=1, processes=True,
-                               dashboard_address=None, host="127.0.0.1")
+                               dashboard_address=options.dashboard, host="127.0.0.1")
+        if options.dashboard:
+            print(f"fgrun_cluster: dashboard at {cluster.dashboard_link}", file=sys.stderr)
         client = Client(cluster)
     else:
         cluster = None
