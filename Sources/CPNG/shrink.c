@@ -1,6 +1,8 @@
 // shrink.c — box reduction of decoded rows (see cpng_fast.h).
 #include "cpng_fast.h"
 
+#include <math.h>
+
 #define SHRINK_ROW(T)                                                                        \
   do {                                                                                       \
     const int out_width = (width + d - 1) / d;                                               \
@@ -115,9 +117,77 @@ static inline void shrink8(const uint8_t *src, size_t src_stride, int rows, int 
   }
 }
 
+/// The sRGB curve (IEC 61966-2-1) and its inverse, on 0…1.
+static inline float srgb_decode(float v) { return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f); }
+static inline float srgb_encode(float v) {
+  if (v <= 0) return 0;
+  if (v >= 1) return 1;
+  return v <= 0.0031308f ? v * 12.92f : 1.055f * powf(v, 1 / 2.4f) - 0.055f;
+}
+
+/// 8-bit codes as light, and light quantised to 16 bits back to the nearest 8-bit code.
+static float code_light[256];
+static uint8_t light_code[65536];
+
+__attribute__((constructor)) static void make_light_tables(void) {
+  for (int i = 0; i < 256; i++) code_light[i] = srgb_decode(i / 255.0f);
+  for (int i = 0; i < 65536; i++) light_code[i] = (uint8_t)lrintf(srgb_encode(i / 65535.0f) * 255);
+}
+
+/// The box average of light (`linear` in cpng_box_shrink_row): each colour sample is decoded
+/// through the sRGB curve, averaged (weighted by alpha, as the encoded average is), and encoded
+/// back to the nearest code; alpha is averaged as stored.
+static void shrink_light(const uint8_t *src, size_t src_stride, int rows, int width, int channels, int sixteen,
+                         int has_alpha, int d, uint8_t *dst) {
+  const int out_width = (width + d - 1) / d;
+  const int colours = has_alpha ? channels - 1 : channels;
+  const uint32_t max_value = sixteen ? 65535u : 255u;
+  for (int ox = 0; ox < out_width; ox++) {
+    const int x0 = ox * d;
+    const int cols = width - x0 < d ? width - x0 : d;
+    const uint32_t n = (uint32_t)(cols * rows);
+    float plain[4] = {0, 0, 0, 0}, weighted[4] = {0, 0, 0, 0};
+    uint64_t coverage = 0;
+    for (int r = 0; r < rows; r++) {
+      const uint8_t *row = src + (size_t)r * src_stride;
+      for (int j = 0; j < cols; j++) {
+        const size_t at = (size_t)(x0 + j) * (size_t)channels;
+        uint32_t sample[4];
+        for (int c = 0; c < channels; c++) sample[c] = sixteen ? ((const uint16_t *)row)[at + c] : row[at + c];
+        const uint32_t a = has_alpha ? sample[channels - 1] : max_value;
+        coverage += a;
+        for (int c = 0; c < colours; c++) {
+          const float light = sixteen ? srgb_decode(sample[c] / 65535.0f) : code_light[sample[c]];
+          plain[c] += light;
+          if (has_alpha) weighted[c] += light * (float)a;
+        }
+      }
+    }
+    const int opaque = !has_alpha || coverage == (uint64_t)n * max_value || coverage == 0;
+    for (int c = 0; c < colours; c++) {
+      float mean = opaque ? plain[c] / (float)n : weighted[c] / (float)coverage;
+      mean = mean < 0 ? 0 : mean > 1 ? 1 : mean;
+      if (sixteen) {
+        ((uint16_t *)dst)[(size_t)ox * channels + c] = (uint16_t)lrintf(srgb_encode(mean) * 65535);
+      } else {
+        dst[(size_t)ox * channels + c] = light_code[(int)lrintf(mean * 65535)];
+      }
+    }
+    if (has_alpha) {
+      const uint32_t a = (uint32_t)((coverage + n / 2) / n);
+      if (sixteen) ((uint16_t *)dst)[(size_t)ox * channels + channels - 1] = (uint16_t)a;
+      else dst[(size_t)ox * channels + channels - 1] = (uint8_t)a;
+    }
+  }
+}
+
 void cpng_box_shrink_row(const uint8_t *src, size_t src_stride, int rows, int width, int channels,
-                         int sixteen, int has_alpha, int d, uint8_t *dst) {
+                         int sixteen, int has_alpha, int d, int linear, uint8_t *dst) {
   if (rows < 1 || width < 1 || d < 1 || channels < 1 || channels > 4) return;
+  if (linear) {
+    shrink_light(src, src_stride, rows, width, channels, sixteen, has_alpha, d, dst);
+    return;
+  }
   if (sixteen) {
     const uint64_t max_value = 65535;
     SHRINK_ROW(uint16_t);

@@ -29,6 +29,7 @@ struct FGRun: ParsableCommand {
         fgrun explain thumbnail.txt photo.jpg
         fgrun filters blur
         fgrun info --stats photo.jpg
+        fgrun montage photos/*.jpg -o sheet.jpg --columns 6 --cell 300x300
 
       Exit status:
         0   success
@@ -41,7 +42,7 @@ struct FGRun: ParsableCommand {
       An input file is never overwritten; an existing output is replaced only once the new file is complete, so a failed run leaves no half-written file.
       """,
     version: "fgrun \(FGRun.version) (FilterGraph)",
-    subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self, Serve.self],
+    subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self, Montage.self, Serve.self],
     defaultSubcommand: Run.self)
 
   /// Parses the arguments and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.

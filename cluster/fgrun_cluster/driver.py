@@ -10,10 +10,59 @@ import collections
 import itertools
 import json
 import os
+import shutil
 import sys
 import time
 
-from .task import FgrunFailed, FgrunMissing, run_chunk
+from .task import FgrunFailed, FgrunMissing, remove_stale_chunks, run_chunk
+
+WARNING = "fgrun: warning: "
+
+
+def warnings_by_input(stderr, inputs):
+    """fgrun's `fgrun: warning: FILE: …` lines of a chunk, given to the report entries whose
+    input FILE names (by path or file name); the rest under None."""
+    found = collections.defaultdict(list)
+    names = {}
+    for path in inputs:
+        names.setdefault(path, path)
+        names.setdefault(os.path.basename(path), path)
+    for line in stderr.splitlines():
+        if not line.startswith(WARNING):
+            continue
+        text = line[len(WARNING):]
+        owner = names.get(text.split(": ", 1)[0]) if ": " in text else None
+        found[owner].append(text)
+    return found
+
+
+class Progress:
+    """One line on a terminal, redrawn at most every half second: files done, files/s, failures,
+    and the ETA when the manifest's length is known."""
+
+    def __init__(self, stream, total=None):
+        self.stream, self.total = stream, total
+        self.live = hasattr(stream, "isatty") and stream.isatty()
+        self.started = self.drawn = time.monotonic()
+
+    def update(self, done, failed, force=False):
+        now = time.monotonic()
+        if not self.live or (not force and now - self.drawn < 0.5):
+            return
+        self.drawn = now
+        rate = done / (now - self.started) if now > self.started else 0.0
+        parts = [f"{done}/{self.total} files" if self.total else f"{done} files", f"{rate:.1f} files/s", f"{failed} failed"]
+        if self.total and rate > 0:
+            parts.append(f"ETA {int((self.total - done) / rate)} s")
+        width = shutil.get_terminal_size((80, 20)).columns
+        self.stream.write("\r" + ", ".join(parts)[: max(width - 1, 10)] + "\x1b[K")
+        self.stream.flush()
+
+    def finish(self):
+        if self.live:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
 
 USAGE = """python -m fgrun_cluster RECIPE --manifest FILE -o DIR --report FILE.jsonl
        (--scheduler tcp://HOST:PORT | --local N) [--chunk M] [--fgrun PATH] [fgrun options…]"""
@@ -37,6 +86,8 @@ def parse(argv):
     parser.add_argument("--chunk", type=int, default=100, metavar="M", help="files per task (default 100)")
     parser.add_argument("--fgrun", default="fgrun", metavar="PATH", help="fgrun on the workers (default: their PATH)")
     parser.add_argument("--window", type=int, metavar="K", help="chunks in flight (default 4 per worker thread)")
+    parser.add_argument("--dashboard", metavar="ADDRESS",
+                        help="with --local: serve Dask's dashboard at ADDRESS (:8787; needs bokeh)")
     options, rest = parser.parse_known_args(argv)
     if options.chunk < 1:
         parser.error("--chunk must be at least 1")
@@ -61,7 +112,15 @@ def chunks(manifest, size):
             yield batch
 
 
-def run_batch(client, options, fgrun_args, out=sys.stdout):
+def count_lines(manifest):
+    """The manifest's non-empty lines, or None for standard input."""
+    if manifest == "-":
+        return None
+    with open(manifest, encoding="utf-8") as stream:
+        return sum(1 for line in stream if line.strip())
+
+
+def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.stderr):
     """Runs the batch on `client`'s cluster; returns the summary as a dict."""
     from distributed import as_completed
 
@@ -81,6 +140,8 @@ def run_batch(client, options, fgrun_args, out=sys.stdout):
         for batch in itertools.islice(source, n):
             pending.add(client.submit(run_chunk, batch, recipe, args, options.fgrun, os.getcwd(), pure=False))
 
+    progress = Progress(progress_stream, count_lines(options.manifest))
+    failures, loose_warnings = [], []
     with open(options.report, "w", encoding="utf-8") as report:
         submit(window)
         for future in pending:
@@ -89,22 +150,50 @@ def run_batch(client, options, fgrun_args, out=sys.stdout):
             except (FgrunMissing, FgrunFailed) as error:
                 for other in list(pending.futures):
                     other.cancel()
+                progress.finish()
                 raise SystemExit(f"fgrun_cluster: error: {error}")
-            for line in result["report"]:
-                entry = json.loads(line)
+            entries = [json.loads(line) for line in result["report"]]
+            found = warnings_by_input(result.get("stderr", ""), [e.get("input", "") for e in entries])
+            for entry in entries:
                 entry["worker"] = result["worker"]
+                # fgrun's stderr warnings, kept with the input they are about.
+                extra = [w for w in found.get(entry.get("input"), []) if w not in entry.get("warnings", [])]
+                if extra:
+                    entry["warnings"] = entry.get("warnings", []) + extra
                 report.write(json.dumps(entry, separators=(",", ":")) + "\n")
                 counts[entry["status"]] += 1
+                if entry.get("warnings") and entry["status"] == "ok":
+                    counts["damaged"] += 1
                 per_worker[result["worker"]] += 1
+                if entry["status"] == "failed":
+                    failures.append((entry.get("input"), entry.get("error", "failed")))
+                elif entry.get("warnings"):
+                    failures.append((entry.get("input"), "warning: " + "; ".join(entry["warnings"])))
+            loose_warnings += found.get(None, [])
             report.flush()
+            progress.update(sum(counts[k] for k in ("ok", "skipped", "failed")), counts["failed"])
             submit(1)
+    progress.finish()
+    # Chunk folders of workers killed part-way are removed on every worker.
+    try:
+        client.run(remove_stale_chunks)
+    except Exception:  # a worker gone by now: its machine's next task sweeps
+        pass
     seconds = time.monotonic() - started
-    files = sum(counts.values())
+    files = sum(counts[k] for k in ("ok", "skipped", "failed"))
     summary = {"files": files, "ok": counts["ok"], "skipped": counts["skipped"], "failed": counts["failed"],
                "seconds": seconds, "files_per_second": files / seconds if seconds > 0 else 0.0,
                "workers": dict(per_worker)}
-    print(f"{files} files: {counts['ok']} ok, {counts['skipped']} skipped, {counts['failed']} failed "
+    files = sum(counts[k] for k in ("ok", "skipped", "failed"))
+    summary["files"] = files
+    summary["damaged"] = counts["damaged"]
+    damaged = f" ({counts['damaged']} damaged)" if counts["damaged"] else ""
+    print(f"{files} files: {counts['ok']} ok{damaged}, {counts['skipped']} skipped, {counts['failed']} failed "
           f"in {seconds:.2f} s ({summary['files_per_second']:.1f} files/s)", file=out)
+    for path, reason in failures:
+        print(f"  {path}: {reason}", file=out)
+    for text in loose_warnings:
+        print(f"  warning: {text}", file=out)
     for worker, n in sorted(per_worker.items()):
         print(f"  {worker}: {n} files", file=out)
     return summary
@@ -116,8 +205,15 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     if options.local is not None:
+        if options.dashboard:
+            try:
+                import bokeh  # noqa: F401  (Dask serves no dashboard without it, silently)
+            except ImportError:
+                raise SystemExit("fgrun_cluster: error: --dashboard needs bokeh: run scripts/install-cluster-deps.sh")
         cluster = LocalCluster(n_workers=options.local, threads_per_worker=1, processes=True,
-                               dashboard_address=None, host="127.0.0.1")
+                               dashboard_address=options.dashboard, host="127.0.0.1")
+        if options.dashboard:
+            print(f"fgrun_cluster: dashboard at {cluster.dashboard_link}", file=sys.stderr)
         client = Client(cluster)
     else:
         cluster = None

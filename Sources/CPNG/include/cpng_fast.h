@@ -97,9 +97,12 @@ int cpng_zlib_uncompress(const uint8_t *data, size_t length, uint8_t *out, size_
 /// nonzero the last channel is straight alpha: colours are averaged weighted by alpha (the
 /// average of premultiplied colours divided by the average alpha), so transparent pixels do not
 /// bleed their colour; a block with no coverage averages its colours plainly. Every average is
-/// rounded to nearest. The last block of a row may be narrower than `d`. Never fails.
+/// rounded to nearest. The last block of a row may be narrower than `d`. With `linear` nonzero
+/// the colour samples are sRGB-encoded values averaged as light (decoded through the sRGB curve,
+/// averaged, encoded back to the nearest value), as a linear-light resample of the full image
+/// averages them; alpha is averaged as stored. Never fails.
 void cpng_box_shrink_row(const uint8_t *src, size_t src_stride, int rows, int width, int channels,
-                         int sixteen, int has_alpha, int d, uint8_t *dst);
+                         int sixteen, int has_alpha, int d, int linear, uint8_t *dst);
 
 #ifdef __cplusplus
 }

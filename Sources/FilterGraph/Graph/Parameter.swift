@@ -83,6 +83,47 @@ extension Color: ParameterType {
   public var parameterValue: ParameterValue { .color(self) }
 }
 
+/// A length: whole pixels, or a percentage of a size the filter names (`margin=2%`).
+public enum Length: Hashable, Sendable, ParameterType {
+  /// Whole pixels.
+  case pixels(Int)
+  /// A percentage (2 for 2 %) of the size the filter names.
+  case percent(Double)
+
+  /// The pixels this length is when the size it is a percentage of is `reference` (rounded to
+  /// the nearest pixel).
+  public func pixels(of reference: Int) -> Int {
+    switch self {
+    case .pixels(let n): return n
+    case .percent(let p): return Int((Double(reference) * p / 100).rounded())
+    }
+  }
+
+  /// `.number` (pixels) or `.percent`, or nil.
+  public init?(parameterValue: ParameterValue) {
+    switch parameterValue {
+    case .number(let v): guard let n = Int(exactly: v.rounded()) else { return nil }; self = .pixels(n)
+    case .percent(let p): self = .percent(p)
+    default: return nil
+    }
+  }
+
+  /// `.number` or `.percent`.
+  public var parameterValue: ParameterValue {
+    switch self {
+    case .pixels(let n): return .number(Double(n))
+    case .percent(let p): return .percent(p)
+    }
+  }
+}
+
+extension Parameter where Value == Length {
+  /// Pixels in `range`, or a percentage; with a default.
+  public init(_ name: String, pixels range: ClosedRange<Int>, default value: Int, help: String) {
+    self.init(spec: ParameterSpec(name, .length(range), default: .number(Double(value)), help: help))
+  }
+}
+
 /// An element of list parameters: numbers (`1,0,0`) and input:output pairs (`0:0,0.5:0.6`).
 public protocol ParameterListElement: Sendable {
   /// The list `value` holds, or nil when it is of another kind.

@@ -30,6 +30,8 @@ public enum ParameterKind: Hashable, Sendable {
   case point
   /// One of a fixed set of words, or a point `X,Y` (`scale fill=… focus=attention|120,80`).
   case choiceOrPoint([String])
+  /// Whole pixels in a range, or a percentage of a size the filter names (`margin=2%`).
+  case length(ClosedRange<Int>)
   /// Exactly `count` numbers separated by commas (`1,0,0,0,0,…`).
   case numbers(count: Int)
   /// A number of numbers in `counts`, separated by commas (a kernel's values); the filter checks
@@ -53,6 +55,7 @@ public enum ParameterKind: Hashable, Sendable {
     case .image: return "image"
     case .point: return "point X,Y"
     case .choiceOrPoint(let words): return (words + ["X,Y"]).joined(separator: "|")
+    case .length(let r): return "pixels \(r.lowerBound)…\(r.upperBound) or N%"
     case .numbers(let n): return "\(n) numbers N,N,…"
     case .numberList(let counts): return "\(counts.lowerBound)…\(counts.upperBound) numbers N,N,…"
     case .pairs(let n): return "\(n.lowerBound)…\(n.upperBound) pairs A:B,A:B,…"
@@ -95,6 +98,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
   case numbers([Double])
   /// A list of number pairs.
   case pairs([SIMD2<Double>])
+  /// A percentage of a size the filter names (a `length` parameter's `2%`), as written: 2.
+  case percent(Double)
 
   /// The recipe spelling of the value.
   public var description: String {
@@ -110,6 +115,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case .point(let p): return "\(p.x),\(p.y)"
     case .numbers(let v): return v.map(ParameterValue.format).joined(separator: ",")
     case .pairs(let v): return v.map { "\(ParameterValue.format($0.x)):\(ParameterValue.format($0.y))" }.joined(separator: ",")
+    case .percent(let v): return ParameterValue.format(v) + "%"
     }
   }
 
@@ -180,8 +186,10 @@ public struct ParameterSpec: Hashable, Sendable {
     switch (kind, value) {
     case (.number(let range), .number(let v)):
       return .number(clamp(v, range))
-    case (.integer(let range), .number(let v)):
+    case (.integer(let range), .number(let v)), (.length(let range), .number(let v)):
       return .number(clamp(v, Double(range.lowerBound)...Double(range.upperBound)).rounded())
+    case (.length, .percent(let v)):
+      return .percent(v.isNaN ? 0 : min(max(v, 0), 100))
     case (.size(let range), .size(let s)):
       func side(_ n: Int) -> Int { min(max(n, range.lowerBound), range.upperBound) }
       return .size(Size(width: side(s.width), height: side(s.height)))
@@ -207,7 +215,7 @@ public struct ParameterSpec: Hashable, Sendable {
       return true
     case (.choice(let words), .choice(let w)), (.choiceOrPoint(let words), .choice(let w)):
       return words.contains(w)
-    case (.choiceOrPoint, .point):
+    case (.choiceOrPoint, .point), (.length, .number), (.length, .percent):
       return true
     case (.numbers(let n), .numbers(let v)):
       return v.count == n

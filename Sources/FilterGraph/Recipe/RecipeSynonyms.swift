@@ -20,7 +20,7 @@ enum RecipeSynonyms {
     "resample": ("scale", nil), "downscale": ("scale", nil), "upscale": ("scale", nil),
     "fit": ("scale fit=WxH", nil), "fill": ("scale fill=WxH", nil),
     "unsharp": ("sharpen", nil), "unsharpmask": ("sharpen", nil), "gaussianblur": ("blur", nil),
-    "autolevel": ("normalize", nil), "autocontrast": ("normalize", nil), "autorotate": ("orient", nil),
+    "noise": ("grain", nil), "autolevel": ("normalize", nil), "autocontrast": ("normalize", nil), "autorotate": ("orient", nil),
     "background": ("flatten color=COLOR", nil),
   ]
 

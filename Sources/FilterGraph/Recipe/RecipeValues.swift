@@ -47,6 +47,15 @@ enum RecipeValues {
       }
       return .number(v)
 
+    case .length(let range):
+      if text.hasSuffix("%") {
+        guard let v = number(String(text.dropLast()), allowPercent: false), (0...100).contains(v) else {
+          throw ValueProblem(message: "\(parameter)=\(text) is not a percentage 0…100; \(parameter) expects a \(kind.typeName)")
+        }
+        return .percent(v)
+      }
+      return try parse(word, as: ParameterSpec(parameter, .integer(range), help: spec.help))
+
     case .size(let range):
       let parts = text.split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "X" || $0 == "×" }
       guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {

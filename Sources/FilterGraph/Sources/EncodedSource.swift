@@ -147,6 +147,8 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
 
   /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
   public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
+  /// How much more than asked a reduced decode must keep (`ImageCodec.reductionMargin`).
+  public var reductionMargin: Double { codec.reductionMargin }
 
   /// The size of the reduced copy stored in the file (a TIFF pyramid level) that a decode at
   /// `1/scaleDenominator` reads, or nil when it reads the full-size image.

@@ -98,7 +98,7 @@ public enum ColourFilters {
 
   /// Every colour verb.
   public static var all: [FilterDefinition] {
-    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, curves, normalize, vignette]
+    [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, curves, normalize, vignette, grain]
   }
 
   /// A matrix preset verb with one number parameter `key`.

@@ -91,33 +91,69 @@ public struct ModulateOperation: ComposablePointOperation {
       lightness: lightness * n.brightness + n.lightness)
   }
 
+  /// Eight pixels at a time, in planes (r, g, b, a each a SIMD8): the cube roots' dependent
+  /// steps of eight pixels overlap instead of waiting on one another (a pixel at a time, the
+  /// divisions' latency made modulate six times slower than sepia). A row's last pixels are
+  /// padded to eight, so every pixel takes the same arithmetic whatever the tiling.
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let k0 = matrix[0], k1 = matrix[1], k2 = matrix[2], off = offset
-    let (a0, a1, a2) = Self.toLMS, (b0, b1, b2) = Self.fromLMS
-    @inline(__always) func row(_ r: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), _ v: SIMD4<Float>) -> SIMD4<Float> {
-      r.0 * v.x + r.1 * v.y + r.2 * v.z
+    var i = 0
+    while i + 8 <= count {
+      applyEight(pixels + i)
+      i += 8
     }
-    for i in 0..<count {
-      let p = pixels[i]
-      let alpha = p.w
-      if alpha <= 0 { continue }
-      let straight = alpha == 1 ? p : p / alpha
-      let lms = Self.cubeRoot(row((a0, a1, a2), straight))
-      let moved = SIMD4((k0 * lms).sum(), (k1 * lms).sum(), (k2 * lms).sum(), 0) + off
-      let cubed = moved * moved * moved
-      var rgb = row((b0, b1, b2), cubed)
-      rgb.w = 1
-      pixels[i] = rgb * alpha
+    guard i < count else { return }
+    var rest = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero,
+                SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
+    withUnsafeMutableBytes(of: &rest) { raw in
+      let block = raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)
+      block.update(from: pixels + i, count: count - i)
+      applyEight(block)
+      (pixels + i).update(from: block, count: count - i)
     }
   }
 
-  /// ∛x per lane (odd for negatives), to Float precision; lane w is ignored.
+  /// The definition on eight pixels.
   @inline(__always)
-  static func cubeRoot(_ x: SIMD4<Float>) -> SIMD4<Float> {
+  private func applyEight(_ p: UnsafeMutablePointer<SIMD4<Float>>) {
+    var r = SIMD8<Float>(), g = SIMD8<Float>(), b = SIMD8<Float>(), a = SIMD8<Float>()
+    for k in 0..<8 {
+      let v = p[k]
+      r[k] = v.x
+      g[k] = v.y
+      b[k] = v.z
+      a[k] = v.w
+    }
+    let covered = a .> 0
+    let divisor = a.replacing(with: 1, where: .!covered)
+    r /= divisor
+    g /= divisor
+    b /= divisor
+    let (a0, a1, a2) = Self.toLMS, (b0, b1, b2) = Self.fromLMS
+    let k0 = matrix[0], k1 = matrix[1], k2 = matrix[2], off = offset
+    let l = Self.cubeRoot(a0.x * r + a1.x * g + a2.x * b)
+    let m = Self.cubeRoot(a0.y * r + a1.y * g + a2.y * b)
+    let s = Self.cubeRoot(a0.z * r + a1.z * g + a2.z * b)
+    var l2 = k0.x * l + k0.y * m + k0.z * s + off.x
+    var m2 = k1.x * l + k1.y * m + k1.z * s + off.y
+    var s2 = k2.x * l + k2.y * m + k2.z * s + off.z
+    l2 = l2 * l2 * l2
+    m2 = m2 * m2 * m2
+    s2 = s2 * s2 * s2
+    let outR = (b0.x * l2 + b1.x * m2 + b2.x * s2) * a
+    let outG = (b0.y * l2 + b1.y * m2 + b2.y * s2) * a
+    let outB = (b0.z * l2 + b1.z * m2 + b2.z * s2) * a
+    for k in 0..<8 where covered[k] {
+      p[k] = SIMD4(outR[k], outG[k], outB[k], a[k])
+    }
+  }
+
+  /// ∛x per lane (odd for negatives), to Float precision.
+  @inline(__always)
+  static func cubeRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let ax = x.replacing(with: -x, where: x .< 0)
     // First guess: a third of the exponent (the bits of a positive float are nearly log₂ of it).
-    let bits = unsafeBitCast(ax, to: SIMD4<UInt32>.self)
-    var y = unsafeBitCast(bits / 3 &+ 0x2A51_4067, to: SIMD4<Float>.self)
+    let bits = unsafeBitCast(ax, to: SIMD8<UInt32>.self)
+    var y = unsafeBitCast(bits / 3 &+ 0x2A51_4067, to: SIMD8<Float>.self)
     for _ in 0..<2 {  // Halley: cubic convergence, ≈ 3 % → 5·10⁻⁵ → below Float's ulp
       let y3 = y * y * y
       y = y * (y3 + 2 * ax) / (2 * y3 + ax)

@@ -101,8 +101,9 @@ public struct CompositeOperation: ImageOperation {
   public static let gravity = Parameter<Gravity>(
     "gravity", default: .center, help: "Which side or corner of the base the overlay sits against.")
   /// `margin`: distance from the named sides.
-  public static let margin = Parameter<Int>(
-    "margin", range: 0...maxOffset, default: 0, help: "Distance in pixels from the side(s) gravity names.")
+  public static let margin = Parameter<Length>(
+    "margin", pixels: 0...maxOffset, default: 0,
+    help: "Distance from the side(s) gravity names, in pixels or N% of the base's shorter side.")
   /// `x`: extra horizontal offset.
   public static let x = Parameter<Int>(
     "x", range: -maxOffset...maxOffset, default: 0, help: "Extra horizontal offset in pixels (positive moves right).")
@@ -188,7 +189,7 @@ extension Image {
     mode: BlendMode = .over, opacity: Double = 1, linearLight: Bool = true
   ) -> Image {
     typealias Composite = CompositeOperation
-    let anchor = gravity.origin(of: size, in: base.size, margin: Composite.margin.clamped(margin))
+    let anchor = gravity.origin(of: size, in: base.size, margin: min(max(margin, 0), Composite.maxOffset))
     let origin = Point(x: anchor.x + Composite.x.clamped(offset.x), y: anchor.y + Composite.y.clamped(offset.y))
     let op = CompositeOperation(mode: mode, opacity: opacity, origin: origin, overlaySize: size, linearLight: linearLight)
     return base.applying(op, with: [self])

@@ -23,8 +23,10 @@ public enum CompositingFilters {
   /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
   public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
     typealias Composite = CompositeOperation
+    // A margin in % is of the base's shorter side, so a watermark sits alike on every photo.
+    let margin = args[Composite.margin].pixels(of: min(inputs[1].size.width, inputs[1].size.height))
     return inputs[0].composited(
-      over: inputs[1], gravity: args[Composite.gravity], margin: args[Composite.margin],
+      over: inputs[1], gravity: args[Composite.gravity], margin: margin,
       offset: Point(x: args[Composite.x], y: args[Composite.y]), mode: args[Composite.mode],
       opacity: args[Composite.opacity], linearLight: args[Composite.linear])
   }

@@ -27,6 +27,8 @@ public enum PNGCodec: ImageCodec {
 
   /// Box averages while decoding (`BoxShrinkingDecoder`).
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+  /// A box average of light (BoxShrinkingDecoder.swift) needs three times the target.
+  public static var reductionMargin: Double { 1.5 }
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {

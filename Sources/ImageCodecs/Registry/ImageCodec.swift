@@ -56,6 +56,11 @@ public protocol ImageCodec: Sendable {
   /// and a resample (JPEG's DCT scaling: [2, 4, 8]; WebP's scaled decoding, for still images).
   /// Empty when the file decodes at full size only.
   static func reducedScaleDenominators(for header: ImageHeader) -> [Int]
+  /// How much larger than the optimizer's minimum (twice the target) a reduced decode must stay:
+  /// 1 for codecs whose reduction is a good low-pass (JPEG's DCT scaling); a box average
+  /// (PNG) attenuates detail the final resample would keep, and needs 1.5 (three times the target)
+  /// to stay within 45 dB of a resample of the full image on detailed photos.
+  static var reductionMargin: Double { get }
   /// The size of the reduced-resolution copy the file stores (one of
   /// `header.reducedLevelSizes`: a TIFF pyramid level) that a decode at 1/`scaleDenominator`
   /// reads, or nil when it reads the full-size image. Said by `Renderer.explain`.
@@ -94,6 +99,8 @@ public protocol ImageCodec: Sendable {
 extension ImageCodec {
   /// Full-size decoding only.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
+  /// No margin beyond the optimizer's.
+  public static var reductionMargin: Double { 1 }
   /// No stored reduced copies.
   public static func storedLevelSize(for header: ImageHeader, scaleDenominator: Int) -> Size? { nil }
   /// Whole-image decoding.

@@ -94,20 +94,21 @@ public final class WholeImageDecoder: ImageRowDecoder {
 }
 
 extension PixelBuffer {
-  /// This 8- or 16-bit buffer reduced to 1/`factor` by box averaging (alpha-weighted; each side
-  /// ⌈side / factor⌉), for codecs whose library cannot decode at a reduced size itself.
+  /// This 8- or 16-bit buffer reduced to 1/`factor` by box averaging (alpha-weighted, of light
+  /// unless the buffer is linear already; each side ⌈side / factor⌉), for codecs whose library
+  /// cannot decode at a reduced size itself.
   public func boxShrunk(by factor: Int) -> PixelBuffer {
     let size = Size(width: (width + factor - 1) / factor, height: (height + factor - 1) / factor)
     var out = PixelBuffer(width: size.width, height: size.height, format: format, colorSpace: colorSpace, metadata: metadata)
     let channels = Int32(format.channelCount), sixteen: Int32 = format.component == .uint16 ? 1 : 0
-    let alpha: Int32 = format.layout.hasAlpha ? 1 : 0
+    let alpha: Int32 = format.layout.hasAlpha ? 1 : 0, light: Int32 = colorSpace.isLinear ? 0 : 1
     withUnsafeBaseAddress { src, srcStride in
       out.withUnsafeMutableBaseAddress { dst, dstStride in
         for y in 0..<size.height {
           let rows = min(factor, height - y * factor)
           cpng_box_shrink_row(
             (src + y * factor * srcStride).assumingMemoryBound(to: UInt8.self), srcStride, Int32(rows),
-            Int32(width), channels, sixteen, alpha, Int32(factor), (dst + y * dstStride).assumingMemoryBound(to: UInt8.self))
+            Int32(width), channels, sixteen, alpha, Int32(factor), light, (dst + y * dstStride).assumingMemoryBound(to: UInt8.self))
         }
       }
     }

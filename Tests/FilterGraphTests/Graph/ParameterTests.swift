@@ -98,6 +98,7 @@ final class ParameterTests: XCTestCase {
     case .text: return .text("Text")
     case .image: return .image("logo")
     case .choiceOrPoint(let words): return .choice(words.last!)
+    case .length: return .percent(2)
     case .point: return .point(Point(x: 1, y: 1))
     case .numbers(let n):  // an identity matrix for the 2×2 (affine) and 4×5 (matrix) tables
       let step = n == 4 ? 3 : 6

@@ -20,7 +20,7 @@ final class PercentTests: XCTestCase {
     "levels.black": .fraction, "levels.white": .fraction, "levels.out-black": .fraction, "levels.out-white": .fraction,
     "normalize.low": .percent, "normalize.high": .percent,
     "vignette.amount": .fraction, "vignette.radius": .fraction, "vignette.softness": .fraction,
-    "trim.threshold": .fraction,
+    "trim.threshold": .fraction, "grain.amount": .fraction,
     "composite.opacity": .fraction, "blend.opacity": .fraction,
   ]
 

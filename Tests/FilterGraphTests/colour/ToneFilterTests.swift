@@ -93,14 +93,25 @@ final class ModulateTests: XCTestCase {
     }
   }
 
+  /// Eight pixels at a time, the rest padded: the same floats whatever the tile widths (rows
+  /// whose length is no multiple of eight), and the same as the definition per pixel.
+  func testSameResultWhateverTheTileWidths() throws {
+    let photo = try Image(contentsOf: photoURL).modulated(brightness: 1.1, saturation: 1.3, hue: 25, lightness: 0.02)
+    let wide = try renderFloat(photo, renderer: Renderer(options: RendererOptions(threads: 1, tileSize: Size(width: 512, height: 64))))
+    for width in [37, 13, 8] {
+      let narrow = try renderFloat(photo, renderer: Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: width, height: 16))))
+      XCTAssertEqual(narrow, wide, "tiles \(width) wide")
+    }
+  }
+
   func testCubeRootAccuracy() {
     var worst: Float = 0
     var x: Float = 1e-6
     while x < 8 {
-      let v = ModulateOperation.cubeRoot(SIMD4(x, -x, 0, x / 3))
+      let v = ModulateOperation.cubeRoot(SIMD8(x, -x, 0, x / 3, x, x, x, x))
       let want = Float(cbrt(Double(x)))
-      worst = max(worst, abs(v.x - want) / want, abs(v.y + want) / want)
-      XCTAssertEqual(v.z, 0)
+      worst = max(worst, abs(v[0] - want) / want, abs(v[1] + want) / want)
+      XCTAssertEqual(v[2], 0)
       x *= 1.0071
     }
     XCTAssertLessThan(worst, 3e-7)

@@ -202,24 +202,26 @@ final class ScaleTests: XCTestCase {
   }
 
   func testShrinkOnLoadKeepsGeometryAndStaysClose() throws {
-    // 227×149 JPEG fitted into 50×50: the optimizer decodes it at 1/2 (114×75) and the same
+    // 2268×1512 JPEG fitted into 200×200: the optimizer decodes it at 1/4 (567×378) and the same
     // scale operation resamples from that; the result has the same size and nearly the same pixels.
-    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
-    let small = photo.scaled(toFit: Size(width: 50, height: 50))
+    // (A side that a reduction does not divide is never reduced: see ShrinkOnLoadQualityTests.)
+    let photo = try Image(contentsOf: Repository.url("samples/flower.jpg"))
+    XCTAssertEqual(T.tiled.optimized(try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg")).scaled(toFit: Size(width: 50, height: 50))).inputs.first.flatMap { ($0.operation as? EncodedSourceOperation)?.scaleDenominator }, 1, "227×149: no whole reduction")
+    let small = photo.scaled(toFit: Size(width: 200, height: 200))
     let (shrinking, exact) = (T.tiled, T.exactTiled)
     var node = shrinking.optimized(small)
     while let input = node.inputs.first { node = input }
-    XCTAssertEqual((node.operation as? EncodedSourceOperation)?.scaleDenominator, 2)
+    XCTAssertEqual((node.operation as? EncodedSourceOperation)?.scaleDenominator, 4)
     let a = try shrinking.render(small, format: .rgb8), b = try exact.render(small, format: .rgb8)
-    XCTAssertEqual(a.size, Size(width: 50, height: 33))
+    XCTAssertEqual(a.size, Size(width: 200, height: 133))
     XCTAssertEqual(b.size, a.size)
     let (x, y) = (try T.bytes(small, format: .rgb8, renderer: shrinking), try T.bytes(small, format: .rgb8, renderer: exact))
     var squared = 0.0
     for (r, s) in zip(x.joined(), y.joined()) { squared += pow(Double(r) - Double(s), 2) }
-    let psnr = 10 * log10(255 * 255 / max(squared / Double(50 * 33 * 3), 1e-9))
-    XCTAssertGreaterThan(psnr, 30)
+    let psnr = 10 * log10(255 * 255 / max(squared / Double(200 * 133 * 3), 1e-9))
+    XCTAssertGreaterThan(psnr, 45)
     // Without shrink-on-load allowed on the operation, the source stays full size.
-    var full = shrinking.optimized(photo.scaled(toFit: Size(width: 50, height: 50), allowsShrinkOnLoad: false))
+    var full = shrinking.optimized(photo.scaled(toFit: Size(width: 200, height: 200), allowsShrinkOnLoad: false))
     while let input = full.inputs.first { full = input }
     XCTAssertEqual((full.operation as? EncodedSourceOperation)?.scaleDenominator, 1)
   }

@@ -1,0 +1,68 @@
+// ShrinkOnLoadQualityTests.swift — shrink-on-load against the exact result, per format: a
+// thumbnail made from a reduced decode stays within 45 dB of the linear-light Lanczos resample of
+// the full decode, on the project's sample photo (samples/flower.jpg, 2268×1512, fine detail) as
+// JPEG and written as PNG and WebP. PNG's reduction is our box average, done in light with a
+// margin of three times the target; JPEG's and WebP's are their libraries' (on encoded values).
+
+import FilterGraph
+import ImageCodecs
+import Foundation
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class ShrinkOnLoadQualityTests: XCTestCase {
+  typealias T = ResampleTestSupport
+
+  /// PSNR of `image` rendered with shrink-on-load against without, and the decode scale used.
+  private func psnr(_ image: Image) throws -> (psnr: Double, denominator: Int) {
+    var node = T.tiled.optimized(image)
+    while let input = node.inputs.first { node = input }
+    let d = (node.operation as? EncodedSourceOperation)?.scaleDenominator ?? 1
+    let a = try T.bytes(image, format: .rgb8, renderer: T.tiled).joined()
+    let b = try T.bytes(image, format: .rgb8, renderer: T.exactTiled).joined()
+    var squared = 0.0
+    for (x, y) in zip(a, b) { squared += pow(Double(x) - Double(y), 2) }
+    return (10 * log10(255 * 255 / max(squared / Double(a.count), 1e-9)), d)
+  }
+
+  private func flower() throws -> Image { try Image(contentsOf: Repository.url("samples/flower.jpg")) }
+
+  /// The photo re-encoded in `format` (lossless PNG; WebP at quality 95), opened from memory.
+  private func flower(as format: ImageFileFormat, options: FormatOptionValues = [:]) throws -> Image {
+    let photo = try flower()
+    let bytes = try T.tiled.encode(photo, format: format, options: WriteOptions(options: options))
+    return try Image(data: bytes)
+  }
+
+  func testPNGBoxShrinkStaysWithin45dB() throws {
+    let png = try flower(as: .png)
+    var denominators: Set<Int> = []
+    for side in [80, 150, 300] {
+      let (value, d) = try psnr(png.scaled(toFit: Size(width: side, height: side)))
+      denominators.insert(d)
+      XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
+    }
+    XCTAssertTrue(denominators.isSuperset(of: [2, 4]), "\(denominators)")
+  }
+
+  func testWebPScaledDecodeStaysWithin45dB() throws {
+    let webp = try flower(as: .webp, options: ["quality": 95])
+    for side in [80, 150, 300] {
+      let (value, d) = try psnr(webp.scaled(toFit: Size(width: side, height: side)))
+      XCTAssertGreaterThan(d, 1)
+      XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
+    }
+  }
+
+  /// JPEG's DCT scaling (libjpeg's, on encoded values). Only reductions that divide both sides
+  /// are taken: 2268 / 8 would end in a half block and shift the geometry (36 dB at fit 100).
+  func testJPEGScaledDecodeStaysWithin45dB() throws {
+    let photo = try flower()
+    for side in [80, 150, 300] {
+      let (value, d) = try psnr(photo.scaled(toFit: Size(width: side, height: side)))
+      XCTAssertGreaterThan(d, 1)
+      XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
+    }
+  }
+}
