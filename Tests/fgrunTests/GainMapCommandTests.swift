@@ -34,6 +34,12 @@ extension FGRunTests {
     XCTAssertEqual(sdr.status, 0, sdr.stderr)
     XCTAssertEqual(sdr.stderr, "")
     XCTAssertFalse(try fgrun(["info", "sdr.jpg"]).text.contains("gain map"))
-    XCTAssertEqual(try fgrun(["-e", "scale 0.5", "--hdr", "hdr", "hdr.jpg", "x.jpg"]).status, 64)
+    let notTIFF = try fgrun(["-e", "scale 0.5", "--hdr", "hdr", "hdr.jpg", "x.jpg"])
+    XCTAssertNotEqual(notTIFF.status, 0)
+    XCTAssertTrue(notTIFF.stderr.contains("--hdr hdr writes a float TIFF"), notTIFF.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("x.jpg").path))
+    let float = try fgrun(["-e", "scale 0.5", "--hdr", "hdr", "hdr.jpg", "hdr.tif"])
+    XCTAssertEqual(float.status, 0, float.stderr)
+    XCTAssertTrue(try fgrun(["info", "hdr.tif"]).text.contains("  depth        32-bit float"))
   }
 }
