@@ -18,6 +18,10 @@ extension FGRunTests {
     XCTAssertEqual(map["width"] as? Int, 48)
     XCTAssertEqual(map["hdr_capacity_max"] as? Double ?? 0, 5.6224, accuracy: 1e-4)
 
+    let explained = try fgrun(["explain", "-e", "rotate 90\nscale 0.5", "hdr.jpg"])
+    XCTAssertTrue(explained.text.contains("gain map (written as Ultra HDR to JPEG):\n#1 scale size=16x24"), explained.text)
+    XCTAssertTrue(try fgrun(["explain", "-e", "blur sigma=2", "hdr.jpg"]).text.contains("gain map: not written (blur is not applied to gain maps)"))
+
     let half = try fgrun(["-e", "scale 0.5", "hdr.jpg", "half.jpg"])
     XCTAssertEqual(half.status, 0, half.stderr)
     XCTAssertEqual(half.stderr, "")

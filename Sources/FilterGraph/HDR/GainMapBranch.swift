@@ -27,6 +27,18 @@ public struct GainMapBranch {
   public let metadata: GainMapMetadata
 }
 
+extension GainMapBranch {
+  /// What `Renderer.explain` adds for an image with a gain map: the map's branch as the graph
+  /// printer shows a graph, or why the map is not written; empty for other images.
+  static func explanation(of image: Image, rendering: ColourRendering) -> String {
+    switch image.gainMapBranch() {
+    case (let branch?, _): return "\n\ngain map (written as Ultra HDR to JPEG):\n" + GraphPrinter.describe(branch.map.node, rendering: rendering)
+    case (nil, let problem?): return "\n\ngain map: not written (\(problem))"
+    default: return ""
+    }
+  }
+}
+
 extension Image {
   /// The gain map that follows this image's operations, or nil with the reason it cannot (nil
   /// reason: no source of the image has a gain map).

@@ -81,7 +81,7 @@ public final class Renderer: Sendable {
       let stored = output.target.map { "stored through lcms2 into '\($0.name)' (\(output.intent.rawValue))" } ?? "stored as sRGB-encoded values"
       text += "\n\noutput colour: \(stored); \(embedded)"
     }
-    return text
+    return text + GainMapBranch.explanation(of: image, rendering: rendering)
   }
 
   /// Renders `image` into a new buffer in its own format (or `format`, when given).
