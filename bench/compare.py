@@ -6,7 +6,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W9p,
-                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod
+                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod,W12,W12sdr
                  (W4 = W4a,W4b; W3s = the three large-sigma rows; W11 = every W11 row; default all but the
                  W3s rows, whose libvips runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
@@ -46,7 +46,7 @@ ROOT = os.path.dirname(HERE)
 ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
                  "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
-                 "W11med", "W11conv", "W11norm", "W11mod"]
+                 "W11med", "W11conv", "W11norm", "W11mod", "W12", "W12sdr"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -77,11 +77,13 @@ TITLES = {
     "W11conv": "W11conv convolve with the 3x3 sharpening kernel 0,-1,0,-1,5,-1,0,-1,0, JPEG Q90 4:2:0",
     "W11norm": "W11norm normalize: the 1st and 99th percentiles of r,g,b stretched to black and white, JPEG Q90 4:2:0",
     "W11mod": "W11mod modulate brightness 1.1, saturation 1.2, hue +10 degrees in a perceptual LCh, JPEG Q90 4:2:0",
+    "W12": "W12 Ultra HDR thumbnail: 24 MP Ultra HDR JPEG (quarter-size map), fit 800x800 Lanczos3, Ultra HDR JPEG Q85",
+    "W12sdr": "W12sdr the same file thumbnailed as SDR only (the gain map dropped), JPEG Q85",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W3s50": "png", "W3s200": "png", "W3s500": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
        "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
-       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg"}
+       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg", "W12": "jpg", "W12sdr": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -112,6 +114,20 @@ def recipe_options(path):
     return opts
 
 
+ORACLES_PY = os.path.join(os.path.dirname(HERE), ".venv-oracles", "bin", "python")
+
+
+def uhdr_input(inp):
+    """W12's input: photo-24mp-uhdr.jpg beside the JPEG photo, made from it by
+    bench/make-uhdr-input.py in the oracles' venv (scripts/install-hdr-oracles.sh) when missing."""
+    jpg = os.path.join(os.path.dirname(inp), "photo-24mp-uhdr.jpg")
+    if not os.access(os.path.dirname(inp), os.W_OK) and not os.path.exists(jpg):
+        jpg = os.path.join(HERE, "inputs", "photo-24mp-uhdr.jpg")
+    if not os.path.exists(jpg):
+        subprocess.run([ORACLES_PY, os.path.join(HERE, "make-uhdr-input.py"), inp, jpg], check=True)
+    return jpg
+
+
 def rows_for(w, inp, out, py, im, fgrun, threads):
     """(tool, variant, output file, argv, is the libvips reference) for workload w."""
     o = os.path.join(out, w)
@@ -125,6 +141,8 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         inp = pyramid_input(inp)
     if w == "W11trim":
         inp = bordered_input(inp)
+    if w in ("W12", "W12sdr"):
+        inp = uhdr_input(inp)
     jpeg90 = "[Q=90,subsample-mode=on,strip]"
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
@@ -257,6 +275,10 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         # sharp's modulate: colourspace to CIE LCh, linear on L, C and h, back to sRGB.
         r += [("vips", "pyvips colourspace lch, linear, srgb", f"{o}-vips.jpg",
                pe + ["pyvips-W11mod", inp, f"{o}-vips.jpg"], True)]
+    elif w == "W12":
+        # libvips 8.18 from pyvips-binary in the oracles' venv (the system libvips has no uhdr).
+        r += [("vips 8.18", "pyvips thumbnail + uhdrsave", f"{o}-vips.jpg",
+               [ORACLES_PY, os.path.join(HERE, "peer_ops.py"), "pyvips818-W12", inp, f"{o}-vips.jpg"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])

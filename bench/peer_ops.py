@@ -27,6 +27,9 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
       C x 1.2, h + 10 degrees, back to 8-bit sRGB, JPEG Q90 4:2:0. fgrun's modulate computes the
       same multipliers in Oklch (on linear sRGB), so the pixels differ by the spaces' difference.
 
+  W12 (pyvips818 only, libvips 8.18 from the oracles' venv): thumbnail to fit 800x800 (Lanczos3;
+      libvips shrinks the gain map with the image), uhdrsave Q85.
+
 OpenCV's thread pool is capped by BENCH_THREADS when set (bench/compare.py --threads).
 """
 import os
@@ -177,7 +180,15 @@ def pyvips_(op, inp, out):
         raise SystemExit(f"peer_ops: pyvips has no {op}")
 
 
+def pyvips818(op, inp, out):
+    import pyvips
+
+    if op != "W12":
+        raise SystemExit(f"peer_ops: pyvips818 has no {op}")
+    pyvips.Image.thumbnail(inp, 800, height=800).uhdrsave(out, Q=85)
+
+
 if __name__ == "__main__":
     name, inp, out = sys.argv[1:4]
     tool, op = name.split("-", 1)
-    {"pillow": pillow, "opencv": opencv, "pyvips": pyvips_}[tool](op, inp, out)
+    {"pillow": pillow, "opencv": opencv, "pyvips": pyvips_, "pyvips818": pyvips818}[tool](op, inp, out)

@@ -6,7 +6,8 @@
     psnr_ic:  PSNR (dB, over the reference's peak) of the output's HDR rendition as libultrahdr
               decodes it (imagecodecs.ultrahdr_decode, linear, full headroom) against the input's
               rendition decoded the same way and resized to the output's size in linear light
-              (libvips resize, Lanczos 3)
+              (libvips resize, Lanczos 3); an OUTPUT ending in .tif is a float TIFF of the
+              rendition itself (fgrun --hdr hdr), read as it is (output is then {})
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
@@ -26,6 +27,8 @@ def fields(path):
 
 
 def rendition(path):
+    if path.endswith(".tif"):
+        return pyvips.Image.new_from_file(path).numpy().astype(np.float32)
     with open(path, "rb") as f:
         return imagecodecs.ultrahdr_decode(f.read())[..., :3].astype(np.float32)
 
@@ -37,7 +40,8 @@ def main(src, dst):
     ref = im.resize(b.shape[1] / w, vscale=b.shape[0] / h, kernel="lanczos3").numpy()[: b.shape[0], : b.shape[1]]
     mse = float(np.mean((ref - b) ** 2))
     peak = float(ref.max())
-    print(json.dumps({"input": fields(src), "output": fields(dst), "psnr_ic": 10 * np.log10(peak * peak / mse)}))
+    output = {} if dst.endswith(".tif") else fields(dst)
+    print(json.dumps({"input": fields(src), "output": output, "psnr_ic": 10 * np.log10(peak * peak / mse)}))
 
 
 if __name__ == "__main__":

@@ -142,8 +142,8 @@ struct OutputOptions: ParsableArguments {
   var strip = false
 
   @Option(help: ArgumentHelp(
-    "A source's HDR gain map: keep (default) writes it again where the format carries it (JPEG: Ultra HDR) and warns where it cannot; sdr writes the SDR image alone.",
-    valueName: "keep|sdr"))
+    "A source's HDR gain map: keep (default) writes it again where the format carries it (JPEG: Ultra HDR) and warns where it cannot; sdr writes the SDR image alone; hdr writes the HDR rendition (base × map at full headroom) as a linear float TIFF.",
+    valueName: "keep|sdr|hdr"))
   var hdr: HDROutput = .keep
 
   @OptionGroup var flags: FormatFlags

@@ -27,11 +27,23 @@ public struct GainMapBranch {
   public let metadata: GainMapMetadata
 }
 
+extension GainMapBranch {
+  /// What `Renderer.explain` adds for an image with a gain map: the map's branch as the graph
+  /// printer shows a graph, or why the map is not written; empty for other images.
+  static func explanation(of image: Image, rendering: ColourRendering) -> String {
+    switch image.gainMapBranch() {
+    case (let branch?, _): return "\n\ngain map (written as Ultra HDR to JPEG):\n" + GraphPrinter.describe(branch.map.node, rendering: rendering)
+    case (nil, let problem?): return "\n\ngain map: not written (\(problem))"
+    default: return ""
+    }
+  }
+}
+
 extension Image {
   /// The gain map that follows this image's operations, or nil with the reason it cannot (nil
   /// reason: no source of the image has a gain map).
   public func gainMapBranch() -> (branch: GainMapBranch?, problem: String?) {
-    switch Self.branch(node) {
+    switch Self.branch(of: node) {
     case .none: return (nil, nil)
     case .dropped(let why): return (nil, why)
     case .map(let map, let metadata): return (GainMapBranch(map: Image(node: map), metadata: metadata), nil)
@@ -44,7 +56,26 @@ extension Image {
     case map(ImageNode, GainMapMetadata)
   }
 
-  private static func branch(_ node: ImageNode) -> BranchState {
+  /// The state of every node below `root`, each computed once from its inputs' (a loop, not a
+  /// recursion: graphs may be tens of thousands of nodes deep, and shared branches are visited
+  /// once).
+  private static func branch(of root: ImageNode) -> BranchState {
+    var states: [ObjectIdentifier: BranchState] = [:]
+    var pending: [(node: ImageNode, inputsDone: Bool)] = [(root, false)]
+    while let (node, inputsDone) = pending.popLast() {
+      guard states[ObjectIdentifier(node)] == nil else { continue }
+      if inputsDone {
+        states[ObjectIdentifier(node)] = step(node, node.inputs.map { states[ObjectIdentifier($0)] ?? .none })
+      } else {
+        pending.append((node, true))
+        pending += node.inputs.filter { states[ObjectIdentifier($0)] == nil }.map { ($0, false) }
+      }
+    }
+    return states[ObjectIdentifier(root)] ?? .none
+  }
+
+  /// A node's state from its inputs' `states`.
+  private static func step(_ node: ImageNode, _ states: [BranchState]) -> BranchState {
     if let source = node.operation as? EncodedSourceOperation {
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
@@ -52,7 +83,6 @@ extension Image {
       }
       return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), gainMap.metadata)
     }
-    let states = node.inputs.map(branch)
     let carried = states.enumerated().compactMap { i, s -> (Int, ImageNode, GainMapMetadata)? in
       if case .map(let m, let meta) = s { return (i, m, meta) }
       return nil

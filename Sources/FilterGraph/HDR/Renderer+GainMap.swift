@@ -6,7 +6,10 @@
 // the unchanged metadata (`UltraHDRFile`). Both are encoded in memory (the MPF index at the start
 // of the file needs the base's length) and the file is written atomically. Where the map cannot
 // follow (a filter that ends the branch) or the format cannot carry it, the SDR base is written
-// and the renderer's warning handler says so. `.sdr`: the base alone, without a warning.
+// and the renderer's warning handler says so. `.sdr`: the base alone, without a warning. `.hdr`:
+// the base and the map rendered whole, combined by `GainMapRendition` at the map's full headroom,
+// and written as a float TIFF in linear light (other formats are refused: a PQ/HLG AVIF is not
+// written yet).
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -17,6 +20,9 @@ public enum HDROutput: String, CaseIterable, Hashable, Sendable {
   case keep
   /// Write the SDR base alone, knowingly.
   case sdr
+  /// Write the HDR rendition itself: base × map at the map's full headroom, linear light, as a
+  /// 32-bit float TIFF (1 = SDR white, linear sRGB primaries).
+  case hdr
 }
 
 extension Renderer {
@@ -24,6 +30,7 @@ extension Renderer {
   /// map that follows the graph), or nil when the plain write applies; warnings for a map that is
   /// lost go to the warning handler.
   func ultraHDRBytes(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> Data? {
+    if options.hdr == .hdr { return try hdrRenditionBytes(image, format: format, options: options) }
     guard options.hdr == .keep else { return nil }
     let (branch, problem) = image.gainMapBranch()
     if let problem {
@@ -44,5 +51,36 @@ extension Renderer {
     mapOptions.keptMetadata = []
     let map = try encode(branch.map, format: .jpeg, options: mapOptions)
     return try UltraHDRFile.assemble(primary: base, map: map, metadata: branch.metadata)
+  }
+}
+
+extension Renderer {
+  /// The float TIFF of `image`'s HDR rendition (`HDROutput.hdr`).
+  ///
+  /// - Throws: `.invalidArgument` when the output is not TIFF or the image has no gain map that
+  ///   follows its graph (the reason is named).
+  func hdrRenditionBytes(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> Data {
+    guard format == .tiff else {
+      throw CodecError(.invalidArgument, "--hdr hdr writes a float TIFF (tif); \(format.rawValue) output of the HDR rendition is not available.")
+    }
+    let (branch, problem) = image.gainMapBranch()
+    guard let branch else {
+      throw CodecError(.invalidArgument, "--hdr hdr needs a gain map (an Ultra HDR JPEG source): \(problem ?? "no source of the image has one").")
+    }
+    let base = try render(image, format: .rgb8)
+    let map = try render(branch.map, format: branch.map.info.layout == .gray ? .gray8 : .rgb8)
+    let values = GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
+    var hdr = try PixelBuffer.forDecoding(
+      width: base.width, height: base.height, format: PixelFormat(layout: .rgb, component: .float32), colorSpace: .linearSRGB, metadata: ImageMetadata())
+    hdr.withUnsafeMutablePixels(as: Float.self) { p in
+      for y in 0..<base.height {
+        for i in 0..<(base.width * 3) { p[row: y][i] = values[y * base.width * 3 + i] }
+      }
+    }
+    var tiffOptions = options
+    tiffOptions.hdr = .sdr
+    tiffOptions.profile = .keep
+    tiffOptions.formatOptions["bit-depth"] = "float"
+    return try encode(Image(buffer: hdr), format: .tiff, options: tiffOptions)
   }
 }

@@ -92,7 +92,7 @@ public final class Renderer: Sendable {
     if let format, flat.node !== image.node {
       text += "\noutput alpha: \(format.rawValue) stores none, so the image is flattened onto \(background) (flatten, in linear light)"
     }
-    return text
+    return text + GainMapBranch.explanation(of: image, rendering: rendering)
   }
 
   /// Renders `image` into a new buffer in its own format (or `format`, when given).

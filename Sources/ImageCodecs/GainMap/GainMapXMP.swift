@@ -110,22 +110,22 @@ public enum GainMapXMP {
     return packet(attributes, body: directory)
   }
 
-  /// `text` without the rdf:Description elements whose start tag declares the gain-map namespace.
-  static func removingGainMapDescriptions(_ text: String) -> String {
+  /// `text` without what declares its file a gain-map container: every `…:Version` attribute of
+  /// the gain-map prefix and every `Container:Directory` element (the rest of the descriptions —
+  /// other properties, namespace declarations — stays as it was).
+  public static func removingGainMapDescriptions(_ text: String) -> String {
     var text = text
-    var from = text.startIndex
-    while let open = text.range(of: "<rdf:Description", range: from..<text.endIndex),
-      let tagEnd = text[open.upperBound...].firstIndex(of: ">")
-    {
-      guard text[open.lowerBound..<tagEnd].contains(namespace) else {
-        from = tagEnd
-        continue
+    if let p = prefix(in: text) {
+      while let r = text.range(of: p + ":Version") {
+        var start = r.lowerBound
+        while start > text.startIndex, text[text.index(before: start)].isWhitespace { start = text.index(before: start) }
+        let rest = text[r.upperBound...].drop(while: { $0 == " " || $0 == "=" })
+        guard let quote = rest.first, quote == "\"" || quote == "'", let close = rest.dropFirst().firstIndex(of: quote) else { break }
+        text.removeSubrange(start...close)
       }
-      let selfClosing = text[text.index(before: tagEnd)] == "/"
-      guard selfClosing || text.range(of: "</rdf:Description>", range: tagEnd..<text.endIndex) != nil else { break }
-      let end = selfClosing ? text.index(after: tagEnd) : text.range(of: "</rdf:Description>", range: tagEnd..<text.endIndex)!.upperBound
-      text.removeSubrange(open.lowerBound..<end)
-      from = open.lowerBound
+    }
+    while let open = text.range(of: "<Container:Directory"), let close = text.range(of: "</Container:Directory>", range: open.upperBound..<text.endIndex) {
+      text.removeSubrange(open.lowerBound..<close.upperBound)
     }
     return text
   }

@@ -118,4 +118,24 @@ final class GainMapGeometryTests: XCTestCase {
     XCTAssertNil(try JPEGCodec.readHeader(sdr, request: DecodeRequest()).gainMap)
     XCTAssertEqual(heard.withLock { warnings }, [])
   }
+
+  /// A graph 60,000 filters deep: the walk that finds the map does not recurse once per node; and
+  /// crops repeated on the map land where the base's do.
+  func testDeepGraphsAndRepeatedCrops() throws {
+    var image = try Image(data: paintedFile())
+    for _ in 0..<60_000 { image = image.applying(InvertOperationForTests()) }
+    XCTAssertNotNil(image.gainMapBranch().branch)
+    var shared = try Image(data: paintedFile())
+    for _ in 0..<40 { shared = shared.applying(CropOperation(region: Rect(x: 0, y: 0, width: 64, height: 64)), with: []) }
+    XCTAssertEqual(shared.gainMapBranch().branch?.map.size, Size(width: 16, height: 16))
+  }
+}
+
+/// A point operation that leaves pixels as they are (only its position in the graph matters).
+private struct InvertOperationForTests: PointOperation {
+  static let table = OperationDescriptor(name: "identity-for-tests", category: .colour, summary: "Nothing.", parameters: [], example: "")
+  var descriptor: OperationDescriptor { Self.table }
+  var arguments: Arguments { Arguments([]) }
+  var workingSpace: WorkingSpace? { nil }
+  func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {}
 }

@@ -45,4 +45,22 @@ final class UltraHDRRoundTripTests: XCTestCase {
       XCTAssertGreaterThanOrEqual(psnr, 35, name)
     }
   }
+
+  /// `--hdr hdr`: the rendition written as a float TIFF in linear light is the input's (as
+  /// libultrahdr renders it) resized.
+  func testHDRRenditionAsFloatTIFF() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for name in ["libultrahdr", "vips"] {
+      let input = Fixtures.url("uhdr/\(name).jpg")
+      let output = folder.appendingPathComponent("\(name).tif")
+      var options = WriteOptions()
+      options.hdr = .hdr
+      try Renderer(options: RendererOptions(threads: 2)).write(Image(contentsOf: input).scaled(by: 0.5), to: output, options: options)
+      let psnr = try XCTUnwrap(try check(input, output)["psnr_ic"] as? Double)
+      print("HDR float TIFF \(name): \(psnr) dB from libultrahdr's rendition resized")
+      XCTAssertGreaterThanOrEqual(psnr, 35, name)
+    }
+  }
 }

@@ -103,4 +103,23 @@ final class UltraHDRReadTests: XCTestCase {
     }
     return 10 * log10(peak * peak / (se / Double(a.count)))
   }
+
+  /// A Pixel 6 Pro's packets (XMP only, no ISO 21496-1): the values libvips reads from that photo
+  /// (max content boost 6.305955, offsets 0), and a primary packet that keeps its other properties
+  /// when its gain-map declaration is replaced.
+  func testPixelPackets() throws {
+    let map = try XCTUnwrap(try GainMapXMP.metadata(Fixtures.data("uhdr/pixel6pro-map.xmp")))
+    XCTAssertEqual(exp2(map.gainMapMax[0]), 6.305955410003662, accuracy: 1e-5)
+    XCTAssertEqual(exp2(map.hdrCapacityMax), 6.305955410003662, accuracy: 1e-5)
+    XCTAssertEqual(map.offsetSDR, [0, 0, 0])
+    XCTAssertEqual(map.gamma, [1, 1, 1])
+    let primary = try Fixtures.data("uhdr/pixel6pro-primary.xmp")
+    XCTAssertEqual(GainMapXMP.gainMapItemLength(primary), 62570)
+    XCTAssertNil(try GainMapXMP.metadata(Data(GainMapXMP.removingGainMapDescriptions(String(decoding: primary, as: UTF8.self)).utf8)))
+    let rewritten = String(decoding: GainMapXMP.primaryPacket(gainMapLength: 1234, merging: primary), as: UTF8.self)
+    XCTAssertTrue(rewritten.contains("xmpNote:HasExtendedXMP=\"BA3F34D72C675C9BB1B76C15723D23E5\""), rewritten)
+    XCTAssertEqual(GainMapXMP.gainMapItemLength(Data(rewritten.utf8)), 1234)
+    XCTAssertEqual(rewritten.components(separatedBy: "Container:Directory>").count, 3, "one directory: " + rewritten)
+    XCTAssertEqual(GainMapXMP.version(Data(rewritten.utf8)), "1.0")
+  }
 }
