@@ -48,6 +48,9 @@ final class ServeCommandTests: XCTestCase {
       ["serve", "--bind", "127.0.0.1:\(port)", "--root", folder.root.path, "--key", key, "--salt", salt, "--allow-unsigned",
        "--allow-source", "http://127.0.0.1:\(origin.port)/", "--threads", "1"],
       in: folder.root)
+    var reaped = false
+    // A failure part-way must not leave the server running.
+    defer { if !reaped { child.kill(SIGKILL); _ = try? child.wait() } }
     var ready = 0
     for _ in 0..<600 where ready != 200 {
       ready = (try? await HTTPResult.get("http://127.0.0.1:\(port)/ready", timeout: 2).status) ?? 0
@@ -64,6 +67,7 @@ final class ServeCommandTests: XCTestCase {
     let ended = try await exits(child, within: 30)
     XCTAssertTrue(ended, "SIGTERM ends the server")
     let outcome = try child.wait()
+    reaped = true
     XCTAssertEqual(outcome.status, 0, outcome.stderr)
     XCTAssertTrue(outcome.stderr.contains("signing=1 key/salt pair(s)"), outcome.stderr)
     XCTAssertTrue(outcome.stderr.contains("allow-network=127.0.0.1/32"), "FGRUN_* variables are read: \(outcome.stderr)")
