@@ -33,10 +33,12 @@ for tool in wrk curl; do command -v $tool >/dev/null || { echo "serve.sh: needs 
 out=$here/out/serve; root=$out/root; mkdir -p "$root/s2" "$out/batch"
 s1=$here/../../shared/bench/inputs/photo-24mp.jpg
 [ -s "$s1" ] || { "$here/make-inputs.sh" >/dev/null; s1=$here/inputs/photo-24mp.jpg; }
-ln -sf "$(cd "$(dirname "$s1")" && pwd)/$(basename "$s1")" "$root/s1.jpg"
+# Hard links (or copies): the server refuses symlinks that lead out of its root.
+place() { ln -f "$1" "$2" 2>/dev/null || cp -f "$1" "$2"; }
+place "$s1" "$root/s1.jpg"
 if [[ $workloads == *S2* ]]; then
   [ -d "$here/inputs/w10" ] || "${PYTHON:-python3}" "$here/make-batch-inputs.py" >/dev/null
-  for f in $(ls "$here/inputs/w10"/*.jpg | head -20); do ln -sf "$f" "$root/s2/"; done
+  for f in $(ls "$here/inputs/w10"/*.jpg | head -20); do place "$f" "$root/s2/$(basename "$f")"; done
 fi
 results=$out/../serve-results.md
 echo "# fgrun serve, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), ${duration} s a workload" > "$results"
@@ -91,7 +93,7 @@ LUA
       batch=$(batch_rate "scale fit=800x800" "$root"/s2/*.jpg) ;;
     S3)
       url="http://127.0.0.1:$port/_/rs:fit:500:500/plain/local:///s1.jpg@jpg"
-      etag=$(curl -fsI "$url" | awk -F': ' 'tolower($1) == "etag" { print $2 }' | tr -d '\r')
+      etag=$(curl -fs -D - -o /dev/null "$url" | awk -F': ' 'tolower($1) == "etag" { print $2 }' | tr -d '\r')
       wrk -t2 -c8 -d"${duration}s" --latency -H "If-None-Match: $etag" "$url" > "$out/S3.txt"
       batch="-" ;;
     *) echo "serve.sh: unknown workload $w" >&2; exit 64 ;;

@@ -15,12 +15,13 @@ extension ImageServer {
   /// Answers one image request.
   func respond(to request: Request) async throws -> Response {
     let rawPath = request.uri.path
-    let path = try ProcessingPath(rawPath)
     if !configuration.allowsUnsigned {
-      guard signer.isValid(signature: path.signature, path: path.signedPart) else {
+      let (signature, signedPart) = ProcessingPath.signature(of: rawPath)
+      guard signer.isValid(signature: signature, path: signedPart) else {
         throw ServerError.forbidden("The URL's signature is missing or wrong.")
       }
     }
+    let path = try ProcessingPath(rawPath)
     let options = try ProcessingOptions(path.options)
     let reference = try countingSourceErrors { try sourceReference(path.source) }
     let choice = try FormatChoice.decide(

@@ -124,25 +124,12 @@ public final class ImageServer: Sendable {
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
-    router.get("**") { [self] request, _ -> Response in try await withTimeout { try await self.respond(to: request) } }
-    return router
-  }
-
-  /// `body`, or 504 once `requestTimeout` passes (the body's task is then cancelled).
-  private func withTimeout(_ body: @escaping @Sendable () async throws -> Response) async throws -> Response {
-    let seconds = configuration.requestTimeout
-    return try await withThrowingTaskGroup(of: Response?.self) { group in
-      group.addTask { try await body() }
-      group.addTask {
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-        return nil
+    router.get("**") { [self] request, _ -> Response in
+      try await withDeadline(seconds: configuration.requestTimeout, "The request took longer than \(configuration.requestTimeout) s.") {
+        try await self.respond(to: request)
       }
-      defer { group.cancelAll() }
-      guard let first = try await group.next(), let response = first else {
-        throw ServerError.timeout("The request took longer than \(seconds) s.")
-      }
-      return response
     }
+    return router
   }
 }
 

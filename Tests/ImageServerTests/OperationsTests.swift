@@ -93,6 +93,21 @@ final class OperationsTests: XCTestCase {
     try await origin.stop()
   }
 
+  func testRequestTimeout() async throws {
+    let folder = try ServedFolder()
+    let origin = try await SourceServer.start(image: try Data(contentsOf: folder.url("photo.jpg")))
+    let running = try await RunningServer.start(root: nil) {
+      $0.allowedSourcePrefixes = ["http://127.0.0.1:\(origin.port)/"]
+      $0.allowedPrivateNetworks = [IPNetwork("127.0.0.1/32")!]
+      $0.requestTimeout = 0.5
+    }
+    let response = try await running.get("/_/w:10/plain/\(origin.url("/gate.jpg"))@png")
+    XCTAssertEqual(response.status, 504, response.text)
+    XCTAssertEqual(response.text, "The request took longer than 0.5 s.\n")
+    try await running.stop()
+    try await origin.stop()
+  }
+
   func testClientDisconnectLeavesNothing() async throws {
     let folder = try ServedFolder()
     let running = try await RunningServer.start(root: folder.root)

@@ -59,9 +59,12 @@ final class SigningTests: XCTestCase {
       XCTAssertEqual(response.status, 403, url)
       XCTAssertEqual(response.text, "The URL's signature is missing or wrong.\n")
     }
-    // A bad signature is refused before the source is looked at: a missing file is still 403.
-    let missing = try await running.get("/_/w:10/plain/local:///nope.jpg")
-    XCTAssertEqual(missing.status, 403)
+    // A bad signature is refused before anything else is read: a missing file, an unknown
+    // option, a malformed source are all still 403.
+    for url in ["/_/w:10/plain/local:///nope.jpg", "/_/frob:1/plain/local:///photo.jpg", "/_/w:10/!!notbase64!!.png"] {
+      let response = try await running.get(url)
+      XCTAssertEqual(response.status, 403, url)
+    }
     XCTAssertEqual(running.server.renderCount, rendered, "refused URLs render nothing")
     try await running.stop()
   }

@@ -22,7 +22,7 @@ public struct URLSigner: Sendable {
   }
 
   /// True when `signature` signs `path` with one of the keys.
-  public func isValid(signature: String, path: String) -> Bool {
+  public func isValid(signature: some StringProtocol, path: some StringProtocol) -> Bool {
     guard let given = Self.decodeBase64URL(signature), given.count == SHA256.byteCount else { return false }
     var matched = false
     for key in keys where Self.constantTimeEqual(Self.digest(of: path, key: key), given) {
@@ -31,7 +31,7 @@ public struct URLSigner: Sendable {
     return matched
   }
 
-  private static func digest(of path: String, key: SigningKey) -> [UInt8] {
+  private static func digest(of path: some StringProtocol, key: SigningKey) -> [UInt8] {
     var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
     hmac.update(data: key.salt)
     hmac.update(data: Array(path.utf8))

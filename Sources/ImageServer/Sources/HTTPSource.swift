@@ -37,17 +37,8 @@ struct HTTPSource: Sendable {
   func fetch(_ url: URL) async throws -> SourceBytes {
     let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
     do {
-      return try await withThrowingTaskGroup(of: SourceBytes?.self) { group in
-        group.addTask { try await self.follow(url, deadline: deadline) }
-        group.addTask {
-          try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-          return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let bytes = first else {
-          throw ServerError.timeout("The source took longer than \(timeout) s.")
-        }
-        return bytes
+      return try await withDeadline(seconds: timeout, "The source took longer than \(timeout) s.") {
+        try await self.follow(url, deadline: deadline)
       }
     } catch let error as ServerError {
       throw error

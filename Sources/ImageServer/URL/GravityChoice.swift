@@ -57,10 +57,12 @@ enum GravityChoice: Equatable, Sendable {
           x: min(max(x, 0), size.width - box.width), y: min(max(y, 0), size.height - box.height),
           width: box.width, height: box.height))
     case .edge(let gravity, let dx, let dy):
-      func offset(_ value: Double, _ side: Int) -> Int {
-        abs(value) < 1 ? Int((value * Double(side)).rounded()) : Int((value * dpr).rounded())
-      }
-      return image.cropped(to: box, gravity: gravity, x: offset(dx, size.width), y: offset(dy, size.height))
+      return image.cropped(to: box, gravity: gravity, x: Self.offset(dx, side: size.width, dpr: dpr), y: Self.offset(dy, side: size.height, dpr: dpr))
     }
+  }
+
+  /// imgproxy's offsets: at least 1 (in size) is pixels times `dpr`, less is a fraction of `side`.
+  static func offset(_ value: Double, side: Int, dpr: Double) -> Int {
+    abs(value) < 1 ? Int((value * Double(side)).rounded()) : Int((value * dpr).rounded())
   }
 }

@@ -22,6 +22,14 @@ struct ProcessingPath: Equatable {
   /// The extension after `@` (plain) or `.` (Base64), lowercased, if any.
   var fileExtension: String?
 
+  /// The first segment of `path` and everything after it (from its "/"): what a signature is
+  /// checked against before anything else of the URL is read.
+  static func signature(of path: String) -> (signature: Substring, signedPart: Substring) {
+    let rest = path.dropFirst()
+    guard let slash = rest.firstIndex(of: "/") else { return (rest, "") }
+    return (rest[..<slash], rest[slash...])
+  }
+
   /// Splits `path` (the request path as sent, percent-encoded).
   ///
   /// - Throws: `ServerError` 400 naming the part that is wrong.

@@ -18,11 +18,9 @@ struct WatermarkStep: ImageStep {
       throw ServerError.badURL("Option 'watermark': this server has no watermark file (--watermark).")
     }
     if scale > 0 { mark = mark.scaled(toWidth: max(1, Int((Double(image.size.width) * scale).rounded()))) }
-    func offset(_ value: Double, _ side: Int) -> Int {
-      abs(value) < 1 ? Int((value * Double(side)).rounded()) : Int((value * context.dpr).rounded())
-    }
-    return image.overlaid(
-      with: mark, gravity: gravity, offset: Point(x: offset(x, image.size.width), y: offset(y, image.size.height)), opacity: opacity)
+    let offset = Point(
+      x: GravityChoice.offset(x, side: image.size.width, dpr: context.dpr), y: GravityChoice.offset(y, side: image.size.height, dpr: context.dpr))
+    return image.overlaid(with: mark, gravity: gravity, offset: offset, opacity: opacity)
   }
 }
 
