@@ -44,6 +44,7 @@ struct Run: ParsableCommand {
   @OptionGroup var engine: EngineOptions
   @OptionGroup(title: "Batches") var batch: BatchOptions
   @OptionGroup var output: OutputOptions
+  @OptionGroup(title: "Animations") var animation: AnimationFlags
 
   @Argument(help: ArgumentHelp(
     "RECIPE INPUT OUTPUT; RECIPE INPUT... with -o; no RECIPE with -e.", valueName: "files"))
@@ -132,7 +133,14 @@ struct Run: ParsableCommand {
       throw Failure(status: ExitStatus.usage, message: reason)
     }
     let loadOptions = engine.loadOptions
-    let inputOptions = try output.flags.inputLoadOptions(loadOptions)
+    let inputOptions = animation.loadOptions(try output.flags.inputLoadOptions(loadOptions))
+    if !toStdout, inputPath != "-", let format, sameFile(URL(fileURLWithPath: inputPath), outputURL) == false,
+      try stats.time(\.renderSeconds, {
+        try writeAnimation(source, input: URL(fileURLWithPath: inputPath), output: outputURL, format: format, renderer: renderer, loadOptions: inputOptions)
+      })
+    {
+      return
+    }
     let (image, inputURL, inputFormat) = try stats.time(\.headerSeconds) { () throws -> (Image, URL?, ImageFileFormat) in
       let encoded: EncodedSource
       let url: URL?

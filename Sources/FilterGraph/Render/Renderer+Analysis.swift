@@ -186,7 +186,7 @@ extension Renderer {
     return root === image.node ? image : Image(node: root)
   }
 
-  private func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
+  func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
     let result = try analyse(Image(node: input), operation.analysis)
     return operation.resolvedNode(with: result, input: input)
   }

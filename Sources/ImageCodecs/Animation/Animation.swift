@@ -81,5 +81,24 @@ extension DecodeLimits {
 /// The warning a decoder of one page of an animation gives when the page was not asked for.
 func animationReadAsStillWarning(_ what: String, frames: Int, request: DecodeRequest) -> [String] {
   guard frames > 1, request.options["page"] == nil else { return [] }
-  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose another with --page)."]
+  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose one with --frame N, or write an animated format such as WebP to keep them all)."]
+}
+
+/// Writes an animation one full frame at a time; the bytes come out at the end.
+public protocol AnimationFrameWriter: AnyObject {
+  /// Adds a frame (the writer's size, RGB or straight-alpha RGBA, 8-bit) shown for `delay` ms.
+  func add(_ frame: PixelBuffer, delay: Int) throws
+  /// Finishes the file and returns its bytes.
+  func finish() throws -> Data
+  /// The most bytes the encoder holds besides the output so far (its reference canvases).
+  var stateBytes: Int { get }
+}
+
+/// A codec that writes animations frame by frame.
+public protocol AnimationEncoding: ImageCodec {
+  /// Starts an animation of `size` frames in `layout` (RGB or RGBA), played `loopCount` times
+  /// (0 forever), with the codec's encode `options` and the `metadata` to embed.
+  static func makeAnimationWriter(
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+  ) throws -> any AnimationFrameWriter
 }

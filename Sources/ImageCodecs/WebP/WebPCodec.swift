@@ -100,10 +100,7 @@ public enum WebPCodec: ImageCodec {
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    let o = request.options
-    let settings = WebPEncodeSettings(
-      quality: o.integer("quality") ?? 80, isLossless: o.boolean("lossless"), nearLossless: o.integer("near-lossless") ?? 100,
-      effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
+    let settings = WebPEncodeSettings(request.options)
     return try WebPStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)
