@@ -2,8 +2,8 @@
 // frames streamed from a reader through the graph into an animation writer one at a time.
 //
 // Frame k's image is the recipe's graph with the frame's pixels as its source: the graph is
-// built once, on frame 1, and later frames replace the source node (every node above it is
-// rebuilt, nothing else), so a watermark or overlay file is decoded once and composited on every
+// built once, on frame 1, and each later frame replaces the previous frame's source node in the
+// previous frame's graph (every node above it is rebuilt, nothing else), so a watermark or overlay file is decoded once and composited on every
 // frame. Geometry is decided once for the whole animation: the analyses that choose a window —
 // `trim`'s border and `smartcrop`'s interest — are computed on the FIRST frame and their crop is
 // kept for every frame, so the window never jumps (the union of all frames would need two passes
@@ -11,8 +11,9 @@
 // runs on each frame's own pixels.
 //
 // Memory is one frame: the reader's canvas (and GIF's saved canvas), the frame being rendered
-// (its input and output buffers and the renderer's tiles), the writer's reference canvases, and
-// the encoded bytes so far — whatever the number of frames. `estimatedAnimationMemory` counts it.
+// (its input and output buffers and the renderer's tiles; while the next frame is read, the
+// previous one's input), the writer's reference canvases, and the encoded bytes so far —
+// whatever the number of frames. `estimatedAnimationMemory` counts it.
 
 import Foundation
 import ImageCodecs
@@ -85,8 +86,9 @@ extension Renderer {
         output = Image(node: Renderer.replacing(template.source, with: input.node, in: template.root))
       } else {
         output = try Renderer.sRGB(try fixingWindows(try recipe(input)))
-        template = (output.node, input.node)
       }
+      // The next frame's graph is built from this one's, which then holds no older frame.
+      template = (output.node, input.node)
       let pixels = try render(output, format: output.info.layout.hasAlpha ? .rgba8 : .rgb8)
       if writer == nil {
         let started = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount)
