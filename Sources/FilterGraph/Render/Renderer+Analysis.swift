@@ -169,12 +169,17 @@ extension Renderer {
   /// `image` with every analysis computed and every `AnalysedOperation` replaced by the operation
   /// it resolves to: the graph as it renders, with final sizes (a `trim`'s result size).
   public func resolved(_ image: Image) throws -> Image {
+    try resolved(image) { _ in true }
+  }
+
+  /// `image` with the analysed operations `chosen` selects resolved, the others left as they are.
+  func resolved(_ image: Image, only chosen: (any AnalysedOperation) -> Bool) throws -> Image {
     var done: [ObjectIdentifier: ImageNode] = [:]
     func visit(_ node: ImageNode) throws -> ImageNode {
       if let hit = done[ObjectIdentifier(node)] { return hit }
       let inputs = try node.inputs.map(visit)
       var result = node
-      if let analysed = node.operation as? any AnalysedOperation {
+      if let analysed = node.operation as? any AnalysedOperation, chosen(analysed) {
         result = try resolve(analysed, input: inputs[0])
       } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
         result = ImageNode(operation: node.operation, inputs: inputs)
@@ -186,7 +191,7 @@ extension Renderer {
     return root === image.node ? image : Image(node: root)
   }
 
-  func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
+  private func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
     let result = try analyse(Image(node: input), operation.analysis)
     return operation.resolvedNode(with: result, input: input)
   }

@@ -112,21 +112,7 @@ extension Renderer {
   /// `image` with its window-choosing analyses (`trim`, `smartcrop`) computed and replaced by
   /// the crops they resolve to; other analyses stay, to run on each frame.
   func fixingWindows(_ image: Image) throws -> Image {
-    var done: [ObjectIdentifier: ImageNode] = [:]
-    func visit(_ node: ImageNode) throws -> ImageNode {
-      if let hit = done[ObjectIdentifier(node)] { return hit }
-      let inputs = try node.inputs.map(visit)
-      var result = node
-      if let window = node.operation as? any WindowChoosingOperation {
-        result = try window.resolvedNode(by: self, input: inputs[0])
-      } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
-        result = ImageNode(operation: node.operation, inputs: inputs)
-      }
-      done[ObjectIdentifier(node)] = result
-      return result
-    }
-    let root = try visit(image.node)
-    return root === image.node ? image : Image(node: root)
+    try resolved(image) { $0 is any WindowChoosingOperation }
   }
 
   /// The graph under `root` with `old` replaced by `new`: every node above `old` rebuilt, the
@@ -153,13 +139,6 @@ extension Renderer {
 /// An analysed operation whose analysis chooses a window of its input (a crop): decided once
 /// for a whole animation.
 protocol WindowChoosingOperation: AnalysedOperation {}
-
-extension WindowChoosingOperation {
-  /// The crop this operation resolves to on `input`.
-  func resolvedNode(by renderer: Renderer, input: ImageNode) throws -> ImageNode {
-    try renderer.resolve(self, input: input)
-  }
-}
 
 extension TrimOperation: WindowChoosingOperation {}
 extension SmartCropOperation: WindowChoosingOperation {}

@@ -102,3 +102,47 @@ public protocol AnimationEncoding: ImageCodec {
     size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
   ) throws -> any AnimationFrameWriter
 }
+
+/// A file's bytes copied where they cannot move, for a C reader that reads them between calls.
+final class PinnedBytes {
+  /// The number of bytes.
+  let count: Int
+  private let buffer: UnsafeMutableRawBufferPointer
+
+  init(_ data: Data) {
+    count = data.count
+    buffer = .allocate(byteCount: max(1, data.count), alignment: 16)
+    data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+  }
+
+  deinit { buffer.deallocate() }
+
+  /// The first byte.
+  var base: UnsafePointer<UInt8>? { buffer.baseAddress.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) } }
+}
+
+extension AnimationFrameReader {
+  /// A new canvas-sized buffer in `frameFormat`, tagged `colorSpace`, that `fill` writes through a
+  /// C reader (rows `stride` bytes apart, a message buffer; it returns the shim's status): nil
+  /// when the status is `end`; other failures go through `check`, their message naming frame
+  /// `number` (from 1).
+  func composedFrame(
+    number: Int, colorSpace: ColorSpace, end: Int32, check: (Int32, [CChar]) throws -> Void,
+    fill: (UnsafeMutablePointer<UInt8>, Int, inout [CChar]) -> Int32
+  ) throws -> PixelBuffer? {
+    var buffer = try PixelBuffer.forDecoding(
+      width: info.canvasSize.width, height: info.canvasSize.height, format: frameFormat, colorSpace: colorSpace,
+      metadata: ImageMetadata())
+    var message = [CChar](repeating: 0, count: 256)
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      fill(base.assumingMemoryBound(to: UInt8.self), stride, &message)
+    }
+    if status == end { return nil }
+    do {
+      try check(status, message)
+    } catch let error as CodecError {
+      throw CodecError(error.kind, "Frame \(number): \(error.message)")
+    }
+    return buffer
+  }
+}
