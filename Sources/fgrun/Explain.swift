@@ -64,6 +64,9 @@ struct Explain: ParsableCommand {
         inputFormat = encoded.header.fileFormat
         let info = input.info
         lines.append("input: \(inputPath), \(info.size) \(info.layout) \(info.component)")
+        if let animation = (try? ImageFileInfo(contentsOf: URL(fileURLWithPath: inputPath), options: engine.loadOptions))?.animation {
+          lines.append(Explain.frameLoop(animation))
+        }
       } else {
         input = Image(color: Color(white: 0.5), size: Explain.placeholderSize)
         lines.append(
@@ -86,5 +89,14 @@ struct Explain: ParsableCommand {
       Console.out(lines.joined(separator: "\n"))
       return ExitStatus.ok
     }
+  }
+}
+
+extension Explain {
+  /// How an animated input runs: the graph once per frame, streamed.
+  static func frameLoop(_ animation: AnimationInfo) -> String {
+    "frame loop: \(animation.frameCount) frames on a \(animation.canvasSize) canvas, each composed in turn and run through the graph "
+      + "below, one frame in memory at a time; trim and smartcrop windows are chosen on frame 1 and kept for every frame; "
+      + "written as an animation to WebP, as frame 1 to still-only formats (or frame N with --frame N)"
   }
 }

@@ -44,6 +44,7 @@ struct Run: ParsableCommand {
   @OptionGroup var engine: EngineOptions
   @OptionGroup(title: "Batches") var batch: BatchOptions
   @OptionGroup var output: OutputOptions
+  @OptionGroup(title: "Animations") var animation: AnimationFlags
 
   @Argument(help: ArgumentHelp(
     "RECIPE INPUT OUTPUT; RECIPE INPUT... with -o; no RECIPE with -e.", valueName: "files"))
@@ -110,10 +111,21 @@ struct Run: ParsableCommand {
     _ source: RecipeSource, input inputPath: String, output outputPath: String, renderer: Renderer, stats: inout Stats
   ) throws {
     let context = source.context(loadOptions: engine.loadOptions)
+    let inputOptions = animation.loadOptions(try output.flags.inputLoadOptions(engine.loadOptions))
+    if inputPath != "-", outputPath != "-",
+      let format = output.requestedFormat ?? ImageFileFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension),
+      try stats.time(\.renderSeconds, {
+        try writeAnimation(
+          source, input: URL(fileURLWithPath: inputPath), output: URL(fileURLWithPath: outputPath), format: format, renderer: renderer,
+          loadOptions: inputOptions)
+      })
+    {
+      return
+    }
     let job = RenderJob(
       input: inputPath == "-" ? .handle(.standardInput) : .file(URL(fileURLWithPath: inputPath)),
       destination: outputPath == "-" ? .handle(.standardOutput) : .file(URL(fileURLWithPath: outputPath)),
-      options: output.writeOptions, loadOptions: try output.flags.inputLoadOptions(engine.loadOptions)
+      options: output.writeOptions, loadOptions: inputOptions
     ) { try source.recipe.compile(input: $0, context: context) }
     do {
       var prepared = try job.prepare(on: renderer)

@@ -4,6 +4,7 @@
 
 import FilterGraph
 import Foundation
+import TestSupport
 import XCTest
 
 extension FGRunTests {
@@ -46,6 +47,54 @@ extension FGRunTests {
       let refused = try fgrun(["-e", "orient", "--max-frames", "3", name, "refused.png"])
       XCTAssertNotEqual(refused.status, 0)
       XCTAssertTrue(refused.stderr.contains("--max-frames"), refused.stderr)
+    }
+  }
+
+  /// An animated GIF written to lossless WebP keeps every frame, delay and loop count: libvips's
+  /// decode of the output equals each frame written alone with --frame N (lossless: exact where
+  /// visible), and `vipsheader` reads the GIF's delays and loop count back. `explain` shows the loop.
+  func testAnimatedGIFToAnimatedWebP() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { throw XCTSkip("libvips tools not installed") }
+    try copyFixture("animation/disposal.gif", as: "anim.gif")
+    let run = try fgrun(["-e", "scale width=48; sharpen", "--lossless", "anim.gif", "out.webp"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertFalse(run.stderr.contains("warning"), run.stderr)
+    let strip = try ChildProcess.run("vips", ["copy", file("out.webp").path + "[n=-1]", file("strip.png").path], in: folder)
+    XCTAssertEqual(strip.status, 0, strip.stderr)
+    let renderer = Renderer()
+    let frames = try renderer.render(try Image(contentsOf: file("strip.png")), format: .rgba8)
+    XCTAssertEqual(frames.size, Size(width: 48, height: 32 * 5))
+    for k in 1...5 {
+      let alone = try fgrun(["-e", "scale width=48; sharpen", "--frame", "\(k)", "anim.gif", "frame\(k).png"])
+      XCTAssertEqual(alone.status, 0, alone.stderr)
+      XCTAssertFalse(alone.stderr.contains("warning"), alone.stderr)
+      let expected = try renderer.render(try Image(contentsOf: file("frame\(k).png")), format: .rgba8)
+      let got = frames.cropped(to: Rect(x: 0, y: 32 * (k - 1), width: 48, height: 32))
+      let a = rgba(got), b = rgba(expected)
+      XCTAssertEqual(a.count, b.count)
+      var differing = 0
+      for i in stride(from: 0, to: min(a.count, b.count), by: 4) {
+        let hidden = a[i + 3] == 0 && b[i + 3] == 0
+        if !hidden && Array(a[i..<i + 4]) != Array(b[i..<i + 4]) { differing += 1 }
+      }
+      XCTAssertEqual(differing, 0, "frame \(k)")
+    }
+    func field(_ name: String) throws -> String {
+      try ChildProcess.run("vipsheader", ["-f", name, file("out.webp").path], in: folder).text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    XCTAssertEqual(try field("delay"), "100 50 0 200 70")
+    XCTAssertEqual(try field("loop"), "4")
+    XCTAssertEqual(try field("n-pages"), "5")
+    let explain = try fgrun(["explain", "-e", "trim", "anim.gif"])
+    XCTAssertTrue(explain.text.contains("frame loop: 5 frames on a 24x16 canvas"), explain.text)
+  }
+
+  /// An RGBA8 buffer's samples, row by row.
+  private func rgba(_ buffer: PixelBuffer) -> [UInt8] {
+    buffer.withUnsafeBaseAddress { base, rowBytes in
+      (0..<buffer.height).flatMap { y in
+        Array(UnsafeBufferPointer(start: (base + y * rowBytes).assumingMemoryBound(to: UInt8.self), count: buffer.width * 4))
+      }
     }
   }
 }

@@ -170,12 +170,18 @@ extension Renderer {
   /// it resolves to: the graph as it renders, with final sizes (a `trim`'s result size).
   public func resolved(_ image: Image) throws -> Image {
     var warnings: [String] = []
-    return try resolved(image, warnings: &warnings)
+    return try resolved(image, only: { _ in true }, warnings: &warnings)
   }
 
   /// `resolved(_:)`, collecting the warnings of the graph's `WarningOperation`s, each given its
   /// inputs as resolved (their final sizes).
   func resolved(_ image: Image, warnings: inout [String]) throws -> Image {
+    try resolved(image, only: { _ in true }, warnings: &warnings)
+  }
+
+  /// `image` with the analysed operations `chosen` selects resolved, the others left as they are;
+  /// the warnings of its `WarningOperation`s are appended to `warnings`.
+  func resolved(_ image: Image, only chosen: (any AnalysedOperation) -> Bool, warnings: inout [String]) throws -> Image {
     var done: [ObjectIdentifier: ImageNode] = [:]
     func visit(_ node: ImageNode) throws -> ImageNode {
       if let hit = done[ObjectIdentifier(node)] { return hit }
@@ -184,7 +190,7 @@ extension Renderer {
         warnings.append(warning)
       }
       var result = node
-      if let analysed = node.operation as? any AnalysedOperation {
+      if let analysed = node.operation as? any AnalysedOperation, chosen(analysed) {
         result = try resolve(analysed, input: inputs[0])
       } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
         result = ImageNode(operation: node.operation, inputs: inputs)

@@ -81,5 +81,68 @@ extension DecodeLimits {
 /// The warning a decoder of one page of an animation gives when the page was not asked for.
 func animationReadAsStillWarning(_ what: String, frames: Int, request: DecodeRequest) -> [String] {
   guard frames > 1, request.options["page"] == nil else { return [] }
-  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose another with --page)."]
+  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose one with --frame N, or write an animated format such as WebP to keep them all)."]
+}
+
+/// Writes an animation one full frame at a time; the bytes come out at the end.
+public protocol AnimationFrameWriter: AnyObject {
+  /// Adds a frame (the writer's size, RGB or straight-alpha RGBA, 8-bit) shown for `delay` ms.
+  func add(_ frame: PixelBuffer, delay: Int) throws
+  /// Finishes the file and returns its bytes.
+  func finish() throws -> Data
+  /// The most bytes the encoder holds besides the output so far (its reference canvases).
+  var stateBytes: Int { get }
+}
+
+/// A codec that writes animations frame by frame.
+public protocol AnimationEncoding: ImageCodec {
+  /// Starts an animation of `size` frames in `layout` (RGB or RGBA), played `loopCount` times
+  /// (0 forever), with the codec's encode `options` and the `metadata` to embed.
+  static func makeAnimationWriter(
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+  ) throws -> any AnimationFrameWriter
+}
+
+/// A file's bytes copied where they cannot move, for a C reader that reads them between calls.
+final class PinnedBytes {
+  /// The number of bytes.
+  let count: Int
+  private let buffer: UnsafeMutableRawBufferPointer
+
+  init(_ data: Data) {
+    count = data.count
+    buffer = .allocate(byteCount: max(1, data.count), alignment: 16)
+    data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+  }
+
+  deinit { buffer.deallocate() }
+
+  /// The first byte.
+  var base: UnsafePointer<UInt8>? { buffer.baseAddress.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) } }
+}
+
+extension AnimationFrameReader {
+  /// A new canvas-sized buffer in `frameFormat`, tagged `colorSpace`, that `fill` writes through a
+  /// C reader (rows `stride` bytes apart, a message buffer; it returns the shim's status): nil
+  /// when the status is `end`; other failures go through `check`, their message naming frame
+  /// `number` (from 1).
+  func composedFrame(
+    number: Int, colorSpace: ColorSpace, end: Int32, check: (Int32, [CChar]) throws -> Void,
+    fill: (UnsafeMutablePointer<UInt8>, Int, inout [CChar]) -> Int32
+  ) throws -> PixelBuffer? {
+    var buffer = try PixelBuffer.forDecoding(
+      width: info.canvasSize.width, height: info.canvasSize.height, format: frameFormat, colorSpace: colorSpace,
+      metadata: ImageMetadata())
+    var message = [CChar](repeating: 0, count: 256)
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      fill(base.assumingMemoryBound(to: UInt8.self), stride, &message)
+    }
+    if status == end { return nil }
+    do {
+      try check(status, message)
+    } catch let error as CodecError {
+      throw CodecError(error.kind, "Frame \(number): \(error.message)")
+    }
+    return buffer
+  }
 }

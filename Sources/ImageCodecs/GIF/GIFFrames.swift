@@ -9,9 +9,9 @@ import PixelBufferModule
 public final class GIFFrameReader: AnimationFrameReader {
   public let info: AnimationInfo
   public let frameFormat: PixelFormat
-  /// The file's bytes, owned here: giflib reads them between calls, so they must not move.
-  private let bytes: UnsafeMutableRawBufferPointer
   private let reader: OpaquePointer
+  /// giflib reads these between calls; released after the reader (stored properties go after deinit).
+  private let bytes: PinnedBytes
   private var framesRead = 0
 
   /// Opens `data` (copied), whose records `GIFCodec.readAnimation` checks against `limits` first.
@@ -19,43 +19,26 @@ public final class GIFFrameReader: AnimationFrameReader {
     let facts = try GIFCodec.readFacts(data, limits: limits)
     info = facts.animation
     frameFormat = PixelFormat(layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8)
-    bytes = .allocate(byteCount: max(1, data.count), alignment: 16)
-    data.copyBytes(to: bytes.bindMemory(to: UInt8.self))
+    bytes = PinnedBytes(data)
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    let opened = cgif_open(
-      bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, Int64(limits.maxPixels), &status, &message, message.count)
-    guard let opened else {
-      bytes.deallocate()
+    guard let opened = cgif_open(bytes.base, bytes.count, Int64(limits.maxPixels), &status, &message, message.count) else {
       try GIFCodec.check(status, message)
       throw CodecError(.corrupt, "The GIF file cannot be opened.")
     }
     reader = opened
   }
 
-  deinit {
-    cgif_close(reader)
-    bytes.deallocate()
-  }
+  deinit { cgif_close(reader) }
 
   public func nextFrame() throws -> PixelBuffer? {
     guard framesRead < info.frameCount else { return nil }
-    var buffer = try PixelBuffer.forDecoding(
-      width: info.canvasSize.width, height: info.canvasSize.height, format: frameFormat, colorSpace: .sRGB,
-      metadata: ImageMetadata())
-    var message = [CChar](repeating: 0, count: 256)
+    let channels = Int32(frameFormat.channelCount), reader = reader
     var delay: Int32 = 0
-    let channels = Int32(frameFormat.channelCount)
-    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
-      cgif_next_frame(reader, channels, base.assumingMemoryBound(to: UInt8.self), stride, &delay, &message, message.count)
+    let frame = try composedFrame(number: framesRead + 1, colorSpace: .sRGB, end: Int32(CGIF_END), check: GIFCodec.check) {
+      cgif_next_frame(reader, channels, $0, $1, &delay, &$2, 256)
     }
-    if Int(status) == Int(CGIF_END) { return nil }
-    do {
-      try GIFCodec.check(status, message)
-    } catch let error as CodecError {
-      throw CodecError(error.kind, "Frame \(framesRead + 1): \(error.message)")
-    }
-    framesRead += 1
-    return buffer
+    if frame != nil { framesRead += 1 }
+    return frame
   }
 }

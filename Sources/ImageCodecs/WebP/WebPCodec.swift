@@ -17,7 +17,7 @@ public enum WebPCodec: ImageCodec {
   public static let displayName = "WebP"
   public static let fileExtensions = ["webp"]
   public static let summary =
-    "libwebp; lossy, lossless, alpha; animations frame by frame (libwebp's animation decoder blends and disposes), a page is a frame; scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
+    "libwebp; lossy, lossless, alpha; animations read frame by frame (libwebp's animation decoder blends and disposes; a page is a frame) and written with libwebp's animation encoder (delays and loop count kept); scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
 
   /// `RIFF` …size… `WEBP`.
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -103,10 +103,7 @@ public enum WebPCodec: ImageCodec {
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    let o = request.options
-    let settings = WebPEncodeSettings(
-      quality: o.integer("quality") ?? 80, isLossless: o.boolean("lossless"), nearLossless: o.integer("near-lossless") ?? 100,
-      effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
+    let settings = WebPEncodeSettings(request.options)
     return try WebPStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)

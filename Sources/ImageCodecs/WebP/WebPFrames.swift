@@ -8,9 +8,9 @@ import PixelBufferModule
 public final class WebPFrameReader: AnimationFrameReader {
   public let info: AnimationInfo
   public let frameFormat: PixelFormat
-  /// The file's bytes, owned here: libwebp reads them between calls, so they must not move.
-  private let bytes: UnsafeMutableRawBufferPointer
   private let frames: OpaquePointer
+  /// libwebp reads these between calls; released after the reader (stored properties go after deinit).
+  private let bytes: PinnedBytes
   private let colorSpace: ColorSpace
   private var framesRead = 0
 
@@ -20,41 +20,26 @@ public final class WebPFrameReader: AnimationFrameReader {
     info = try WebPCodec.animation(of: file, data: data, limits: limits)
     frameFormat = PixelFormat(layout: file.hasAlpha ? .rgba : .rgb, component: .uint8)
     colorSpace = file.iccProfile.map { .icc($0) } ?? .sRGB
-    bytes = .allocate(byteCount: max(1, data.count), alignment: 16)
-    data.copyBytes(to: bytes.bindMemory(to: UInt8.self))
+    bytes = PinnedBytes(data)
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    guard let opened = cwebp_frames_open(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, &status, &message, message.count) else {
-      bytes.deallocate()
+    guard let opened = cwebp_frames_open(bytes.base, bytes.count, &status, &message, message.count) else {
       try WebPFile.check(status, message)
       throw CodecError(.corrupt, "The animated WebP file cannot be opened.")
     }
     frames = opened
   }
 
-  deinit {
-    cwebp_frames_close(frames)
-    bytes.deallocate()
-  }
+  deinit { cwebp_frames_close(frames) }
 
   public func nextFrame() throws -> PixelBuffer? {
     guard framesRead < info.frameCount else { return nil }
-    var buffer = try PixelBuffer.forDecoding(
-      width: info.canvasSize.width, height: info.canvasSize.height, format: frameFormat, colorSpace: colorSpace,
-      metadata: ImageMetadata())
-    var message = [CChar](repeating: 0, count: 256)
-    let channels = Int32(frameFormat.channelCount), rows = Int32(info.canvasSize.height)
-    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
-      cwebp_frames_next(frames, channels, base.assumingMemoryBound(to: UInt8.self), stride, rows, &message, message.count)
+    let channels = Int32(frameFormat.channelCount), rows = Int32(info.canvasSize.height), frames = frames
+    let frame = try composedFrame(number: framesRead + 1, colorSpace: colorSpace, end: Int32(CWEBP_END), check: WebPFile.check) {
+      cwebp_frames_next(frames, channels, $0, $1, rows, &$2, 256)
     }
-    if Int(status) == Int(CWEBP_END) { return nil }
-    do {
-      try WebPFile.check(status, message)
-    } catch let error as CodecError {
-      throw CodecError(error.kind, "Frame \(framesRead + 1): \(error.message)")
-    }
-    framesRead += 1
-    return buffer
+    if frame != nil { framesRead += 1 }
+    return frame
   }
 }
 

@@ -24,6 +24,20 @@ public struct WebPEncodeSettings: Hashable, Sendable {
     self.effort = effort
     self.alphaQuality = alphaQuality
   }
+
+  /// The settings `WebPCodec.encodeOptions` give.
+  init(_ o: ResolvedFormatOptions) {
+    self.init(
+      quality: o.integer("quality") ?? 80, isLossless: o.boolean("lossless"), nearLossless: o.integer("near-lossless") ?? 100,
+      effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
+  }
+
+  /// The shim's form.
+  var shimOptions: cwebp_encode_options {
+    cwebp_encode_options(
+      lossless: isLossless ? 1 : 0, quality: Float(quality), method: Int32(effort), near_lossless: Int32(nearLossless),
+      alpha_quality: Int32(alphaQuality))
+  }
 }
 
 /// Collects rows and encodes them when the last one arrives. libwebp has no row-streaming
@@ -65,9 +79,7 @@ public final class WebPStreamEncoder: ImageRowEncoder {
 
   public func finish() throws -> Data? {
     let pixels = try image.complete()
-    var options = cwebp_encode_options(
-      lossless: settings.isLossless ? 1 : 0, quality: Float(settings.quality), method: Int32(settings.effort),
-      near_lossless: Int32(settings.nearLossless), alpha_quality: Int32(settings.alphaQuality))
+    var options = settings.shimOptions
     var out: UnsafeMutablePointer<UInt8>?
     var length = 0
     var message = [CChar](repeating: 0, count: 256)
@@ -93,7 +105,8 @@ public final class WebPStreamEncoder: ImageRowEncoder {
     return Data(bytes)
   }
 
-  private static func withBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+  /// `data`'s bytes and count, or (nil, 0).
+  static func withBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
     guard let data, !data.isEmpty else { return body(nil, 0) }
     return data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
   }
