@@ -99,18 +99,21 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
   }
 }
 
-int fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4],
-                          char *message, size_t capacity) {
+size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4]) {
   if (decode_table[255] == 0) fill_decode_table();
   target t = {pixels, row_floats, layout->width, layout->height, {color[0], color[1], color[2], color[3]}};
+  size_t failed = 0;
   for (size_t g = 0; g < layout->glyph_count; g++) {
     const fg_text_glyph *glyph = &layout->glyphs[g];
     fg_font *font = &layout->fonts.fonts[glyph->font];
     FT_GlyphSlot slot = font->face->glyph;
     double ix = round(glyph->x), iy = round(glyph->y);
     int flags = FT_LOAD_COLOR | (font->is_strike ? 0 : FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP);
-    if (FT_Load_Glyph(font->face, glyph->glyph, flags)) continue;  // a glyph FreeType cannot load draws nothing
-    if (slot->format == FT_GLYPH_FORMAT_OUTLINE && FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)) continue;
+    if (FT_Load_Glyph(font->face, glyph->glyph, flags) ||
+        (slot->format == FT_GLYPH_FORMAT_OUTLINE && FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL))) {
+      failed++;
+      continue;
+    }
     if (slot->format != FT_GLYPH_FORMAT_BITMAP || slot->bitmap.rows == 0) continue;
     if (font->is_strike) {
       double s = font->strike_scale;
@@ -119,6 +122,5 @@ int fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floa
       draw_bitmap(&t, &slot->bitmap, ix + slot->bitmap_left, iy - slot->bitmap_top, 1);
     }
   }
-  (void)message; (void)capacity;
-  return FG_TEXT_OK;
+  return failed;
 }

@@ -46,6 +46,14 @@ final class TextCommandTests: XCTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.png").path))
   }
 
+  func testAFamilyThatIsNotInstalledIsAWarningNamingTheReplacement() throws {
+    try "text string=x font=\"No Such Family\" size=12".write(to: folder.appendingPathComponent("w.txt"), atomically: true, encoding: .utf8)
+    let run = try fgrun([], ["w.txt", Fixtures.url("jpeg/testorig.jpg").path, "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.stderr.contains("warning: text: font family 'No Such Family' is not installed"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("; using '"), run.stderr)
+  }
+
   func testAGarbageFontFileIsExit65() throws {
     try Data(repeating: 0x5A, count: 1000).write(to: folder.appendingPathComponent("bad.ttf"))
     try "text string=x font=bad.ttf size=12".write(to: folder.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)

@@ -85,9 +85,8 @@ const char *fg_text_layout_font_file(const fg_text_layout *layout, int index);
 /// Rasterises into `pixels`: width × height pixels of four floats (premultiplied linear-light
 /// RGBA), `row_floats` floats apart, zeroed by the caller. `color` is the text colour, linear
 /// light, straight alpha; colour glyphs keep their own colours and take only its alpha. Returns
-/// FG_TEXT_OK, or a status and a sentence in `message`.
-int fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4],
-                          char *message, size_t capacity);
+/// the number of glyphs FreeType could not load or render (drawn as nothing), normally 0.
+size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4]);
 
 #ifdef __cplusplus
 }

@@ -180,19 +180,18 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
     }
   }
 
-  /// The text drawn in `color` (sRGB-encoded, straight alpha): premultiplied linear-light RGBA floats.
-  func render(color: Color) throws -> PixelBuffer {
+  /// The text drawn in `color` (sRGB-encoded, straight alpha): premultiplied linear-light RGBA
+  /// floats, and how many glyphs FreeType could not draw (normally none).
+  func render(color: Color) throws -> (PixelBuffer, failedGlyphs: Int) {
     var buffer = try PixelBuffer.allocate(
       width: size.width, height: size.height, format: .rgbaFloatPremultiplied, colorSpace: .linearSRGB, zeroed: true)
     let c = color.simd
     var linear: [Float] = [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
-    var message = [CChar](repeating: 0, count: 256)
-    buffer.withUnsafeMutableBaseAddress { base, rowBytes in
-      _ = lock.withLock {
-        fg_text_layout_render(
-          handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear, &message, message.count)
+    let failed = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
+      lock.withLock {
+        fg_text_layout_render(handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear)
       }
     }
-    return buffer
+    return (buffer, Int(failed))
   }
 }

@@ -84,17 +84,26 @@ public struct TextSourceOperation: SourceOperation {
     values += [Self.align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
     return Arguments(values)
   }
-  public var identity: String { "text:\(ObjectIdentifier(layout))" }
+  /// What the pixels depend on: the style and the string (itself when short, else its length and
+  /// hash), so a recipe run on many files of a batch rasterises one text once.
+  public var identity: String {
+    let text = string.utf8.count <= 256 ? string.debugDescription : "\(string.utf8.count) bytes #\(string.hashValue)"
+    return "text:\(style.font)|\(style.size)|\(style.color.hexString)|\(style.width ?? 0)|\(style.alignment)|"
+      + "\(style.lineSpacing)|\(style.weight)|\(style.italic):\(text)"
+  }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     ImageInfo(size: layout.size, layout: .rgba, component: .uint8, colorSpace: .sRGB)
   }
 
-  public func decodePixels() throws -> PixelBuffer? { try layout.render(color: style.color) }
+  public func decodePixels() throws -> PixelBuffer? { try layout.render(color: style.color).0 }
 
-  /// The pixels, and the layout's warning (a font family that is not installed).
+  /// The pixels, and warnings: a font family that is not installed, glyphs FreeType could not draw.
   public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
-    (try decodePixels(), layout.warning.map { ["text: \($0)"] } ?? [])
+    let (pixels, failed) = try layout.render(color: style.color)
+    var warnings = layout.warning.map { ["text: \($0)"] } ?? []
+    if failed > 0 { warnings.append("text: \(failed) glyph\(failed == 1 ? "" : "s") could not be drawn (FreeType refused them)") }
+    return (pixels, warnings)
   }
 }
 

@@ -18,7 +18,7 @@
 
 import PixelBufferModule
 
-/// Recipe verbs: `composite`, `blend`, `flatten` and `mask`.
+/// Recipe verbs: `composite`, `blend`, `flatten`, `mask` and `shadow` (Shadow.swift).
 public enum CompositingFilters {
   /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
   public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
@@ -56,5 +56,5 @@ public enum CompositingFilters {
   }
 
   /// Every compositing verb.
-  public static var all: [FilterDefinition] { [composite, blend, flatten, mask] }
+  public static var all: [FilterDefinition] { [composite, blend, flatten, mask, shadow] }
 }

@@ -85,8 +85,8 @@ final class RecipeExamplesTests: XCTestCase {
     XCTAssertEqual(
       names,
       [
-        "document-cleanup", "glow", "icon-tint", "product-photo", "sepia-vintage", "social-preview", "thumbnail", "warm-soft-gray",
-        "watermark", "web-ready",
+        "credit", "document-cleanup", "glow", "icon-tint", "product-photo", "sepia-vintage", "social-card", "social-preview",
+        "thumbnail", "warm-soft-gray", "watermark", "web-ready",
       ])
     for name in names {
       // Each checks completely (filters, parameters, values, names) before any pixel.

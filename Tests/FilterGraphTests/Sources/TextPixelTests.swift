@@ -90,6 +90,20 @@ final class TextPixelTests: XCTestCase {
     XCTAssertNotEqual(whole.bytes, try rgba(photo).bytes)
   }
 
+  func testOneRendererSetsEachTextItWasGiven() throws {
+    // The decode cache keys text by what it shows: a text made after another was freed (its
+    // memory perhaps reused) is never served the other's pixels; equal texts share one entry.
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 16)))
+    var previous: [UInt8] = []
+    for word in ["ill", "WWW", "ill", "mmm", "WWW"] {
+      let buffer = try renderer.render(try Image(text: word, font: "DejaVu Sans", size: 30), format: .rgba8)
+      let fresh = try Renderer(options: RendererOptions(threads: 1)).render(try Image(text: word, font: "DejaVu Sans", size: 30), format: .rgba8)
+      XCTAssertEqual(RecipeExamplesTests.packed(buffer), RecipeExamplesTests.packed(fresh), word)
+      XCTAssertNotEqual(RecipeExamplesTests.packed(buffer), previous, word)
+      previous = RecipeExamplesTests.packed(buffer)
+    }
+  }
+
   func testColourEmojiKeepTheirColoursAndTakeTheTextAlpha() throws {
     // U+1F600 is a yellow face in Noto Color Emoji: its middle is far from the black text colour.
     let face = try rgba(Image(text: "😀", size: 64, color: .black))

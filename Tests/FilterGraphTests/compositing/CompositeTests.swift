@@ -308,7 +308,7 @@ final class CompositeTests: XCTestCase {
     let swift = soft.composited(over: base, mode: .screen, opacity: 0.4)
     XCTAssertEqual(img.node.structuralKey, swift.node.structuralKey)
     XCTAssertEqual((img.node.operation as? CompositeOperation)?.origin, Point(x: 2, y: 2))  // (9−4)/2, (7−3)/2
-    XCTAssertEqual(CompositingFilters.all.map(\.descriptor.name), ["composite", "blend", "flatten", "mask"])
+    XCTAssertEqual(CompositingFilters.all.map(\.descriptor.name), ["composite", "blend", "flatten", "mask", "shadow"])
   }
 
   func testOverlaidIsCompositedReadFromTheBase() {

@@ -1,0 +1,41 @@
+// ShadowTests.swift — `shadow` against its definition (Shadow.swift): the canvas grows by
+// ⌈3σ⌉ + the offset, the image sits at (m, m), its alpha in the shadow colour at (m + dx, m + dy).
+
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+@testable import FilterGraph
+
+final class ShadowTests: XCTestCase {
+  func rgba(_ image: Image) throws -> (bytes: [UInt8], width: Int) {
+    let buffer = try Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 8, height: 4))).render(image, format: .rgba8)
+    return (RecipeExamplesTests.packed(buffer), buffer.width)
+  }
+
+  func testAHardShadowIsTheAlphaInTheShadowColourAtTheOffset() throws {
+    let square = Image(color: .white, size: Size(width: 10, height: 10))
+    let shadowed = square.shadowed(sigma: 0, offset: Point(x: 3, y: 2), color: Color(white: 0, alpha: 0.5))
+    XCTAssertEqual(shadowed.size, Size(width: 16, height: 16))  // m = 0 + max(3, 2) = 3
+    let (p, w) = try rgba(shadowed)
+    func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(p[(y * w + x) * 4..<(y * w + x) * 4 + 4]) }
+    XCTAssertEqual(pixel(4, 4), [255, 255, 255, 255], "the image at (3, 3)")
+    XCTAssertEqual(pixel(14, 13), [0, 0, 0, 128], "only the shadow, at (6, 5)…(16, 15)")
+    XCTAssertEqual(pixel(1, 1), [0, 0, 0, 0], "nothing")
+    XCTAssertEqual(pixel(15, 4), [0, 0, 0, 0], "right of the image, above the shadow")
+  }
+
+  func testASoftShadowIsBlurredAndNotClipped() throws {
+    let square = Image(color: .white, size: Size(width: 20, height: 20))
+    let shadowed = square.shadowed(sigma: 2, offset: Point(x: 2, y: 2), color: .black)
+    XCTAssertEqual(shadowed.size, Size(width: 36, height: 36))  // m = 6 + 2
+    let (p, w) = try rgba(shadowed)
+    let alpha = { (x: Int, y: Int) in Int(p[(y * w + x) * 4 + 3]) }
+    // The shadow's right edge is at x = m + dx + 20 = 30: the Gaussian-blurred step is Φ(±0.25)
+    // on the pixels either side (0.60 and 0.40 of 255), about nothing 2.75σ beyond.
+    XCTAssertEqual(alpha(29, 20), 153, accuracy: 4)
+    XCTAssertEqual(alpha(30, 20), 102, accuracy: 4)
+    XCTAssertLessThan(alpha(35, 20), 3)
+    XCTAssertEqual(alpha(20, 20), 255, "the image over its shadow")
+  }
+}
