@@ -112,7 +112,9 @@ extension Renderer {
   /// `image` with its window-choosing analyses (`trim`, `smartcrop`) computed and replaced by
   /// the crops they resolve to; other analyses stay, to run on each frame.
   func fixingWindows(_ image: Image) throws -> Image {
-    try resolved(image) { $0 is any WindowChoosingOperation }
+    // The frames' renders report the graph's warnings; these would repeat them.
+    var warnings: [String] = []
+    return try resolved(image, only: { $0 is any WindowChoosingOperation }, warnings: &warnings)
   }
 
   /// The graph under `root` with `old` replaced by `new`: every node above `old` rebuilt, the
