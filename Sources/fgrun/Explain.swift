@@ -66,7 +66,12 @@ struct Explain: ParsableCommand {
       let renderer = engine.makeRenderer()
       lines.append("output: \(image.info.size) \(image.info.layout) \(image.info.component)")
       lines.append("")
-      lines.append(renderer.explain(image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc))
+      do {
+        lines.append(try renderer.explain(image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc))
+      } catch {
+        // The graph's limits, refused as a run refuses them (with its exit status).
+        throw Failure(error, stage: .output)
+      }
       Console.out(lines.joined(separator: "\n"))
       return ExitStatus.ok
     }

@@ -68,7 +68,9 @@ public final class Renderer: Sendable {
 
   /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
   /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`.
-  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false) -> String {
+  /// Throws what a render would for a graph over the limits (`GraphLimits`), before any walk.
+  public func explain(_ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false) throws -> String {
+    try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     let output = try? OutputColour.plan(image, profile: profile, intent: intent, bpc: bpc)
     let run = output?.image ?? image
     let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
