@@ -88,12 +88,14 @@ private func json(_ text: String) -> String {
 /// The report file, appended to line by line from any thread.
 final class BatchReport: @unchecked Sendable {
   private let fd: Int32
+  private let path: String
   private let lock = NSLock()
 
   /// Opens (creating, appending to) `path`.
   ///
   /// - Throws: `Failure` (output) when it cannot be opened.
   init(path: String) throws {
+    self.path = path
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       throw Failure(status: ExitStatus.output, message: "Cannot open the report \(path): \(String(cString: strerror(errno))).")
@@ -102,17 +104,11 @@ final class BatchReport: @unchecked Sendable {
 
   deinit { close(fd) }
 
-  /// Appends one line for `outcome` with a single write.
+  /// Appends one line for `outcome` with a single write; a failed write (a full disk,
+  /// `/dev/full`) is kept as lost output, which ends the batch with exit 73 (`Console.lost`).
   func record(_ outcome: BatchOutcome) {
-    let bytes = Array((outcome.jsonLine + "\n").utf8)
-    lock.lock()
-    defer { lock.unlock() }
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      offset += n
+    lock.withLock {
+      if let code = Console.write(outcome.jsonLine + "\n", to: fd) { Console.lost("the report \(path)", errno: code) }
     }
   }
 }

@@ -82,10 +82,15 @@ struct Explain: ParsableCommand {
       lines.append("output: \(image.info.size) \(image.info.layout) \(image.info.component)")
       lines.append("")
       let outputFormat = format.flatMap { CodecRegistry.codec(named: $0)?.format } ?? inputFormat
-      lines.append(
-        renderer.explain(
-          image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc, format: outputFormat,
-          background: colour.background))
+      do {
+        lines.append(
+          try renderer.explain(
+            image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc, format: outputFormat,
+            background: colour.background))
+      } catch {
+        // The graph's limits, refused as a run refuses them (with its exit status).
+        throw Failure(error, stage: .output)
+      }
       Console.out(lines.joined(separator: "\n"))
       return ExitStatus.ok
     }

@@ -88,14 +88,28 @@ struct Failure: Error, CustomStringConvertible {
 
 /// Standard error and standard output, written with `write(2)`.
 ///
-/// A closed pipe or a full disk on these streams is ignored here (the message has nowhere to
-/// go); Foundation's `FileHandle.write` would trap on it instead.
+/// A closed pipe or a full disk on standard error is ignored (the message has nowhere to go).
+/// On standard output, and on any other stream whose writer calls `lost`, the first failure is
+/// kept: `runReportingFailures` then ends the command with exit 73 and that sentence, instead of
+/// exit 0 for output that never arrived. Foundation's `FileHandle.write` would trap instead.
 enum Console {
+  /// The first write that failed, as a sentence; nil while every write has succeeded.
+  static var lostOutput: String? { lostWrites.first }
+
+  /// Records that output was lost: `what` could not be written, because of `errno`.
+  static func lost(_ what: String, errno code: Int32) {
+    lostWrites.keep("Cannot write \(what): \(String(cString: strerror(code))).")
+  }
+
+  private static let lostWrites = FirstMessage()
+
   /// Writes a line to standard error.
   static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 
   /// Writes a line to standard output.
-  static func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
+  static func out(_ text: String) {
+    if let code = write(text + "\n", to: STDOUT_FILENO) { lost("standard output", errno: code) }
+  }
 
   /// Writes `text` as it is (no newline) to standard error: progress lines.
   static func errorWithoutNewline(_ text: String) { write(text, to: STDERR_FILENO) }
@@ -103,15 +117,30 @@ enum Console {
   /// True when standard error is a terminal (progress bars go there).
   static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
-  private static func write(_ text: String, to fd: Int32) {
+  /// Writes all of `text` to `fd`; the errno of a failed write (ENOSPC for a write that wrote
+  /// nothing), or nil.
+  @discardableResult
+  static func write(_ text: String, to fd: Int32) -> Int32? {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
       let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
+      if n < 0 { return errno }
+      if n == 0 { return ENOSPC }
       bytes = bytes.dropFirst(n)
     }
+    return nil
   }
+}
+
+/// The first of the messages given to it, kept under a lock (writers on several threads).
+private final class FirstMessage: @unchecked Sendable {  // `message` is only touched with `lock` held
+  private let lock = NSLock()
+  private var message: String?
+
+  var first: String? { lock.withLock { message } }
+
+  func keep(_ text: String) { lock.withLock { if message == nil { message = text } } }
 }
 
 /// How fgrun meets the signals that would otherwise kill it silently.
@@ -133,7 +162,11 @@ func runReportingFailures(_ body: () throws -> Int32) throws {
     status = try body()
   } catch let failure as Failure {
     failure.report()
-    throw ExitCode(failure.status)
+    throw ExitCode(Console.lostOutput == nil ? failure.status : ExitStatus.output)
+  }
+  if let lost = Console.lostOutput {
+    Failure(status: ExitStatus.output, message: lost).report()
+    throw ExitCode(ExitStatus.output)
   }
   if status != 0 { throw ExitCode(status) }
 }

@@ -41,15 +41,42 @@ public final class ImageNode: @unchecked Sendable {  // `inputs` is written only
   }
 
   /// A structural key: equal for nodes that compute the same pixels (same operation, arguments
-  /// and inputs), whatever object they are. Computed on first use and kept: renders on several
-  /// threads may share a node (a watermark), so the kept key is read and written under a lock.
+  /// and inputs), whatever object they are. An input's key longer than `longestSpelledKey`
+  /// characters stands as its SHA-256 digest, so a key is at most its label and a digest per
+  /// input long: spelled out in full, the keys of a graph that reuses its images
+  /// (`nK = blend nK-1 nK-2`) double at every step. Computed on first use, inputs first without
+  /// recursion, and kept: renders on several threads may share a node (a watermark), so the
+  /// kept key is read and written under a lock.
   public var structuralKey: String {
     if let key = cachedKey.withLock({ $0 }) { return key }
+    var stack: [(node: ImageNode, expanded: Bool)] = [(self, false)]
+    while let (node, expanded) = stack.popLast() {
+      if node.cachedKey.withLock({ $0 }) != nil { continue }
+      let missing = node.inputs.filter { $0.cachedKey.withLock({ $0 }) == nil }
+      if expanded || missing.isEmpty {
+        let key = node.spelledKey()
+        node.cachedKey.withLock { $0 = key }
+      } else {
+        stack.append((node, true))
+        stack.append(contentsOf: missing.map { ($0, false) })
+      }
+    }
+    return cachedKey.withLock { $0 } ?? spelledKey()
+  }
+
+  /// The longest input key spelled out inside a key; longer ones stand as their digest.
+  static let longestSpelledKey = 512
+
+  /// This node's key from its inputs' kept keys.
+  private func spelledKey() -> String {
     var key = label
     if let source = operation as? SourceOperation { key += " #" + source.identity }
-    if !inputs.isEmpty { key += " (" + inputs.map(\.structuralKey).joined(separator: ", ") + ")" }
-    cachedKey.withLock { $0 = key }
-    return key
+    if inputs.isEmpty { return key }
+    let parts = inputs.map { input -> String in
+      let inner = input.structuralKey
+      return inner.utf8.count > Self.longestSpelledKey ? "sha256:" + sha256Hex(inner.utf8) : inner
+    }
+    return key + " (" + parts.joined(separator: ", ") + ")"
   }
 
   private let cachedKey = Locked<String?>(nil)

@@ -31,10 +31,14 @@ enum Regions {
 
   /// Follows a request for `rect` of `root` down the graph, depth first, as the tiles will:
   /// `visit(node, index, region)` is called with the region of each input each reached node
-  /// reads, and returns whether to go on into that input.
+  /// reads, and returns whether to go on into that input. A node reached again for the same
+  /// region is not followed again (the tiles compute it once too), so a graph that reuses its
+  /// images costs its edges, not its paths.
   static func walk(from root: ImageNode, _ rect: Rect, _ visit: (ImageNode, Int, Rect) -> Bool) {
+    var reached: Set<TileEvaluator.MemoKey> = []
     func reach(_ node: ImageNode, _ rect: Rect) {
       let rect = computed(rect, extent: node.info.extent)
+      guard reached.insert(TileEvaluator.MemoKey(node: ObjectIdentifier(node), rect: rect, space: .linear)).inserted else { return }
       for (i, input) in node.inputs.enumerated() {
         let region = Self.input(i, of: node, for: rect)
         if visit(node, i, region) { reach(input, region) }

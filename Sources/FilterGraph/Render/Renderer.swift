@@ -68,11 +68,13 @@ public final class Renderer: Sendable {
 
   /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
   /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`,
-  /// and, when written as `format`, whether alpha is flattened onto `background`.
+  /// and, when written as `format`, whether alpha is flattened onto `background`. Throws what a
+  /// render would for a graph over the limits (`GraphLimits`), before any walk.
   public func explain(
     _ image: Image, profile: OutputProfile = .sRGB, intent: RenderingIntent = .relative, bpc: Bool = false,
     format: ImageFileFormat? = nil, background: Color = WriteOptions.defaultBackground
-  ) -> String {
+  ) throws -> String {
+    try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     var flat = image
     if let format, let encoding = try? Renderer.encoding(format, WriteOptions(format: format)) {
       flat = Renderer.flattened(image, for: encoding, background: background)

@@ -116,13 +116,16 @@ extension Renderer {
   /// is the only way the graph reaches it: every node on the path, and the source, read once.
   static func onlyPath(in plan: RenderPlan, to source: ImageNode) -> [(node: ImageNode, input: Int)]? {
     var path: [(node: ImageNode, input: Int)] = []
+    var missed: Set<ObjectIdentifier> = []  // nodes known not to reach `source`
     func find(_ node: ImageNode) -> Bool {
       if node === source { return true }
+      guard !missed.contains(ObjectIdentifier(node)) else { return false }
       for (i, input) in node.inputs.enumerated() {
         path.append((node, i))
         if find(input) { return true }
         path.removeLast()
       }
+      missed.insert(ObjectIdentifier(node))
       return false
     }
     guard find(plan.root) else { return nil }

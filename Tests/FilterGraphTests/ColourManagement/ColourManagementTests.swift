@@ -332,7 +332,7 @@ final class ColourManagementTests: XCTestCase {
       let inMemory = try renderer.render(converted)
       XCTAssertEqual(maxCodeDifference(inMemory, try renderer.render(photo)), 0, "render gives sRGB")
     }
-    let explained = renderer.explain(try Recipe.parse("convert profile=adobe.icc intent=perceptual", file: "r.txt").compile(input: photo, context: context))
+    let explained = try renderer.explain(Recipe.parse("convert profile=adobe.icc intent=perceptual", file: "r.txt").compile(input: photo, context: context))
     XCTAssertTrue(explained.contains("stored through lcms2 into 'Adobe RGB (1998)' (perceptual)"), explained)
 
     var cmyk = adobe

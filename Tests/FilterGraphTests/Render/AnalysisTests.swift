@@ -88,7 +88,7 @@ final class AnalysisTests: XCTestCase {
 
   func testExplainShowsTheAnalysis() throws {
     let photo = try Image(contentsOf: photoURL)
-    let text = colourRenderer.explain(photo.normalized())
+    let text = try colourRenderer.explain(photo.normalized())
     XCTAssertTrue(text.contains("analysis before the tiles: histogram of r,g,b bins=4096 (≤ 4 MP view)"), text)
   }
 

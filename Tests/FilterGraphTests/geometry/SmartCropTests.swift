@@ -167,7 +167,7 @@ final class SmartCropTests: XCTestCase {
 
   func testExplainShowsTheAnalysis() throws {
     let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
-    let text = renderer.explain(photo.smartCropped(to: Size(width: 100, height: 100)))
+    let text = try renderer.explain(photo.smartCropped(to: Size(width: 100, height: 100)))
     XCTAssertTrue(text.contains("analysis before the tiles: attention of 100x100 windows (≤ 0.065536 MP view)"), text)
   }
 }

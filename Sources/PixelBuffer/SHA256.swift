@@ -1,4 +1,5 @@
-// SHA256.swift — SHA-256 (FIPS 180-4) for comparing decoded pixels with reference digests made by
+// SHA256.swift — SHA-256 (FIPS 180-4): the digest that stands for a long subgraph in a structural
+// key (FilterGraph's ImageNode), and that tests compare decoded pixels by with references made by
 // other tools (Python's hashlib). Foundation on Linux has no digest API.
 
 /// The SHA-256 digest of `bytes` as 64 lowercase hex digits.
