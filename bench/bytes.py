@@ -45,7 +45,10 @@ def references(corpus, out, sizes):
                 scaled = im.resize((round(im.width * s), round(im.height * s)), Image.LANCZOS)
             path = os.path.join(out, f"{stem}-{size}.png")
             if not os.path.exists(path):
-                scaled.save(path)
+                # No ICC profile: fgrun would embed it and Pillow and jpegli would not, and a
+                # 3 KB profile is a large share of a small file's bytes.
+                scaled.info.pop("icc_profile", None)
+                scaled.save(path, icc_profile=None)
             refs.append((f"{stem}-{size}", path, scaled.width * scaled.height))
     return refs
 
