@@ -564,16 +564,10 @@ static int cj_check_params(cj_encoder *e, const cj_encode_params *p) {
   return CJ_OK;
 }
 
-int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
-  if (e == NULL || p == NULL) return CJ_ERR_USAGE;
-  int s = cj_encoder_check(e, STAGE_CREATED, "The encoder was started twice");
-  if (s != CJ_OK) return s;
-  s = cj_check_params(e, p);
-  if (s != CJ_OK) return s;
-  if (setjmp(e->err.jump)) {
-    e->stage = STAGE_FAILED;
-    return e->err.status;
-  }
+/// Points libjpeg at the encoder's destination and sets the image, libjpeg's defaults, the
+/// quality's tables and the luma sampling factors `h`, `v` (chroma 1, 1). Called inside the
+/// caller's setjmp.
+static void cj_setup_compress(cj_encoder *e, const cj_encode_params *p, int h, int v) {
   if (e->fd >= 0)
     e->cinfo.dest = &e->dest;
   else
@@ -585,10 +579,7 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
   jpeg_set_defaults(&e->cinfo);
   int quality = p->quality < 1 ? 1 : p->quality > 100 ? 100 : p->quality;
   jpeg_set_quality(&e->cinfo, quality, TRUE);
-  e->cinfo.dct_method = JDCT_ISLOW;
   if (p->components == 3) {
-    int h = p->subsampling == CJ_SUBSAMPLE_444 ? 1 : 2;
-    int v = p->subsampling == CJ_SUBSAMPLE_420 ? 2 : 1;
     e->cinfo.comp_info[0].h_samp_factor = h;
     e->cinfo.comp_info[0].v_samp_factor = v;
     for (int i = 1; i < 3; i++) {
@@ -596,6 +587,21 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
       e->cinfo.comp_info[i].v_samp_factor = 1;
     }
   }
+}
+
+int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
+  if (e == NULL || p == NULL) return CJ_ERR_USAGE;
+  int s = cj_encoder_check(e, STAGE_CREATED, "The encoder was started twice");
+  if (s != CJ_OK) return s;
+  s = cj_check_params(e, p);
+  if (s != CJ_OK) return s;
+  if (setjmp(e->err.jump)) {
+    e->stage = STAGE_FAILED;
+    return e->err.status;
+  }
+  int sub = p->subsampling == CJ_SUBSAMPLE_AUTO ? CJ_SUBSAMPLE_420 : p->subsampling;
+  cj_setup_compress(e, p, sub == CJ_SUBSAMPLE_444 ? 1 : 2, sub == CJ_SUBSAMPLE_420 ? 2 : 1);
+  e->cinfo.dct_method = JDCT_ISLOW;
   e->cinfo.optimize_coding = p->optimize_coding ? TRUE : FALSE;
   e->cinfo.restart_interval = (unsigned int)p->restart_interval;
   if (p->progressive) jpeg_simple_progression(&e->cinfo);
@@ -711,24 +717,7 @@ int cj_small_encode(cj_encoder *e, const cj_encode_params *p, const uint8_t *pix
     e->stage = STAGE_FAILED;
     return e->err.status;
   }
-  if (e->fd >= 0)
-    e->cinfo.dest = &e->dest;
-  else
-    jpeg_mem_dest(&e->cinfo, &e->out, &e->out_size);
-  e->cinfo.image_width = p->width;
-  e->cinfo.image_height = p->height;
-  e->cinfo.input_components = p->components;
-  e->cinfo.in_color_space = p->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(&e->cinfo);
-  jpeg_set_quality(&e->cinfo, p->quality < 1 ? 1 : p->quality > 100 ? 100 : p->quality, TRUE);
-  if (p->components == 3) {
-    e->cinfo.comp_info[0].h_samp_factor = setup.h_samp;
-    e->cinfo.comp_info[0].v_samp_factor = setup.v_samp;
-    for (int i = 1; i < 3; i++) {
-      e->cinfo.comp_info[i].h_samp_factor = 1;
-      e->cinfo.comp_info[i].v_samp_factor = 1;
-    }
-  }
+  cj_setup_compress(e, p, setup.h_samp, setup.v_samp);
   for (int t = 0; t < 2; t++) {
     JQUANT_TBL *q = e->cinfo.quant_tbl_ptrs[t];  // natural order, as small.c wants
     double slope = t == 0 ? CJ_SMALL_LUMA_SLOPE : 1.0;

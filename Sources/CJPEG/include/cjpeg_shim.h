@@ -62,8 +62,8 @@ typedef enum {
   CJ_SUBSAMPLE_444 = 0,
   CJ_SUBSAMPLE_422 = 1,
   CJ_SUBSAMPLE_420 = 2,
-  /// The perceptual encoder only: 4:4:4 or 4:2:0, whichever this image's colour detail needs
-  /// (cj_small_subsampling).
+  /// For cj_small_encode: 4:4:4 or 4:2:0, whichever this image's colour detail needs
+  /// (cj_small_subsampling); cj_encoder_start treats it as 4:2:0.
   CJ_SUBSAMPLE_AUTO = 3,
 } cj_subsampling;
 
