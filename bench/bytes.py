@@ -100,6 +100,9 @@ def plot(results, refs, path):
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     for ax, size in zip(axes, ["800", "full"]):
         names = [r[0] for r in refs if r[0].endswith("-" + size)]
+        if not names:
+            ax.set_visible(False)
+            continue
         pixels = {r[0]: r[2] for r in refs}
         for encoder in results:
             bpp = [np.mean([results[encoder][n][i]["bytes"] * 8 / pixels[n] for n in names]) for i in range(len(QUALITIES))]
@@ -123,11 +126,22 @@ def main():
     ap.add_argument("--sizes", default="800,full")
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--butteraugli", action="store_true", help="also Butteraugli distances (slow)")
+    ap.add_argument("--from-log", help="report from the progress lines of an earlier (perhaps unfinished) run")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     refs = references(args.corpus, args.out, args.sizes.split(","))
     encoders = args.encoders.split(",")
     results = {e: {} for e in encoders}
+    if args.from_log:
+        for line in open(args.from_log):
+            fields = line.split()
+            if len(fields) == len(QUALITIES) + 2 and fields[1] in results:
+                results[fields[1]][fields[0]] = [
+                    {"q": q, "bytes": int(f.split(":")[0]), "ssimulacra2": float(f.split(":")[1]), "cpu": 0.0}
+                    for q, f in zip(QUALITIES, fields[2:])]
+        done = [r for r in refs if all(r[0] in results[e] for e in encoders)]
+        report(results, done, encoders, args)
+        return
     for name, ref, pixels in refs:
         for e in encoders:
             rows = []
@@ -140,7 +154,7 @@ def main():
                 rows.append(row)
             results[e][name] = rows
             print(f"{name:28s} {e:13s} " + " ".join(f"{r['bytes']}:{r['ssimulacra2']:.1f}" for r in rows), flush=True)
-    json.dump(results, open(os.path.join(args.out, "bytes.json"), "w"), indent=1)
+        json.dump(results, open(os.path.join(args.out, "bytes.json"), "w"), indent=1)
     report(results, refs, encoders, args)
 
 
@@ -159,6 +173,8 @@ def report(results, refs, encoders, args):
             cells.append("n/a" if v is None else f"{v * 100:+.1f} %")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     for size in args.sizes.split(","):
+        if not any(n.endswith("-" + size) for n, _, _ in refs):
+            continue
         cells = []
         for e in encoders[1:]:
             vals = [v for n, v in per[e].items() if n.endswith("-" + size) and v is not None]
@@ -177,7 +193,7 @@ def report(results, refs, encoders, args):
             lines.append(f"- {e}: {np.mean(vals) * 100:+.1f} % ({len(vals)} images)" if vals else f"- {e}: n/a")
     lines += ["", "Encode CPU time per file (user+system, summed over the quality ladder and images):", ""]
     for e in encoders:
-        total = sum(r["cpu"] for n in results[e] for r in results[e][n])
+        total = sum(r["cpu"] for n, _, _ in refs for r in results[e][n])
         lines.append(f"- {e}: {total:.2f} s" + ("" if e.startswith("fgrun") else " (in this Python process: not measured)"))
     text = "\n".join(lines) + "\n"
     open(os.path.join(args.out, "bytes.md"), "w").write(text)
