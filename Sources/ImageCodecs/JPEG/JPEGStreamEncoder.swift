@@ -183,24 +183,11 @@ public final class JPEGStreamEncoder {
         "Too many rows for this JPEG: \(rowsWritten) of \(size.height) are written and \(rows.height) more arrived.")
     }
     guard rows.height > 0 else { return }
-    if let small {
-      do {
-        try small.write(rows: rows)
-        rowsWritten += rows.height
-      } catch let error as CodecError {
-        failure = error
-        throw error
+    if small != nil || strips != nil {
+      try keepingFailure {
+        if let small { try small.write(rows: rows) } else { try strips?.write(rows: rows) }
       }
-      return
-    }
-    if let strips {
-      do {
-        try strips.write(rows: rows)
-        rowsWritten += rows.height
-      } catch let error as CodecError {
-        failure = error
-        throw error
-      }
+      rowsWritten += rows.height
       return
     }
     guard let handle else { return }
@@ -230,22 +217,8 @@ public final class JPEGStreamEncoder {
         "The JPEG encoder was finished after \(rowsWritten) of \(size.height) rows.")
     }
     isFinished = true
-    if let small {
-      do {
-        return try small.finish()
-      } catch let error as CodecError {
-        failure = error
-        throw error
-      }
-    }
-    if let strips {
-      do {
-        return try strips.finish()
-      } catch let error as CodecError {
-        failure = error
-        throw error
-      }
-    }
+    if let small { return try keepingFailure { try small.finish() } }
+    if let strips { return try keepingFailure { try strips.finish() } }
     guard let handle else { return nil }
     var bytes: UnsafePointer<UInt8>?
     var length = 0
@@ -300,6 +273,16 @@ public final class JPEGStreamEncoder {
         if status != 0 { return status }
       }
       return 0
+    }
+  }
+
+  /// Runs a back end's call; a `CodecError` it throws is kept, so every later call throws it too.
+  private func keepingFailure<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as CodecError {
+      failure = error
+      throw error
     }
   }
 
