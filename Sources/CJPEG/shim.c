@@ -5,12 +5,14 @@
 // formats the message into the handle and longjmps back to that setjmp. Locals changed between
 // setjmp and longjmp are not read after the jump.
 #include "cjpeg_shim.h"
+#include "small.h"
 
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 
 #include <jerror.h>
@@ -531,10 +533,20 @@ static int cj_encoder_check(cj_encoder *e, int expected, const char *what) {
   return CJ_OK;
 }
 
-int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
-  if (e == NULL || p == NULL) return CJ_ERR_USAGE;
-  int s = cj_encoder_check(e, STAGE_CREATED, "The encoder was started twice");
-  if (s != CJ_OK) return s;
+// APP1 (EXIF, XMP) right after JFIF, then the ICC profile, then the rest in the given order.
+static void cj_write_markers(cj_encoder *e, const cj_encode_params *p) {
+  for (int32_t i = 0; i < p->marker_count; i++)
+    if (p->markers[i].marker == JPEG_APP0 + 1)
+      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
+  if (p->icc != NULL && p->icc_length > 0)
+    jpeg_write_icc_profile(&e->cinfo, p->icc, (unsigned int)p->icc_length);
+  for (int32_t i = 0; i < p->marker_count; i++)
+    if (p->markers[i].marker != JPEG_APP0 + 1)
+      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
+}
+
+/// The checks cj_encoder_start and cj_small_encode share; CJ_OK or the failure recorded.
+static int cj_check_params(cj_encoder *e, const cj_encode_params *p) {
   if (p->components != 1 && p->components != 3)
     return cj_fail(&e->err, CJ_ERR_USAGE, "The encoder takes 1 (gray) or 3 (RGB) components");
   if (p->width == 0 || p->height == 0)
@@ -549,10 +561,13 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
         !(m->marker == JPEG_COM || (m->marker >= JPEG_APP0 && m->marker <= JPEG_APP0 + 15)))
       return cj_fail(&e->err, CJ_ERR_USAGE, "A metadata marker is not an APPn or COM segment of at most 65533 bytes");
   }
-  if (setjmp(e->err.jump)) {
-    e->stage = STAGE_FAILED;
-    return e->err.status;
-  }
+  return CJ_OK;
+}
+
+/// Points libjpeg at the encoder's destination and sets the image, libjpeg's defaults, the
+/// quality's tables and the luma sampling factors `h`, `v` (chroma 1, 1). Called inside the
+/// caller's setjmp.
+static void cj_setup_compress(cj_encoder *e, const cj_encode_params *p, int h, int v) {
   if (e->fd >= 0)
     e->cinfo.dest = &e->dest;
   else
@@ -564,10 +579,7 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
   jpeg_set_defaults(&e->cinfo);
   int quality = p->quality < 1 ? 1 : p->quality > 100 ? 100 : p->quality;
   jpeg_set_quality(&e->cinfo, quality, TRUE);
-  e->cinfo.dct_method = JDCT_ISLOW;
   if (p->components == 3) {
-    int h = p->subsampling == CJ_SUBSAMPLE_444 ? 1 : 2;
-    int v = p->subsampling == CJ_SUBSAMPLE_420 ? 2 : 1;
     e->cinfo.comp_info[0].h_samp_factor = h;
     e->cinfo.comp_info[0].v_samp_factor = v;
     for (int i = 1; i < 3; i++) {
@@ -575,19 +587,26 @@ int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
       e->cinfo.comp_info[i].v_samp_factor = 1;
     }
   }
+}
+
+int cj_encoder_start(cj_encoder *e, const cj_encode_params *p) {
+  if (e == NULL || p == NULL) return CJ_ERR_USAGE;
+  int s = cj_encoder_check(e, STAGE_CREATED, "The encoder was started twice");
+  if (s != CJ_OK) return s;
+  s = cj_check_params(e, p);
+  if (s != CJ_OK) return s;
+  if (setjmp(e->err.jump)) {
+    e->stage = STAGE_FAILED;
+    return e->err.status;
+  }
+  int sub = p->subsampling == CJ_SUBSAMPLE_AUTO ? CJ_SUBSAMPLE_420 : p->subsampling;
+  cj_setup_compress(e, p, sub == CJ_SUBSAMPLE_444 ? 1 : 2, sub == CJ_SUBSAMPLE_420 ? 2 : 1);
+  e->cinfo.dct_method = JDCT_ISLOW;
   e->cinfo.optimize_coding = p->optimize_coding ? TRUE : FALSE;
   e->cinfo.restart_interval = (unsigned int)p->restart_interval;
   if (p->progressive) jpeg_simple_progression(&e->cinfo);
   jpeg_start_compress(&e->cinfo, TRUE);
-  // APP1 (EXIF, XMP) right after JFIF, then the ICC profile, then the rest in the given order.
-  for (int32_t i = 0; i < p->marker_count; i++)
-    if (p->markers[i].marker == JPEG_APP0 + 1)
-      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
-  if (p->icc != NULL && p->icc_length > 0)
-    jpeg_write_icc_profile(&e->cinfo, p->icc, (unsigned int)p->icc_length);
-  for (int32_t i = 0; i < p->marker_count; i++)
-    if (p->markers[i].marker != JPEG_APP0 + 1)
-      jpeg_write_marker(&e->cinfo, p->markers[i].marker, p->markers[i].data, (unsigned int)p->markers[i].length);
+  cj_write_markers(e, p);
   e->stage = STAGE_STARTED;
   return CJ_OK;
 }
@@ -631,3 +650,111 @@ int cj_encoder_finish(cj_encoder *e, const uint8_t **data, size_t *length) {
 }
 
 const char *cj_encoder_message(const cj_encoder *e) { return e != NULL ? e->err.message : ""; }
+
+// MARK: - The perceptual ("small") encoder
+//
+// small.c chooses the coefficients; libjpeg-turbo writes them (jpeg_write_coefficients) with
+// Huffman tables optimised for them. The tables are libjpeg's for the quality (T.81 Annex K
+// scaled, jpeg_set_quality), reshaped: luma steps relative to the DC step are raised to the power
+// CJ_SMALL_LUMA_SLOPE (< 1: relatively finer high frequencies), chroma steps are scaled by
+// CJ_SMALL_CHROMA_SCALE (finer colour; SSIMULACRA2 weighs colour error more than the Annex K
+// chroma table assumes). The constants are the encoder's tuning, chosen by BD-rate at equal
+// SSIMULACRA2 over the corpus photos (bench/bytes.py; docs/Performance.md).
+
+#ifndef CJ_SMALL_LAMBDA
+#define CJ_SMALL_LAMBDA 0.03f  // λ at masking multiplier 1, in squared quantiser steps per bit
+#endif
+#ifndef CJ_SMALL_MASKING
+#define CJ_SMALL_MASKING 0.3f  // γ, the masking field's exponent
+#endif
+#ifndef CJ_SMALL_LUMA_SLOPE
+#define CJ_SMALL_LUMA_SLOPE 0.8  // α: table step = DC step · (libjpeg step / its DC step)^α
+#endif
+#ifndef CJ_SMALL_CHROMA_SCALE
+#define CJ_SMALL_CHROMA_SCALE 0.5  // the chroma table's steps × this
+#endif
+#ifndef CJ_SMALL_CHROMA_DETAIL
+#define CJ_SMALL_CHROMA_DETAIL 30.0  // cjk_chroma_detail above which CJ_SUBSAMPLE_AUTO keeps 4:4:4
+#endif
+
+/// Each AC symbol's code length in the Huffman table `table` (0 when absent).
+static void cj_code_lengths(const JHUFF_TBL *table, uint8_t *lengths) {
+  memset(lengths, 0, 256);
+  int k = 0;
+  for (int bits = 1; bits <= 16; bits++)
+    for (int i = 0; i < table->bits[bits] && k < 256; i++) lengths[table->huffval[k++]] = (uint8_t)bits;
+}
+
+int cj_small_subsampling(const uint8_t *pixels, uint32_t width, uint32_t height, int32_t components,
+                         size_t stride) {
+  if (components != 3) return CJ_SUBSAMPLE_444;
+  double detail = cjk_chroma_detail(pixels, (int)width, (int)height, components, stride);
+  return detail > CJ_SMALL_CHROMA_DETAIL ? CJ_SUBSAMPLE_444 : CJ_SUBSAMPLE_420;
+}
+
+int cj_small_encode(cj_encoder *e, const cj_encode_params *p, const uint8_t *pixels, size_t stride,
+                    const uint8_t **data, size_t *length) {
+  if (e == NULL || p == NULL || pixels == NULL || data == NULL || length == NULL) return CJ_ERR_USAGE;
+  int s = cj_encoder_check(e, STAGE_CREATED, "The encoder was started twice");
+  if (s != CJ_OK) return s;
+  s = cj_check_params(e, p);
+  if (s != CJ_OK) return s;
+  if (stride < (size_t)p->width * (size_t)p->components)
+    return cj_fail(&e->err, CJ_ERR_USAGE, "The row stride is shorter than a row");
+  int subsampling = p->subsampling;
+  if (subsampling == CJ_SUBSAMPLE_AUTO)
+    subsampling = cj_small_subsampling(pixels, p->width, p->height, p->components, stride);
+  cjk_setup setup;
+  memset(&setup, 0, sizeof setup);
+  setup.width = (int)p->width;
+  setup.height = (int)p->height;
+  setup.components = p->components;
+  setup.h_samp = p->components == 3 && subsampling != CJ_SUBSAMPLE_444 ? 2 : 1;
+  setup.v_samp = p->components == 3 && subsampling == CJ_SUBSAMPLE_420 ? 2 : 1;
+  setup.lambda = CJ_SMALL_LAMBDA;
+  setup.masking = CJ_SMALL_MASKING;
+  if (setjmp(e->err.jump)) {
+    e->stage = STAGE_FAILED;
+    return e->err.status;
+  }
+  cj_setup_compress(e, p, setup.h_samp, setup.v_samp);
+  for (int t = 0; t < 2; t++) {
+    JQUANT_TBL *q = e->cinfo.quant_tbl_ptrs[t];  // natural order, as small.c wants
+    double slope = t == 0 ? CJ_SMALL_LUMA_SLOPE : 1.0;
+    double scale = t == 0 ? 1.0 : CJ_SMALL_CHROMA_SCALE, dc = q->quantval[0];
+    for (int i = 0; i < 64; i++) {
+      long step = lround(dc * pow(q->quantval[i] / dc, slope) * scale);
+      q->quantval[i] = (UINT16)(step < 1 ? 1 : step > 255 ? 255 : step);
+      setup.quant[t][i] = q->quantval[i];
+    }
+    cj_code_lengths(e->cinfo.ac_huff_tbl_ptrs[t], setup.ac_lengths[t]);
+  }
+  e->cinfo.optimize_coding = TRUE;
+  if (p->progressive) jpeg_simple_progression(&e->cinfo);
+  jvirt_barray_ptr arrays[3];
+  cjk_plane planes[3];
+  for (int c = 0; c < p->components; c++) {
+    jpeg_component_info *comp = &e->cinfo.comp_info[c];
+    cjk_plane_size(&setup, c, &planes[c].blocks_wide, &planes[c].blocks_high);
+    JDIMENSION wide = (JDIMENSION)((planes[c].blocks_wide + comp->h_samp_factor - 1) / comp->h_samp_factor * comp->h_samp_factor);
+    JDIMENSION high = (JDIMENSION)((planes[c].blocks_high + comp->v_samp_factor - 1) / comp->v_samp_factor * comp->v_samp_factor);
+    arrays[c] = (*e->cinfo.mem->request_virt_barray)((j_common_ptr)&e->cinfo, JPOOL_IMAGE, TRUE, wide, high, high);
+  }
+  (*e->cinfo.mem->realize_virt_arrays)((j_common_ptr)&e->cinfo);
+  for (int c = 0; c < p->components; c++) {
+    jpeg_component_info *comp = &e->cinfo.comp_info[c];
+    JDIMENSION high = (JDIMENSION)((planes[c].blocks_high + comp->v_samp_factor - 1) / comp->v_samp_factor * comp->v_samp_factor);
+    planes[c].rows = (int16_t **)(*e->cinfo.mem->access_virt_barray)((j_common_ptr)&e->cinfo, arrays[c], 0, high, TRUE);
+  }
+  if (cjk_compute_coefficients(&setup, pixels, stride, planes) != 0) {
+    e->stage = STAGE_FAILED;
+    return cj_fail(&e->err, CJ_ERR_NO_MEMORY, "Out of memory computing the JPEG coefficients");
+  }
+  jpeg_write_coefficients(&e->cinfo, arrays);
+  cj_write_markers(e, p);
+  jpeg_finish_compress(&e->cinfo);
+  e->stage = STAGE_FINISHED;
+  *data = e->out;
+  *length = e->out_size;
+  return CJ_OK;
+}

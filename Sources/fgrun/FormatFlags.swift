@@ -15,6 +15,7 @@ struct FormatFlags: ParsableArguments {
   @Option(help: FormatFlags.help("compression")) var compression: String?
   @Option(name: [.customLong("bit-depth"), .customLong("depth")], help: FormatFlags.help("bit-depth")) var bitDepth: String?
   @Option(help: FormatFlags.help("chroma")) var chroma: String?
+  @Option(help: FormatFlags.help("encoder")) var encoder: String?
   @Option(help: FormatFlags.help("filter")) var filter: String?
   @Option(help: FormatFlags.help("effort")) var effort: String?
   @Option(name: .customLong("near-lossless"), help: FormatFlags.help("near-lossless")) var nearLossless: String?
@@ -33,6 +34,7 @@ struct FormatFlags: ParsableArguments {
     values["compression"] = compression
     values["bit-depth"] = bitDepth
     values["chroma"] = chroma
+    values["encoder"] = encoder
     values["filter"] = filter
     values["effort"] = effort
     values["near-lossless"] = nearLossless
@@ -48,7 +50,7 @@ struct FormatFlags: ParsableArguments {
 
   /// Every option name that has a flag here (checked against the codecs' tables by a test).
   static let names: Set<String> = [
-    "quality", "compression", "bit-depth", "chroma", "filter", "effort", "near-lossless", "alpha-quality",
+    "quality", "compression", "bit-depth", "chroma", "encoder", "filter", "effort", "near-lossless", "alpha-quality",
     "progressive", "optimize-coding", "lossless", "page",
     "predictor", "tile",
   ]

@@ -62,6 +62,9 @@ typedef enum {
   CJ_SUBSAMPLE_444 = 0,
   CJ_SUBSAMPLE_422 = 1,
   CJ_SUBSAMPLE_420 = 2,
+  /// For cj_small_encode: 4:4:4 or 4:2:0, whichever this image's colour detail needs
+  /// (cj_small_subsampling); cj_encoder_start treats it as 4:2:0.
+  CJ_SUBSAMPLE_AUTO = 3,
 } cj_subsampling;
 
 /// What jpeg_read_header found.
@@ -250,6 +253,24 @@ int cj_encoder_finish(cj_encoder *encoder, const uint8_t **data, size_t *length)
 
 /// The last error's message (empty when none); owned by the encoder.
 const char *cj_encoder_message(const cj_encoder *encoder);
+
+// MARK: - Perceptual encoder
+
+/// Encodes a whole image with the perceptual ("small") encoder in one call, on a freshly created
+/// encoder: its own DCT, a masking-driven trellis quantisation (Sources/CJPEG/small.h defines what
+/// it computes) and libjpeg-turbo's entropy coder (jpeg_write_coefficients) with optimised Huffman
+/// tables, progressive when `params->progressive`. `pixels` holds `height` rows of
+/// `width` × `components` bytes, `stride` bytes apart. `params->quality` picks libjpeg's tables for
+/// that quality; `subsampling` may be CJ_SUBSAMPLE_AUTO; `optimize_coding` and `restart_interval`
+/// are ignored. On success `data`/`length` are as for cj_encoder_finish. The encoder cannot be used
+/// again afterwards.
+int cj_small_encode(cj_encoder *encoder, const cj_encode_params *params, const uint8_t *pixels,
+                    size_t stride, const uint8_t **data, size_t *length);
+
+/// The subsampling CJ_SUBSAMPLE_AUTO chooses for these pixels: CJ_SUBSAMPLE_444 when the colour
+/// has detail that 4:2:0 would blur (and for gray), else CJ_SUBSAMPLE_420.
+int cj_small_subsampling(const uint8_t *pixels, uint32_t width, uint32_t height, int32_t components,
+                         size_t stride);
 
 #ifdef __cplusplus
 }

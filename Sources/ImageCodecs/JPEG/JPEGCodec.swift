@@ -57,8 +57,11 @@ public enum JPEGCodec: ImageCodec {
   public static let encodeOptions: [FormatOption] = [
     FormatOption("quality", .integer(1...100), default: 90, help: "Quality: higher is better and larger."),
     FormatOption(
-      "chroma", .choice(["420", "422", "444"]), default: "420",
-      help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it."),
+      "chroma", .choice(["auto", "420", "422", "444"]), default: "auto",
+      help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it; auto is 420 for the fast encoder and, for the small one, 444 when the image's colour detail needs it."),
+    FormatOption(
+      "encoder", .choice(["fast", "small"]), default: "fast",
+      help: "fast: libjpeg-turbo's own quantisation, streamed in parallel strips. small: FilterGraph's perceptual encoder (trellis quantisation, masking, progressive, optimised Huffman tables): fewer bytes for the same look, one thread, the whole image held."),
     FormatOption("progressive", .boolean, default: false, help: "Write a progressive JPEG (compressed on one thread)."),
     FormatOption(
       "optimize-coding", .boolean, default: false,
@@ -75,12 +78,14 @@ public enum JPEGCodec: ImageCodec {
     switch request.options.choice("chroma") {
     case "444": subsampling = .s444
     case "422": subsampling = .s422
-    default: subsampling = .s420
+    case "420": subsampling = .s420
+    default: subsampling = .automatic
     }
     let options = JPEGEncodeOptions(
       quality: request.options.integer("quality") ?? 90, chromaSubsampling: subsampling,
       isProgressive: request.options.boolean("progressive"),
-      optimizesHuffmanCoding: request.options.boolean("optimize-coding"))
+      optimizesHuffmanCoding: request.options.boolean("optimize-coding"),
+      encoder: request.options.choice("encoder") == "small" ? .small : .fast)
     // One strip in flight per worker (at least 2): more only kept band buffers alive longer
     // (W4b with 6: +3 MB RSS, +10 ms CPU, no faster).
     return try JPEGStreamEncoder(

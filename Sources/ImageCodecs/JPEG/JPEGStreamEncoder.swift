@@ -47,6 +47,7 @@ public final class JPEGStreamEncoder {
 
   private let handle: OpaquePointer?
   private let strips: JPEGStripEncoder?
+  private let small: JPEGSmallEncoder?
   private let output: OutputHandle?
   private var isFinished = false
   private var failure: CodecError?
@@ -64,7 +65,8 @@ public final class JPEGStreamEncoder {
   /// per strip larger. At most `maxStripsInFlight` strips are queued or held compressed; the
   /// rows of a queued strip are the caller's buffers, kept (not copied) until compressed.
   /// Without an executor, or for progressive or optimised files, everything runs on the calling
-  /// thread, streaming as it goes.
+  /// thread, streaming as it goes. The `.small` encoder instead holds the rows until `finish()`,
+  /// which codes the whole image on the calling thread (see `JPEGEncodeOptions.Encoder`).
   ///
   /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
   ///   side) or a quality outside 1…100; `.tooLarge` for a metadata block larger than a JPEG
@@ -106,9 +108,16 @@ public final class JPEGStreamEncoder {
     switch options.chromaSubsampling {
     case .s444: subsampling = CJ_SUBSAMPLE_444
     case .s422: subsampling = CJ_SUBSAMPLE_422
-    case .s420: subsampling = CJ_SUBSAMPLE_420
+    case .s420, .automatic: subsampling = CJ_SUBSAMPLE_420
     }
     let icc = options.embedsICCProfile ? iccProfile.flatMap { $0.isEmpty ? nil : [UInt8]($0) } : nil
+    if options.encoder == .small {
+      handle = nil
+      strips = nil
+      small = JPEGSmallEncoder(size: size, layout: self.layout, options: options, icc: icc, segments: segments, output: output)
+      return
+    }
+    small = nil
     if let executor, !options.isProgressive, !options.optimizesHuffmanCoding,
       let strips = JPEGStripEncoder.layout(
         width: size.width, components: self.layout == .gray ? 1 : 3,
@@ -174,14 +183,11 @@ public final class JPEGStreamEncoder {
         "Too many rows for this JPEG: \(rowsWritten) of \(size.height) are written and \(rows.height) more arrived.")
     }
     guard rows.height > 0 else { return }
-    if let strips {
-      do {
-        try strips.write(rows: rows)
-        rowsWritten += rows.height
-      } catch let error as CodecError {
-        failure = error
-        throw error
+    if small != nil || strips != nil {
+      try keepingFailure {
+        if let small { try small.write(rows: rows) } else { try strips?.write(rows: rows) }
       }
+      rowsWritten += rows.height
       return
     }
     guard let handle else { return }
@@ -211,14 +217,8 @@ public final class JPEGStreamEncoder {
         "The JPEG encoder was finished after \(rowsWritten) of \(size.height) rows.")
     }
     isFinished = true
-    if let strips {
-      do {
-        return try strips.finish()
-      } catch let error as CodecError {
-        failure = error
-        throw error
-      }
-    }
+    if let small { return try keepingFailure { try small.finish() } }
+    if let strips { return try keepingFailure { try strips.finish() } }
     guard let handle else { return nil }
     var bytes: UnsafePointer<UInt8>?
     var length = 0
@@ -276,7 +276,17 @@ public final class JPEGStreamEncoder {
     }
   }
 
-  private static func error(_ handle: OpaquePointer, _ status: Int32, output: OutputHandle?) -> CodecError? {
+  /// Runs a back end's call; a `CodecError` it throws is kept, so every later call throws it too.
+  private func keepingFailure<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as CodecError {
+      failure = error
+      throw error
+    }
+  }
+
+  static func error(_ handle: OpaquePointer, _ status: Int32, output: OutputHandle?) -> CodecError? {
     guard status != 0 else { return nil }
     if status == Int32(bitPattern: CJ_ERR_IO.rawValue) {
       let code = cj_encoder_errno(handle)

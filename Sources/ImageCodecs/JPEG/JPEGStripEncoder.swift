@@ -41,7 +41,7 @@ final class JPEGStripEncoder {
       switch subsampling {
       case .s444: (mcuWidth, mcuHeight) = (8, 8)
       case .s422: (mcuWidth, mcuHeight) = (16, 8)
-      case .s420: (mcuWidth, mcuHeight) = (16, 16)
+      case .s420, .automatic: (mcuWidth, mcuHeight) = (16, 16)
       }
     }
     let mcusPerRow = (width + mcuWidth - 1) / mcuWidth
