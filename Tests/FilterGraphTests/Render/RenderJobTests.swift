@@ -118,9 +118,9 @@ final class RenderJobTests: XCTestCase {
     // A format with alpha keeps it.
     let kept = try RenderJob(input: .data(png), destination: .memory, options: WriteOptions(format: .png)).run(on: renderer)
     XCTAssertEqual(try T.bytes(try Image(data: kept.data!), format: .rgba8), src)
-    let explained = renderer.explain(try Image(data: png), format: .jpeg)
+    let explained = try renderer.explain(try Image(data: png), format: .jpeg)
     XCTAssertTrue(explained.contains("flatten color=#FFFFFF"), explained)
-    XCTAssertFalse(renderer.explain(try Image(data: png), format: .png).contains("flatten"))
+    XCTAssertFalse(try renderer.explain(try Image(data: png), format: .png).contains("flatten"))
   }
 
   func testWarningsComeBackInTheResult() throws {

@@ -84,7 +84,7 @@ final class SmartCropTests: XCTestCase {
       XCTAssertEqual(pixels.width, expected.width)
       let message = "smartcrop size=\(size) gives \(expected): the image is smaller than the window asked for, which is clamped to it"
       XCTAssertEqual(warnings.withLock { $0 }, [message], "\(strategy)")
-      let text = warned.explain(image)
+      let text = try warned.explain(image)
       let asWritten = text.components(separatedBy: "as optimized:")[0]
       XCTAssertTrue(asWritten.contains("smartcrop size=\(size) strategy=\(strategy.rawValue)"), text)
       XCTAssertTrue(asWritten.contains("[warning: \(message)]"), text)
