@@ -54,10 +54,6 @@ final class SourceServer: Sendable {
       let port = holder.server?.port ?? 0
       return Response(status: .found, headers: [.location: "http://127.0.0.2:\(port)/img.jpg"])
     }
-    router.get("/redirect-metadata") { request, _ -> Response in
-      log(request)
-      return Response(status: .movedPermanently, headers: [.location: "http://169.254.169.254/latest/meta-data/"])
-    }
     router.get("/redirect-loop") { request, _ -> Response in
       log(request)
       return Response(status: .found, headers: [.location: "/redirect-loop"])
