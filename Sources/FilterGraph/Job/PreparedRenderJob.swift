@@ -65,7 +65,7 @@ public struct PreparedRenderJob {
     let started = RenderTimings.now()
     var data: Data?
     var byteCount: Int?
-    let warnings: [String]
+    var warnings: [String] = []
     do {
       if let bytes = try renderer.ultraHDRBytes(image, format: format, options: options) {
         // An Ultra HDR JPEG is assembled whole in memory (its MPF index needs the base's length).
@@ -74,31 +74,28 @@ public struct PreparedRenderJob {
         case .memory: data = bytes
         case .handle(let handle): try bytes.withUnsafeBytes { try handle.writeAll($0) }
         }
+        byteCount = bytes.count
         written?()
-        var timings = self.timings
-        timings.renderSeconds = RenderTimings.now() - started
-        return RenderResult(
-          data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: bytes.count,
-          warnings: [], timings: timings)
-      }
-      let output = try renderer.outputPlan(image, format: format, options: options)
-      switch destination {
-      case .file(let url):
-        try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
+      } else {
+        let output = try renderer.outputPlan(image, format: format, options: options)
+        switch destination {
+        case .file(let url):
+          try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
+            try renderer.encode(output, handle: handle, stop: stop)
+            if let stop, stop() { throw CancellationError() }
+            written?()
+          }
+          byteCount = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        case .memory:
+          data = try renderer.encode(output, handle: nil, stop: stop)
+          byteCount = data?.count
+          written?()
+        case .handle(let handle):
           try renderer.encode(output, handle: handle, stop: stop)
-          if let stop, stop() { throw CancellationError() }
           written?()
         }
-        byteCount = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-      case .memory:
-        data = try renderer.encode(output, handle: nil, stop: stop)
-        byteCount = data?.count
-        written?()
-      case .handle(let handle):
-        try renderer.encode(output, handle: handle, stop: stop)
-        written?()
+        warnings = output.plan.warnings
       }
-      warnings = output.plan.warnings
     } catch {
       throw RenderJobError(stage: .output, underlying: error)
     }
