@@ -9,6 +9,7 @@
 #   bench/serve.sh -d 10 -w S1,S3         # shorter, some workloads
 #   bench/serve.sh -w SOAK --soak-minutes 10
 #   bench/serve.sh --no-thumbor --fgrun PATH
+#   bench/serve.sh --thumbor-processes 1   # thumbor as it starts by default: one process
 #
 # S1    imgproxy's published benchmark: one large camera JPEG fitted to 500 px, JPEG Q80,
 #       4 connections (../shared/bench/inputs/photo-24mp.jpg, else bench/inputs/photo-24mp.jpg).
@@ -19,12 +20,12 @@
 #       the last minute's highest RSS against the highest of the minute after the first (warm-up).
 # Batch rows do the same renders (S1: 16 copies of the photo; S2: the 20 photos once per size and
 # format) with `--jobs 2`; files/s and peak RSS by GNU time. thumbor runs with one process per
-# core, AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
+# core (--thumbor-processes), AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
 # Each server starts afresh for each workload, so its peak RSS (VmHWM) is that workload's.
 # Results: bench/out/serve-results.md. Quote the machine's load with the numbers.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-duration=30 workloads=S1,S2,S3 soak_minutes=10 thumbor=yes
+duration=30 workloads=S1,S2,S3 soak_minutes=10 thumbor=yes thumbor_processes=$(nproc)
 fgrun=${FGRUN:-$here/../.build/release/fgrun} port=${PORT:-18480} thumbor_port=$((${PORT:-18480} + 1))
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,8 +33,9 @@ while [ $# -gt 0 ]; do
     -w) workloads=$2; shift 2 ;;
     --soak-minutes) soak_minutes=$2; shift 2 ;;
     --no-thumbor) thumbor=no; shift ;;
+    --thumbor-processes) thumbor_processes=$2; shift 2 ;;
     --fgrun) fgrun=$2; shift 2 ;;
-    -h|--help) sed -n 2,27p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
     *) echo "serve.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -86,7 +88,7 @@ WEBP_QUALITY = 80
 AUTO_WEBP = True
 AUTO_AVIF = True
 CONF
-  setsid "$venv/bin/thumbor" -i 127.0.0.1 -p "$thumbor_port" -c "$out/thumbor.conf" --processes "$(nproc)" -l error \
+  setsid "$venv/bin/thumbor" -i 127.0.0.1 -p "$thumbor_port" -c "$out/thumbor.conf" --processes "$thumbor_processes" -l error \
     >"$out/thumbor.log" 2>&1 &
   pids=($!)
   wait_ready "http://127.0.0.1:$thumbor_port/healthcheck" "$out/thumbor.log"
@@ -136,7 +138,10 @@ fgrun_s2="/_/rs:fit:%d:%d/q:80/plain/local:///s2/%s"
 thumbor_s2="/unsafe/fit-in/%dx%d/s2/%s"
 
 # A row: the workload's wrk summary and the running server's peak RSS; the batch columns follow.
-row() { printf "| %s | %s | %s | %s | " "$1" "$2" "$(summarise "$out/$1-$2.txt")" "$(peak_rss)" >> "$results"; }
+row() {
+  local server=$2; [ "$2" = thumbor ] && server="thumbor ($thumbor_processes processes)"
+  printf "| %s | %s | %s | %s | " "$1" "$server" "$(summarise "$out/$1-$2.txt")" "$(peak_rss)" >> "$results"
+}
 end_row() { echo "$1 |" >> "$results"; }
 for w in ${workloads//,/ }; do
   case $w in
