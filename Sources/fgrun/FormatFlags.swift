@@ -11,7 +11,7 @@ import ImageCodecs
 /// `--quality`, `--lossless`, `--page`… : values for the output codec's encode options and the
 /// input codec's decode options.
 struct FormatFlags: ParsableArguments {
-  @Option(help: FormatFlags.help("quality")) var quality: String?
+  @Option(name: [.customShort("q"), .long], help: FormatFlags.help("quality")) var quality: String?
   @Option(help: FormatFlags.help("compression")) var compression: String?
   @Option(name: [.customLong("bit-depth"), .customLong("depth")], help: FormatFlags.help("bit-depth")) var bitDepth: String?
   @Option(help: FormatFlags.help("chroma")) var chroma: String?
@@ -46,6 +46,50 @@ struct FormatFlags: ParsableArguments {
     values["predictor"] = predictor
     values["tile"] = tile
     return values
+  }
+
+  /// The boolean options: given alone (`--lossless`) or with a value, as the formats table
+  /// writes them (`--lossless true`, `--lossless=false`).
+  static let booleanNames = ["progressive", "optimize-coding", "lossless"]
+
+  /// `arguments` with every `--NAME true|false` (or `--NAME=VALUE`) of a boolean option written
+  /// as the parser reads it: `--NAME` for true, nothing for false. Arguments after `--` are kept.
+  static func normalizingBooleans(_ arguments: [String]) -> [String] {
+    var result: [String] = [], index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if argument == "--" {
+        result += arguments[(index - 1)...]
+        break
+      }
+      let equals = argument.firstIndex(of: "=")
+      let name = String(argument[..<(equals ?? argument.endIndex)])
+      guard name.hasPrefix("--"), booleanNames.contains(String(name.dropFirst(2))) else {
+        result.append(argument)
+        continue
+      }
+      var value = equals.map { String(argument[argument.index(after: $0)...]) }
+      if value == nil, index < arguments.count, let word = Self.boolean(arguments[index]) {
+        value = word ? "true" : "false"
+        index += 1
+      }
+      switch value.map(Self.boolean) {
+      case .none, .some(.some(true)): result.append(name)
+      case .some(.some(false)): break
+      case .some(.none): result.append(argument)  // the parser reports the bad value
+      }
+    }
+    return result
+  }
+
+  /// `true`/`yes`/`on`/`1` or `false`/`no`/`off`/`0` (as recipes read booleans), else nil.
+  private static func boolean(_ word: String) -> Bool? {
+    switch word.lowercased() {
+    case "true", "yes", "on", "1": return true
+    case "false", "no", "off", "0": return false
+    default: return nil
+    }
   }
 
   /// Every option name that has a flag here (checked against the codecs' tables by a test).
@@ -127,7 +171,7 @@ struct FormatFlags: ParsableArguments {
       return "\(entry.codec.displayName): \(entry.option.kind.typeName)\(fallback)"
     }
     let text = first.option.help + " (" + formats.joined(separator: "; ") + ")"
-    if case .boolean = first.option.kind { return ArgumentHelp(text) }
+    if case .boolean = first.option.kind { return ArgumentHelp(text + "; give it alone, or with true|false") }
     return ArgumentHelp(text, valueName: "value")
   }
 }

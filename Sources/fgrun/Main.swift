@@ -45,9 +45,10 @@ struct FGRun: ParsableCommand {
     subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self, Montage.self, Serve.self],
     defaultSubcommand: Run.self)
 
-  /// Parses the arguments and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.
+  /// Parses the arguments (a boolean format flag may be followed by true or false) and runs the
+  /// subcommand, with SIGPIPE and SIGXFSZ turned into errors.
   static func main() {
     ProcessSignals.install()
-    main(nil)
+    main(FormatFlags.normalizingBooleans(Array(CommandLine.arguments.dropFirst())))
   }
 }

@@ -20,6 +20,8 @@ struct Run: ParsableCommand {
     discussion: """
       fgrun RECIPE INPUT OUTPUT          one file; the format follows OUTPUT's extension
       fgrun -e 'TEXT' INPUT OUTPUT       an inline recipe (';' separates lines)
+      fgrun RECIPE OUTPUT                a recipe that makes its image (it starts with solid,
+                                         load or text and never names 'input') needs no INPUT
       fgrun RECIPE INPUT... -o DIR       a batch: DIR/<input name>.<--format or input's extension>
       fgrun RECIPE --manifest LIST [-o DIR]  a batch from a list: INPUT or INPUT<TAB>OUTPUT a line
       INPUT or OUTPUT '-'                standard input / standard output
@@ -72,23 +74,39 @@ struct Run: ParsableCommand {
       let (_, inputs, _) = layout
       guard !inputs.isEmpty else { throw ValidationError("Give \(needed)... -o DIR.") }
       if inputs.contains("-") { throw ValidationError("A batch (-o) reads files; '-' (standard input) is for one file.") }
-    } else {
-      if batch.isUsed { throw ValidationError("--shard, --resume, --report, --jobs, --memory and --timeout are for batches (-o DIR or --manifest).") }
-      let count = expression == nil ? 3 : 2
-      guard files.count == count else {
-        throw ValidationError(
-          files.count < count
-            ? "Give \(needed) OUTPUT (or \(needed)... -o DIR for a batch)."
-            : "Too many arguments: give \(needed) OUTPUT, or use -o DIR for a batch.")
-      }
+    } else if batch.isUsed {
+      throw ValidationError("--shard, --resume, --report, --jobs, --memory and --timeout are for batches (-o DIR or --manifest).")
+    }
+    // One file: the number of arguments is checked in `run`, after the parser has reported an
+    // unknown option (`--qualty 80` leaves its value among the files) with its did-you-mean.
+  }
+
+  /// One file: throws unless the arguments are RECIPE INPUT OUTPUT (or INPUT OUTPUT with -e), or
+  /// RECIPE OUTPUT (OUTPUT with -e) for a recipe that needs no input.
+  private func checkFileCount(_ source: RecipeSource) throws {
+    let count = expression == nil ? 3 : 2
+    if files.count == count - 1, (try? source.recipe.needsInput()) == false { return }
+    let needed = expression == nil ? "RECIPE INPUT" : "INPUT"
+    guard files.count == count else {
+      throw ValidationError(
+        files.count < count
+          ? "Give \(needed) OUTPUT (or \(needed)... -o DIR for a batch); only a recipe that makes its image (starting with solid, load or text) needs no INPUT."
+          : "Too many arguments: give \(needed) OUTPUT, or use -o DIR for a batch.")
     }
   }
 
   func run() throws {
+    if !isBatch && expression == nil && files.isEmpty { throw ValidationError("Give RECIPE INPUT OUTPUT (or RECIPE INPUT... -o DIR for a batch).") }
+    var stats = Stats()
+    let (recipePath, inputs, outputPath) = layout
+    var loaded: RecipeSource?
     try runReportingFailures {
-      var stats = Stats()
-      let (recipePath, inputs, outputPath) = layout
-      let source = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
+      loaded = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
+      return ExitStatus.ok
+    }
+    guard let source = loaded else { return }
+    if !isBatch { try checkFileCount(source) }
+    try runReportingFailures {
       let renderer = engine.makeRenderer()
       let status: Int32
       var budget: MemoryBudget?
@@ -96,8 +114,11 @@ struct Run: ParsableCommand {
         let limit = MemoryBudget(limit: (batch.memory ?? BatchOptions.defaultMemoryMiB) << 20)
         budget = limit
         status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit)
+      } else if let input = inputs.first {
+        try runOne(source, input: input, output: outputPath!, renderer: renderer, stats: &stats)
+        status = ExitStatus.ok
       } else {
-        try runOne(source, input: inputs[0], output: outputPath!, renderer: renderer, stats: &stats)
+        try stats.time(\.renderSeconds) { try runGenerated(source, output: outputPath!, renderer: renderer) }
         status = ExitStatus.ok
       }
       if self.stats { stats.report(renderer: renderer, budget: budget) }
@@ -131,6 +152,35 @@ struct Run: ParsableCommand {
       var prepared = try job.prepare(on: renderer)
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
       stats.add(try prepared.render().timings)
+    } catch {
+      throw Failure(error, stage: .output)
+    }
+  }
+
+  /// A recipe that makes its image from nothing, written to `outputPath` ('-': standard output,
+  /// in the --format asked for).
+  private func runGenerated(_ source: RecipeSource, output outputPath: String, renderer: Renderer) throws {
+    let image: Image
+    do {
+      image = try source.recipe.compile(context: source.context(loadOptions: engine.loadOptions))
+    } catch {
+      throw Failure(error, stage: .recipe)
+    }
+    let url = outputPath == "-" ? nil : URL(fileURLWithPath: outputPath)
+    guard let format = output.requestedFormat ?? url.flatMap({ ImageFileFormat(pathExtension: $0.pathExtension) }) else {
+      throw Failure(
+        status: ExitStatus.usage,
+        message: "A recipe with no input has no format to keep: name the output \(CodecRegistry.writableExtensions), or give --format.")
+    }
+    var options = output.writeOptions
+    options.format = format
+    options.formatOptions = try output.flags.encodeValues(for: format)
+    do {
+      if let url {
+        try renderer.write(image, to: url, options: options)
+      } else {
+        FileHandle.standardOutput.write(try renderer.encode(image, format: format, options: options))
+      }
     } catch {
       throw Failure(error, stage: .output)
     }

@@ -57,3 +57,48 @@ extension FGRunTests {
     XCTAssertFalse(FileManager.default.fileExists(atPath: runner.file("s.png").path))
   }
 }
+
+extension FGRunTests {
+  /// --labels: each file name, drawn by the text source in the label font and size, centred in a
+  /// band under its cell; the sheet grows by that band per row.
+  func testMontageLabelsEachCellWithItsFileName() throws {
+    let runner = self
+    try runner.copyFixture("pngsuite/basn6a08.png", as: "c.png")
+    func arguments(_ sheet: String) -> [String] {
+      ["montage", "in.png", "c.png", "in.png", "-o", sheet, "--columns", "2", "--cell", "70x40", "--gap", "2", "--labels", "--label-size", "12"]
+    }
+    let run = try runner.fgrun(arguments("sheet.png") + ["--label-font", "DejaVu Serif"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let renderer = Renderer(options: RendererOptions(threads: 1))
+    let sheet = try renderer.render(try Image(contentsOf: runner.file("sheet.png")), format: .rgb8)
+    let labels = try ["in.png", "c.png"].map { try Image(text: $0, font: "DejaVu Serif", size: 12) }
+    let band = labels.map(\.size.height).max()!
+    XCTAssertGreaterThan(band, 8)
+    XCTAssertEqual(sheet.size, Size(width: 2 * 72 + 2, height: 2 * (40 + band + 2) + 2))
+    // Under cell 1 (c.png): the label over the white background, centred.
+    let label = labels[1]
+    let expected = try renderer.render(label.composited(over: Image(color: .white, size: label.size)), format: .rgb8)
+    let x = 2 + 72 + (70 - label.size.width) / 2, y = 2 + 40
+    let placed = sheet.cropped(to: Rect(x: x, y: y, width: label.size.width, height: label.size.height))
+    var worst = 0, inked = 0
+    placed.withUnsafePixels(as: UInt8.self) { p in
+      expected.withUnsafePixels(as: UInt8.self) { q in
+        for r in 0..<label.size.height {
+          for c in 0..<(3 * label.size.width) {
+            worst = max(worst, abs(Int(p[row: r][c]) - Int(q[row: r][c])))
+            if q[row: r][c] < 128 { inked += 1 }
+          }
+        }
+      }
+    }
+    XCTAssertLessThanOrEqual(worst, 1, "the label under cell 1")
+    XCTAssertGreaterThan(inked, 20, "the label has ink")
+    // Another font draws other pixels; a bad size or font is refused before anything is written.
+    XCTAssertEqual(try runner.fgrun(arguments("sans.png")).status, 0)
+    XCTAssertNotEqual(try Data(contentsOf: runner.file("sans.png")), try Data(contentsOf: runner.file("sheet.png")))
+    XCTAssertEqual(try runner.fgrun(arguments("big.png") + ["--label-size", "900"]).status, 64)
+    let font = try runner.fgrun(arguments("nofont.png") + ["--label-font", "missing.ttf"])
+    XCTAssertNotEqual(font.status, 0)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: runner.file("nofont.png").path))
+  }
+}

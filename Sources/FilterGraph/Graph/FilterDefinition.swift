@@ -16,6 +16,10 @@ public struct FilterContext: Sendable {
   public var baseDirectory: URL
   /// How files named in recipes are loaded.
   public var loadOptions: LoadOptions
+  /// True while a source verb (`text`) is applied with no image to measure: the recipe runs
+  /// without an input and the line names no `of=` image. Sizes relative to that image are then
+  /// an error, not a guess.
+  public var measuredImageIsAbsent = false
 
   /// Creates a context.
   public init(baseDirectory: URL, loadOptions: LoadOptions = LoadOptions()) {

@@ -28,6 +28,11 @@ extension Recipe {
     var inputs: [ImageReference]
     /// Every parameter with a default, and those without a default that were given.
     var arguments: Arguments
+
+    /// True when input `position` is only measured, not drawn: a source verb's chain image.
+    func measuresOnly(_ position: Int) -> Bool {
+      position == 0 && definition?.descriptor.category == .source
+    }
   }
 
   /// Checks the recipe against `filters` without opening any file: unknown filters or
@@ -50,14 +55,58 @@ extension Recipe {
   /// - Throws: `RecipeError` for any mistake in the recipe, and for errors a filter's `apply`
   ///   throws (kept in `underlying`: a `CodecError` when a loaded file is missing or bad).
   public func compile(input: Image, context: FilterContext, filters: [FilterDefinition] = FilterRegistry.all) throws -> Image {
+    try build(input: input, context: context, filters: filters)
+  }
+
+  /// Builds the image of a recipe that makes its image from nothing (it starts with `solid`,
+  /// `load` or `text` and never names `input`; see `needsInput`).
+  ///
+  /// - Throws: `RecipeError` at the first line that uses `input`, and as `compile(input:…)` does.
+  public func compile(context: FilterContext, filters: [FilterDefinition] = FilterRegistry.all) throws -> Image {
+    try build(input: nil, context: context, filters: filters)
+  }
+
+  /// True when the recipe's result depends on the image it is applied to. False for a recipe
+  /// that makes its image from nothing: its first line is a source (`solid`, `load`, `text`),
+  /// and no line its result depends on names `input`. A `text` line's chain image is only
+  /// measured (for percentage sizes), so it does not count.
+  ///
+  /// - Throws: `RecipeError` as `check` does.
+  public func needsInput(filters: [FilterDefinition] = FilterRegistry.all) throws -> Bool {
+    let (resolved, result) = try resolve(filters: filters)
+    var pending = [result], seen = Set<Int>()
+    while let index = pending.popLast() {
+      guard seen.insert(index).inserted else { continue }
+      let step = resolved[index]
+      for (position, reference) in step.inputs.enumerated() {
+        switch reference {
+        case .input where step.measuresOnly(position): continue
+        case .input: return true
+        case .statement(let i): pending.append(i)
+        }
+      }
+    }
+    return false
+  }
+
+  private func build(input: Image?, context: FilterContext, filters: [FilterDefinition]) throws -> Image {
     let (resolved, result) = try resolve(filters: filters)
     var images: [Image] = []
     images.reserveCapacity(resolved.count)
     for (index, step) in resolved.enumerated() {
-      let inputs = step.inputs.map { reference -> Image in
+      var stepContext = context
+      let inputs = try step.inputs.enumerated().map { position, reference -> Image in
         switch reference {
-        case .input: return input
         case .statement(let i): return images[i]
+        case .input:
+          if let input { return input }
+          guard step.measuresOnly(position) else {
+            throw error(
+              statements[index].verb.location,
+              "this line uses the image 'input', and none was given; give an INPUT, or start the recipe with solid, load or text")
+          }
+          stepContext.measuredImageIsAbsent = true
+          return Image(color: .clear, size: Size(width: 1, height: 1))
         }
       }
       guard let definition = step.definition else {
@@ -65,7 +114,7 @@ extension Recipe {
         continue
       }
       do {
-        images.append(try definition.apply(inputs, step.arguments, context))
+        images.append(try definition.apply(inputs, step.arguments, stepContext))
       } catch {
         throw wrap(error, statement: statements[index], definition: definition)
       }

@@ -36,6 +36,20 @@ enum RecipeSynonyms {
     ],
   ]
 
+  /// Choice values other tools offer that FilterGraph leaves out, by parameter name, with why
+  /// and what to write instead.
+  static let omittedValues: [String: [String: String]] = [
+    "focus": [
+      "face":
+        "FilterGraph has no face detector: the one packaged here (OpenCV's Haar cascades) needs OpenCV's C++ library behind a C shim, which FilterGraph does not link; focus=attention keeps skin tones, saturated colour and detail (docs/Recipes.md)"
+    ]
+  ]
+
+  /// The reason a choice value of another tool is left out, or nil.
+  static func omission(of value: String, for parameter: String) -> String? {
+    omittedValues[parameter]?[value.lowercased()]
+  }
+
   /// Choice words that are one word in two spellings.
   static let spellings: [String: String] = ["centre": "center", "center": "centre", "grey": "gray", "gray": "grey"]
 

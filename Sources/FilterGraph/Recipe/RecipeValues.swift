@@ -79,6 +79,9 @@ enum RecipeValues {
       if let match = words.first(where: { $0 == text }) ?? words.first(where: { $0.lowercased() == lowered || $0 == respelt }) {
         return .choice(match)
       }
+      if let reason = RecipeSynonyms.omission(of: text, for: parameter) {
+        throw ValueProblem(message: "\(parameter)=\(text) is not available: \(reason)")
+      }
       let hint = RecipeError.didYouMean(text, words)
       throw ValueProblem(message: "'\(word.description)' is not a valid value for \(parameter) (expected one of \(words.joined(separator: ", ")))\(hint)")
 

@@ -28,6 +28,10 @@ public enum SourceFilters {
     typealias Text = TextSourceOperation
     let reference = inputs[0].size
     var size = args[Text.size]
+    if context.measuredImageIsAbsent, size < 1 || args.given(Text.width).map({ $0 < 1 }) == true {
+      throw FilterError(
+        "percentages of size= and width= are of the of= image, and this recipe has no input image; give pixels, of=NAME, or an INPUT")
+    }
     if size < 1 { size *= Double(reference.height) } else if let dpi = args.given(Text.dpi) { size *= dpi / 72 }
     let width = args.given(Text.width).map { $0 < 1 ? $0 * Double(reference.width) : $0 }
     var font = args[Text.font]

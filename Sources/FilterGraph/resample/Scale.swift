@@ -86,7 +86,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   /// `focus`: the window `fill` keeps.
   public static let focus = Parameter<FillFocus>(
     optional: "focus",
-    help: "With fill: the window kept — centre (default), attention or entropy (as smartcrop), or the one centred on input pixel X,Y.")
+    help: "With fill: the window kept — centre (default), attention or entropy (as smartcrop), or the one centred on input pixel X,Y (no face: FilterGraph links no face detector).")
 
   /// The `scale` verb's table: one of the six size modes, then the kernel and options.
   public static let table = OperationDescriptor(
