@@ -11,8 +11,7 @@
 import Foundation
 import PixelBufferModule
 
-/// Copies rows of a source straight into the output, for plans whose root is that source and whose
-/// stored codes are on the output's curve (a linear PNG written as sRGB goes through the curve).
+/// Copies rows of a source straight into the output, for plans whose root is that source.
 struct PassThrough {
   private let rows: (Int, Int) throws -> UnsafeRawPointer
   private let prepare: (Range<Int>) throws -> Void
@@ -26,11 +25,11 @@ struct PassThrough {
     let id = ObjectIdentifier(root)
     bytesPerPixel = format.bytesPerPixel
     if let stream = plan.streamed[id] {
-      guard stream.format == format, stream.colorSpace.isLinear == root.info.colorSpace.isLinear else { return nil }
+      guard stream.format == format else { return nil }
       prepare = { try stream.prepare($0) }
       rows = { y, x in stream.row(y, x: x) }
     } else if let pixels = plan.decoded[id] {
-      guard pixels.format == format, pixels.colorSpace.isLinear == root.info.colorSpace.isLinear else { return nil }
+      guard pixels.format == format else { return nil }
       let (base, rowBytes) = pixels.withUnsafeBaseAddress { p, r in (UnsafeRawPointer(p), r) }
       prepare = { _ in withExtendedLifetime(pixels) {} }
       let bpp = format.bytesPerPixel, origin = plan.decodedOrigins[id] ?? Point(x: 0, y: 0)
