@@ -17,8 +17,9 @@ struct BatchOptions: ParsableArguments {
 
   @Option(help: ArgumentHelp(
     "Do only shard K of N (1-based): the inputs whose hash of the path, modulo N, is K-1. The N shards are disjoint and cover the list.",
-    valueName: "K/N"))
-  var shard: String?
+    valueName: "K/N"),
+    transform: { try Shard(parsing: $0) })
+  var shard: Shard?
 
   @Flag(help: "Skip an input whose output exists and is newer than the input and the recipe file.")
   var resume = false
@@ -43,9 +44,6 @@ struct BatchOptions: ParsableArguments {
   var isUsed: Bool { manifest != nil || shard != nil || resume || report != nil || jobs != nil || memory != nil || timeout != nil }
 
   func validate() throws {
-    if let shard, Shard(argument: shard) == nil {
-      throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, not '\(shard)'.")
-    }
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
     if let memory, memory < 1 || memory > Int.max >> 20 { throw ValidationError("--memory must be a number of MiB of at least 1.") }
     if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a number of seconds above 0.") }

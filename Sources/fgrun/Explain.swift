@@ -31,7 +31,7 @@ struct Explain: ParsableCommand {
   @OptionGroup var colour: ColourOptions
 
   @Option(help: ArgumentHelp("The output format a run would write (default: INPUT's format).", valueName: "format"))
-  var format: String?
+  var format: ImageFileFormat?
 
   @Argument(help: ArgumentHelp("RECIPE [INPUT] ([INPUT] with -e).", valueName: "files"))
   var files: [String] = []
@@ -40,9 +40,6 @@ struct Explain: ParsableCommand {
     let max = expression == nil ? 2 : 1
     if expression == nil, files.isEmpty { throw ValidationError("Give RECIPE [INPUT], or -e 'TEXT' [INPUT].") }
     if files.count > max { throw ValidationError("Too many arguments: give RECIPE [INPUT], or -e 'TEXT' [INPUT].") }
-    if let format, CodecRegistry.codec(named: format) == nil {
-      throw ValidationError("--format must be one of \(CodecRegistry.codecs.map { $0.format.rawValue }.joined(separator: ", ")), not '\(format)'.")
-    }
   }
 
   func run() throws {
@@ -81,7 +78,7 @@ struct Explain: ParsableCommand {
       let renderer = engine.makeRenderer()
       lines.append("output: \(image.info.size) \(image.info.layout) \(image.info.component)")
       lines.append("")
-      let outputFormat = format.flatMap { CodecRegistry.codec(named: $0)?.format } ?? inputFormat
+      let outputFormat = format ?? inputFormat
       do {
         lines.append(
           try renderer.explain(

@@ -9,6 +9,7 @@
 // same path always lands in the same shard, whatever the order of the list or the machine, so
 // the N shards are disjoint and together cover the list.
 
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -30,10 +31,14 @@ struct Shard {
   /// The number of parts.
   var count: Int
 
-  /// Parses `K/N`; nil unless 1 ≤ K ≤ N.
-  init?(argument: String) {
+  /// Parses `K/N`.
+  ///
+  /// - Throws: `ValidationError` unless 1 ≤ K ≤ N.
+  init(parsing argument: String) throws {
     let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
-    guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+    guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
+      throw ValidationError("a shard is K/N with 1 ≤ K ≤ N.")
+    }
     index = k
     count = n
   }

@@ -94,14 +94,15 @@ struct RecipeSource {
 
 /// The output colour space and how ICC conversions map colours (`run`, and `explain` to show them).
 struct ColourOptions: ParsableArguments {
-  @Option(help: ArgumentHelp(
-    "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
-    valueName: "srgb|p3|keep|PATH"))
-  var profile: String = "srgb"
+  @Option(
+    help: ArgumentHelp(
+      "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
+      valueName: "srgb|p3|keep|PATH"),
+    transform: { try OutputProfile(argument: $0) })
+  var profile: OutputProfile = .sRGB
 
-  @Option(help: ArgumentHelp(
-    "Rendering intent of every ICC conversion: relative (default), perceptual, saturation, absolute.", valueName: "intent"))
-  var intent: String = "relative"
+  @Option(help: ArgumentHelp("Rendering intent of every ICC conversion.", valueName: "intent"))
+  var intent: RenderingIntent = .relative
 
   @Flag(help: "Black-point compensation in ICC conversions (default off).")
   var bpc = false
@@ -111,32 +112,28 @@ struct ColourOptions: ParsableArguments {
     valueName: "color"))
   var background: Color = WriteOptions.defaultBackground
 
-  func validate() throws {
-    do { _ = try OutputProfile(argument: profile) } catch { throw ValidationError("\(error)") }
-    if RenderingIntent(rawValue: intent.lowercased()) == nil {
-      throw ValidationError("--intent must be relative, perceptual, saturation or absolute, not '\(intent)'.")
-    }
-  }
-
-  /// The profile `--profile` names (validated).
-  var outputProfile: OutputProfile { (try? OutputProfile(argument: profile)) ?? .sRGB }
-  /// The intent `--intent` names (validated).
-  var renderingIntent: RenderingIntent { RenderingIntent(rawValue: intent.lowercased()) ?? .relative }
+  /// The profile `--profile` names.
+  var outputProfile: OutputProfile { profile }
+  /// The intent `--intent` names.
+  var renderingIntent: RenderingIntent { intent }
 }
 
 /// The output format and the codecs' option flags.
 struct OutputOptions: ParsableArguments {
-  @Option(help: ArgumentHelp(
-    "Output format for batches and standard output, and for output names without a known extension (default: the input's format).",
-    valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
-  var format: String?
+  @Option(
+    help: ArgumentHelp(
+      "Output format for batches and standard output, and for output names without a known extension (default: the input's format).",
+      valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
+  var format: ImageFileFormat?
 
   @OptionGroup var colour: ColourOptions
 
-  @Option(help: ArgumentHelp(
-    "Metadata the output keeps: all (default), none, or a comma-separated list of exif, xmp, iptc, icc, comment. EXIF is written with Orientation 1, the output's pixel dimensions and no thumbnail.",
-    valueName: "all|none|LIST"))
-  var keep: String = "all"
+  @Option(
+    help: ArgumentHelp(
+      "Metadata the output keeps: all (default), none, or a comma-separated list of exif, xmp, iptc, icc, comment. EXIF is written with Orientation 1, the output's pixel dimensions and no thumbnail.",
+      valueName: "all|none|LIST"),
+    transform: { try MetadataKinds(argument: $0) })
+  var keep: MetadataKinds = .all
 
   @Flag(help: "Write no metadata at all (--keep none).")
   var strip = false
@@ -149,20 +146,14 @@ struct OutputOptions: ParsableArguments {
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
-    do { _ = try MetadataKinds(argument: keep) } catch { throw ValidationError("\(error)") }
-    if strip && keep.lowercased() != "all" && keep.lowercased() != "none" {
+    if let format, let reason = format.codec?.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
+    if strip && keep != .all && keep != .none {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
-    }
-    if let format {
-      guard let codec = CodecRegistry.codec(named: format) else {
-        throw ValidationError("--format must be one of \(CodecRegistry.codecs.map { $0.format.rawValue }.joined(separator: ", ")), not '\(format)'.")
-      }
-      if let reason = codec.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     }
   }
 
   /// The format `--format` names, or nil.
-  var requestedFormat: ImageFileFormat? { format.flatMap { CodecRegistry.codec(named: $0)?.format } }
+  var requestedFormat: ImageFileFormat? { format }
 
   /// Writer settings: the format asked for (nil: the job chooses), colour and metadata. The
   /// codec's own options are added once the output format is known (`FormatFlags.encodeValues`).
@@ -172,10 +163,23 @@ struct OutputOptions: ParsableArguments {
     options.intent = colour.renderingIntent
     options.blackPointCompensation = colour.bpc
     options.background = colour.background
-    options.keptMetadata = strip ? .none : (try? MetadataKinds(argument: keep)) ?? .all
+    options.keptMetadata = strip ? .none : keep
     options.hdr = hdr
     return options
   }
+}
+
+extension RenderingIntent: ExpressibleByArgument {}
+
+extension ImageFileFormat: ExpressibleByArgument {
+  /// A registered format by name or extension (`jpeg`, `jpg`, `tif`…).
+  public init?(argument: String) {
+    guard let format = CodecRegistry.codec(named: argument)?.format else { return nil }
+    self = format
+  }
+
+  /// The registered formats' names, listed in help and in the error for another word.
+  public static var allValueStrings: [String] { CodecRegistry.codecs.map { $0.format.rawValue } }
 }
 
 extension Color: ExpressibleByArgument {

@@ -198,7 +198,7 @@ struct Run: ParsableCommand {
         throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(outputDirectory): \(error.localizedDescription)")
       }
     }
-    let shard = batch.shard.flatMap(Shard.init(argument:))
+    let shard = batch.shard
     let terminal = Console.errorIsTerminal
     let report = try batch.report.map { try BatchReport(path: $0) }
     var settings = BatchRunner.Settings(

@@ -65,8 +65,6 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     try GIFFrameReader(data, limits: limits)
   }
 
-  public static let encodeOptions: [FormatOption] = []
-
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
     PixelFormat(layout: layout, component: .uint8)
   }

@@ -47,8 +47,7 @@ public enum AVIFCodec: ImageCodec {
     try HEIF.decoder(data, request: request, format: format)
   }
 
-  public static let encodeOptions: [FormatOption] = HEIF.encodeOptions(
-    effort: "Encoder effort, 0 (fastest) … 9 (slowest, smallest): libaom's speed 9 − effort; default libheif's (speed 6, effort 3).")
+  public typealias EncodeOptions = HEIFEncodeOptions
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
     HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
   }
@@ -81,8 +80,7 @@ public enum HEICCodec: ImageCodec {
     try HEIF.decoder(data, request: request, format: format)
   }
 
-  public static let encodeOptions: [FormatOption] = HEIF.encodeOptions(
-    effort: "Encoder effort, 0 (fastest) … 9 (slowest, smallest): x265's presets ultrafast … placebo; default libheif's (slow).")
+  public typealias EncodeOptions = HEIFEncodeOptions
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
     HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
   }
@@ -141,31 +139,40 @@ enum HEIF {
     }
   }
 
-  /// The encode option table of AVIF and HEIC (they differ only in what effort means).
-  static func encodeOptions(effort: String) -> [FormatOption] {
-    [
-      FormatOption("quality", .integer(0...100), default: 50, help: "Quality: higher is better and larger."),
-      FormatOption(
-        "lossless", .boolean, default: false,
-        help: "Lossless: RGB stored with the identity matrix at 4:4:4 (quality and chroma are ignored)."),
-      FormatOption("effort", .integer(0...9), help: effort),
-      FormatOption(
-        "chroma", .choice(["420", "422", "444"]), default: "420",
-        help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it."),
-      FormatOption(
-        "bit-depth", .choice(["8", "10", "12"]),
-        help: "Bits per channel (default: 8 for 8-bit images, 12 for deeper ones — libheif 1.15 with libaom writes 10-bit AVIF at 4:2:2 only)."),
-    ]
-  }
-
   /// RGB or RGBA (gray is written as RGB), 8-bit or 16-bit rows as `bit-depth` (or the image) says.
   static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
-    let deep: Bool
-    switch options.choice("bit-depth") {
-    case "8"?: deep = false
-    case "10"?, "12"?: deep = true
-    default: deep = component != .uint8
-    }
+    let deep = HEIFEncodeOptions(options).bitDepth.map { $0 > 8 } ?? (component != .uint8)
     return PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: deep ? .uint16 : .uint8)
   }
+}
+
+/// The option table of AVIF and HEIC.
+public struct HEIFEncodeOptions: FormatOptionSet {
+  /// 0…100.
+  public var quality = 50
+  /// Lossless (4:4:4, identity matrix).
+  public var isLossless = false
+  /// 0 (fastest) … 9 (slowest), or nil for libheif's default.
+  public var effort: Int?
+  /// 420, 422 or 444.
+  public var chroma = 420
+  /// 8, 10 or 12 bits per sample; nil: 8 for 8-bit images, 12 for deeper ones.
+  public var bitDepth: Int?
+
+  public init() {}
+
+  public static let fields: [FormatField<HEIFEncodeOptions>] = [
+    .integer("quality", \.quality, in: 0...100, help: "Quality: higher is better and larger."),
+    .boolean(
+      "lossless", \.isLossless, help: "Lossless: RGB stored with the identity matrix at 4:4:4 (quality and chroma are ignored)."),
+    .integer(
+      "effort", \.effort, in: 0...9,
+      help: "Encoder effort, 0 (fastest) … 9 (slowest, smallest): AVIF, libaom's speed 9 − effort (default libheif's: speed 6, effort 3); HEIC, x265's presets ultrafast … placebo (default libheif's: slow)."),
+    .choice(
+      "chroma", \.chroma, [("420", 420), ("422", 422), ("444", 444)],
+      help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it."),
+    .choice(
+      "bit-depth", \.bitDepth, [("8", 8), ("10", 10), ("12", 12)],
+      help: "Bits per channel (default: 8 for 8-bit images, 12 for deeper ones — libheif 1.15 with libaom writes 10-bit AVIF at 4:2:2 only)."),
+  ]
 }

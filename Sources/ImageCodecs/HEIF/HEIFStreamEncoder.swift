@@ -28,9 +28,10 @@ public struct HEIFEncodeSettings: Hashable, Sendable {
   /// libheif's id of the encoder to use ("aom", "x265"…), or nil for libheif's default for the format.
   public var encoderName: String?
 
-  /// Creates settings; the defaults are the option tables'.
+  /// Creates settings; the defaults are `HEIFEncodeOptions`'.
   public init(
-    compression: Compression, quality: Int = 50, isLossless: Bool = false, effort: Int? = nil, chroma: Int = 420,
+    compression: Compression, quality: Int = HEIFEncodeOptions().quality, isLossless: Bool = false, effort: Int? = nil,
+    chroma: Int = HEIFEncodeOptions().chroma,
     bitDepth: Int = 8, encoderName: String? = nil
   ) {
     self.compression = compression
@@ -88,12 +89,11 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
 
   /// An encoder for a registry request: the options resolved against the AVIF or HEIC table.
   convenience init(_ request: EncodeRequest, compression: HEIFEncodeSettings.Compression) throws {
-    let o = request.options
+    let chosen = HEIFEncodeOptions(request.options)
     let deep = request.pixelFormat.component == .uint16
-    let depth = o.choice("bit-depth").flatMap { Int($0) } ?? (deep ? 12 : 8)
     let settings = HEIFEncodeSettings(
-      compression: compression, quality: o.integer("quality") ?? 50, isLossless: o.boolean("lossless"),
-      effort: o.integer("effort"), chroma: o.choice("chroma").flatMap { Int($0) } ?? 420, bitDepth: depth)
+      compression: compression, quality: chosen.quality, isLossless: chosen.isLossless, effort: chosen.effort,
+      chroma: chosen.chroma, bitDepth: chosen.bitDepth ?? (deep ? 12 : 8))
     try self.init(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)

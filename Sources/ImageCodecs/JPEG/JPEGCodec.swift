@@ -54,19 +54,7 @@ public enum JPEGCodec: ImageCodec {
     return decoder
   }
 
-  public static let encodeOptions: [FormatOption] = [
-    FormatOption("quality", .integer(1...100), default: 90, help: "Quality: higher is better and larger."),
-    FormatOption(
-      "chroma", .choice(["auto", "420", "422", "444"]), default: "auto",
-      help: "Chroma subsampling: 420 halves colour resolution both ways, 422 horizontally, 444 keeps it; auto is 420 for the fast encoder and, for the small one, 444 when the image's colour detail needs it."),
-    FormatOption(
-      "encoder", .choice(["fast", "small"]), default: "fast",
-      help: "fast: libjpeg-turbo's own quantisation, streamed in parallel strips. small: FilterGraph's perceptual encoder (trellis quantisation, masking, progressive, optimised Huffman tables): fewer bytes for the same look, one thread, the whole image held."),
-    FormatOption("progressive", .boolean, default: false, help: "Write a progressive JPEG (compressed on one thread)."),
-    FormatOption(
-      "optimize-coding", .boolean, default: false,
-      help: "Optimal Huffman tables: a few percent smaller, but the whole image's coefficients are held (72 MB for 24 MP) and compressed on one thread."),
-  ]
+  public typealias EncodeOptions = JPEGEncodeOptions
 
   /// Gray or RGB, 8 bits; alpha is dropped.
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
@@ -74,18 +62,7 @@ public enum JPEGCodec: ImageCodec {
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    let subsampling: JPEGEncodeOptions.ChromaSubsampling
-    switch request.options.choice("chroma") {
-    case "444": subsampling = .s444
-    case "422": subsampling = .s422
-    case "420": subsampling = .s420
-    default: subsampling = .automatic
-    }
-    let options = JPEGEncodeOptions(
-      quality: request.options.integer("quality") ?? 90, chromaSubsampling: subsampling,
-      isProgressive: request.options.boolean("progressive"),
-      optimizesHuffmanCoding: request.options.boolean("optimize-coding"),
-      encoder: request.options.choice("encoder") == "small" ? .small : .fast)
+    let options = JPEGEncodeOptions(request.options)
     // One strip in flight per worker (at least 2): more only kept band buffers alive longer
     // (W4b with 6: +3 MB RSS, +10 ms CPU, no faster).
     return try JPEGStreamEncoder(

@@ -91,7 +91,7 @@ public final class JPEGStreamEncoder {
       throw CodecError(
         .invalidArgument, "A JPEG must be 1 to 65500 pixels on each side; \(size) was requested.")
     }
-    guard (1...100).contains(options.quality) else {
+    guard JPEGEncodeOptions.qualityRange.contains(options.quality) else {
       throw CodecError(
         .invalidArgument, "JPEG quality must be between 1 and 100, not \(options.quality).")
     }

@@ -40,37 +40,40 @@ public enum PNGCodec: ImageCodec {
     return d == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: d)
   }
 
-  public static let encodeOptions: [FormatOption] = [
-    FormatOption(
-      "compression", .integer(0...9), default: 6,
-      help: "Deflate level, 0 (fastest, largest) … 9 (slowest, smallest)."),
-    FormatOption(
-      "filter", .choice(PNGEncodeOptions.Filter.allCases.map(\.rawValue)), default: "adaptive",
-      help: "PNG row filter; adaptive picks the best per row."),
-    FormatOption(
-      "bit-depth", .choice(["8", "16"]),
-      help: "Bits per channel (default: the image's own, so 16-bit inputs stay 16-bit)."),
-  ]
-
   /// The image's channels (alpha kept); 16 bits for 16-bit images unless `bit-depth` says 8.
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
-    let chosen: ComponentType
-    switch options.choice("bit-depth") {
-    case "8": chosen = .uint8
-    case "16": chosen = .uint16
-    default: chosen = component == .uint16 ? .uint16 : .uint8
-    }
+    let chosen = EncodeOptions(options).bitDepth ?? (component == .uint16 ? .uint16 : .uint8)
     return PixelFormat(layout: layout, component: chosen)
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    var png = PNGEncodeOptions()
-    png.compressionLevel = request.options.integer("compression") ?? 6
-    png.filter = request.options.choice("filter").flatMap(PNGEncodeOptions.Filter.init(rawValue:)) ?? .adaptive
+    let png = EncodeOptions(request.options).png
     return try PNGStreamEncoder(
       size: request.size, layout: request.pixelFormat.layout, component: request.pixelFormat.component,
       options: png, colorSpace: request.colorSpace, metadata: request.metadata, to: request.handle.map { .handle($0) } ?? .memory,
       executor: request.executor, maxSegmentsInFlight: 2 * (request.executor?.threadCount ?? 0) + 2)
+  }
+}
+
+extension PNGCodec {
+  /// The PNG option table: the encoder's options and the depth written.
+  public struct EncodeOptions: FormatOptionSet {
+    /// Compression and filter.
+    public var png = PNGEncodeOptions()
+    /// 8 or 16 bits per channel; nil: the image's own (16 for 16-bit images, else 8).
+    public var bitDepth: ComponentType?
+
+    public init() {}
+
+    public static let fields: [FormatField<EncodeOptions>] = [
+      .integer(
+        "compression", \.png.compressionLevel, in: PNGEncodeOptions.compressionRange,
+        help: "Deflate level, 0 (fastest, largest) … 9 (slowest, smallest)."),
+      .choice("filter", \.png.filter, PNGEncodeOptions.Filter.allCases, help: "PNG row filter; adaptive picks the best per row."),
+      .choice(
+        "bit-depth", \.bitDepth, [("8", .uint8), ("16", .uint16)],
+        help: "Bits per channel (default: the image's own, so 16-bit inputs stay 16-bit)."),
+    ]
   }
 }
 

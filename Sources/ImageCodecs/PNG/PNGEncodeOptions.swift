@@ -31,6 +31,9 @@ public struct PNGEncodeOptions: Hashable, Sendable {
     }
   }
 
+  /// The compression levels: 0 (store) … 9 (smallest).
+  public static let compressionRange = 0...9
+
   /// Compression level, 0 (store) … 9 (smallest); default 6. The segments are compressed with
   /// libdeflate at this level (its scale is zlib-like: at 6 about zlib 6's size, much faster).
   public var compressionLevel: Int
@@ -53,7 +56,7 @@ public struct PNGEncodeOptions: Hashable, Sendable {
 
   /// Throws `.invalidArgument` for a compression level outside 0…9.
   public func validate() throws {
-    guard (0...9).contains(compressionLevel) else {
+    guard Self.compressionRange.contains(compressionLevel) else {
       throw CodecError(
         .invalidArgument, "The PNG compression level must be 0 to 9, not \(compressionLevel).")
     }

@@ -80,7 +80,10 @@ public protocol ImageCodec: Sendable {
   ///   that is neither 1 nor in `reducedScaleDenominators(for:)`, or a region outside the image.
   static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder
 
-  /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…).
+  /// The typed options an encode reads (`JPEGEncodeOptions`…), whose fields are `encodeOptions`.
+  associatedtype EncodeOptions: FormatOptionSet = NoFormatOptions
+  /// Options an encode accepts (`quality`, `lossless`, `effort`, `compression`, `bit-depth`…):
+  /// `EncodeOptions.table`.
   static var encodeOptions: [FormatOption] { get }
   /// Nil when the codec writes files; otherwise the sentence explaining that it does not
   /// (`"GIF output is not supported; write PNG or WebP instead."`).
@@ -109,6 +112,8 @@ extension ImageCodec {
   public static var decodesRegions: Bool { false }
   /// No decode options.
   public static var decodeOptions: [FormatOption] { [] }
+  /// The rows of `EncodeOptions`' fields.
+  public static var encodeOptions: [FormatOption] { EncodeOptions.table }
   /// Writes files.
   public static var encoderUnavailableReason: String? { nil }
   /// True when the codec writes files.

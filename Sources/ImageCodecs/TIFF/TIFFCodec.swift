@@ -117,42 +117,49 @@ public enum TIFFCodec: ImageCodec {
     return f == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: f)
   }
 
-  public static let encodeOptions: [FormatOption] = [
-    FormatOption(
-      "compression", .choice(TIFFEncodeSettings.Compression.allCases.map(\.rawValue)), default: "lzw",
-      help: "TIFF compression: lzw, deflate and packbits are lossless, jpeg is lossy and 8-bit only."),
-    FormatOption(
-      "predictor", .choice(["auto", "none"]), default: "auto",
-      help: "With lzw or deflate: auto predicts each sample from its left neighbour (floating-point prediction for floats); none does not."),
-    FormatOption("quality", .integer(1...100), default: 90, help: "Quality of JPEG compression: higher is better and larger."),
-    FormatOption(
-      "tile", .integer(0...8192), default: 0,
-      help: "Write square tiles of this many pixels (a multiple of 16, e.g. 256) instead of strips; 0 writes strips."),
-    FormatOption(
-      "bit-depth", .choice(["8", "16", "float"]),
-      help: "Bits per sample: 8, 16 or 32-bit float (default: the image's own; 8 with jpeg compression)."),
-  ]
-
   /// The image's channels (alpha kept) at its own depth, unless `bit-depth` says otherwise; JPEG
   /// compression writes 8 bits.
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
-    if options.choice("compression") == "jpeg" { return PixelFormat(layout: layout, component: .uint8) }
-    switch options.choice("bit-depth") {
-    case "8": return PixelFormat(layout: layout, component: .uint8)
-    case "16": return PixelFormat(layout: layout, component: .uint16)
-    case "float": return PixelFormat(layout: layout, component: .float32)
-    default: return PixelFormat(layout: layout, component: component)
-    }
+    let chosen = EncodeOptions(options)
+    if chosen.settings.compression == .jpeg { return PixelFormat(layout: layout, component: .uint8) }
+    return PixelFormat(layout: layout, component: chosen.bitDepth ?? component)
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    let o = request.options
-    let settings = TIFFEncodeSettings(
-      compression: o.choice("compression").flatMap(TIFFEncodeSettings.Compression.init(rawValue:)) ?? .lzw,
-      usesPredictor: o.choice("predictor") != "none", quality: o.integer("quality") ?? 90, tileSize: o.integer("tile") ?? 0)
+    let settings = EncodeOptions(request.options).settings
     return try TIFFStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       metadata: request.metadata, handle: request.handle)
+  }
+}
+
+extension TIFFCodec {
+  /// The TIFF option table: the encoder's settings and the depth written.
+  public struct EncodeOptions: FormatOptionSet {
+    /// Compression, predictor, JPEG quality, tiles.
+    public var settings = TIFFEncodeSettings()
+    /// 8 or 16 bits or 32-bit float per sample; nil: the image's own.
+    public var bitDepth: ComponentType?
+
+    public init() {}
+
+    public static let fields: [FormatField<EncodeOptions>] = [
+      .choice(
+        "compression", \.settings.compression, TIFFEncodeSettings.Compression.allCases,
+        help: "TIFF compression: lzw, deflate and packbits are lossless, jpeg is lossy and 8-bit only."),
+      .choice(
+        "predictor", \.settings.usesPredictor, [("auto", true), ("none", false)],
+        help: "With lzw or deflate: auto predicts each sample from its left neighbour (floating-point prediction for floats); none does not."),
+      .integer(
+        "quality", \.settings.quality, in: JPEGEncodeOptions.qualityRange,
+        help: "Quality of JPEG compression: higher is better and larger."),
+      .integer(
+        "tile", \.settings.tileSize, in: 0...8192,
+        help: "Write square tiles of this many pixels (a multiple of 16, e.g. 256) instead of strips; 0 writes strips."),
+      .choice(
+        "bit-depth", \.bitDepth, [("8", .uint8), ("16", .uint16), ("float", .float32)],
+        help: "Bits per sample: 8, 16 or 32-bit float (default: the image's own; 8 with jpeg compression)."),
+    ]
   }
 }
 

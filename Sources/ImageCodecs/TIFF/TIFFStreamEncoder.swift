@@ -29,7 +29,7 @@ public struct TIFFEncodeSettings: Hashable, Sendable {
   public var tileSize: Int
 
   /// Creates settings; the defaults write LZW with prediction, in strips.
-  public init(compression: Compression = .lzw, usesPredictor: Bool = true, quality: Int = 90, tileSize: Int = 0) {
+  public init(compression: Compression = .lzw, usesPredictor: Bool = true, quality: Int = JPEGEncodeOptions.defaultQuality, tileSize: Int = 0) {
     self.compression = compression
     self.usesPredictor = usesPredictor
     self.quality = quality

@@ -87,15 +87,8 @@ public enum WebPCodec: ImageCodec {
     try WebPFile.check(status, message)
   }
 
-  public static let encodeOptions: [FormatOption] = [
-    FormatOption("quality", .integer(0...100), default: 80, help: "Quality: higher is better and larger."),
-    FormatOption("lossless", .boolean, default: false, help: "Lossless compression (WebP's VP8L); quality then sets the effort spent."),
-    FormatOption(
-      "near-lossless", .integer(0...100), default: 100,
-      help: "With lossless: preprocess pixels to compress better, 0 (most change) … 100 (off)."),
-    FormatOption("effort", .integer(0...6), default: 4, help: "Encoder effort: 0 (fastest) … 6 (slowest, smallest)."),
-    FormatOption("alpha-quality", .integer(0...100), default: 100, help: "Quality of lossy alpha, 0 … 100 (lossless alpha)."),
-  ]
+  public typealias EncodeOptions = WebPEncodeSettings
+
 
   /// RGB or RGBA, 8 bits (gray images are written as RGB).
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {

@@ -25,19 +25,28 @@ public struct WebPEncodeSettings: Hashable, Sendable {
     self.alphaQuality = alphaQuality
   }
 
-  /// The settings `WebPCodec.encodeOptions` give.
-  init(_ o: ResolvedFormatOptions) {
-    self.init(
-      quality: o.integer("quality") ?? 80, isLossless: o.boolean("lossless"), nearLossless: o.integer("near-lossless") ?? 100,
-      effort: o.integer("effort") ?? 4, alphaQuality: o.integer("alpha-quality") ?? 100)
-  }
-
   /// The shim's form.
   var shimOptions: cwebp_encode_options {
     cwebp_encode_options(
       lossless: isLossless ? 1 : 0, quality: Float(quality), method: Int32(effort), near_lossless: Int32(nearLossless),
       alpha_quality: Int32(alphaQuality))
   }
+}
+
+extension WebPEncodeSettings: FormatOptionSet {
+  /// cwebp's defaults.
+  public init() { self.init(quality: 80) }
+
+  /// The WebP option table.
+  public static let fields: [FormatField<WebPEncodeSettings>] = [
+    .integer("quality", \.quality, in: 0...100, help: "Quality: higher is better and larger."),
+    .boolean("lossless", \.isLossless, help: "Lossless compression (WebP's VP8L); quality then sets the effort spent."),
+    .integer(
+      "near-lossless", \.nearLossless, in: 0...100,
+      help: "With lossless: preprocess pixels to compress better, 0 (most change) … 100 (off)."),
+    .integer("effort", \.effort, in: 0...6, help: "Encoder effort: 0 (fastest) … 6 (slowest, smallest)."),
+    .integer("alpha-quality", \.alphaQuality, in: 0...100, help: "Quality of lossy alpha, 0 … 100 (lossless alpha)."),
+  ]
 }
 
 /// Collects rows and encodes them when the last one arrives. libwebp has no row-streaming
