@@ -64,7 +64,11 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
     }
     let data: Data
     do {
-      data = try Self.pooledContents(of: handle) ?? Data(contentsOf: url)
+      data =
+        try Self.pooledContents(of: handle)
+        ?? InputBytes.read(descriptor: handle.fileDescriptor, prefix: head, name: "the input file \(url.path)", limit: options.limits.maxInputBytes)
+    } catch let error as CodecError where error.kind == .tooLarge {
+      throw error
     } catch {
       throw unreadable()
     }
