@@ -43,6 +43,11 @@ public enum InputBytes {
     }
   }
 
+  /// Throws `.tooLarge` when an input of `size` bytes is over `limit`.
+  public static func check(size: Int, name: String, limit: Int) throws {
+    if size > limit { throw tooLarge(name, limit: limit) }
+  }
+
   static func tooLarge(_ name: String, limit: Int) -> CodecError {
     CodecError(
       .tooLarge,

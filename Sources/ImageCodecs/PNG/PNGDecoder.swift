@@ -133,7 +133,7 @@ public final class PNGDecoder {
       metadata.iccProfile = profile
     }
     var metadataWarnings: [String] = []
-    if let exif = info.exif, info.exif_length > MetadataLimits.maxBlockBytes {
+    if info.exif != nil, info.exif_length > MetadataLimits.maxBlockBytes {
       metadataWarnings.append("The PNG's eXIf chunk is \(info.exif_length) bytes, over the 1 MiB limit for a metadata block; it is left out.")
     } else if let exif = info.exif, info.exif_length > 0 {
       let bytes = Array(UnsafeBufferPointer(start: exif, count: Int(info.exif_length)))
