@@ -187,7 +187,7 @@ final class FGRunTests: XCTestCase {
     let before = try Data(contentsOf: file("in.png"))
     let overwrite = try fgrun(["-e", "flip", "in.png", "in.png"])
     XCTAssertEqual(overwrite.status, 73)
-    XCTAssertTrue(overwrite.stderr.contains("Refusing to write over the input file"), overwrite.stderr)
+    XCTAssertTrue(overwrite.stderr.contains("Refusing to write the output in.png over the input in.png"), overwrite.stderr)
     XCTAssertEqual(try Data(contentsOf: file("in.png")), before)
 
     let sneaky = try fgrun(["-e", "flip", "in.png", "./sub/../in.png"])
