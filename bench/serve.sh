@@ -17,7 +17,7 @@
 #       WebP and 1200 px as AVIF (Q80), the format negotiated from Accept, 8 connections.
 # S3    one URL again and again with If-None-Match: the 304 path, 8 connections.
 # SOAK  S2's load for --soak-minutes (default 10); the server's RSS sampled every 5 s; drift is
-#       the last minute's highest RSS against the highest of the minute after the first (warm-up).
+#       the last minute's mean RSS against the mean of the minute after the first (warm-up).
 # Batch rows do the same renders (S1: 16 copies of the photo; S2: the 20 photos once per size and
 # format) with `--jobs 2`; files/s and peak RSS by GNU time. thumbor runs with one process per
 # core (--thumbor-processes), AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
@@ -192,9 +192,10 @@ for w in ${workloads//,/ }; do
       for t in $(seq 5 5 $((soak_minutes * 60))); do sleep 5; echo "$t,$(current_rss_kb)" >> "$out/soak-rss.csv"; done
       wait $load
       drift=$(awk -F, -v end=$((soak_minutes * 60)) '
-        $1 > 60 && $1 <= 120 && $2 > early { early = $2 }
-        $1 > end - 60 && $2 > late { late = $2 }
-        END { printf "RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %%", early / 1024, late / 1024, (late - early) * 100 / early }' "$out/soak-rss.csv")
+        $1 > 60 && $1 <= 120 { early += $2; ne++ }
+        $1 > end - 60 { late += $2; nl++ }
+        END { early /= ne; late /= nl
+              printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %%", early / 1024, late / 1024, (late - early) * 100 / early }' "$out/soak-rss.csv")
       row SOAK fgrun; end_row "- | -"; stop_servers
       echo >> "$results"; echo "SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/soak-rss.csv)" >> "$results" ;;
     *) echo "serve.sh: unknown workload $w" >&2; exit 64 ;;

@@ -17,8 +17,8 @@ func withDeadline<T: Sendable>(seconds: Double, _ message: String, _ body: @esca
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
       let outcome = FirstOutcome(continuation)
       let timer = HTTPClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
-        work.cancel()
         outcome.resume(with: .failure(ServerError.timeout(message)))
+        work.cancel()
       }
       Task {
         let result = await work.result
