@@ -60,12 +60,24 @@ public struct DecodeLimits: Hashable, Sendable {
   /// The most frames an animation may have (default 10 000): a GIF of a thousand tiny frames per
   /// kilobyte would otherwise cost a thousand canvases of work per kilobyte read.
   public var maxFrames: Int
+  /// The most bytes of an input held in memory (default 1 GiB): a file read whole (every format
+  /// but TIFF, which is read in place), standard input, a pipe. A longer input is refused once
+  /// this many bytes are read, so `/dev/zero` or a 6 GB file cannot take the memory.
+  public var maxInputBytes: Int
 
   /// Creates limits.
-  public init(maxPixels: Int = DecodeLimits.defaultMaxPixels, maxFrames: Int = DecodeLimits.defaultMaxFrames) {
+  public init(
+    maxPixels: Int = DecodeLimits.defaultMaxPixels, maxFrames: Int = DecodeLimits.defaultMaxFrames,
+    maxInputBytes: Int = DecodeLimits.defaultMaxInputBytes
+  ) {
     self.maxPixels = maxPixels
     self.maxFrames = maxFrames
+    self.maxInputBytes = maxInputBytes
   }
+
+  /// 1 GiB: the pixel limit's image as 8-bit RGBA, so any file that holds an image within it in a
+  /// compressed format fits.
+  public static let defaultMaxInputBytes = 1 << 30
 
   /// 10 000 frames (over 16 minutes at 10 frames a second).
   public static let defaultMaxFrames = 10_000

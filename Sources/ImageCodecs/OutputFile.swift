@@ -14,16 +14,17 @@ import Foundation
 /// vanishes with its last descriptor.
 ///
 /// Where the filesystem refuses `O_TMPFILE` (some network and FUSE filesystems), a named
-/// temporary `.NAME.fgrun-PID.XXXXXX.tmp` is used instead; one left by a process that no longer
-/// runs is removed by the next write of NAME into that folder. A process lists each folder once,
-/// at its first write there (listing it at every write made a batch of n files into one folder
-/// cost n listings of up to n entries), so temporaries abandoned after that are left to the next
-/// process.
+/// temporary `.NAME.fgrun-PID.XXXXXX.tmp` is used instead; those left by processes that no longer
+/// run (of any NAME) are removed by the next write into that folder. A process lists each folder
+/// once, at its first write there (listing it at every write made a batch of n files into one
+/// folder cost n listings of up to n entries), so temporaries abandoned after that are left to
+/// the next process.
 ///
 /// Concurrent writers to one path: each renames a complete file into place, so the last to finish
 /// wins and the path always holds one complete file.
 public enum OutputFile {
-  /// Writes `data` to `url` atomically, refusing to overwrite any path in `protectedInputs`.
+  /// Writes `data` to `url` atomically, refusing to overwrite any file in `protectedInputs` (by
+  /// device and inode, so also through hard links and bind mounts).
   public static func write(_ data: Data, to url: URL, protecting protectedInputs: [URL] = []) throws {
     try write(to: url, protecting: protectedInputs) { handle in
       try data.withUnsafeBytes { raw in try handle.writeAll(raw) }
@@ -35,16 +36,14 @@ public enum OutputFile {
     to url: URL, protecting protectedInputs: [URL] = [], _ body: (OutputHandle) throws -> Void
   ) throws {
     let target = url.standardizedFileURL.resolvingSymlinksInPath()
-    for input in protectedInputs
-    where input.standardizedFileURL.resolvingSymlinksInPath().path == target.path {
+    for input in protectedInputs where FileIdentity.sameFile(input, target) {
       throw CodecError(.invalidArgument, "Refusing to write over the input file \(url.path).")
     }
     // An existing destination that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
     // written in place: renaming a file over it would replace the device or pipe itself.
     var status = stat()
     if stat(target.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-      let fd = open(target.path, O_WRONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw ioError("Cannot open \(url.path)") }
+      let fd = try openInPlace(target.path, isPipe: status.st_mode & S_IFMT == S_IFIFO, shown: url.path)
       let handle = OutputHandle(fd: fd, path: url.path)
       defer { close(fd) }
       try body(handle)
@@ -57,7 +56,7 @@ public enum OutputFile {
     guard folderFD >= 0 else { throw ioError("Cannot open the folder \(folder.path)") }
     defer { close(folderFD) }
     let name = url.lastPathComponent
-    removeAbandonedTemporaries(of: name, in: folderFD, folder: folder.path)
+    removeAbandonedTemporaries(in: folderFD, folder: folder.path)
 
     var file = try PendingFile(folderFD: folderFD, folder: folder, name: name)
     let handle = OutputHandle(fd: file.fd, path: url.path)
@@ -75,6 +74,19 @@ public enum OutputFile {
     }
   }
 
+  /// Opens a device or pipe for writing. A pipe is opened without waiting: with no process
+  /// reading it, `open` would block forever; it fails then (`ENXIO`) and is refused.
+  private static func openInPlace(_ path: String, isPipe: Bool, shown: String) throws -> Int32 {
+    let fd = open(path, O_WRONLY | O_CLOEXEC | (isPipe ? O_NONBLOCK : 0))
+    if fd < 0, isPipe, errno == ENXIO {
+      throw CodecError(.io, "Cannot write \(shown): it is a named pipe (FIFO) that no process is reading.")
+    }
+    guard fd >= 0 else { throw ioError("Cannot open \(shown)") }
+    // Once open, writes wait for the reader as usual.
+    if isPipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+    return fd
+  }
+
   /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, the same value on every Linux architecture Swift
   /// runs on); Glibc's module does not export the composite macro.
   static let openUnnamed: Int32 = 0o20_000_000 | O_DIRECTORY
@@ -85,23 +97,23 @@ public enum OutputFile {
   /// The prefix of this process's named temporaries for `name`: `.NAME.fgrun-PID.`.
   static func temporaryPrefix(of name: String, pid: Int32 = getpid()) -> String { ".\(name).fgrun-\(pid)." }
 
-  /// Removes `.NAME.fgrun-PID.*.tmp` files in the folder whose process no longer runs, as found
-  /// by this process's one listing of the folder.
-  static func removeAbandonedTemporaries(of name: String, in folderFD: Int32, folder: String) {
+  /// Removes the `.NAME.fgrun-PID.*.tmp` files (any NAME) in the folder whose process no longer
+  /// runs, at this process's first write into the folder.
+  static func removeAbandonedTemporaries(in folderFD: Int32, folder: String) {
     var status = stat()
     guard fstat(folderFD, &status) == 0 else { return }
     let key = FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), path: FolderKey.hash(folder))
-    for entry in abandoned.take(name, folder: key, list: { abandonedTemporaries(in: folderFD) }) {
+    for entry in abandoned.take(folder: key, list: { abandonedTemporaries(in: folderFD) }) {
       unlinkat(folderFD, entry, 0)
     }
   }
 
-  /// The folders listed so far, with what each held of dead processes' temporaries, not yet removed.
+  /// The folders listed so far.
   private static let abandoned = AbandonedTemporaries()
 
-  /// The folder's `.NAME.fgrun-PID.*.tmp` files whose process no longer runs, by NAME.
-  static func abandonedTemporaries(in folderFD: Int32) -> [String: [String]] {
-    var found: [String: [String]] = [:]
+  /// The folder's `.NAME.fgrun-PID.*.tmp` files whose process no longer runs.
+  static func abandonedTemporaries(in folderFD: Int32) -> [String] {
+    var found: [String] = []
     let dupFD = dup(folderFD)
     guard dupFD >= 0, let dir = fdopendir(dupFD) else {
       if dupFD >= 0 { close(dupFD) }
@@ -119,7 +131,7 @@ public enum OutputFile {
       let rest = entryName[marker.upperBound...]
       guard let dot = rest.firstIndex(of: "."), let pid = Int32(rest[..<dot]), pid > 0 else { continue }
       if kill(pid, 0) != 0 && errno == ESRCH {
-        found[String(entryName[entryName.index(after: entryName.startIndex)..<marker.lowerBound]), default: []].append(entryName)
+        found.append(entryName)
       }
     }
     return found
@@ -235,24 +247,13 @@ struct FolderKey: Hashable {
   }
 }
 
-/// What each folder held of dead processes' temporaries when this process first wrote there.
-/// Besides those (usually none), it keeps about 40 bytes per folder listed.
+/// The folders this process has listed for dead processes' temporaries: about 40 bytes each.
 final class AbandonedTemporaries: @unchecked Sendable {
   private let lock = NSLock()
   private var listed: Set<FolderKey> = []
-  private var leftovers: [FolderKey: [String: [String]]] = [:]
 
-  /// The temporaries of `name` in `folder` not yet handed out; `list` lists the folder the first
-  /// time it is asked about.
-  func take(_ name: String, folder: FolderKey, list: () -> [String: [String]]) -> [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    if listed.insert(folder).inserted {
-      let found = list()
-      if !found.isEmpty { leftovers[folder] = found }
-    }
-    guard var names = leftovers[folder], let entries = names.removeValue(forKey: name) else { return [] }
-    leftovers[folder] = names.isEmpty ? nil : names
-    return entries
+  /// What `list` finds in `folder` the first time it is asked about; nothing later.
+  func take(folder: FolderKey, list: () -> [String]) -> [String] {
+    lock.withLock { listed.insert(folder).inserted ? list() : [] }
   }
 }

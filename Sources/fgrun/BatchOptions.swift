@@ -29,15 +29,17 @@ struct BatchOptions: ParsableArguments {
     valueName: "file"))
   var report: String?
 
-  @Option(help: ArgumentHelp("Files rendering at once on the one worker pool (default \(BatchOptions.defaultJobs)); one more may be open, being read or flushed to disk.", valueName: "n"))
+  // The numeric options take their value unconditionally, so `--memory -1` is refused by
+  // `validate` with its rule instead of read as a missing value and an unknown option.
+  @Option(parsing: .unconditional, help: ArgumentHelp("Files rendering at once on the one worker pool (default \(BatchOptions.defaultJobs)); one more may be open, being read or flushed to disk.", valueName: "n"))
   var jobs: Int?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "MiB the files in flight may hold together by estimate (default \(BatchOptions.defaultMemoryMiB)); a file that would exceed it waits for others to finish, and one larger than it runs alone.",
     valueName: "MiB"))
   var memory: Int?
 
-  @Option(help: ArgumentHelp("Fail a file that takes longer than this many seconds; the batch goes on.", valueName: "seconds"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Fail a file that takes longer than this many seconds; the batch goes on.", valueName: "seconds"))
   var timeout: Double?
 
   /// True when any batch option was given.

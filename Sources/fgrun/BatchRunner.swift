@@ -50,9 +50,8 @@ final class BatchRunner: @unchecked Sendable {
     var resume: Bool
     /// The recipe file's modification time (nil for `-e`).
     var recipeModified: timespec?
-    /// Inputs no output may overwrite besides each file's own (the command line's; a manifest's
-    /// are not held in memory).
-    var protectedInputs: [URL] = []
+    /// The files the run reads, which no output may replace, and the outputs claimed so far.
+    var protection: InputProtection
   }
 
   private let source: RecipeSource
@@ -67,8 +66,6 @@ final class BatchRunner: @unchecked Sendable {
   /// Files rendering at once (`jobs`), besides the one more that may be reading and compiling its
   /// input or flushing its output.
   private let renderSlots: DispatchSemaphore
-  /// Hashes of the outputs written so far: two inputs must not write one file.
-  private var written: Set<UInt64> = []
   private var createdFolders: Set<String> = []
 
   init(
@@ -97,8 +94,12 @@ final class BatchRunner: @unchecked Sendable {
       let job = Job()
       let started = Stats.now()
       progress.begin(item.input)
+      // Outputs named before the input is read are claimed here, in the list's order, so of two
+      // inputs that would write one file the earlier one wins, whatever the timing.
+      settings.protection.protect(item.input, as: "the input")
+      let claimed = Result { try self.predictedTarget(item) }
       DispatchQueue.global().async {
-        var outcome = self.process(item, job: job)
+        var outcome = self.process(item, claimed: claimed, job: job)
         outcome.milliseconds = (Stats.now() - started) * 1000
         if job.claim() { self.record(outcome) }
         slots.signal()
@@ -176,15 +177,15 @@ final class BatchRunner: @unchecked Sendable {
     }
   }
 
-  private func process(_ item: BatchItem, job: Job) -> BatchOutcome {
+  /// Renders one item; `claimed` is its output when named (and claimed) before its input was read.
+  private func process(_ item: BatchItem, claimed: Result<URL?, Error>, job: Job) -> BatchOutcome {
     var outcome = BatchOutcome(input: item.input, output: nil, status: .failed, milliseconds: 0)
     let inputStatus = fileStatus(item.input)
     outcome.inputBytes = inputStatus.map { Int($0.st_size) }
     do {
-      let predicted = try predictedTarget(item)
+      let predicted = try claimed.get()
       if let predicted, let skipped = resumed(item, target: predicted, inputStatus: inputStatus) { return skipped }
-      var options = output.writeOptions
-      options.protectedInputs = settings.protectedInputs
+      let options = output.writeOptions
       let (recipe, context) = (source.recipe, self.context)
       var prepared = try RenderJob(
         input: .file(URL(fileURLWithPath: item.input)), destination: predicted.map { .file($0) } ?? .memory, options: options,
@@ -198,12 +199,13 @@ final class BatchRunner: @unchecked Sendable {
         url = predicted
       } else {
         url = try name(item, format: prepared.outputFormat())
+        outcome.output = url.relativePath
+        try claimOutput(url)
         if let skipped = resumed(item, target: url, inputStatus: inputStatus) { return skipped }
         prepared.destination = .file(url)
       }
       outcome.output = url.relativePath
       job.target = url.relativePath
-      try claimOutput(url)
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
       job.waitingForSlot(true)
       renderSlots.wait()
@@ -222,13 +224,19 @@ final class BatchRunner: @unchecked Sendable {
     return outcome
   }
 
-  /// The output when it can be told before reading the input: the manifest's, or `-o DIR` with
-  /// `--format` or an input extension that names a format.
+  /// The output, claimed, when it can be told before reading the input: the manifest's, or
+  /// `-o DIR` with `--format` or an input extension that names a format.
   private func predictedTarget(_ item: BatchItem) throws -> URL? {
-    if let path = item.output { return URL(fileURLWithPath: path) }
-    let ext = URL(fileURLWithPath: item.input).pathExtension
-    guard let format = output.requestedFormat ?? ImageFileFormat(pathExtension: ext) else { return nil }
-    return try name(item, format: format)
+    let url: URL
+    if let path = item.output {
+      url = URL(fileURLWithPath: path)
+    } else {
+      let ext = URL(fileURLWithPath: item.input).pathExtension
+      guard let format = output.requestedFormat ?? ImageFileFormat(pathExtension: ext) else { return nil }
+      url = try name(item, format: format)
+    }
+    try claimOutput(url)
+    return url
   }
 
   /// `-o DIR`'s naming: DIR/<input name>.<format's extension>.
@@ -251,17 +259,11 @@ final class BatchRunner: @unchecked Sendable {
     return outcome
   }
 
-  /// Records `url` as written by this batch (creating its folder), or fails when another input
-  /// already wrote it.
+  /// Creates `url`'s folder and claims `url` as this batch's (InputProtection.swift): fails when it
+  /// is a file the batch reads or another input's output.
   private func claimOutput(_ url: URL) throws {
-    let path = url.standardizedFileURL.path
     let folder = url.deletingLastPathComponent().path
     try lock.withLock {
-      guard written.insert(Shard.hash(path)).inserted else {
-        throw Failure(
-          status: ExitStatus.output,
-          message: "Another input of this batch already wrote \(url.relativePath); rename one of the inputs or outputs.")
-      }
       if !createdFolders.contains(folder) {
         do {
           try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -271,6 +273,7 @@ final class BatchRunner: @unchecked Sendable {
         createdFolders.insert(folder)
       }
     }
+    try settings.protection.claim(url)
   }
 }
 

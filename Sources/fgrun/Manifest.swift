@@ -2,7 +2,7 @@
 //
 // A manifest line is `INPUT` or `INPUT<TAB>OUTPUT`; empty lines are ignored and a trailing `\r`
 // is dropped. Lines are read through a fixed 64 KiB buffer and handed on one by one, so a list
-// of millions of files costs memory for one line, not for the list.
+// of millions of files costs memory for one line, not for the list; a line is at most 64 KiB.
 //
 // Shard K of N (1-based) holds the inputs whose hash h(INPUT) satisfies h mod N = K − 1, where h
 // is the 64-bit FNV-1a hash of the input path's UTF-8 bytes exactly as written on the line: the
@@ -72,6 +72,9 @@ final class ManifestReader: Sequence, IteratorProtocol {
   let path: String
   /// Set when reading failed part-way (the items before it were handed out).
   private(set) var readError: String?
+  /// The longest line read (two paths of PATH_MAX and a tab, with room to spare): `/dev/zero` as a
+  /// manifest ends here instead of filling memory.
+  static let maxLineBytes = 65_536
 
   /// Opens `path`, or standard input for `-`.
   ///
@@ -127,6 +130,12 @@ final class ManifestReader: Sequence, IteratorProtocol {
       pending += buffer[start..<end]
       start = 0
       end = 0
+      if pending.count > ManifestReader.maxLineBytes {
+        readError = "The manifest \(path) has a line longer than \(ManifestReader.maxLineBytes) bytes; a line is INPUT or INPUT<TAB>OUTPUT."
+        pending.removeAll()
+        atEnd = true
+        return nil
+      }
       if atEnd {
         if pending.isEmpty { return nil }
         defer { pending.removeAll(keepingCapacity: true) }

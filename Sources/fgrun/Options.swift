@@ -7,28 +7,44 @@ import ImageCodecs
 
 /// Threads and limits: how the engine runs.
 struct EngineOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Worker threads (default: one per core).", valueName: "n"))
+  // The numbers take their value unconditionally: `--max-pixels -1` is refused by `validate`
+  // with its rule, not read as a missing value.
+  @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads (default: one per core).", valueName: "n"))
   var threads: Int?
 
   @Option(
-    name: .customLong("max-pixels"),
+    name: .customLong("max-pixels"), parsing: .unconditional,
     help: ArgumentHelp(
       "Refuse inputs, outputs and intermediate images with more pixels than this, checked before any decode (default 268402689 = 16383²).",
       valueName: "n"))
   var maxPixels: Int?
 
   @Option(
-    name: .customLong("max-frames"),
+    name: .customLong("max-frames"), parsing: .unconditional,
     help: ArgumentHelp("Refuse animations with more frames than this, counted before any frame is decoded (default 10000).", valueName: "n"))
   var maxFrames: Int?
+
+  @Option(
+    name: .customLong("max-input-bytes"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Refuse an input that must be held in memory (any format but TIFF, standard input, a pipe) once it is longer than this (default 1073741824 = 1 GiB).",
+      valueName: "n"))
+  var maxInputBytes: Int?
 
   @Flag(help: "Treat corrupt-data warnings (a truncated or damaged JPEG that libjpeg can patch up) as errors.")
   var strict = false
 
   func validate() throws {
-    if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
-    if let maxPixels, maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1.") }
-    if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1.") }
+    // Upper bounds refuse values no machine could honour (`--max-pixels 9223372036854775807` let a
+    // 65535² image through to an allocation that aborted).
+    if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024.") }
+    if let maxPixels, !(1...(1 << 32)).contains(maxPixels) {
+      throw ValidationError("--max-pixels must be between 1 and 4294967296 (65536²).")
+    }
+    if let maxFrames, !(1...1_000_000).contains(maxFrames) { throw ValidationError("--max-frames must be between 1 and 1000000.") }
+    if let maxInputBytes, !(1...(1 << 36)).contains(maxInputBytes) {
+      throw ValidationError("--max-input-bytes must be between 1 and 68719476736 (64 GiB).")
+    }
   }
 
   /// The renderer these options describe.
@@ -43,7 +59,8 @@ struct EngineOptions: ParsableArguments {
   var loadOptions: LoadOptions {
     var options = LoadOptions(strict: strict)
     options.limits = DecodeLimits(
-      maxPixels: maxPixels ?? DecodeLimits.defaultMaxPixels, maxFrames: maxFrames ?? DecodeLimits.defaultMaxFrames)
+      maxPixels: maxPixels ?? DecodeLimits.defaultMaxPixels, maxFrames: maxFrames ?? DecodeLimits.defaultMaxFrames,
+      maxInputBytes: maxInputBytes ?? DecodeLimits.defaultMaxInputBytes)
     return options
   }
 }
@@ -66,13 +83,7 @@ struct RecipeSource {
         source = RecipeSource(recipe: try Recipe.parse(text, file: "-e"), baseDirectory: cwd)
       } else if let path {
         let url = URL(fileURLWithPath: path, relativeTo: cwd)
-        let contents: String
-        do {
-          contents = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-          let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read as UTF-8 text" : "does not exist"
-          throw Failure(status: ExitStatus.usage, message: "The recipe file \(path) \(reason).")
-        }
+        let contents = try RecipeFile.text(of: url, shown: path)
         source = RecipeSource(recipe: try Recipe.parse(contents, file: path), baseDirectory: url.deletingLastPathComponent())
       } else {
         throw ValidationError("Give a recipe file or -e 'RECIPE TEXT'.")

@@ -108,16 +108,21 @@ struct Run: ParsableCommand {
     if !isBatch { try checkFileCount(source) }
     try runReportingFailures {
       let renderer = engine.makeRenderer()
+      let protection = InputProtection()
+      protection.protect(recipe: source, path: recipePath, loadOptions: engine.loadOptions)
       let status: Int32
       var budget: MemoryBudget?
       if isBatch {
         let limit = MemoryBudget(limit: (batch.memory ?? BatchOptions.defaultMemoryMiB) << 20)
         budget = limit
-        status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit)
+        status = try runBatch(
+          source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit, protection: protection)
       } else if let input = inputs.first {
+        try protection.claimSingleRun(input: input, output: outputPath!)
         try runOne(source, input: input, output: outputPath!, renderer: renderer, stats: &stats)
         status = ExitStatus.ok
       } else {
+        if outputPath != "-" { try protection.claim(URL(fileURLWithPath: outputPath!), as: "the output") }
         try stats.time(\.renderSeconds) { try runGenerated(source, output: outputPath!, renderer: renderer) }
         status = ExitStatus.ok
       }
@@ -188,7 +193,9 @@ struct Run: ParsableCommand {
 
   // MARK: - Batch
 
-  private func runBatch(_ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer, budget: MemoryBudget) throws -> Int32 {
+  private func runBatch(
+    _ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer, budget: MemoryBudget, protection: InputProtection
+  ) throws -> Int32 {
     var folder: URL?
     if let outputDirectory {
       folder = URL(fileURLWithPath: outputDirectory, isDirectory: true)
@@ -200,10 +207,14 @@ struct Run: ParsableCommand {
     }
     let shard = batch.shard
     let terminal = Console.errorIsTerminal
+    if let manifest = batch.manifest { try protection.protect(manifest: manifest) }
+    for input in inputs { protection.protect(input, as: "the input") }
+    // The report is opened for appending at once: it is checked before.
+    if let report = batch.report { try protection.claim(URL(fileURLWithPath: report), as: "the report") }
     let report = try batch.report.map { try BatchReport(path: $0) }
-    var settings = BatchRunner.Settings(
+    let settings = BatchRunner.Settings(
       folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
-      recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim })
+      recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim }, protection: protection)
     let status: Int32
     if let manifest = batch.manifest {
       let reader = try ManifestReader(path: manifest)
@@ -216,7 +227,6 @@ struct Run: ParsableCommand {
       progress.summary()
       if let error = reader.readError { throw Failure(status: ExitStatus.input, message: error) }
     } else {
-      settings.protectedInputs = inputs.map { URL(fileURLWithPath: $0) }
       let items = inputs.map { BatchItem(input: $0, output: nil) }.filter { shard?.contains($0.input) ?? true }
       let progress = BatchProgress(total: items.count, terminal: terminal, countsSkipped: batch.resume)
       let runner = try BatchRunner(

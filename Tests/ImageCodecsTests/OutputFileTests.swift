@@ -68,8 +68,8 @@ final class OutputFileTests: XCTestCase {
   }
 
   /// A complete write leaves the destination, with a new file's usual permissions, and nothing
-  /// else; a named temporary of a process that no longer runs is removed when its name is
-  /// written, one of a live process (this one) is left alone.
+  /// else; the named temporaries of processes that no longer run are removed by the first write
+  /// into the folder, whatever their name; one of a live process (this one) is left alone.
   func testWriteLeavesOnlyTheDestinationAndRemovesAbandonedTemporaries() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outputfile-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -87,13 +87,10 @@ final class OutputFileTests: XCTestCase {
     try OutputFile.write(Data("complete".utf8), to: folder.appendingPathComponent("out.png"))
 
     XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("out.png")), Data("complete".utf8))
-    XCTAssertEqual(
-      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), [live, otherName, "out.png"].sorted())
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), [live, "out.png"].sorted())
     var status = stat()
     XCTAssertEqual(stat(folder.appendingPathComponent("out.png").path, &status), 0)
     XCTAssertEqual(status.st_mode & 0o777, 0o644)
-    // The folder was listed once, at the first write: writing other.png removes its abandoned
-    // temporary found then.
     try OutputFile.write(Data("other".utf8), to: folder.appendingPathComponent("other.png"))
     XCTAssertEqual(
       try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), [live, "other.png", "out.png"].sorted())
@@ -101,19 +98,18 @@ final class OutputFileTests: XCTestCase {
 
   /// A folder is listed once per process, at its first write, however many files go into it (a
   /// listing per write made a batch into one folder quadratic); another path is another folder.
-  func testAFolderIsListedOnceAndItsTemporariesHandedOutByName() {
+  func testAFolderIsListedOnce() {
     let registry = AbandonedTemporaries()
     var listings = 0
-    let list = { () -> [String: [String]] in
+    let list = { () -> [String] in
       listings += 1
-      return ["a.png": [".a.png.fgrun-9.x.tmp"]]
+      return [".a.png.fgrun-9.x.tmp", ".b.png.fgrun-9.y.tmp"]
     }
     let folder = FolderKey(device: 1, inode: 2, path: 3)
-    XCTAssertEqual(registry.take("a.png", folder: folder, list: list), [".a.png.fgrun-9.x.tmp"])
-    XCTAssertEqual(registry.take("a.png", folder: folder, list: list), [])
-    XCTAssertEqual(registry.take("b.png", folder: folder, list: list), [])
+    XCTAssertEqual(registry.take(folder: folder, list: list), [".a.png.fgrun-9.x.tmp", ".b.png.fgrun-9.y.tmp"])
+    XCTAssertEqual(registry.take(folder: folder, list: list), [])
     XCTAssertEqual(listings, 1)
-    XCTAssertEqual(registry.take("a.png", folder: FolderKey(device: 1, inode: 2, path: 4), list: list), [".a.png.fgrun-9.x.tmp"])
+    XCTAssertEqual(registry.take(folder: FolderKey(device: 1, inode: 2, path: 4), list: list).count, 2)
     XCTAssertEqual(listings, 2)
   }
 }

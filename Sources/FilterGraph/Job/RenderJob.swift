@@ -118,14 +118,14 @@ public struct RenderJob {
       case .data(let data):
         encoded = try EncodedSource(data: data, options: loadOptions)
       case .handle(let handle):
-        let data = handle.readDataToEndOfFile()
+        let data = try InputBytes.read(descriptor: handle.fileDescriptor, name: "standard input", limit: loadOptions.limits.maxInputBytes)
         guard !data.isEmpty else { throw CodecError(.io, "Standard input is empty; expected a JPEG or PNG image.") }
         encoded = try EncodedSource(data: data, options: loadOptions)
       }
     } catch {
       throw RenderJobError(stage: .input, underlying: error)
     }
-    if let inputURL, case .file(let url) = destination, OutputFormatChoice.sameFile(inputURL, url) {
+    if let inputURL, case .file(let url) = destination, FileIdentity.sameFile(inputURL, url) {
       throw RenderJobError(
         stage: .output,
         underlying: CodecError(.invalidArgument, "Refusing to write over the input file \(inputURL.relativePath); choose another output name."))
@@ -179,10 +179,5 @@ enum OutputFormatChoice {
       throw RenderJobError(stage: .options, underlying: CodecError(.unsupported, reason))
     }
     return chosen
-  }
-
-  /// Same file? (after resolving `.`/`..` and symbolic links).
-  static func sameFile(_ a: URL, _ b: URL) -> Bool {
-    a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
   }
 }

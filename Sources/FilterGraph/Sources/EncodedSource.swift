@@ -63,8 +63,14 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
       return
     }
     let data: Data
+    let name = "the input file \(url.path)"
+    try InputBytes.check(size: (attributes?[.size] as? NSNumber)?.intValue ?? 0, name: name, limit: options.limits.maxInputBytes)
     do {
-      data = try Self.pooledContents(of: handle) ?? Data(contentsOf: url)
+      data =
+        try Self.pooledContents(of: handle)
+        ?? InputBytes.read(descriptor: handle.fileDescriptor, prefix: head, name: name, limit: options.limits.maxInputBytes)
+    } catch let error as CodecError where error.kind == .tooLarge {
+      throw error
     } catch {
       throw unreadable()
     }

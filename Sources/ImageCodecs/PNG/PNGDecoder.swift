@@ -85,6 +85,9 @@ public final class PNGDecoder {
   /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
   ///   early, `.tooLarge` when the size exceeds `limits`.
   public init(data: Data, limits: DecodeLimits = .default) throws {
+    // The size is checked against the pixel limit first: libpng's own check (its user limits, a
+    // side of at most the pixel limit) ends in "Invalid IHDR data", which reads as a corrupt file.
+    if let (width, height) = Self.headerSize(data) { try limits.check(width: width, height: height, what: "PNG image") }
     var copy: UnsafeMutableRawBufferPointer?
     if !EncodedBytes.isStable(data) {
       copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
@@ -129,7 +132,10 @@ public final class PNGDecoder {
       profile = Data(bytes: icc, count: Int(info.icc_length))
       metadata.iccProfile = profile
     }
-    if let exif = info.exif, info.exif_length > 0 {
+    var metadataWarnings: [String] = []
+    if info.exif != nil, info.exif_length > MetadataLimits.maxBlockBytes {
+      metadataWarnings.append("The PNG's eXIf chunk is \(info.exif_length) bytes, over the 1 MiB limit for a metadata block; it is left out.")
+    } else if let exif = info.exif, info.exif_length > 0 {
       let bytes = Array(UnsafeBufferPointer(start: exif, count: Int(info.exif_length)))
       metadata.orientation = EXIF.orientation(tiff: bytes) ?? .up
       metadata.exif = Data(bytes)
@@ -138,16 +144,7 @@ public final class PNGDecoder {
     if info.has_chrm != 0 && info.has_srgb == 0 && profile == nil {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
-    do {
-      guard Int(info.exif_length) <= MetadataLimits.maxBlockBytes else {
-        throw CodecError(.tooLarge, "The PNG's eXIf chunk is \(info.exif_length) bytes; metadata blocks are limited to 1 MiB.")
-      }
-      try PNGTextChunks.read(data, into: &metadata)
-    } catch {
-      cpng_reader_destroy(reader)
-      copy?.deallocate()
-      throw error
-    }
+    metadataWarnings += PNGTextChunks.read(data, into: &metadata)
     if info.has_srgb != 0 {
       colorSpace = .sRGB
     } else if let profile {
@@ -164,8 +161,9 @@ public final class PNGDecoder {
     header = ImageHeader(
       fileFormat: .png, size: Size(width: Int(info.width), height: Int(info.height)),
       layout: layout, component: info.out_bit_depth == 16 ? .uint16 : .uint8, metadata: metadata,
-      warnings: rejections.isEmpty
-        ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."])
+      warnings: metadataWarnings
+        + (rejections.isEmpty
+          ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]))
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil
@@ -277,6 +275,18 @@ public final class PNGDecoder {
   /// - Throws: `CodecError` (`.corrupt`, `.truncated`, `.tooLarge`).
   public static func decode(_ data: Data, limits: DecodeLimits = .default) throws -> PixelBuffer {
     try PNGDecoder(data: data, limits: limits).decodeRemaining()
+  }
+
+  /// The width and height IHDR gives (both 1 ≤ side < 2³¹, as PNG allows), or nil when the data
+  /// does not start with a PNG signature and IHDR.
+  static func headerSize(_ data: Data) -> (Int, Int)? {
+    guard data.count >= 24 else { return nil }
+    let bytes = [UInt8](data.prefix(24))
+    guard bytes[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], bytes[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+    func u32(_ o: Int) -> Int { Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3]) }
+    let (width, height) = (u32(16), u32(20))
+    guard (1..<(1 << 31)).contains(width), (1..<(1 << 31)).contains(height) else { return nil }
+    return (width, height)
   }
 
   /// Reads a PNG file's header (size, decoded layout and depth, metadata) without decoding pixels.

@@ -3,8 +3,9 @@
 // Text chunks before the image data are read here (libpng is told to skip them, so it never
 // inflates them): `iTXt` with keyword `XML:com.adobe.xmp` is the XMP packet (UTF-8), and a
 // `tEXt`, `zTXt` or `iTXt` with keyword `Comment` the comment (Latin-1 in tEXt/zTXt, UTF-8 in
-// iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a chunk that
-// inflates to more is refused with an error, a damaged one (bad CRC, bad zlib data) is skipped.
+// iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a block over
+// that limit is left out with a warning (the pixels do not depend on it, and no file FilterGraph
+// writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped.
 import CPNG
 import Foundation
 import PixelBufferModule
@@ -33,11 +34,11 @@ enum PNGTextChunks {
   /// The comment keyword.
   static let commentKeyword = "Comment"
 
-  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`.
-  ///
-  /// - Throws: `.tooLarge` for a block above `MetadataLimits.maxBlockBytes`.
-  static func read(_ png: Data, into metadata: inout ImageMetadata) throws {
-    try png.withUnsafeBytes { raw in
+  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`;
+  /// returns a warning for each block left out for being above `MetadataLimits.maxBlockBytes`.
+  static func read(_ png: Data, into metadata: inout ImageMetadata) -> [String] {
+    var warnings: [String] = []
+    png.withUnsafeBytes { raw in
       let b = raw.bindMemory(to: UInt8.self)
       func u32(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
       var at = 8
@@ -56,7 +57,15 @@ enum PNGTextChunks {
         let keyword = String(decoding: chunk[..<nul], as: UTF8.self)
         let isXMP = type == "iTXt" && keyword == xmpKeyword
         guard isXMP || keyword == commentKeyword else { continue }
-        guard let text = try Self.text(of: type, chunk, after: nul, keyword: keyword) else { continue }
+        let text: [UInt8]
+        switch Self.text(of: type, chunk, after: nul) {
+        case .text(let bytes): text = bytes
+        case .malformed: continue
+        case .overLimit:
+          warnings.append(
+            "The PNG's '\(keyword)' text chunk holds more than \(MetadataLimits.maxBlockBytes) bytes, over the 1 MiB limit for a metadata block; it is left out.")
+          continue
+        }
         if isXMP {
           if metadata.xmp == nil { metadata.xmp = Data(text) }
         } else if metadata.comment == nil {
@@ -64,51 +73,44 @@ enum PNGTextChunks {
         }
       }
     }
+    return warnings
   }
 
-  /// The text bytes of a text chunk whose keyword ends at `nul`, inflated when compressed; nil when
-  /// malformed.
-  private static func text(of type: String, _ chunk: [UInt8], after nul: Int, keyword: String) throws -> [UInt8]? {
+  /// What a text chunk holds.
+  private enum Contents {
+    case text([UInt8])
+    case malformed
+    case overLimit
+  }
+
+  /// The text bytes of a text chunk whose keyword ends at `nul`, inflated when compressed.
+  private static func text(of type: String, _ chunk: [UInt8], after nul: Int) -> Contents {
     var i = nul + 1
     var compressed = false
     switch type {
     case "tEXt": break
     case "zTXt":
-      guard i < chunk.count, chunk[i] == 0 else { return nil }
+      guard i < chunk.count, chunk[i] == 0 else { return .malformed }
       compressed = true
       i += 1
     default:  // iTXt: compression flag, method, language tag, translated keyword
-      guard i + 2 <= chunk.count, chunk[i + 1] == 0 else { return nil }
+      guard i + 2 <= chunk.count, chunk[i + 1] == 0 else { return .malformed }
       compressed = chunk[i] == 1
       i += 2
       for _ in 0..<2 {
-        guard let end = chunk[i...].firstIndex(of: 0) else { return nil }
+        guard let end = chunk[i...].firstIndex(of: 0) else { return .malformed }
         i = end + 1
       }
     }
     let body = Array(chunk[i...])
-    if !compressed {
-      try check(body.count, keyword)
-      return body
-    }
+    if !compressed { return body.count > MetadataLimits.maxBlockBytes ? .overLimit : .text(body) }
     let capacity = MetadataLimits.maxBlockBytes
     var out = [UInt8](repeating: 0, count: capacity)
     var produced = 0
     let status = body.withUnsafeBufferPointer { input in
       out.withUnsafeMutableBufferPointer { cpng_zlib_uncompress(input.baseAddress, input.count, $0.baseAddress, capacity, &produced) }
     }
-    if status != CPNG_OK {
-      if produced == capacity { try check(capacity + 1, keyword) }
-      return nil
-    }
-    return Array(out[..<produced])
-  }
-
-  private static func check(_ count: Int, _ keyword: String) throws {
-    guard count <= MetadataLimits.maxBlockBytes else {
-      throw CodecError(
-        .tooLarge,
-        "The PNG's '\(keyword)' text chunk holds more than \(MetadataLimits.maxBlockBytes) bytes; metadata blocks are limited to 1 MiB.")
-    }
+    if status != CPNG_OK { return produced == capacity ? .overLimit : .malformed }
+    return .text(Array(out[..<produced]))
   }
 }

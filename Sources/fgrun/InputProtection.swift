@@ -1,0 +1,98 @@
+// InputProtection.swift — no output of a run replaces a file the run reads, or another output.
+//
+// Every file the run reads is recorded by identity (device and inode, FileIdentity.swift) before
+// anything is written: the inputs (a manifest's, all of them, read in a first pass), the recipe
+// file, the files the recipe reads (`load`, a watermark, a font file), the manifest, and a regular
+// file given as standard input. An output, the `--report` file and a regular file behind standard
+// output are refused (exit 73) when they are one of those files, whatever path reaches them:
+// symbolic links to the file or to a folder on the way, `..`, hard links, bind mounts. Two outputs
+// are one file when their folders have one identity and their names are equal; the first to claim
+// the name keeps it. A manifest read from standard input can only be read once, so its inputs are
+// protected as its lines arrive: an output may replace the input of a line not yet read.
+
+import FilterGraph
+import Foundation
+import ImageCodecs
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The files a run reads and the outputs it has claimed.
+final class InputProtection: @unchecked Sendable {
+  /// An output's place: its folder's identity (or path, while the folder does not exist) and name.
+  private struct Place: Hashable {
+    var folder: FileIdentity?
+    var folderPath: String?
+    var name: String
+  }
+
+  private let lock = NSLock()
+  /// What each file read is, for messages ("the recipe", "an input"…).
+  private var reads: [FileIdentity: String] = [:]
+  private var outputs: [Place: String] = [:]
+
+  /// Records the file at `path` as read by the run, described as `role`; a path that names no
+  /// file is ignored (it cannot be replaced, and it is not read).
+  func protect(_ path: String, as role: String) {
+    guard let identity = FileIdentity(path: path) else { return }
+    lock.withLock { if reads[identity] == nil { reads[identity] = "\(role) \(path)" } }
+  }
+
+  /// Records the recipe file and every file the recipe reads.
+  func protect(recipe source: RecipeSource, path: String?, loadOptions: LoadOptions) {
+    if let path { protect(path, as: "the recipe") }
+    let files = (try? source.recipe.referencedFiles(context: source.context(loadOptions: loadOptions))) ?? []
+    for url in files { protect(url.path, as: "the recipe's file") }
+  }
+
+  /// Records standard input when it is a regular file (`fgrun R - OUT < FILE`).
+  func protectStandardInput() {
+    var status = stat()
+    guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let identity = FileIdentity(descriptor: STDIN_FILENO)
+    else { return }
+    lock.withLock { if reads[identity] == nil { reads[identity] = "standard input" } }
+  }
+
+  /// Records every input of the manifest at `path` (a first pass over the file; its lines are not
+  /// kept), and the manifest itself. Standard input (`-`) is not read here.
+  func protect(manifest path: String) throws {
+    guard path != "-" else { return protectStandardInput() }
+    protect(path, as: "the manifest")
+    for item in try ManifestReader(path: path) { protect(item.input, as: "the input") }
+  }
+
+  /// Claims `url` as an output of the run (`role`: "an output", "the report").
+  ///
+  /// - Throws: `Failure` (exit 73) when `url` is a file the run reads, or another output already
+  ///   claimed it.
+  func claim(_ url: URL, as role: String = "the output") throws {
+    let shown = url.relativePath
+    if let identity = FileIdentity(path: url.path), let read = lock.withLock({ reads[identity] }) {
+      throw Failure(status: ExitStatus.output, message: "Refusing to write \(role) \(shown) over \(read), which this run reads; choose another name.")
+    }
+    let folder = url.deletingLastPathComponent()
+    let folderIdentity = FileIdentity(path: folder.path)
+    let place = Place(
+      folder: folderIdentity, folderPath: folderIdentity == nil ? folder.standardizedFileURL.path : nil, name: url.lastPathComponent)
+    try lock.withLock {
+      if let earlier = outputs[place] {
+        throw Failure(
+          status: ExitStatus.output, message: "Refusing to write \(role) \(shown): it is the same file as \(earlier) of this run; rename one of them.")
+      }
+      outputs[place] = "\(role) \(shown)"
+    }
+  }
+
+  /// Refuses standard output when it is a regular file the run reads (`fgrun R IN - >> IN`).
+  func claimStandardOutput() throws {
+    guard let identity = FileIdentity(descriptor: STDOUT_FILENO), let read = lock.withLock({ reads[identity] }) else { return }
+    throw Failure(status: ExitStatus.output, message: "Refusing to write standard output: it is \(read), which this run reads.")
+  }
+
+  /// Protects a one-file run's input and claims its output (`-`: standard input and output).
+  func claimSingleRun(input: String, output: String) throws {
+    if input == "-" { protectStandardInput() } else { protect(input, as: "the input") }
+    if output == "-" { try claimStandardOutput() } else { try claim(URL(fileURLWithPath: output)) }
+  }
+}
