@@ -122,7 +122,7 @@ struct Run: ParsableCommand {
         try runOne(source, input: input, output: outputPath!, renderer: renderer, stats: &stats)
         status = ExitStatus.ok
       } else {
-        if outputPath != "-" { try protection.claim(URL(fileURLWithPath: outputPath!), as: "the output") }
+        if outputPath == "-" { try protection.claimStandardOutput() } else { try protection.claim(URL(fileURLWithPath: outputPath!)) }
         try stats.time(\.renderSeconds) { try runGenerated(source, output: outputPath!, renderer: renderer) }
         status = ExitStatus.ok
       }
