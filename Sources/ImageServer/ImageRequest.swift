@@ -2,13 +2,16 @@
 //
 //   signature (403) → URL grammar and options (400) → source reference (403/404, nothing read)
 //   → format choice → ETag; If-None-Match → 304 (nothing fetched, nothing rendered)
-//   → fetch (413/502/504) → header and graph (413/422/400) → admission (429) → render → 200
+//   → fetch (413/502/504) → header and graph (413/422/400) → admission (429) → render → 200,
+//   with a Render-Warning header per warning the render gave
 //
 // The whole request runs under `requestTimeout` (504); past it, or when the client goes away,
 // the render's task is cancelled and stops after its current band.
 
 import Crypto
+import FilterGraph
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 extension ImageServer {
@@ -34,21 +37,24 @@ extension ImageServer {
     }
     let bytes = try await fetch(reference)
     metrics.sourceBytes(bytes.data.count)
-    let job = try RenderJob.prepare(
-      bytes.data, options: options, format: choice, configuration: configuration, resources: resources, renderer: renderer)
+    let job = try prepareRender(bytes.data, options: options, format: choice)
+    let estimate = renderer.estimatedMemory(for: job.image)
     let clock = ContinuousClock(), queued = clock.now
-    try await admission.acquire(job.estimatedBytes)
+    try await admission.acquire(estimate)
     metrics.queueWait(clock.now - queued)
-    let output: Data
+    let result: RenderResult
     do {
-      output = try await metrics.render { try await job.encode(with: renderer) }
-      await admission.release(job.estimatedBytes)
+      result = try await metrics.render { try await render(job) }
+      await admission.release(estimate)
     } catch {
-      await admission.release(job.estimatedBytes)
+      await admission.release(estimate)
       throw error
     }
-    headers[.contentType] = FormatChoice.mediaType(job.format)
+    headers[.contentType] = FormatChoice.mediaType(result.format)
     if reference.lastModified == nil, let modified = bytes.lastModified { headers[.lastModified] = HTTPDate.format(modified) }
+    for warning in result.warnings { headers.append(HTTPField(name: .renderWarning, value: Self.headerValue(warning))) }
+    if !result.warnings.isEmpty { logger.warning("render warnings", metadata: ["path": "\(rawPath.prefix(200))", "warnings": "\(result.warnings)"]) }
+    let output = result.data ?? Data()
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: output)))
   }
 
@@ -115,5 +121,18 @@ extension ImageServer {
       let t = tag.trimmingCharacters(in: .whitespaces)
       return t == "*" || t == etag || t == "W/" + etag
     }
+  }
+}
+
+extension HTTPField.Name {
+  /// One per warning a render gave (a decoder recovered from damaged bytes, a colour problem was
+  /// worked around): the image may look fine and still be wrong.
+  static let renderWarning = HTTPField.Name("Render-Warning")!
+}
+
+extension ImageServer {
+  /// `text` as a header value: printable ASCII only (anything else becomes `?`), at most 300 characters.
+  static func headerValue(_ text: String) -> String {
+    String(String(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }).prefix(300))
   }
 }

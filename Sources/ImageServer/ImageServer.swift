@@ -1,7 +1,9 @@
 // ImageServer.swift — `fgrun serve`: the image server, its routes and its lifecycle.
 //
 // Routes: `/health` (the process answers), `/ready` (listening and not shutting down),
-// `/metrics` (Prometheus), and every other GET path is an image URL (ImageRequest.swift).
+// `/metrics` (Prometheus), and every other GET path is an image URL (ImageRequest.swift),
+// cancelled when its client goes away (ConnectionWatch.swift). HEAD answers every route as GET
+// does, without the body.
 // Middleware, outermost first: the access log (and requests-by-status metric), then error
 // responses. The server runs in a ServiceGroup: on SIGTERM or SIGINT it stops being ready, stops
 // accepting, lets requests in flight finish for up to `shutdownGrace` seconds, then ends.
@@ -79,6 +81,7 @@ public final class ImageServer: Sendable {
   public func run(handlesSignals: Bool = true, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
     let app = Application(
       router: makeRouter(),
+      server: .http1(additionalChannelHandlers: [ConnectionWatch.Handler()]),
       configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "fgrun"),
       onServerRunning: { [self] channel in
         boundPort.store(channel.localAddress?.port ?? 0, ordering: .releasing)
@@ -111,8 +114,9 @@ public final class ImageServer: Sendable {
 
   func markNotReady() { readiness.store(false, ordering: .releasing) }
 
-  private func makeRouter() -> Router<BasicRequestContext> {
-    let router = Router()
+  private func makeRouter() -> Router<ServerRequestContext> {
+    // HEAD is GET's answer (status, headers, Content-Length) without the body.
+    let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: AccessLog(logger: logger, metrics: metrics))
     router.add(middleware: ErrorResponses(logger: logger))
     router.get("/health") { _, _ in "ok\n" }
@@ -125,10 +129,14 @@ public final class ImageServer: Sendable {
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
-    router.get("**") { [self] request, _ -> Response in
-      try await withDeadline(seconds: configuration.requestTimeout, "The request took longer than \(configuration.requestTimeout) s.") {
-        try await self.respond(to: request)
+    router.get("**") { [self] request, context -> Response in
+      let answer = { @Sendable [self] in
+        try await withDeadline(seconds: configuration.requestTimeout, "The request took longer than \(configuration.requestTimeout) s.") {
+          try await self.respond(to: request)
+        }
       }
+      guard let watch = ConnectionWatch.of(context.channel) else { return try await answer() }
+      return try await watch.cancellingOnDeparture(answer)
     }
     return router
   }

@@ -1,8 +1,9 @@
 // CachingTests.swift — ETag, If-None-Match (304 without rendering), Cache-Control,
-// Last-Modified, and format negotiation from Accept with `Vary: Accept`.
+// Last-Modified, format negotiation from Accept with `Vary: Accept`, and HEAD.
 
 import Foundation
 import ImageCodecs
+import TestSupport
 import XCTest
 
 @testable import ImageServer
@@ -67,6 +68,47 @@ final class CachingTests: XCTestCase {
     XCTAssertEqual(named.headers["content-type"], "image/png", "@ext wins over Accept")
     let unknown = try await running.get(path + "@bmp")
     XCTAssertEqual(unknown.status, 400)
+    try await running.stop()
+  }
+
+  func testHeadAnswersAsGetWithoutABody() async throws {
+    let folder = try ServedFolder()
+    let running = try await RunningServer.start(root: folder.root)
+    let path = "/_/w:40/plain/local:///photo.jpg@png"
+    let get = try await running.get(path)
+    XCTAssertEqual(get.status, 200)
+    let head = try await running.head(path)
+    XCTAssertEqual(head.status, 200)
+    XCTAssertEqual(head.body.count, 0, "no body")
+    for name in ["content-type", "content-length", "etag", "cache-control", "last-modified"] {
+      XCTAssertNotNil(get.headers[name], name)
+      XCTAssertEqual(head.headers[name], get.headers[name], name)
+    }
+    XCTAssertEqual(head.headers["content-length"], String(get.body.count), "the length GET sends")
+    let notModified = try await running.head(path, headers: [("If-None-Match", get.headers["etag"] ?? "")])
+    XCTAssertEqual(notModified.status, 304)
+    let missing = try await running.head("/_/w:40/plain/local:///nope.jpg@png")
+    XCTAssertEqual(missing.status, 404)
+    let health = try await running.head("/health")
+    XCTAssertEqual(health.status, 200)
+    XCTAssertEqual(health.body.count, 0)
+    // The keep-alive connection HEAD used still serves.
+    let again = try await running.get(path)
+    XCTAssertEqual(again.body, get.body)
+    try await running.stop()
+  }
+
+  func testDamagedSourceIsServedWithAWarning() async throws {
+    let folder = try ServedFolder()
+    let whole = try Fixtures.data("jpeg/testorig.jpg")
+    try whole.prefix(whole.count * 2 / 5).write(to: folder.url("cut.jpg"))
+    let running = try await RunningServer.start(root: folder.root)
+    let cut = try await running.get("/_/w:40/plain/local:///cut.jpg@png")
+    XCTAssertEqual(cut.status, 200, cut.text)
+    let warning = try XCTUnwrap(cut.headers["render-warning"], "the damage is said in the response")
+    XCTAssertTrue(warning.contains("Premature end of JPEG file"), warning)
+    let intact = try await running.get("/_/w:40/plain/local:///photo.jpg@png")
+    XCTAssertNil(intact.headers["render-warning"])
     try await running.stop()
   }
 }

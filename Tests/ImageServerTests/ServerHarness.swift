@@ -57,6 +57,11 @@ final class RunningServer: Sendable {
   func get(_ path: String, headers: [(String, String)] = []) async throws -> HTTPResult {
     try await HTTPResult.get("http://127.0.0.1:\(port)\(path)", headers: headers)
   }
+
+  /// Asks for `path` with HEAD.
+  func head(_ path: String, headers: [(String, String)] = []) async throws -> HTTPResult {
+    try await HTTPResult.get("http://127.0.0.1:\(port)\(path)", headers: headers, head: true)
+  }
 }
 
 /// A response read whole.
@@ -67,13 +72,15 @@ struct HTTPResult {
 
   var text: String { String(decoding: body, as: UTF8.self) }
 
-  static func get(_ url: String, headers: [(String, String)] = [], timeout: Int64 = 60) async throws -> HTTPResult {
+  static func get(_ url: String, headers: [(String, String)] = [], timeout: Int64 = 60, head: Bool = false) async throws -> HTTPResult {
     var request = HTTPClientRequest(url: url)
+    if head { request.method = .HEAD }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout))
     let body = try await response.body.collect(upTo: 256 << 20)
     var fields: [String: String] = [:]
-    for (name, value) in response.headers { fields[name.lowercased()] = value }
+    // A repeated field is one value, its values joined by ", " (RFC 9110 §5.3).
+    for (name, value) in response.headers { fields[name.lowercased(), default: ""] += (fields[name.lowercased()] == nil ? "" : ", ") + value }
     return HTTPResult(status: Int(response.status.code), headers: fields, body: Data(body.readableBytesView))
   }
 }

@@ -43,7 +43,7 @@ extension Renderer {
   }
 
   /// Runs `body` on a driver thread and resumes with its result.
-  private func onDriverThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  func onDriverThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     let drivers = self.drivers.pool
     return try await withCheckedThrowingContinuation { continuation in
       drivers.submit { continuation.resume(with: Result { try body() }) }

@@ -15,7 +15,7 @@ struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let elapsed = clock.now - start
     let status = Int(response.status.code)
     metrics.request(status: status)
-    if let bytes = response.body.contentLength, status == 200 { metrics.responseBytes(bytes) }
+    if let bytes = response.body.contentLength, status == 200, request.method != .head { metrics.responseBytes(bytes) }
     let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     logger.info(
       "request",

@@ -1,0 +1,23 @@
+// PreparedRenderJob+Async.swift — `render` for async code (an image server): the calling task
+// suspends while the job renders on one of the renderer's driver threads (Renderer+Async.swift),
+// so no cooperative thread is blocked, and cancelling the task stops the render.
+
+import Foundation
+
+extension PreparedRenderJob {
+  /// Renders, encodes and delivers the image as `render(stop:written:)` does, suspending the
+  /// calling task until it is done. Cancelling the task stops the render after the band being
+  /// encoded (`RenderJobError(.output)` wrapping `CancellationError`); a file destination is then
+  /// left as it was.
+  public func render() async throws -> RenderResult {
+    let cancelled = CancellationFlag()
+    // The job is handed whole to the driver thread and the caller waits for it: it is never
+    // used from two threads at once.
+    nonisolated(unsafe) let job = self
+    return try await withTaskCancellationHandler {
+      try await renderer.onDriverThread { try job.render(stop: { cancelled.isSet }) }
+    } onCancel: {
+      cancelled.set()
+    }
+  }
+}
