@@ -67,7 +67,7 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
 
   /// Sides the reduction does not divide (2267×1511: every reduction ends in a partial block).
   /// The scale maps positions as on the full image (ratio side / (d·out)); stretching the
-  /// ⌈side / d⌉ reduced pixels over the output instead shifts the geometry (36 dB at fit 100).
+  /// ⌈side / d⌉ reduced pixels over the output instead shifts the geometry (33.6 dB at fit 100).
   func testJPEGPartialBlocksKeepTheGeometry() throws {
     let odd = try T.tiled.encode(
       try flower().cropped(to: Rect(x: 0, y: 0, width: 2267, height: 1511)), format: .jpeg, options: WriteOptions(options: ["quality": 95]))
