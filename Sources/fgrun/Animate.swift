@@ -73,6 +73,13 @@ extension Run {
     loadOptions: LoadOptions
   ) throws -> Bool {
     guard animation.frame == nil, loadOptions.formatOptions["page"] == nil else { return false }
+    // Only an animated format's file is read whole here: a still's first bytes tell it is none,
+    // and its render reads the file itself (a TIFF strip by strip), so a copy here would be a
+    // second one (a 118 MB TIFF's whole size on the peak memory).
+    guard let handle = try? FileHandle(forReadingFrom: inputURL) else { return false }
+    let head = try? handle.read(upToCount: CodecRegistry.sniffLength)
+    try? handle.close()
+    guard let head, CodecRegistry.sniff(head) is any AnimationDecoding.Type else { return false }
     let data: Data
     do {
       data = try Data(contentsOf: inputURL, options: .mappedIfSafe)

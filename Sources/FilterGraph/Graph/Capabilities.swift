@@ -19,14 +19,22 @@ public protocol ResampleOperation: ImageOperation {
   var targetSize: Size { get }
   /// False when the user asked for exact full-resolution sampling.
   var allowsShrinkOnLoad: Bool { get }
+  /// This operation reading its input decoded at 1/`denominator` of `fullSize` where a side
+  /// ends in a partial block (⌈side / d⌉ pixels, the last covering less than `d` stored ones):
+  /// it must map positions as on the full-size input (side / d reduced pixels), not stretch
+  /// ⌈side / d⌉ pixels over the output.
+  func reading(_ fullSize: Size, reducedBy denominator: Int) -> any ResampleOperation
 }
 
 /// A source that can decode at reduced sizes (JPEG's DCT scaling, WebP's scaler, PNG's box
 /// average while decoding).
 public protocol ReducibleSource: SourceOperation {
   /// This source decoded at the strongest reduction whose size is still at least `minimum` on
-  /// both sides, or nil when there is none (or the source is reduced already).
-  func reduced(toAtLeast minimum: Size) -> (any SourceOperation)?
+  /// both sides, or nil when there is none (or the source is reduced already); `blocks` is the
+  /// denominator d when the reduced pixels are d × d blocks of the stored image (nil for a
+  /// stored pyramid level, an image of its own). Without `allowingPartialBlocks`, only
+  /// reductions that divide both sides (or stored levels).
+  func reduced(toAtLeast minimum: Size, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)?
 }
 
 /// An operation that only rearranges its one input as a whole, so that running it on a

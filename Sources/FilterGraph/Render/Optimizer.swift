@@ -101,12 +101,21 @@ public enum Optimizer {
         cursor = cursor.inputs[0]
       }
       let target = swapped ? resample.targetSize.transposed : resample.targetSize
+      // A reduction ending in a partial block is taken when the resample reads the source
+      // directly (it then maps positions as on the full image); an orientation between them
+      // could move that block to the start of a side, so through one only whole reductions.
       guard let source = cursor.operation as? any ReducibleSource,
-        let reduced = source.reduced(toAtLeast: Size(width: 2 * target.width, height: 2 * target.height))
+        let found = source.reduced(
+          toAtLeast: Size(width: 2 * target.width, height: 2 * target.height), allowingPartialBlocks: chain.isEmpty)
       else { return node }
-      var rebuilt = ImageNode(operation: reduced, inputs: [])
+      var rebuilt = ImageNode(operation: found.source, inputs: [])
       for step in chain.reversed() { rebuilt = ImageNode(operation: step.operation, inputs: [rebuilt]) }
-      return ImageNode(operation: node.operation, inputs: [rebuilt] + node.inputs.dropFirst())
+      let full = node.inputs[0].info.size, size = rebuilt.info.size
+      var operation = node.operation
+      if let d = found.blocks, chain.isEmpty, size.width * d != full.width || size.height * d != full.height {
+        operation = resample.reading(full, reducedBy: d)
+      }
+      return ImageNode(operation: operation, inputs: [rebuilt] + node.inputs.dropFirst())
     }
   }
 

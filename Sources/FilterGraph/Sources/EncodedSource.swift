@@ -155,6 +155,8 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
   /// How much more than asked a reduced decode must keep (`ImageCodec.reductionMargin`).
   public var reductionMargin: Double { codec.reductionMargin }
+  /// Whether a reduced decode is made of d × d blocks (`ImageCodec.reducesInBlocks`).
+  public var reducesInBlocks: Bool { codec.reducesInBlocks }
 
   /// The size of the reduced copy stored in the file (a TIFF pyramid level) that a decode at
   /// `1/scaleDenominator` reads, or nil when it reads the full-size image.

@@ -106,22 +106,25 @@ public struct EncodedSourceOperation: SourceOperation {
 extension EncodedSourceOperation: ReducibleSource {
   /// The file decoded at the largest of its codec's reduced scales (1/8, 1/4, 1/2 for JPEG) whose
   /// size is still at least `minimum`.
-  public func reduced(toAtLeast minimum: Size) -> (any SourceOperation)? {
+  public func reduced(toAtLeast minimum: Size, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)? {
     guard scaleDenominator == 1 else { return nil }
     let m = source.reductionMargin
     let minimum = Size(width: Int((Double(minimum.width) * m).rounded(.up)), height: Int((Double(minimum.height) * m).rounded(.up)))
     let full = source.decodedSize(scaleDenominator: 1)
     for d in source.reducedScaleDenominators.sorted(by: >) where d > 1 {
       let s = source.decodedSize(scaleDenominator: d)
-      // Only whole reductions: a side that d does not divide ends in a partial block, so the
-      // reduced image covers ⌈side / d⌉ pixels of which the last is partly outside the image, and
-      // the resample's geometry shifts by up to half a reduced pixel (37 dB instead of 56 for a
-      // 2268-pixel-wide photo at 1/8).
+      // A side that d does not divide ends in a partial block: the reduced image covers
+      // ⌈side / d⌉ pixels of which the last is partly outside the image, and a resample that
+      // stretched them over its output would shift the geometry by up to half a reduced pixel
+      // (37 dB instead of 56 for a 2268-pixel-wide photo at 1/8). Such a reduction is taken only
+      // when the caller maps positions as on the full image (`ResampleOperation.reading`).
       // (A stored pyramid level is an image of its own, read whole.)
-      guard source.storedLevelSize(scaleDenominator: d) != nil || (s.width * d == full.width && s.height * d == full.height) else {
-        continue
+      let whole = s.width * d == full.width && s.height * d == full.height
+      let stored = source.storedLevelSize(scaleDenominator: d) != nil
+      guard (allowingPartialBlocks && source.reducesInBlocks) || whole || stored else { continue }
+      if s.width >= minimum.width && s.height >= minimum.height {
+        return (EncodedSourceOperation(source: source, scaleDenominator: d), stored ? nil : d)
       }
-      if s.width >= minimum.width && s.height >= minimum.height { return EncodedSourceOperation(source: source, scaleDenominator: d) }
     }
     return nil
   }

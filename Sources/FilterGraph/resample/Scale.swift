@@ -3,7 +3,9 @@
 // Definition. Let the input be inW × inH and the target outW × outH, with ratios
 // rx = inW / outW and ry = inH / outH. The ratio is taken from the input the operation receives
 // when it runs, not when it was built: the optimizer may feed it a JPEG decoded at 1/2, 1/4 or
-// 1/8 size, and the output geometry stays the same. Each axis is resampled separately
+// 1/8 size, and the output geometry stays the same (a decode at 1/d whose side d does not divide
+// ends in a partial pixel: there r = side / (d·out) of the full side, so positions map as on the
+// full image, `reducedInput`). Each axis is resampled separately
 // (vertical pass first, then horizontal); along the x axis, with r = rx:
 //
 //   output pixel x (centre x + ½) maps to the input position  u = (x + ½)·r − ½,
@@ -40,6 +42,9 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   public let linearLight: Bool
   /// False when the optimizer must not decode a JPEG input at reduced size under this scale.
   public let allowsShrinkOnLoad: Bool
+  /// Set by `reading(_:reducedBy:)`: the full size and denominator of an input decoded reduced
+  /// with a partial last block, whose positions map as on the full image (ratio side / (d·out)).
+  public private(set) var reducedInput: (fullSize: Size, denominator: Int)?
 
   /// The largest output side (larger requests are clamped to it).
   public static let maximumSide = 65535
@@ -108,6 +113,22 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
 
+  public func reading(_ fullSize: Size, reducedBy denominator: Int) -> any ResampleOperation {
+    var copy = self
+    copy.reducedInput = (fullSize, denominator)
+    return copy
+  }
+
+  /// An axis's ratio as (input, output) lengths: (side, out) of the input as received, or
+  /// (full side, d·out) for an input `reducedInput` describes (tap positions stay in the
+  /// received input's pixels; only the ratio inSize / outSize is used).
+  private func ratio(_ inSize: Int, _ outSize: Int, full: KeyPath<Size, Int>) -> (inSize: Int, outSize: Int) {
+    guard let r = reducedInput, (r.fullSize[keyPath: full] + r.denominator - 1) / r.denominator == inSize else {
+      return (inSize, outSize)
+    }
+    return (r.fullSize[keyPath: full], r.denominator * outSize)
+  }
+
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
     info.size = targetSize
@@ -116,8 +137,10 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
     let inSize = inputs[0].size
-    let xs = ResampleAxis.span(of: output.x, output.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel)
-    let ys = ResampleAxis.span(of: output.y, output.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel)
+    let (xIn, xOut) = ratio(inSize.width, targetSize.width, full: \.width)
+    let (yIn, yOut) = ratio(inSize.height, targetSize.height, full: \.height)
+    let xs = ResampleAxis.span(of: output.x, output.maxX, inSize: xIn, outSize: xOut, kernel: kernel)
+    let ys = ResampleAxis.span(of: output.y, output.maxY, inSize: yIn, outSize: yOut, kernel: kernel)
     return Rect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
   }
 
@@ -190,10 +213,12 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
 
   /// The taps of output `rect` over an input region `input` of an image of `inputImageSize`.
   private func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
+    let (xIn, xOut) = ratio(inSize.width, targetSize.width, full: \.width)
+    let (yIn, yOut) = ratio(inSize.height, targetSize.height, full: \.height)
     let xAxis = ResampleAxis(
-      outputs: rect.x..<rect.maxX, inSize: inSize.width, outSize: targetSize.width, kernel: kernel, origin: input.x)
+      outputs: rect.x..<rect.maxX, inSize: xIn, outSize: xOut, count: targetSize.width, kernel: kernel, origin: input.x)
     let yAxis = ResampleAxis(
-      outputs: rect.y..<rect.maxY, inSize: inSize.height, outSize: targetSize.height, kernel: kernel, origin: input.y)
+      outputs: rect.y..<rect.maxY, inSize: yIn, outSize: yOut, count: targetSize.height, kernel: kernel, origin: input.y)
     return (xAxis, yAxis)
   }
 
@@ -275,11 +300,12 @@ struct ResampleAxis {
   }
 
   /// The weights for `outputs` (absolute output coordinates) on an axis of `inSize` input and
-  /// `outSize` output pixels; tap indices are made relative to `origin`.
-  init(outputs: Range<Int>, inSize: Int, outSize: Int, kernel: ResampleKernel, origin: Int) {
+  /// `outSize` output pixels (of which `count`, `outSize` when nil, exist); tap indices are made
+  /// relative to `origin`.
+  init(outputs: Range<Int>, inSize: Int, outSize: Int, count: Int? = nil, kernel: ResampleKernel, origin: Int) {
     // The whole axis's taps are computed once per (sizes, kernel) and shared by every tile: the
     // per-output weights do not depend on the tile, so slicing them changes no value.
-    let full = ResampleAxisCache.axis(inSize: inSize, outSize: outSize, kernel: kernel)
+    let full = ResampleAxisCache.axis(inSize: inSize, outSize: outSize, count: count ?? outSize, kernel: kernel)
     let lo = min(max(outputs.lowerBound, 0), full.counts.count), hi = min(max(outputs.upperBound, lo), full.counts.count)
     if lo == outputs.lowerBound && hi == outputs.upperBound {
       self.init(
@@ -360,25 +386,5 @@ struct ResampleAxis {
       return (Int(u.rounded()), [1])
     }
     return (range.lowerBound, w)
-  }
-}
-
-/// Whole-axis taps shared by the tiles of a render (a handful of entries; cleared when it grows).
-enum ResampleAxisCache {
-  private struct Key: Hashable {
-    var inSize: Int, outSize: Int, kernel: ResampleKernel
-  }
-  private static let axes = Locked<[Key: ResampleAxis]>([:])
-
-  /// Every output 0 ..< outSize, tap starts absolute (origin 0).
-  static func axis(inSize: Int, outSize: Int, kernel: ResampleKernel) -> ResampleAxis {
-    let key = Key(inSize: inSize, outSize: outSize, kernel: kernel)
-    if let hit = axes.withLock({ $0[key] }) { return hit }
-    let made = ResampleAxis(computing: 0..<max(outSize, 0), inSize: inSize, outSize: outSize, kernel: kernel, origin: 0)
-    axes.withLock { axes in
-      if axes.count >= 32 { axes.removeAll() }
-      axes[key] = made
-    }
-    return made
   }
 }

@@ -42,6 +42,8 @@ public enum JPEGCodec: ImageCodec {
 
   /// libjpeg's DCT scaling.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+  /// libjpeg's scaled IDCT turns each 8×8 block into (8/d)×(8/d) pixels.
+  public static var reducesInBlocks: Bool { true }
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {

@@ -29,6 +29,8 @@ public enum PNGCodec: ImageCodec {
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
   /// A box average of light (BoxShrinkingDecoder.swift) needs three times the target.
   public static var reductionMargin: Double { 1.5 }
+  /// A box average (`BoxShrinkingDecoder`).
+  public static var reducesInBlocks: Bool { true }
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {

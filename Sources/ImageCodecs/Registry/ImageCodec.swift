@@ -61,6 +61,11 @@ public protocol ImageCodec: Sendable {
   /// (PNG) attenuates detail the final resample would keep, and needs 1.5 (three times the target)
   /// to stay within 45 dB of a resample of the full image on detailed photos.
   static var reductionMargin: Double { get }
+  /// True when a reduced decode is made of blocks of d × d stored pixels (JPEG's DCT scaling, a
+  /// box average), so that a side d does not divide ends in a partial block: reduced pixel i
+  /// covers stored pixels [i·d, (i+1)·d), and a resample can map positions as on the full image.
+  /// False when the reduction resamples the whole image onto its ⌈side / d⌉ pixels (WebP).
+  static var reducesInBlocks: Bool { get }
   /// The size of the reduced-resolution copy the file stores (one of
   /// `header.reducedLevelSizes`: a TIFF pyramid level) that a decode at 1/`scaleDenominator`
   /// reads, or nil when it reads the full-size image. Said by `Renderer.explain`.
@@ -104,6 +109,8 @@ extension ImageCodec {
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
   /// No margin beyond the optimizer's.
   public static var reductionMargin: Double { 1 }
+  /// Not known to reduce in blocks: only reductions that divide both sides are taken.
+  public static var reducesInBlocks: Bool { false }
   /// No stored reduced copies.
   public static func storedLevelSize(for header: ImageHeader, scaleDenominator: Int) -> Size? { nil }
   /// Whole-image decoding.

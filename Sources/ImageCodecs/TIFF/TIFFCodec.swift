@@ -56,6 +56,9 @@ public enum TIFFCodec: ImageCodec {
   /// The scales of the page's pyramid levels (see `levelScales`), and for 8- and 16-bit pages
   /// also 1/2, 1/4 and 1/8, box-averaged while rows are decoded (`BoxShrinkingDecoder`) from the
   /// page or from the largest level whose denominator divides the scale's.
+  /// Without a stored level, a reduction is a box average (`BoxShrinkingDecoder`).
+  public static var reducesInBlocks: Bool { true }
+
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] {
     let levels = levelScales(for: header).map(\.denominator)
     return header.component == .float32 ? levels : Array(Set(levels + [2, 4, 8])).sorted()

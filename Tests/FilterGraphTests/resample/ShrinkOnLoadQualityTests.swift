@@ -55,13 +55,26 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
     }
   }
 
-  /// JPEG's DCT scaling (libjpeg's, on encoded values). Only reductions that divide both sides
-  /// are taken: 2268 / 8 would end in a half block and shift the geometry (36 dB at fit 100).
+  /// JPEG's DCT scaling (libjpeg's, on encoded values).
   func testJPEGScaledDecodeStaysWithin45dB() throws {
     let photo = try flower()
     for side in [80, 150, 300] {
       let (value, d) = try psnr(photo.scaled(toFit: Size(width: side, height: side)))
       XCTAssertGreaterThan(d, 1)
+      XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
+    }
+  }
+
+  /// Sides the reduction does not divide (2267×1511: every reduction ends in a partial block).
+  /// The scale maps positions as on the full image (ratio side / (d·out)); stretching the
+  /// ⌈side / d⌉ reduced pixels over the output instead shifts the geometry (33.6 dB at fit 100).
+  func testJPEGPartialBlocksKeepTheGeometry() throws {
+    let odd = try T.tiled.encode(
+      try flower().cropped(to: Rect(x: 0, y: 0, width: 2267, height: 1511)), format: .jpeg, options: WriteOptions(options: ["quality": 95]))
+    let photo = try Image(data: odd)
+    for side in [80, 100, 150, 300] {
+      let (value, d) = try psnr(photo.scaled(toFit: Size(width: side, height: side)))
+      XCTAssertGreaterThan(d, 1, "fit \(side)")
       XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
     }
   }
