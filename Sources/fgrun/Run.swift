@@ -26,6 +26,12 @@ struct Run: ParsableCommand {
 
       A batch reports each file and goes on after a failure; it ends with a summary and exit
       status 1 if any file failed. See 'fgrun --help' for all exit codes.
+
+      Warnings (a damaged input a decoder patched up, a profile that cannot be used) are printed,
+      listed on the file's --report line and counted in the summary: '198 ok (1 damaged), 2 failed'.
+      --fail-on decides which of them fail a file instead: none (the default, as libvips: the
+      picture that is left is written), damaged, or warning. A refused file is not written; for
+      one file fgrun exits 65.
       """)
 
   @Option(
@@ -40,6 +46,13 @@ struct Run: ParsableCommand {
 
   @Flag(help: "Print time per stage, decodes, cache hits and peak memory to standard error.")
   var stats = false
+
+  @Option(
+    name: .customLong("fail-on"),
+    help: ArgumentHelp(
+      "Which warnings fail a file, which is then not written: none (default: every warning is reported, damaged files are written and counted), damaged (a decoder patched up corrupt or truncated data), warning (any).",
+      valueName: "none|damaged|warning"))
+  var failOn: FailOn = FailOn.standard
 
   @OptionGroup var engine: EngineOptions
   @OptionGroup(title: "Batches") var batch: BatchOptions
@@ -89,13 +102,14 @@ struct Run: ParsableCommand {
       var stats = Stats()
       let (recipePath, inputs, outputPath) = layout
       let source = try stats.time(\.recipeSeconds) { try RecipeSource.load(path: recipePath, text: expression) }
-      let renderer = engine.makeRenderer()
+      let relay = WarningRelay()
+      let renderer = engine.makeRenderer(relay: relay)
       let status: Int32
       var budget: MemoryBudget?
       if isBatch {
         let limit = MemoryBudget(limit: (batch.memory ?? BatchOptions.defaultMemoryMiB) << 20)
         budget = limit
-        status = try runBatch(source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit)
+        status = try runBatch(source, inputs: inputs, renderer: renderer, relay: relay, budget: limit, stats: &stats)
       } else {
         try runOne(source, input: inputs[0], output: outputPath!, renderer: renderer, stats: &stats)
         status = ExitStatus.ok
@@ -130,7 +144,10 @@ struct Run: ParsableCommand {
     do {
       var prepared = try job.prepare(on: renderer)
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
-      stats.add(try prepared.render().timings)
+      stats.add(
+        try prepared.render(vet: { warnings, damage in
+          if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
+        }).timings)
     } catch {
       throw Failure(error, stage: .output)
     }
@@ -138,7 +155,9 @@ struct Run: ParsableCommand {
 
   // MARK: - Batch
 
-  private func runBatch(_ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer, budget: MemoryBudget) throws -> Int32 {
+  private func runBatch(
+    _ source: RecipeSource, inputs: [String], renderer: Renderer, relay: WarningRelay, budget: MemoryBudget, stats: inout Stats
+  ) throws -> Int32 {
     var folder: URL?
     if let outputDirectory {
       folder = URL(fileURLWithPath: outputDirectory, isDirectory: true)
@@ -150,10 +169,20 @@ struct Run: ParsableCommand {
     }
     let shard = batch.shard.flatMap(Shard.init(argument:))
     let terminal = Console.errorIsTerminal
+    if batch.resume, let path = batch.report {
+      // This run reports every one of its inputs again: their earlier lines go.
+      let rerun: Set<UInt64>
+      if let manifest = batch.manifest {
+        rerun = manifest == "-" ? [] : ManifestReader.inputHashes(path: manifest, shard: shard)
+      } else {
+        rerun = Set(inputs.filter { shard?.contains($0) ?? true }.map(Shard.hash))
+      }
+      try BatchReport.removeLines(at: path) { rerun.contains(Shard.hash($0)) }
+    }
     let report = try batch.report.map { try BatchReport(path: $0) }
     var settings = BatchRunner.Settings(
       folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
-      recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim })
+      failOn: failOn, digest: ResumeDigest(source: source, output: output, failOn: failOn, strict: engine.strict))
     let status: Int32
     if let manifest = batch.manifest {
       let reader = try ManifestReader(path: manifest)
@@ -162,8 +191,11 @@ struct Run: ParsableCommand {
       let runner = try BatchRunner(
         source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
+      relay.attach(progress)
+      progress.endOnInterrupt()
       status = runner.run(reader.lazy.filter { shard?.contains($0.input) ?? true })
       progress.summary()
+      stats.add(runner.stageTimes)
       if let error = reader.readError { throw Failure(status: ExitStatus.input, message: error) }
     } else {
       settings.protectedInputs = inputs.map { URL(fileURLWithPath: $0) }
@@ -172,8 +204,11 @@ struct Run: ParsableCommand {
       let runner = try BatchRunner(
         source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
+      relay.attach(progress)
+      progress.endOnInterrupt()
       status = runner.run(items)
       progress.summary()
+      stats.add(runner.stageTimes)
     }
     return status
   }
