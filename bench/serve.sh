@@ -1,34 +1,49 @@
 #!/usr/bin/env bash
 # bench/serve.sh -- `fgrun serve` under load (issue #22's workloads), on loopback only, each
-# workload bounded in time. Needs wrk and curl (scripts/install-deps.sh --bench) and a release
-# fgrun (built when .build/release/fgrun is missing).
+# workload bounded in time, beside the same work through `fgrun` batch (the engine's own ceiling)
+# and through thumbor (the peer server, its default Pillow engine). Needs wrk, curl and GNU time
+# (scripts/install-deps.sh --bench), a release fgrun (built when .build/release/fgrun is missing)
+# and thumbor in bench/.venv-thumbor (bench/install-thumbor.sh, run when missing).
 #
-#   bench/serve.sh                 # S1, S2, S3 for 30 s each
-#   bench/serve.sh -d 10 -w S1,S3  # shorter, some workloads
-#   bench/serve.sh --fgrun PATH    # another build
+#   bench/serve.sh                        # S1, S2, S3 for 30 s each, with thumbor
+#   bench/serve.sh -d 10 -w S1,S3         # shorter, some workloads
+#   bench/serve.sh -w SOAK --soak-minutes 10
+#   bench/serve.sh --no-thumbor --fgrun PATH
+#   bench/serve.sh --thumbor-processes 1   # thumbor as it starts by default: one process
 #
-# S1  imgproxy's published benchmark: one large camera JPEG fitted to 500 px, 4 connections
-#     (../shared/bench/inputs/photo-24mp.jpg, else bench/inputs/photo-24mp.jpg from make-inputs.sh).
-# S2  20 photos (bench/inputs/w10, from make-batch-inputs.py) to 400/800/1200 px, the format
-#     negotiated from Accept among JPEG, WebP and AVIF, 8 connections.
-# S3  one URL again and again with If-None-Match: the 304 path, 8 connections.
-# Beside S1 and S2, the same work through `fgrun` batch (--jobs 2) gives the engine's own
-# files/s. The server is started afresh for each workload, so its peak RSS (VmHWM) is that
-# workload's. Results: bench/out/serve-results.md. Quote the machine's load with the numbers.
+# S1    imgproxy's published benchmark: one large camera JPEG fitted to 500 px, JPEG Q80,
+#       4 connections (../shared/bench/inputs/photo-24mp.jpg, else bench/inputs/photo-24mp.jpg).
+# S2    20 photos (bench/inputs/w10, from make-batch-inputs.py) fitted to 400 px as JPEG, 800 px as
+#       WebP and 1200 px as AVIF (Q80), the format negotiated from Accept, 8 connections.
+# S3    one URL again and again with If-None-Match: the 304 path, 8 connections.
+# SOAK  S2's load for --soak-minutes (default 10); the server's RSS sampled every 5 s; drift is
+#       the last minute's mean RSS against the mean of the minute after the first (warm-up).
+# Batch rows do the same renders (S1: 16 copies of the photo; S2: the 20 photos once per size and
+# format) with `--jobs 2`; files/s and peak RSS by GNU time. thumbor runs with one process per
+# core (--thumbor-processes), AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
+# Each server starts afresh for each workload, so its peak RSS (VmHWM) is that workload's.
+# Results: bench/out/serve-results.md. Quote the machine's load with the numbers.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-duration=30 workloads=S1,S2,S3 fgrun=${FGRUN:-$here/../.build/release/fgrun} port=${PORT:-18480}
+duration=30 workloads=S1,S2,S3 soak_minutes=10 thumbor=yes thumbor_processes=$(nproc)
+fgrun=${FGRUN:-$here/../.build/release/fgrun} port=${PORT:-18480} thumbor_port=$((${PORT:-18480} + 1))
 while [ $# -gt 0 ]; do
   case "$1" in
     -d) duration=$2; shift 2 ;;
     -w) workloads=$2; shift 2 ;;
+    --soak-minutes) soak_minutes=$2; shift 2 ;;
+    --no-thumbor) thumbor=no; shift ;;
+    --thumbor-processes) thumbor_processes=$2; shift 2 ;;
     --fgrun) fgrun=$2; shift 2 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
     *) echo "serve.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
 for tool in wrk curl; do command -v $tool >/dev/null || { echo "serve.sh: needs $tool (scripts/install-deps.sh --bench)" >&2; exit 1; }; done
+[ -x /usr/bin/time ] || { echo "serve.sh: needs GNU time (scripts/install-deps.sh --bench)" >&2; exit 1; }
 [ -x "$fgrun" ] || (cd "$here/.." && swift build -c release --product fgrun >/dev/null)
+venv=$here/.venv-thumbor
+[ $thumbor = no ] || [ -x "$venv/bin/thumbor" ] || "$here/install-thumbor.sh" >/dev/null
 
 out=$here/out/serve; root=$out/root; mkdir -p "$root/s2" "$out/batch"
 s1=$here/../../shared/bench/inputs/photo-24mp.jpg
@@ -36,69 +51,154 @@ s1=$here/../../shared/bench/inputs/photo-24mp.jpg
 # Hard links (or copies): the server refuses symlinks that lead out of its root.
 place() { ln -f "$1" "$2" 2>/dev/null || cp -f "$1" "$2"; }
 place "$s1" "$root/s1.jpg"
-if [[ $workloads == *S2* ]]; then
+if [[ $workloads == *S2* || $workloads == *SOAK* ]]; then
   [ -d "$here/inputs/w10" ] || "${PYTHON:-python3}" "$here/make-batch-inputs.py" >/dev/null
   for f in $(ls "$here/inputs/w10"/*.jpg | head -20); do place "$f" "$root/s2/$(basename "$f")"; done
 fi
 results=$out/../serve-results.md
-echo "# fgrun serve, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), ${duration} s a workload" > "$results"
-echo "| workload | requests/s | p50 | p99 | errors | peak RSS | batch files/s |" >> "$results"
-echo "|---|---|---|---|---|---|---|" >> "$results"
+{
+  echo "# fgrun serve, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), ${duration} s a workload"
+  echo
+  echo "| workload | server | requests/s | p50 | p99 | p99/p50 | errors | peak RSS | batch files/s | batch peak RSS |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+} > "$results"
 
-pid=
-stop_server() { [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=; }
-trap stop_server EXIT
-start_server() {
-  "$fgrun" serve --root "$root" --allow-unsigned --bind "127.0.0.1:$port" --accept-formats avif,webp 2>"$out/server.log" &
-  pid=$!
-  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/ready" >/dev/null && return; sleep 0.1; done
-  echo "serve.sh: the server did not start (see $out/server.log)" >&2; exit 1
+pids=()
+# Each server runs in its own process group (setsid), so stopping it stops the processes it forked.
+stop_servers() { for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; pids=(); }
+trap stop_servers EXIT
+wait_ready() {  # URL LOG
+  for _ in $(seq 200); do curl -fs -o /dev/null "$1" && return; sleep 0.1; done
+  echo "serve.sh: a server did not start (see $2)" >&2; exit 1
 }
-peak_rss() { awk '/VmHWM/ { printf "%.0f MB", $2 / 1024 }' "/proc/$pid/status"; }
-# wrk's summary -> "req/s | p50 | p99 | errors"
+start_fgrun() {
+  setsid "$fgrun" serve --root "$root" --allow-unsigned --bind "127.0.0.1:$port" --accept-formats avif,webp \
+    >"$out/fgrun-server.log" 2>&1 &
+  pids=($!)
+  wait_ready "http://127.0.0.1:$port/ready" "$out/fgrun-server.log"
+}
+start_thumbor() {
+  cat > "$out/thumbor.conf" <<CONF
+LOADER = 'thumbor.loaders.file_loader'
+FILE_LOADER_ROOT_PATH = '$root'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+QUALITY = 80
+WEBP_QUALITY = 80
+AUTO_WEBP = True
+AUTO_AVIF = True
+CONF
+  setsid "$venv/bin/thumbor" -i 127.0.0.1 -p "$thumbor_port" -c "$out/thumbor.conf" --processes "$thumbor_processes" -l error \
+    >"$out/thumbor.log" 2>&1 &
+  pids=($!)
+  wait_ready "http://127.0.0.1:$thumbor_port/healthcheck" "$out/thumbor.log"
+}
+# Peak RSS of the running server: VmHWM summed over the process and its children (thumbor forks).
+peak_rss() {
+  local all="${pids[0]} $(pgrep -P "${pids[0]}" | tr '\n' ' ')"
+  for p in $all; do cat "/proc/$p/status"; done 2>/dev/null | awk '/VmHWM/ { kb += $2 } END { printf "%.0f MB", kb / 1024 }'
+}
+current_rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/${pids[0]}/status"; }
+# wrk's summary -> "req/s | p50 | p99 | p99/p50 | errors"
 summarise() {
-  awk '/Requests\/sec/ { rps = $2 } /^ +50%/ { p50 = $2 } /^ +99%/ { p99 = $2 }
+  awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; return v * 1000 }
+       /Requests\/sec/ { rps = $2 } /^ +50%/ { p50 = $2 } /^ +99%/ { p99 = $2 }
        /Non-2xx or 3xx/ { err += $NF } /Socket errors/ { err += 1 }
-       END { printf "%s | %s | %s | %d", rps, p50, p99, err }' "$1"
+       END { printf "%s | %s | %s | %.2f | %d", rps, p50, p99, ms(p99) / ms(p50), err }' "$1"
 }
-batch_rate() {  # files/s of `fgrun -e RECIPE FILES -o DIR --jobs 2`
-  local recipe=$1; shift
-  local start end; start=$(date +%s.%N)
-  "$fgrun" -e "$recipe" "$@" -o "$out/batch" --jobs 2 >/dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$# $start $end" | awk '{ printf "%.2f", $1 / ($3 - $2) }'
+# The batch rows: `batch_run RECIPE FORMAT FILES…` once per size and format, then `batch_rate` sets
+# batch_result to the files/s over all of them and the highest peak RSS.
+batch_files=0 batch_peak=0 batch_start=
+batch_run() {
+  local recipe=$1 format=$2; shift 2
+  [ -n "$batch_start" ] || batch_start=$(date +%s.%N)
+  /usr/bin/time -f %M -o "$out/batch.time" "$fgrun" -e "$recipe" --quality 80 --format "$format" "$@" \
+    -o "$out/batch" --jobs 2 >"$out/batch.log" 2>&1 || { echo "serve.sh: the batch failed (see $out/batch.log)" >&2; exit 1; }
+  local kb; kb=$(tail -1 "$out/batch.time"); [ "$kb" -gt "$batch_peak" ] && batch_peak=$kb
+  batch_files=$((batch_files + $#))
 }
-
-for w in ${workloads//,/ }; do
-  start_server
-  case $w in
-    S1)
-      wrk -t2 -c4 -d"${duration}s" --timeout 30s --latency "http://127.0.0.1:$port/_/rs:fit:500:500/plain/local:///s1.jpg@jpg" > "$out/S1.txt"
-      mkdir -p "$out/s1copies"
-      for i in 1 2 3 4 5 6 7 8; do ln -sf "$root/s1.jpg" "$out/s1copies/s1-$i.jpg"; done
-      batch=$(batch_rate "scale fit=500x500" "$out"/s1copies/*.jpg) ;;
-    S2)
-      cat > "$out/s2.lua" <<LUA
+batch_rate() {
+  batch_result=$(echo "$batch_files $batch_start $(date +%s.%N) $batch_peak" | awk '{ printf "%.2f | %.0f MB", $1 / ($3 - $2), $4 / 1024 }')
+  batch_files=0 batch_peak=0 batch_start=
+}
+s2_lua() {  # PATH-PREFIX -> a wrk script cycling through every (photo, size+format) pair
+  cat > "$out/s2.lua" <<LUA
 local files, sizes = {}, {400, 800, 1200}
-local accepts = {"image/jpeg", "image/webp,*/*", "image/avif,image/webp,*/*"}
+local accepts = {"image/jpeg", "image/webp", "image/avif"}
 for name in io.popen('ls "$root/s2"'):lines() do files[#files + 1] = name end
 local n = 0
 request = function()
   n = n + 1
-  local f, s, a = files[n % #files + 1], sizes[n % 3 + 1], accepts[n % 3 + 1]
-  return wrk.format("GET", "/_/rs:fit:" .. s .. ":" .. s .. "/plain/local:///s2/" .. f, {["Accept"] = a})
+  local f, i = files[math.floor(n / 3) % #files + 1], n % 3 + 1
+  return wrk.format("GET", string.format("$1", sizes[i], sizes[i], f), {["Accept"] = accepts[i]})
 end
 LUA
-      wrk -t2 -c8 -d"${duration}s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/S2.txt"
-      batch=$(batch_rate "scale fit=800x800" "$root"/s2/*.jpg) ;;
+}
+fgrun_s2="/_/rs:fit:%d:%d/q:80/plain/local:///s2/%s"
+thumbor_s2="/unsafe/fit-in/%dx%d/s2/%s"
+
+# A row: the workload's wrk summary and the running server's peak RSS; the batch columns follow.
+row() {
+  local server=$2; [ "$2" = thumbor ] && server="thumbor ($thumbor_processes processes)"
+  printf "| %s | %s | %s | %s | " "$1" "$server" "$(summarise "$out/$1-$2.txt")" "$(peak_rss)" >> "$results"
+}
+end_row() { echo "$1 |" >> "$results"; }
+for w in ${workloads//,/ }; do
+  case $w in
+    S1)
+      mkdir -p "$out/s1copies"
+      for i in $(seq 16); do place "$root/s1.jpg" "$out/s1copies/s1-$i.jpg"; done
+      start_fgrun
+      wrk -t2 -c4 -d"${duration}s" --timeout 30s --latency "http://127.0.0.1:$port/_/rs:fit:500:500/q:80/plain/local:///s1.jpg@jpg" > "$out/S1-fgrun.txt"
+      row S1 fgrun; stop_servers
+      batch_run "scale fit=500x500" jpeg "$out"/s1copies/*.jpg
+      batch_rate; end_row "$batch_result"
+      if [ $thumbor = yes ]; then
+        start_thumbor
+        wrk -t2 -c4 -d"${duration}s" --timeout 30s --latency "http://127.0.0.1:$thumbor_port/unsafe/fit-in/500x500/s1.jpg" > "$out/S1-thumbor.txt"
+        row S1 thumbor; end_row "- | -"; stop_servers
+      fi ;;
+    S2)
+      start_fgrun; s2_lua "$fgrun_s2"
+      wrk -t2 -c8 -d"${duration}s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/S2-fgrun.txt"
+      row S2 fgrun; stop_servers
+      batch_run "scale fit=400x400" jpeg "$root"/s2/*.jpg
+      batch_run "scale fit=800x800" webp "$root"/s2/*.jpg
+      batch_run "scale fit=1200x1200" avif "$root"/s2/*.jpg
+      batch_rate; end_row "$batch_result"
+      if [ $thumbor = yes ]; then
+        start_thumbor; s2_lua "$thumbor_s2"
+        wrk -t2 -c8 -d"${duration}s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$thumbor_port" > "$out/S2-thumbor.txt"
+        row S2 thumbor; end_row "- | -"; stop_servers
+      fi ;;
     S3)
-      url="http://127.0.0.1:$port/_/rs:fit:500:500/plain/local:///s1.jpg@jpg"
+      start_fgrun
+      url="http://127.0.0.1:$port/_/rs:fit:500:500/q:80/plain/local:///s1.jpg@jpg"
       etag=$(curl -fs -D - -o /dev/null "$url" | awk -F': ' 'tolower($1) == "etag" { print $2 }' | tr -d '\r')
-      wrk -t2 -c8 -d"${duration}s" --latency -H "If-None-Match: $etag" "$url" > "$out/S3.txt"
-      batch="-" ;;
+      wrk -t2 -c8 -d"${duration}s" --latency -H "If-None-Match: $etag" "$url" > "$out/S3-fgrun.txt"
+      row S3 fgrun; end_row "- | -"; stop_servers
+      if [ $thumbor = yes ]; then
+        start_thumbor
+        url="http://127.0.0.1:$thumbor_port/unsafe/fit-in/500x500/s1.jpg"
+        etag=$(curl -fs -D - -o /dev/null "$url" | awk -F': ' 'tolower($1) == "etag" { print $2 }' | tr -d '\r')
+        wrk -t2 -c8 -d"${duration}s" --latency -H "If-None-Match: $etag" "$url" > "$out/S3-thumbor.txt"
+        row S3 thumbor; end_row "- | -"; stop_servers
+      fi ;;
+    SOAK)
+      start_fgrun; s2_lua "$fgrun_s2"
+      wrk -t2 -c8 -d"$((soak_minutes * 60))s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/SOAK-fgrun.txt" &
+      load=$!
+      : > "$out/soak-rss.csv"
+      for t in $(seq 5 5 $((soak_minutes * 60))); do sleep 5; echo "$t,$(current_rss_kb)" >> "$out/soak-rss.csv"; done
+      wait $load
+      drift=$(awk -F, -v end=$((soak_minutes * 60)) '
+        $1 > 60 && $1 <= 120 { early += $2; ne++ }
+        $1 > end - 60 { late += $2; nl++ }
+        END { early /= ne; late /= nl
+              printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %%", early / 1024, late / 1024, (late - early) * 100 / early }' "$out/soak-rss.csv")
+      row SOAK fgrun; end_row "- | -"; stop_servers
+      echo >> "$results"; echo "SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/soak-rss.csv)" >> "$results" ;;
     *) echo "serve.sh: unknown workload $w" >&2; exit 64 ;;
   esac
-  echo "| $w | $(summarise "$out/$w.txt") | $(peak_rss) | $batch |" >> "$results"
-  stop_server
 done
 cat "$results"

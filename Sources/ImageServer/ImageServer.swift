@@ -63,7 +63,8 @@ public final class ImageServer: Sendable {
         policy: AddressPolicy(allowed: configuration.allowedPrivateNetworks), maxBytes: configuration.maxSourceBytes,
         maxRedirects: configuration.maxRedirects, timeout: configuration.fetchTimeout)
     }
-    admission = Admission(limit: configuration.memoryBudget, maxWait: configuration.admissionWait, maxQueued: configuration.maxQueued)
+    admission = Admission(
+      limit: configuration.memoryBudget, maxInFlight: configuration.maxRenders, maxWait: configuration.admissionWait, maxQueued: configuration.maxQueued)
   }
 
   /// The port listened on, once listening (0 before).

@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable {
   public var maxRedirects = 5
   /// The memory renders in flight may hold together, in bytes (the Renderer's estimates).
   public var memoryBudget = 1 << 30
+  /// The most renders in flight at once; more wait in the admission queue.
+  public var maxRenders = ProcessInfo.processInfo.activeProcessorCount
   /// How long a request waits for room in the budget before it is answered 429, in seconds.
   public var admissionWait: Double = 10
   /// Requests that may wait for room at once; more are answered 429 at once.
@@ -74,7 +76,7 @@ public struct ServerConfiguration: Sendable {
       ("max-source-pixels", String(maxSourcePixels)),
       ("max-output-pixels", String(maxOutputPixels)),
       ("timeout", "\(requestTimeout) s (fetch \(fetchTimeout) s, \(maxRedirects) redirects)"),
-      ("memory", "\(memoryBudget >> 20) MiB, wait \(admissionWait) s, queue \(maxQueued)"),
+      ("memory", "\(memoryBudget >> 20) MiB, \(maxRenders) renders, wait \(admissionWait) s, queue \(maxQueued)"),
       ("accept-formats", negotiatedFormats.map(\.rawValue).joined(separator: ",")),
       ("max-age", String(cacheMaxAge)),
       ("threads", String(threads)),

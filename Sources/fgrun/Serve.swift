@@ -71,6 +71,9 @@ struct Serve: ParsableCommand {
   @Option(help: ArgumentHelp("MiB the renders in flight may hold, by the Renderer's estimates (FGRUN_MEMORY; default 1024).", valueName: "mib"))
   var memory: Int?
 
+  @Option(help: ArgumentHelp("Renders in flight at once (FGRUN_MAX_RENDERS; default: one per core).", valueName: "n"))
+  var maxRenders: Int?
+
   @Option(help: ArgumentHelp("Seconds a request waits for memory before 429 (FGRUN_QUEUE_WAIT; default 10).", valueName: "s"))
   var queueWait: Double?
 
@@ -163,6 +166,7 @@ struct Serve: ParsableCommand {
     if let v: Double = try number(fetchTimeout, "FETCH_TIMEOUT") { c.fetchTimeout = try positive(v, "fetch-timeout") }
     if let v: Int = try number(maxRedirects, "MAX_REDIRECTS") { c.maxRedirects = max(0, v) }
     if let v: Int = try number(memory, "MEMORY") { c.memoryBudget = try positive(v, "memory") << 20 }
+    if let v: Int = try number(maxRenders, "MAX_RENDERS") { c.maxRenders = try positive(v, "max-renders") }
     if let v: Double = try number(queueWait, "QUEUE_WAIT") { c.admissionWait = max(0, v) }
     if let v: Int = try number(maxQueued, "MAX_QUEUED") { c.maxQueued = max(0, v) }
     if let text = acceptFormats ?? env("ACCEPT_FORMATS") {

@@ -52,6 +52,22 @@ final class OperationsTests: XCTestCase {
     try await running.stop()
   }
 
+  func testRendersInFlightAreCappedWhateverTheMemory() async throws {
+    let folder = try ServedFolder()
+    let running = try await RunningServer.start(root: folder.root) {
+      $0.maxRenders = 1
+      $0.admissionWait = 0.2
+    }
+    // One render in flight, far inside the 1 GiB budget: the second waits for the count, then 429.
+    try await running.server.admission.acquire(1)
+    let busy = try await running.get("/_/w:10/plain/local:///photo.jpg@png")
+    XCTAssertEqual(busy.status, 429, busy.text)
+    await running.server.admission.release(1)
+    let free = try await running.get("/_/w:10/plain/local:///photo.jpg@png")
+    XCTAssertEqual(free.status, 200)
+    try await running.stop()
+  }
+
   func testQueuedRequestIsAdmittedWhenRoomFrees() async throws {
     let folder = try ServedFolder()
     let running = try await RunningServer.start(root: folder.root) {

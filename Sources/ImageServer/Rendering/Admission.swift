@@ -1,5 +1,7 @@
 // Admission.swift — keeps the renders in flight within a memory budget, as batches do
-// (fgrun's MemoryBudget), but for requests: a render whose estimate does not fit waits its turn
+// (fgrun's MemoryBudget), and within a count (by default one per Renderer thread: every render
+// is tile-parallel on the one worker pool, so more at once add memory and latency, not
+// throughput), but for requests: a render whose estimate does not fit waits its turn
 // (first come, first served) for at most `maxWait`, then is answered 429 with Retry-After; at
 // most `maxQueued` requests wait at once, more are answered 429 at once. A render never waits
 // when nothing is in flight, so one larger than the budget still runs, alone. Waiting holds no
@@ -11,6 +13,8 @@ import Foundation
 actor Admission {
   /// The budget in bytes.
   let limit: Int
+  /// The most renders in flight at once.
+  let maxInFlight: Int
   let maxWait: Double
   let maxQueued: Int
   private var held = 0
@@ -24,8 +28,9 @@ actor Admission {
     let continuation: CheckedContinuation<Void, Error>
   }
 
-  init(limit: Int, maxWait: Double, maxQueued: Int) {
+  init(limit: Int, maxInFlight: Int, maxWait: Double, maxQueued: Int) {
     self.limit = max(limit, 1)
+    self.maxInFlight = max(maxInFlight, 1)
     self.maxWait = maxWait
     self.maxQueued = maxQueued
   }
@@ -72,7 +77,9 @@ actor Admission {
     }
   }
 
-  private func fits(_ bytes: Int) -> Bool { inFlight == 0 || (bytes <= limit && held <= limit - bytes) }
+  private func fits(_ bytes: Int) -> Bool {
+    inFlight == 0 || (inFlight < maxInFlight && bytes <= limit && held <= limit - bytes)
+  }
 
   private func take(_ bytes: Int) {
     held = held > Int.max - bytes ? .max : held + bytes
