@@ -1,11 +1,22 @@
 // Batch.swift — what a batch shows while it runs: a progress bar on a terminal (files done, files/s,
-// ETA, failures), plain lines otherwise, every failure in full, and a summary at the end.
+// ETA, failures), plain lines otherwise, every failure and warning in full, and a summary at the end.
+//
+// On a terminal the bar is the last line of standard error: a warning or a failure clears it,
+// prints its own line and draws it again below, so no message is ever glued to the bar. The bar
+// fits the terminal's width (read again at every draw, so a resized window is followed): the file
+// name goes first, then the bar narrows, so the line never wraps. Ctrl-C (SIGINT) ends the batch
+// with the summary so far and a note to rerun with --resume; the files in flight are unnamed
+// until complete (`OutputFile`), so the kernel discards them with the process.
 
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Progress of a batch, updated from any thread. On a terminal a one-line bar is redrawn on
-/// standard error; otherwise one line per finished file goes to standard output. Failures always
-/// go to standard error.
+/// standard error; otherwise one line per finished file goes to standard output. Failures and
+/// warnings always go to standard error.
 final class BatchProgress: @unchecked Sendable {
   /// Files in the batch, when known (a manifest on standard input is not counted ahead).
   let total: Int?
@@ -18,7 +29,12 @@ final class BatchProgress: @unchecked Sendable {
   private var successes = 0
   private var skipped = 0
   private var failed = 0
+  /// Written or skipped files whose input is damaged, and those with other warnings only.
+  private var damaged = 0
+  private var warned = 0
   private var lastDraw = 0.0
+  private var barShown = false
+  private var interruption: DispatchSourceSignal?
 
   init(total: Int?, terminal: Bool, countsSkipped: Bool) {
     self.total = total
@@ -38,6 +54,15 @@ final class BatchProgress: @unchecked Sendable {
     lock.withLock { drawBar(current: path) }
   }
 
+  /// A warning, on its own line above the bar.
+  func warning(_ message: String) {
+    lock.withLock {
+      clearBar()
+      Console.error("fgrun: warning: \(message)")
+      if terminal { drawBar(current: nil, force: true) }
+    }
+  }
+
   /// A file finished: written, skipped or failed.
   func finished(_ outcome: BatchOutcome) {
     lock.withLock {
@@ -46,8 +71,11 @@ final class BatchProgress: @unchecked Sendable {
       case .skipped: skipped += 1
       case .failed: failed += 1
       }
+      if outcome.status != .failed {
+        if outcome.damaged { damaged += 1 } else if !outcome.warnings.isEmpty { warned += 1 }
+      }
       if let failure = outcome.failure {
-        if terminal { Console.errorWithoutNewline("\r\u{1B}[K") }
+        clearBar()
         if failure.isDiagnostic {
           Console.error("fgrun: error: \(outcome.input): the recipe failed:\n\(failure.message)")
         } else {
@@ -57,23 +85,56 @@ final class BatchProgress: @unchecked Sendable {
       if terminal {
         drawBar(current: nil, force: outcome.failure != nil)
       } else if outcome.status != .failed {
+        let note = outcome.damaged ? " (damaged)" : outcome.warnings.isEmpty ? "" : " (\(Self.count(outcome.warnings.count, "warning")))"
         Console.out(
           String(
-            format: "[%d/%@] %@ %@ -> %@ (%.0f ms)", done, totalText, outcome.status.rawValue, outcome.input,
+            format: "[%d/%@] %@%@ %@ -> %@ (%.0f ms)", done, totalText, outcome.status.rawValue, note, outcome.input,
             outcome.output ?? "-", outcome.milliseconds))
       }
     }
   }
 
-  /// The closing line: counts and time.
+  /// The closing line: counts and time (`198 files: 197 ok (1 damaged), 1 failed in 3.20 s`).
   func summary() {
-    lock.withLock {
-      if terminal { Console.errorWithoutNewline("\r\u{1B}[K") }
-      let seconds = Stats.now() - start
-      let files = done == 1 ? "file" : "files"
-      let skippedText = countsSkipped ? String(format: " %d skipped,", skipped) : ""
-      Console.out(String(format: "%d %@: %d ok,%@ %d failed in %.2f s", done, files, successes, skippedText, failed, seconds))
+    lock.withLock { printSummary() }
+  }
+
+  /// From now on Ctrl-C prints the summary so far and ends the process with status 130.
+  func endOnInterrupt() {
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    source.setEventHandler { [self] in
+      lock.lock()  // held to the end: no file reports after the summary
+      printSummary()
+      let left = total.map { " of \($0)" } ?? ""
+      Console.error("fgrun: interrupted after \(done)\(left) files; rerun with --resume to finish (finished outputs are kept).")
+      _exit(130)
     }
+    source.resume()
+    interruption = source
+  }
+
+  private func printSummary() {
+    clearBar()
+    let seconds = Stats.now() - start
+    let files = done == 1 ? "file" : "files"
+    var notes: [String] = []
+    if damaged > 0 { notes.append("\(damaged) damaged") }
+    if warned > 0 { notes.append("\(warned) with warnings") }
+    let noteText = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
+    let skippedText = countsSkipped ? String(format: " %d skipped,", skipped) : ""
+    Console.out(
+      String(format: "%d %@: %d ok%@,%@ %d failed in %.2f s", done, files, successes, noteText, skippedText, failed, seconds))
+  }
+
+  /// `1 warning`, `2 warnings`.
+  private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+  /// Erases the bar, when one is shown, so the next line starts at the left margin.
+  private func clearBar() {
+    guard barShown else { return }
+    Console.errorWithoutNewline("\r\u{1B}[K")
+    barShown = false
   }
 
   /// Redraws the bar, at most ten times a second unless `force`.
@@ -83,17 +144,31 @@ final class BatchProgress: @unchecked Sendable {
     lastDraw = now
     let elapsed = max(now - start, 1e-9)
     let rate = Double(done) / elapsed
-    let width = 30
-    var line = "\r\u{1B}[K"
-    if let total {
+    var counts = "\(done)/\(totalText)" + String(format: " %.1f files/s", rate)
+    if let total, rate > 0, done < total { counts += " ETA " + Self.duration(Double(total - done) / rate) }
+    if failed > 0 { counts += " (\(failed) failed)" }
+    if damaged > 0 { counts += " (\(damaged) damaged)" }
+    Console.errorWithoutNewline("\r\u{1B}[K" + Self.barLine(counts: counts, current: current, total: total, done: done, columns: Console.errorColumns))
+    barShown = true
+  }
+
+  /// The bar's text within `columns` − 1 characters (the last column is left free: writing it
+  /// makes some terminals wrap): the current file's name goes first, then the bar narrows from 30
+  /// to 10 marks, then the text is cut.
+  static func barLine(counts: String, current: String?, total: Int?, done: Int, columns: Int) -> String {
+    let room = max(columns - 1, 1)
+    func bar(_ width: Int) -> String {
+      guard let total, width > 0 else { return "" }
       let filled = total == 0 ? width : min(width, done * width / total)
-      line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+      return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
     }
-    line += "\(done)/\(totalText)" + String(format: " %.1f files/s", rate)
-    if let total, rate > 0, done < total { line += " ETA " + Self.duration(Double(total - done) / rate) }
-    if failed > 0 { line += " (\(failed) failed)" }
-    if let current { line += " " + (current.count > 40 ? "…" + current.suffix(39) : current) }
-    Console.errorWithoutNewline(line)
+    let name = current.map { " " + ($0.count > 40 ? "…" + $0.suffix(39) : $0) } ?? ""
+    var width = 30
+    if bar(width).count + counts.count + name.count <= room { return bar(width) + counts + name }
+    width = max(10, room - counts.count - 3)
+    let line = bar(min(width, 30)) + counts
+    if line.count <= room { return line }
+    return String(counts.prefix(room))
   }
 
   /// `1h02m`, `3m05s`, `42s`.
@@ -102,5 +177,23 @@ final class BatchProgress: @unchecked Sendable {
     if s >= 3600 { return String(format: "%dh%02dm", s / 3600, s % 3600 / 60) }
     if s >= 60 { return String(format: "%dm%02ds", s / 60, s % 60) }
     return "\(s)s"
+  }
+}
+
+/// Where the renderer's warnings go: standard error, or above a batch's bar once one is shown.
+final class WarningRelay: @unchecked Sendable {  // `progress` is only touched with `lock` held
+  private let lock = NSLock()
+  private var progress: BatchProgress?
+
+  /// Sends later warnings through `progress`.
+  func attach(_ progress: BatchProgress) { lock.withLock { self.progress = progress } }
+
+  /// Prints `message` as a warning.
+  func warn(_ message: String) {
+    if let progress = lock.withLock({ self.progress }) {
+      progress.warning(message)
+    } else {
+      Console.error("fgrun: warning: \(message)")
+    }
   }
 }

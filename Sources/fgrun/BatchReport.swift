@@ -7,6 +7,10 @@
 //   status                 "ok", "skipped" (--resume found it done) or "failed"
 //   error, class, exit     for failures: the message, its class (usage, input, output, software,
 //                          timeout) and the exit status fgrun gives that class
+//   warnings               what the render warned about, in order (empty when nothing); a skipped
+//                          file's are those recorded when its output was made
+//   damaged                true when a decoder patched up corrupt or truncated input data
+//                          (the pixels are not all the file's; `--fail-on damaged` refuses these)
 //   ms                     wall time spent on the file
 //   input_bytes, output_bytes        file sizes (null when unknown)
 //   input_width, input_height, output_width, output_height   pixel sizes (null when unknown)
@@ -28,6 +32,10 @@ struct BatchOutcome {
   var output: String?
   var status: Status
   var failure: Failure?
+  /// The render's warnings (for a skipped file, those recorded with its output).
+  var warnings: [String] = []
+  /// True when among them a decoder patched up damaged input data.
+  var damaged = false
   /// True when the failure is the per-file time limit.
   var timedOut = false
   var milliseconds: Double
@@ -57,6 +65,7 @@ struct BatchOutcome {
       fields += [("error", json(failure.message)), ("class", json(failureClass!)), ("exit", String(failure.status))]
     }
     fields += [
+      ("warnings", "[" + warnings.map(json).joined(separator: ",") + "]"), ("damaged", damaged ? "true" : "false"),
       ("ms", String(format: "%.1f", milliseconds)),
       ("input_bytes", inputBytes.map(String.init) ?? "null"), ("output_bytes", outputBytes.map(String.init) ?? "null"),
       ("input_width", inputSize.map { String($0.width) } ?? "null"),
@@ -69,7 +78,7 @@ struct BatchOutcome {
 }
 
 /// A JSON string literal for `text`.
-private func json(_ text: String) -> String {
+func json(_ text: String) -> String {
   var out = "\""
   for scalar in text.unicodeScalars {
     switch scalar {
@@ -103,6 +112,36 @@ final class BatchReport: @unchecked Sendable {
   }
 
   deinit { close(fd) }
+
+  /// Before a resumed batch appends to the report at `path`, removes the lines of the inputs it
+  /// will report again (`rerun`), so the report ends with exactly one line per input, however
+  /// often the batch was interrupted: a skipped file's line carries the warnings recorded with
+  /// its output. Lines of other inputs (another shard's, another list's) are kept. The report is
+  /// rewritten to a temporary file that then replaces it, so a crash keeps the old one whole;
+  /// shards resumed at the same moment should each have their own report.
+  ///
+  /// - Throws: `Failure` (output) when the report cannot be rewritten.
+  static func removeLines(at path: String, of rerun: (String) -> Bool) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    let text: String
+    do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+      throw Failure(status: ExitStatus.output, message: "Cannot read the report \(path) to resume it: \(error.localizedDescription)")
+    }
+    let kept = text.split(separator: "\n").filter { line in
+      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let input = object["input"] as? String
+      else { return true }
+      return !rerun(input)
+    }
+    let temporary = path + ".fgrun-resume"
+    do {
+      try Data(kept.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: temporary))
+      guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    } catch {
+      unlink(temporary)
+      throw Failure(status: ExitStatus.output, message: "Cannot rewrite the report \(path) to resume it: \(error.localizedDescription)")
+    }
+  }
 
   /// Appends one line for `outcome` with a single write; a failed write (a full disk,
   /// `/dev/full`) is kept as lost output, which ends the batch with exit 73 (`Console.lost`).

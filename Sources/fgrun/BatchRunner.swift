@@ -22,9 +22,10 @@
 // A file past its time limit is reported failed at once; its render stops after the band in
 // progress (tiles not yet started are dropped), its output is never linked into place, and only
 // then does its slot go to the next file, so memory stays bounded. The limit is wall time, which
-// includes waiting for the shared pool behind the other files in flight. `--resume` skips a file
-// whose output exists and is newer than both the input and the recipe file; outputs appear only
-// complete, so an existing one is a finished one.
+// includes waiting for the shared pool behind the other files in flight. Every output carries a
+// record of what made it (OutputRecord.swift); `--resume` skips a file whose output exists with
+// the record this run would write, and makes the others again. `--fail-on` (FailOn.swift) refuses
+// a file whose warnings it names before its output is moved into place.
 
 import FilterGraph
 import Foundation
@@ -48,25 +49,31 @@ final class BatchRunner: @unchecked Sendable {
     var timeout: Double?
     /// Skip finished outputs.
     var resume: Bool
-    /// The recipe file's modification time (nil for `-e`).
-    var recipeModified: timespec?
+    /// What fails a file besides errors.
+    var failOn: FailOn
+    /// The digest of the recipe and options, recorded with every output.
+    var digest: ResumeDigest
     /// The files the run reads, which no output may replace, and the outputs claimed so far.
     var protection: InputProtection
   }
 
   private let source: RecipeSource
   private let renderer: Renderer
-  private let output: OutputOptions
-  private let settings: Settings
+  let output: OutputOptions
+  let settings: Settings
   private let context: FilterContext
   private let inputOptions: LoadOptions
   private let report: BatchReport?
-  private let progress: BatchProgress
-  private let lock = NSLock()
+  let progress: BatchProgress
+  let lock = NSLock()
   /// Files rendering at once (`jobs`), besides the one more that may be reading and compiling its
   /// input or flushing its output.
   private let renderSlots: DispatchSemaphore
   private var createdFolders: Set<String> = []
+  /// The files' stage times, added up (`--stats`).
+  private(set) var stageTimes = Stats()
+  /// True once a record could not be stored (said once).
+  var unrecorded = false
 
   init(
     source: RecipeSource, renderer: Renderer, output: OutputOptions, loadOptions: LoadOptions, settings: Settings,
@@ -214,10 +221,16 @@ final class BatchRunner: @unchecked Sendable {
       defer { rendering.release() }
       // Once its bytes are written the file is flushed to disk, which needs no worker and no
       // render memory: the slot passes on then.
-      let result = try prepared.render(stop: { job.expired }, written: { rendering.release() })
+      let failOn = settings.failOn
+      let result = try prepared.render(stop: { job.expired }, written: { rendering.release() }) { warnings, damage in
+        (outcome.warnings, outcome.damaged) = (warnings, !damage.isEmpty)
+        if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
+      }
       outcome.status = .ok
       outcome.outputSize = (result.size.width, result.size.height)
       outcome.outputBytes = result.byteCount
+      if let inputStatus { record(OutputRecord(digest: digest(inputStatus, result.format), warnings: result.warnings, damaged: !result.damage.isEmpty), url) }
+      lock.withLock { stageTimes.add(result.timings) }
     } catch {
       outcome.failure = Failure(error, stage: .input)
     }
@@ -246,17 +259,6 @@ final class BatchRunner: @unchecked Sendable {
     }
     let base = URL(fileURLWithPath: item.input).deletingPathExtension().lastPathComponent
     return folder.appendingPathComponent(base + "." + format.fileExtension)
-  }
-
-  /// A skipped outcome when --resume finds `target` newer than the input and the recipe.
-  private func resumed(_ item: BatchItem, target: URL, inputStatus: stat?) -> BatchOutcome? {
-    guard settings.resume, let done = fileStatus(target.path), let inputStatus else { return nil }
-    guard newer(done.st_mtim, than: inputStatus.st_mtim) else { return nil }
-    if let recipe = settings.recipeModified, !newer(done.st_mtim, than: recipe) { return nil }
-    var outcome = BatchOutcome(input: item.input, output: target.relativePath, status: .skipped, milliseconds: 0)
-    outcome.inputBytes = Int(inputStatus.st_size)
-    outcome.outputBytes = Int(done.st_size)
-    return outcome
   }
 
   /// Creates `url`'s folder and claims `url` as this batch's (InputProtection.swift): fails when it
@@ -322,9 +324,4 @@ private func fixMallocMapThreshold() {
 func fileStatus(_ path: String) -> stat? {
   var status = stat()
   return stat(path, &status) == 0 ? status : nil
-}
-
-/// True when `a` is strictly later than `b`.
-private func newer(_ a: timespec, than b: timespec) -> Bool {
-  a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec
 }

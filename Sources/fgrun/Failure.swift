@@ -117,6 +117,13 @@ enum Console {
   /// True when standard error is a terminal (progress bars go there).
   static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
+  /// The width of the terminal on standard error (80 when it cannot be told).
+  static var errorColumns: Int {
+    var size = winsize()
+    guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
+  }
+
   /// Writes all of `text` to `fd`; the errno of a failed write (ENOSPC for a write that wrote
   /// nothing), or nil.
   @discardableResult

@@ -35,9 +35,10 @@ struct FGRun: ParsableCommand {
         0   success
         1   some files of a batch failed (the others were written)
         64  usage or recipe error (bad option, unknown filter, bad value…)
-        65  input error (missing, corrupt, unsupported or too large input)
+        65  input error (missing, corrupt, unsupported or too large input, or refused by --fail-on)
         70  internal error (a bug: please report it)
         73  output error (cannot write, disk full, refusing to overwrite an input)
+        130 a batch interrupted by Ctrl-C (rerun with --resume to finish)
 
       An input file is never overwritten; an existing output is replaced only once the new file is complete, so a failed run leaves no half-written file.
       """,

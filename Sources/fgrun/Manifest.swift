@@ -119,6 +119,15 @@ final class ManifestReader: Sequence, IteratorProtocol {
     return n
   }
 
+  /// The hashes (`Shard.hash`) of the inputs the manifest holds (in `shard`, when given), read
+  /// once more: 8 bytes an input, not the paths.
+  static func inputHashes(path: String, shard: Shard?) -> Set<UInt64> {
+    guard let reader = try? ManifestReader(path: path) else { return [] }
+    var hashes: Set<UInt64> = []
+    for item in reader where shard?.contains(item.input) ?? true { hashes.insert(Shard.hash(item.input)) }
+    return hashes
+  }
+
   private func nextLine() -> [UInt8]? {
     while true {
       if let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {

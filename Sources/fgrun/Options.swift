@@ -47,12 +47,12 @@ struct EngineOptions: ParsableArguments {
     }
   }
 
-  /// The renderer these options describe.
-  func makeRenderer() -> Renderer {
+  /// The renderer these options describe; its warnings go to `relay` (standard error by default).
+  func makeRenderer(relay: WarningRelay = WarningRelay()) -> Renderer {
     var options = RendererOptions()
     if let threads { options.threads = threads }
     if let maxPixels { options.maxPixels = maxPixels }
-    return Renderer(options: options) { Console.error("fgrun: warning: \($0)") }
+    return Renderer(options: options) { relay.warn($0) }
   }
 
   /// How input files (and files a recipe loads) are read.

@@ -28,6 +28,12 @@ struct Run: ParsableCommand {
 
       A batch reports each file and goes on after a failure; it ends with a summary and exit
       status 1 if any file failed. See 'fgrun --help' for all exit codes.
+
+      Warnings (a damaged input a decoder patched up, a profile that cannot be used) are printed,
+      listed on the file's --report line and counted in the summary: '198 ok (1 damaged), 2 failed'.
+      --fail-on decides which of them fail a file instead: none (the default, as libvips: the
+      picture that is left is written), damaged, or warning. A refused file is not written; for
+      one file fgrun exits 65.
       """)
 
   @Option(
@@ -42,6 +48,13 @@ struct Run: ParsableCommand {
 
   @Flag(help: "Print time per stage, decodes, cache hits and peak memory to standard error.")
   var stats = false
+
+  @Option(
+    name: .customLong("fail-on"),
+    help: ArgumentHelp(
+      "Which warnings fail a file, which is then not written: none (default: every warning is reported, damaged files are written and counted), damaged (a decoder patched up corrupt or truncated data), warning (any).",
+      valueName: "none|damaged|warning"))
+  var failOn: FailOn = FailOn.standard
 
   @OptionGroup var engine: EngineOptions
   @OptionGroup(title: "Batches") var batch: BatchOptions
@@ -107,7 +120,8 @@ struct Run: ParsableCommand {
     guard let source = loaded else { return }
     if !isBatch { try checkFileCount(source) }
     try runReportingFailures {
-      let renderer = engine.makeRenderer()
+      let relay = WarningRelay()
+      let renderer = engine.makeRenderer(relay: relay)
       let protection = InputProtection()
       protection.protect(recipe: source, path: recipePath, loadOptions: engine.loadOptions)
       let status: Int32
@@ -116,7 +130,7 @@ struct Run: ParsableCommand {
         let limit = MemoryBudget(limit: (batch.memory ?? BatchOptions.defaultMemoryMiB) << 20)
         budget = limit
         status = try runBatch(
-          source, inputs: inputs, recipePath: recipePath, renderer: renderer, budget: limit, protection: protection)
+          source, inputs: inputs, renderer: renderer, relay: relay, budget: limit, protection: protection, stats: &stats)
       } else if let input = inputs.first {
         try protection.claimSingleRun(input: input, output: outputPath!)
         try runOne(source, input: input, output: outputPath!, renderer: renderer, stats: &stats)
@@ -156,7 +170,10 @@ struct Run: ParsableCommand {
     do {
       var prepared = try job.prepare(on: renderer)
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
-      stats.add(try prepared.render().timings)
+      stats.add(
+        try prepared.render(vet: { warnings, damage in
+          if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
+        }).timings)
     } catch {
       throw Failure(error, stage: .output)
     }
@@ -194,7 +211,8 @@ struct Run: ParsableCommand {
   // MARK: - Batch
 
   private func runBatch(
-    _ source: RecipeSource, inputs: [String], recipePath: String?, renderer: Renderer, budget: MemoryBudget, protection: InputProtection
+    _ source: RecipeSource, inputs: [String], renderer: Renderer, relay: WarningRelay, budget: MemoryBudget, protection: InputProtection,
+    stats: inout Stats
   ) throws -> Int32 {
     var folder: URL?
     if let outputDirectory {
@@ -211,10 +229,20 @@ struct Run: ParsableCommand {
     for input in inputs { protection.protect(input, as: "the input") }
     // The report is opened for appending at once: it is checked before.
     if let report = batch.report { try protection.claim(URL(fileURLWithPath: report), as: "the report") }
+    if batch.resume, let path = batch.report {
+      // This run reports every one of its inputs again: their earlier lines go.
+      let rerun: Set<UInt64>
+      if let manifest = batch.manifest {
+        rerun = manifest == "-" ? [] : ManifestReader.inputHashes(path: manifest, shard: shard)
+      } else {
+        rerun = Set(inputs.filter { shard?.contains($0) ?? true }.map(Shard.hash))
+      }
+      try BatchReport.removeLines(at: path) { rerun.contains(Shard.hash($0)) }
+    }
     let report = try batch.report.map { try BatchReport(path: $0) }
     let settings = BatchRunner.Settings(
       folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
-      recipeModified: recipePath.flatMap { fileStatus($0)?.st_mtim }, protection: protection)
+      failOn: failOn, digest: ResumeDigest(source: source, output: output, failOn: failOn, strict: engine.strict), protection: protection)
     let status: Int32
     if let manifest = batch.manifest {
       let reader = try ManifestReader(path: manifest)
@@ -223,8 +251,11 @@ struct Run: ParsableCommand {
       let runner = try BatchRunner(
         source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
+      relay.attach(progress)
+      progress.endOnInterrupt()
       status = runner.run(reader.lazy.filter { shard?.contains($0.input) ?? true })
       progress.summary()
+      stats.add(runner.stageTimes)
       if let error = reader.readError { throw Failure(status: ExitStatus.input, message: error) }
     } else {
       let items = inputs.map { BatchItem(input: $0, output: nil) }.filter { shard?.contains($0.input) ?? true }
@@ -232,8 +263,11 @@ struct Run: ParsableCommand {
       let runner = try BatchRunner(
         source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
+      relay.attach(progress)
+      progress.endOnInterrupt()
       status = runner.run(items)
       progress.summary()
+      stats.add(runner.stageTimes)
     }
     return status
   }

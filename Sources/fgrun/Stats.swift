@@ -23,6 +23,12 @@ struct Stats {
     renderSeconds += timings.renderSeconds
   }
 
+  /// Adds the stage times of `other` (a batch's files).
+  mutating func add(_ other: Stats) {
+    headerSeconds += other.headerSeconds
+    renderSeconds += other.renderSeconds
+  }
+
   /// Seconds on a monotonic clock.
   static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 

@@ -75,8 +75,11 @@ extension FGRunTests {
       XCTAssertEqual(try Data(contentsOf: file("out/\(name).png")), bytes, name)
       XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date, date, name)
     }
-    // A recipe edited after the outputs makes every file stale.
+    // Touching the recipe changes nothing; editing it makes every file stale.
     try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(120)], ofItemAtPath: file("r.txt").path)
+    let touched = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "--resume"])
+    XCTAssertTrue(touched.text.contains("8 files: 0 ok, 8 skipped, 0 failed"), touched.text)
+    try write("rotate 270\n", to: "r.txt")
     let again = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "--resume"])
     XCTAssertTrue(again.text.contains("8 files: 8 ok, 0 skipped, 0 failed"), again.text)
   }

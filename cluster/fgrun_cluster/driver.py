@@ -162,13 +162,17 @@ def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.s
                     entry["warnings"] = entry.get("warnings", []) + extra
                 report.write(json.dumps(entry, separators=(",", ":")) + "\n")
                 counts[entry["status"]] += 1
-                if entry.get("warnings") and entry["status"] == "ok":
+                # fgrun marks a decoder's patched-up data `damaged`; other warnings are counted apart.
+                if entry["status"] != "failed" and entry.get("damaged"):
                     counts["damaged"] += 1
+                elif entry["status"] != "failed" and entry.get("warnings"):
+                    counts["warned"] += 1
                 per_worker[result["worker"]] += 1
                 if entry["status"] == "failed":
                     failures.append((entry.get("input"), entry.get("error", "failed")))
                 elif entry.get("warnings"):
-                    failures.append((entry.get("input"), "warning: " + "; ".join(entry["warnings"])))
+                    kind = "damaged" if entry.get("damaged") else "warning"
+                    failures.append((entry.get("input"), f"{kind}: " + "; ".join(entry["warnings"])))
             loose_warnings += found.get(None, [])
             report.flush()
             progress.update(sum(counts[k] for k in ("ok", "skipped", "failed")), counts["failed"])
@@ -187,7 +191,9 @@ def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.s
     files = sum(counts[k] for k in ("ok", "skipped", "failed"))
     summary["files"] = files
     summary["damaged"] = counts["damaged"]
-    damaged = f" ({counts['damaged']} damaged)" if counts["damaged"] else ""
+    summary["warned"] = counts["warned"]
+    notes = [f"{counts['damaged']} damaged"] * bool(counts["damaged"]) + [f"{counts['warned']} with warnings"] * bool(counts["warned"])
+    damaged = f" ({', '.join(notes)})" if notes else ""
     print(f"{files} files: {counts['ok']} ok{damaged}, {counts['skipped']} skipped, {counts['failed']} failed "
           f"in {seconds:.2f} s ({summary['files_per_second']:.1f} files/s)", file=out)
     for path, reason in failures:

@@ -57,8 +57,14 @@ public struct PreparedRenderJob {
   ///     is thrown (as `RenderJobError(.output)`) and a file destination is left as it was.
   ///   - written: called once every byte is written, before a file is flushed to disk and moved
   ///     into place (a batch hands its render slot on then).
+  ///   - vet: called with the render's warnings and the damage among them (`RenderResult`) once
+  ///     the image is encoded, before a file is moved into place or memory handed back; what it
+  ///     throws fails the job and a file destination is left as it was. A stream has been
+  ///     written by then: its error comes too late to hold the bytes back.
   /// - Throws: `RenderJobError`: `.options` for the format, `.output` for anything after.
-  public func render(stop: (() -> Bool)? = nil, written: (() -> Void)? = nil) throws -> RenderResult {
+  public func render(
+    stop: (() -> Bool)? = nil, written: (() -> Void)? = nil, vet: ((_ warnings: [String], _ damage: [String]) throws -> Void)? = nil
+  ) throws -> RenderResult {
     let format = try outputFormat()
     var options = self.options
     options.format = format
@@ -66,8 +72,10 @@ public struct PreparedRenderJob {
     var data: Data?
     var byteCount: Int?
     var warnings: [String] = []
+    var damage: [String] = []
     do {
       if let bytes = try renderer.ultraHDRBytes(image, format: format, options: options) {
+        try vet?([], [])
         // An Ultra HDR JPEG is assembled whole in memory (its MPF index needs the base's length).
         switch destination {
         case .file(let url): try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
@@ -83,18 +91,22 @@ public struct PreparedRenderJob {
           try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
             try renderer.encode(output, handle: handle, stop: stop)
             if let stop, stop() { throw CancellationError() }
+            try vet?(output.plan.warnings, output.plan.damage)
             written?()
           }
           byteCount = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
         case .memory:
           data = try renderer.encode(output, handle: nil, stop: stop)
+          try vet?(output.plan.warnings, output.plan.damage)
           byteCount = data?.count
           written?()
         case .handle(let handle):
           try renderer.encode(output, handle: handle, stop: stop)
+          try vet?(output.plan.warnings, output.plan.damage)
           written?()
         }
         warnings = output.plan.warnings
+        damage = output.plan.damage
       }
     } catch {
       throw RenderJobError(stage: .output, underlying: error)
@@ -103,7 +115,7 @@ public struct PreparedRenderJob {
     timings.renderSeconds = RenderTimings.now() - started
     return RenderResult(
       data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: byteCount,
-      warnings: warnings, timings: timings)
+      warnings: warnings, damage: damage, timings: timings)
   }
 }
 
@@ -122,6 +134,9 @@ public struct RenderResult: Sendable {
   /// What the decoders recovered from and the colour problems worked around ("photo.jpg:
   /// Premature end of JPEG file"), in order: the output may look fine and still be wrong.
   public var warnings: [String]
+  /// The warnings that say an input's data is damaged: a decoder patched up corrupt or truncated
+  /// data, so pixels (often the bottom of the image) are not the ones the file was meant to hold.
+  public var damage: [String]
   /// Time per step.
   public var timings: RenderTimings
 }

@@ -194,7 +194,7 @@ extension Renderer {
     }
     // Streamed sources are decoded by now: pass on what their decoders recovered from.
     for stream in plan.streamed.values {
-      for warning in stream.warnings { warn(warning, in: plan) }
+      for warning in stream.warnings { warn(warning, in: plan, damage: true) }
     }
   }
 }

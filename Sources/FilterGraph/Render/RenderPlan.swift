@@ -20,6 +20,8 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var sourceTransforms: [ObjectIdentifier: ColourTransform] = [:]
   /// The warnings this render gave (`Renderer.warn`), in order; written on the rendering thread only.
   var warnings: [String] = []
+  /// The warnings among them that say a source's data is damaged (a decoder patched it up).
+  var damage: [String] = []
 
   init(root: ImageNode, grid: TileGrid) {
     self.root = root

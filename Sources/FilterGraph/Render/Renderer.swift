@@ -132,8 +132,8 @@ public final class Renderer: Sendable {
     var warnings: [String] = []
     let root = optimized(try resolved(image, warnings: &warnings))
     // An analysis's view is part of a graph whose render reports its warnings.
-    if !analysis { warnings.forEach { warningHandler?($0) } }
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
+    if !analysis { warnings.forEach { warn($0, in: plan) } }
     let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
@@ -148,7 +148,7 @@ public final class Renderer: Sendable {
           plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity(rendering) + "@\(region)") {
             let (pixels, warnings) = try encoded.source.decodeReportingWarnings(
               scaleDenominator: encoded.scaleDenominator, region: region, colourRendering: rendering)
-            warnings.forEach { warn("\(encoded.source.name): \($0)", in: plan) }
+            warnings.forEach { warn("\(encoded.source.name): \($0)", in: plan, damage: true) }
             cache.recordRegionDecode()
             return pixels
           }
@@ -157,7 +157,7 @@ public final class Renderer: Sendable {
         }
         if let pixels = try cache.pixels(for: encoded.identity(rendering), decode: {
           let (pixels, warnings) = try encoded.decodePixelsReportingWarnings(colourRendering: rendering)
-          warnings.forEach { warn($0, in: plan) }
+          warnings.forEach { warn($0, in: plan, damage: true) }
           return pixels
         }) {
           plan.decoded[ObjectIdentifier(node)] = pixels
@@ -168,7 +168,7 @@ public final class Renderer: Sendable {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
       } else if let pixels = try cache.pixels(for: source.identity, decode: {
         let (pixels, warnings) = try source.decodePixelsReportingWarnings()
-        warnings.forEach { warn($0, in: plan) }
+        warnings.forEach { warn($0, in: plan, damage: true) }
         return pixels
       }) {
         plan.decoded[ObjectIdentifier(node)] = pixels
@@ -202,9 +202,11 @@ public final class Renderer: Sendable {
   }
 
   /// Records `message` in `plan`'s warnings (a job's result carries them) and passes it to the
-  /// warning handler.
-  func warn(_ message: String, in plan: RenderPlan) {
+  /// warning handler. `damage` marks a decoder's report that it patched up corrupt or truncated
+  /// data: the pixels themselves are not what the file was meant to hold.
+  func warn(_ message: String, in plan: RenderPlan, damage: Bool = false) {
     plan.warnings.append(message)
+    if damage { plan.damage.append(message) }
     warningHandler?(message)
   }
 }
