@@ -77,17 +77,27 @@ struct ResumeDigest {
   /// Everything but the input and the output format, as text.
   private let common: String
 
+  /// `--profile` as a line: its name, or the digest of an ICC file's bytes.
+  private static func describe(_ profile: OutputProfile) -> String {
+    switch profile {
+    case .sRGB: return "srgb"
+    case .displayP3: return "p3"
+    case .keep: return "keep"
+    case .icc(let bytes): return "icc " + sha256Hex(bytes)
+    }
+  }
+
   init(source: RecipeSource, output: OutputOptions, failOn: FailOn, strict: Bool) {
     var lines = ["fgrun \(FGRun.version)", "recipe:"] + source.recipe.sourceLines + ["end of recipe"]
     let colour = output.colour
     lines += [
-      "format \(output.format ?? "-")", "profile \(colour.profile)", "intent \(colour.intent)", "bpc \(colour.bpc)",
+      "format \(output.format?.rawValue ?? "-")", "profile \(Self.describe(colour.profile))", "intent \(colour.intent)", "bpc \(colour.bpc)",
       "background \(colour.background)", "keep \(output.keep)", "strip \(output.strip)", "hdr \(output.hdr)",
       "fail-on \(failOn.rawValue)", "strict \(strict)",
     ]
     lines += output.flags.given.sorted { $0.key < $1.key }.map { "flag \($0.key)=\($0.value)" }
-    // Every value of the recipe that names an existing file, and --profile's.
-    var named: [URL] = [URL(fileURLWithPath: colour.profile)]
+    // Every value of the recipe that names an existing file (--profile's bytes are in its line).
+    var named: [URL] = []
     for statement in source.recipe.statements {
       for argument in statement.arguments {
         switch argument {
