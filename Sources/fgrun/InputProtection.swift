@@ -55,10 +55,13 @@ final class InputProtection: @unchecked Sendable {
   }
 
   /// Records every input of the manifest at `path` (a first pass over the file; its lines are not
-  /// kept), and the manifest itself. Standard input (`-`) is not read here.
+  /// kept), and the manifest itself. Standard input (`-`) and pipes are not read here: they can be
+  /// read once only, and their writer may wait for the batch's progress; the batch protects each
+  /// of their inputs as it reads the line.
   func protect(manifest path: String) throws {
     guard path != "-" else { return protectStandardInput() }
     protect(path, as: "the manifest")
+    guard let status = fileStatus(path), status.st_mode & S_IFMT == S_IFREG else { return }
     for item in try ManifestReader(path: path) { protect(item.input, as: "the input") }
   }
 
