@@ -80,6 +80,14 @@ extension Run {
     let head = try? handle.read(upToCount: CodecRegistry.sniffLength)
     try? handle.close()
     guard let head, CodecRegistry.sniff(head) is any AnimationDecoding.Type else { return false }
+    // Mapped, not read; still held to the input limit the still path enforces.
+    if let size = fileStatus(inputURL.path)?.st_size {
+      do {
+        try InputBytes.check(size: Int(size), name: "the input file \(inputURL.relativePath)", limit: loadOptions.limits.maxInputBytes)
+      } catch {
+        throw Failure(error, stage: .input)
+      }
+    }
     let data: Data
     do {
       data = try Data(contentsOf: inputURL, options: .mappedIfSafe)

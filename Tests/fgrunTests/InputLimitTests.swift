@@ -56,6 +56,15 @@ final class InputLimitTests: XCTestCase {
     XCTAssertTrue(refused.stderr.contains("in.png is longer than \(size - 1) bytes"), refused.stderr)
     XCTAssertEqual(try shell("$F info --max-input-bytes \(size) in.png").status, 0)
     XCTAssertEqual(try shell("$F --max-input-bytes \(size) -e 'blur sigma=1' - out.png < in.png").status, 0)
+
+    // An animation, which the frame loop maps whole, is held to the same limit.
+    try FileManager.default.copyItem(at: Fixtures.url("gif/animated-offset.gif"), to: file("anim.gif"))
+    let gifSize = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("anim.gif").path)[.size] as? Int)
+    let animation = try shell("$F --max-input-bytes \(gifSize - 1) -e 'scale width=20' anim.gif out.webp")
+    XCTAssertEqual(animation.status, 65, animation.stderr)
+    XCTAssertTrue(animation.stderr.contains("anim.gif is longer than \(gifSize - 1) bytes"), animation.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.webp").path))
+    XCTAssertEqual(try shell("$F --max-input-bytes \(gifSize) -e 'scale width=20' anim.gif out.webp").status, 0)
   }
 
   /// A PNG whose XMP packet (2.3 MB) is over the 1 MiB metadata limit renders, with and without
