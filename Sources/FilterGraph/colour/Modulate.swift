@@ -16,7 +16,8 @@
 // compose exactly — and the optimizer merges them: (β₁, λ₁, s₁, θ₁) then (β₂, λ₂, s₂, θ₂) is
 // (β₁β₂, λ₁β₂ + λ₂, s₁s₂, θ₁ + θ₂). The steps between the cube roots are affine, so they run as
 // one 3×3 matrix plus offset on cube-rooted LMS: K = M₂⁻¹ · A · M₂, k = M₂⁻¹ · (λ, 0, 0).
-// The cube root is computed to Float precision (an exponent-bits first guess and two Halley steps).
+// The cube root is computed to Float precision without a division (an exponent-bits first guess
+// and Newton steps on the inverse cube root).
 
 import Foundation
 import PixelBufferModule
@@ -123,11 +124,13 @@ public struct ModulateOperation: ComposablePointOperation {
       b[k] = v.z
       a[k] = v.w
     }
-    let covered = a .> 0
-    let divisor = a.replacing(with: 1, where: .!covered)
-    r /= divisor
-    g /= divisor
-    b /= divisor
+    let covered = a .> 0, opaque = all(a .== 1)
+    if !opaque {
+      let reciprocal = 1 / a.replacing(with: 1, where: .!covered)
+      r *= reciprocal
+      g *= reciprocal
+      b *= reciprocal
+    }
     let (a0, a1, a2) = Self.toLMS, (b0, b1, b2) = Self.fromLMS
     let k0 = matrix[0], k1 = matrix[1], k2 = matrix[2], off = offset
     let l = Self.cubeRoot(a0.x * r + a1.x * g + a2.x * b)
@@ -139,26 +142,39 @@ public struct ModulateOperation: ComposablePointOperation {
     l2 = l2 * l2 * l2
     m2 = m2 * m2 * m2
     s2 = s2 * s2 * s2
-    let outR = (b0.x * l2 + b1.x * m2 + b2.x * s2) * a
-    let outG = (b0.y * l2 + b1.y * m2 + b2.y * s2) * a
-    let outB = (b0.z * l2 + b1.z * m2 + b2.z * s2) * a
+    var outR = b0.x * l2 + b1.x * m2 + b2.x * s2
+    var outG = b0.y * l2 + b1.y * m2 + b2.y * s2
+    var outB = b0.z * l2 + b1.z * m2 + b2.z * s2
+    if !opaque {
+      outR *= a
+      outG *= a
+      outB *= a
+    }
     for k in 0..<8 where covered[k] {
       p[k] = SIMD4(outR[k], outG[k], outB[k], a[k])
     }
   }
 
-  /// ∛x per lane (odd for negatives), to Float precision.
+  /// ∛x per lane (odd for negatives) within 2·10⁻⁷ relative (about an ulp), without a division:
+  /// Newton's method on the inverse cube root, y ← y · (4 − |x|·y³) / 3, then ∛|x| = |x| · y²
+  /// refined once.
+  /// Magnitudes below 10⁻³⁰ (whose y³ would overflow) count as 10⁻³⁰, an error under 10⁻¹⁰.
   @inline(__always)
   static func cubeRoot(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let ax = x.replacing(with: -x, where: x .< 0)
-    // First guess: a third of the exponent (the bits of a positive float are nearly log₂ of it).
-    let bits = unsafeBitCast(ax, to: SIMD8<UInt32>.self)
-    var y = unsafeBitCast(bits / 3 &+ 0x2A51_4067, to: SIMD8<Float>.self)
-    for _ in 0..<2 {  // Halley: cubic convergence, ≈ 3 % → 5·10⁻⁵ → below Float's ulp
-      let y3 = y * y * y
-      y = y * (y3 + 2 * ax) / (2 * y3 + ax)
+    let safe = ax.replacing(with: 1e-30, where: ax .< 1e-30)
+    // First guess from the exponent bits (a positive float's bits are nearly 2²³·(log₂ x + 127)):
+    // 1/∛x has bits ≈ K − bits / 3, within 7 % for the K fitted over 10⁻⁶…10⁴ (the third is
+    // taken in Float: exact enough for a guess, and no integer division).
+    let bits = SIMD8<Float>(unsafeBitCast(safe, to: SIMD8<Int32>.self))
+    var y = unsafeBitCast(SIMD8<Int32>(0x54A2_1DC0 - bits * (1 / 3 as Float)), to: SIMD8<Float>.self)
+    for _ in 0..<2 {  // quadratic: 7 % → 5·10⁻³ → 2·10⁻⁵
+      y = y * (4 - safe * (y * y * y)) * (1 / 3 as Float)
     }
-    let r = y.replacing(with: 0, where: ax .== 0)
+    // One Newton step on ∛ itself, r ← r + (|x| − r³) / (3r²) with 1/r² ≈ y²: 2·10⁻⁵ → 10⁻⁷.
+    var r = safe * (y * y)
+    r += (safe - r * r * r) * (y * y) * (1 / 3 as Float)
+    r = r.replacing(with: 0, where: ax .== 0)
     return r.replacing(with: -r, where: x .< 0)
   }
 
