@@ -19,6 +19,7 @@
 // The cube root is computed to Float precision without a division (an exponent-bits first guess
 // and Newton steps on the inverse cube root).
 
+import CKernels
 import Foundation
 import PixelBufferModule
 
@@ -35,6 +36,8 @@ public struct ModulateOperation: ComposablePointOperation {
 
   private let matrix: [SIMD4<Float>]  // rows of K (w unused)
   private let offset: SIMD4<Float>
+  /// M₁, K, k and M₁⁻¹ as the AVX2 kernel `fg_modulate` reads them (the same floats).
+  private let kernelConstants: [Float]
 
   /// Creates the operation; values are clamped to the table's ranges (NaN: the default, unchanged).
   public init(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) {
@@ -56,6 +59,10 @@ public struct ModulateOperation: ComposablePointOperation {
     matrix = k.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), 0) }
     let o = Self.m2Inverse.map { $0[0] * lightness }
     offset = SIMD4(Float(o[0]), Float(o[1]), Float(o[2]), 0)
+    let (a0, a1, a2) = Self.toLMS, (b0, b1, b2) = Self.fromLMS
+    kernelConstants = [a0.x, a1.x, a2.x, a0.y, a1.y, a2.y, a0.z, a1.z, a2.z]
+      + matrix.flatMap { [$0.x, $0.y, $0.z] } + [offset.x, offset.y, offset.z]
+      + [b0.x, b1.x, b2.x, b0.y, b1.y, b2.y, b0.z, b1.z, b2.z]
   }
 
   /// `brightness`: multiplies Oklab L.
@@ -97,7 +104,10 @@ public struct ModulateOperation: ComposablePointOperation {
   /// divisions' latency made modulate six times slower than sepia). A row's last pixels are
   /// padded to eight, so every pixel takes the same arithmetic whatever the tiling.
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    var i = 0
+    // The AVX2 kernel (the same arithmetic) takes whole groups of eight where the CPU has it.
+    var i = kernelConstants.withUnsafeBufferPointer { constants in
+      pixels.withMemoryRebound(to: Float.self, capacity: count * 4) { fg_modulate($0, count, constants.baseAddress!) }
+    }
     while i + 8 <= count {
       applyEight(pixels + i)
       i += 8
@@ -164,10 +174,15 @@ public struct ModulateOperation: ComposablePointOperation {
     let ax = x.replacing(with: -x, where: x .< 0)
     let safe = ax.replacing(with: 1e-30, where: ax .< 1e-30)
     // First guess from the exponent bits (a positive float's bits are nearly 2²³·(log₂ x + 127)):
-    // 1/∛x has bits ≈ K − bits / 3, within 7 % for the K fitted over 10⁻⁶…10⁴ (the third is
-    // taken in Float: exact enough for a guess, and no integer division).
-    let bits = SIMD8<Float>(unsafeBitCast(safe, to: SIMD8<Int32>.self))
-    var y = unsafeBitCast(SIMD8<Int32>(0x54A2_1DC0 - bits * (1 / 3 as Float)), to: SIMD8<Float>.self)
+    // 1/∛x has bits ≈ K − bits / 3, within 7 % for the K fitted over 10⁻⁶…10⁴. The third is
+    // taken with shifts and adds (n/4 + n/16 + …, Hacker's Delight's divu3 without its final
+    // correction: a few units short, nothing for a guess); SIMD has no integer division.
+    let n = unsafeBitCast(safe, to: SIMD8<UInt32>.self)
+    var third = (n &>> 2) &+ (n &>> 4)
+    third &+= third &>> 4
+    third &+= third &>> 8
+    third &+= third &>> 16
+    var y = unsafeBitCast(0x54A2_1DC0 &- third, to: SIMD8<Float>.self)
     for _ in 0..<2 {  // quadratic: 7 % → 5·10⁻³ → 2·10⁻⁵
       y = y * (4 - safe * (y * y * y)) * (1 / 3 as Float)
     }
