@@ -136,7 +136,7 @@ final class FaultTests: XCTestCase {
     XCTAssertEqual(solid.status, 64, solid.stderr)
     XCTAssertTrue(solid.stderr.contains("65535×65535"), solid.stderr)
     let lowered = try ChildProcess.run(binary, ["--max-pixels", "1000", "-e", "scale 2", "in.png", "out.png"], in: folder)
-    XCTAssertEqual(lowered.status, 65, lowered.stderr, "the 32×32 input itself is over a 1000-pixel limit")
+    XCTAssertEqual(lowered.status, 65, "the 32×32 input itself is over a 1000-pixel limit: \(lowered.stderr)")
     XCTAssertEqual(try listing(), ["in.png"])
   }
 
