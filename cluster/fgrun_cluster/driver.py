@@ -188,8 +188,6 @@ def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.s
     summary = {"files": files, "ok": counts["ok"], "skipped": counts["skipped"], "failed": counts["failed"],
                "seconds": seconds, "files_per_second": files / seconds if seconds > 0 else 0.0,
                "workers": dict(per_worker)}
-    files = sum(counts[k] for k in ("ok", "skipped", "failed"))
-    summary["files"] = files
     summary["damaged"] = counts["damaged"]
     summary["warned"] = counts["warned"]
     notes = [f"{counts['damaged']} damaged"] * bool(counts["damaged"]) + [f"{counts['warned']} with warnings"] * bool(counts["warned"])
