@@ -37,16 +37,19 @@ extension ImageServer {
       metrics.notModifiedResponse()
       return Response(status: .notModified, headers: headers)
     }
-    let clock = ContinuousClock(), queued = clock.now
+    let clock = ContinuousClock(), arrived = clock.now
     try await sourceSlots.acquire(0)
+    var waited = clock.now - arrived
     let bytes: SourceBytes, result: RenderResult
     do {
       bytes = try await fetch(reference)
       metrics.sourceBytes(bytes.data.count)
       let job = try prepareRender(bytes.data, options: options, format: choice)
       let estimate = renderer.estimatedMemory(for: job.image)
-      try await admission.acquire(estimate, waitingAtMost: configuration.admissionWait - (clock.now - queued) / .seconds(1))
-      metrics.queueWait(clock.now - queued)
+      let prepared = clock.now
+      try await admission.acquire(estimate, waitingAtMost: configuration.admissionWait - waited / .seconds(1))
+      waited += clock.now - prepared
+      metrics.queueWait(waited)
       do {
         result = try await metrics.render { try await render(job) }
         await admission.release(estimate)
