@@ -153,8 +153,9 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
 
   /// The scale denominators (besides 1) the codec decodes at directly (shrink-on-load).
   public var reducedScaleDenominators: [Int] { codec.reducedScaleDenominators(for: header) }
-  /// How much more than asked a reduced decode must keep (`ImageCodec.reductionMargin`).
-  public var reductionMargin: Double { codec.reductionMargin }
+  /// How much more than asked a decode reduced by `denominator` must keep
+  /// (`ImageCodec.reductionMargin(denominator:)`).
+  public func reductionMargin(denominator: Int) -> Double { codec.reductionMargin(denominator: denominator) }
   /// Whether a reduced decode is made of d × d blocks (`ImageCodec.reducesInBlocks`).
   public var reducesInBlocks: Bool { codec.reducesInBlocks }
 

@@ -108,10 +108,11 @@ extension EncodedSourceOperation: ReducibleSource {
   /// size is still at least `minimum`.
   public func reduced(toAtLeast minimum: Size, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)? {
     guard scaleDenominator == 1 else { return nil }
-    let m = source.reductionMargin
-    let minimum = Size(width: Int((Double(minimum.width) * m).rounded(.up)), height: Int((Double(minimum.height) * m).rounded(.up)))
+    let asked = minimum
     let full = source.decodedSize(scaleDenominator: 1)
     for d in source.reducedScaleDenominators.sorted(by: >) where d > 1 {
+      let m = source.reductionMargin(denominator: d)
+      let minimum = Size(width: Int((Double(asked.width) * m).rounded(.up)), height: Int((Double(asked.height) * m).rounded(.up)))
       let s = source.decodedSize(scaleDenominator: d)
       // A side that d does not divide ends in a partial block: the reduced image covers
       // ⌈side / d⌉ pixels of which the last is partly outside the image, and a resample that

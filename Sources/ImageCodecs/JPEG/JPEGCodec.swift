@@ -42,6 +42,10 @@ public enum JPEGCodec: ImageCodec {
 
   /// libjpeg's DCT scaling.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+  /// 1/2 and 1/4 are libjpeg's scaled inverse DCTs (good low-passes); 1/8 keeps only each
+  /// block's DC term, an 8 × 8 box average, which needs three times the target (43.9 dB at twice
+  /// it on samples/flower.jpg fitted to 126 pixels; ShrinkOnLoadQualityTests).
+  public static func reductionMargin(denominator: Int) -> Double { denominator >= 8 ? 1.5 : 1 }
   /// libjpeg's scaled IDCT turns each 8×8 block into (8/d)×(8/d) pixels.
   public static var reducesInBlocks: Bool { true }
   public static let streamsRows = true

@@ -28,7 +28,7 @@ public enum PNGCodec: ImageCodec {
   /// Box averages while decoding (`BoxShrinkingDecoder`).
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
   /// A box average of light (BoxShrinkingDecoder.swift) needs three times the target.
-  public static var reductionMargin: Double { 1.5 }
+  public static func reductionMargin(denominator: Int) -> Double { 1.5 }
   /// A box average (`BoxShrinkingDecoder`).
   public static var reducesInBlocks: Bool { true }
   public static let streamsRows = true

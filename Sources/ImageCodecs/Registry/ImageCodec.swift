@@ -56,11 +56,12 @@ public protocol ImageCodec: Sendable {
   /// and a resample (JPEG's DCT scaling: [2, 4, 8]; WebP's scaled decoding, for still images).
   /// Empty when the file decodes at full size only.
   static func reducedScaleDenominators(for header: ImageHeader) -> [Int]
-  /// How much larger than the optimizer's minimum (twice the target) a reduced decode must stay:
-  /// 1 for codecs whose reduction is a good low-pass (JPEG's DCT scaling); a box average
-  /// (PNG) attenuates detail the final resample would keep, and needs 1.5 (three times the target)
-  /// to stay within 45 dB of a resample of the full image on detailed photos.
-  static var reductionMargin: Double { get }
+  /// How much larger than the optimizer's minimum (twice the target) a decode reduced by
+  /// `denominator` must stay: 1 for a reduction that is a good low-pass (JPEG's DCT scaling at
+  /// 1/2 and 1/4); a box average (PNG, and JPEG's 1/8, which keeps only each block's DC term)
+  /// attenuates detail the final resample would keep, and needs 1.5 (three times the target) to
+  /// stay within 45 dB of a resample of the full image on detailed photos.
+  static func reductionMargin(denominator: Int) -> Double
   /// True when a reduced decode is made of blocks of d × d stored pixels (JPEG's DCT scaling, a
   /// box average), so that a side d does not divide ends in a partial block: reduced pixel i
   /// covers stored pixels [i·d, (i+1)·d), and a resample can map positions as on the full image.
@@ -108,7 +109,7 @@ extension ImageCodec {
   /// Full-size decoding only.
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [] }
   /// No margin beyond the optimizer's.
-  public static var reductionMargin: Double { 1 }
+  public static func reductionMargin(denominator: Int) -> Double { 1 }
   /// Not known to reduce in blocks: only reductions that divide both sides are taken.
   public static var reducesInBlocks: Bool { false }
   /// No stored reduced copies.

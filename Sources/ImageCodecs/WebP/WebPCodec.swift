@@ -47,7 +47,7 @@ public enum WebPCodec: ImageCodec {
   public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
   /// Three times the target: at twice, a 1/8 decode's blur puts thumbnails of detailed photos
   /// 36 dB (JPEG) and 45 dB (WebP) from a resample of the full image; at three times, over 45.
-  public static var reductionMargin: Double { 1.5 }
+  public static func reductionMargin(denominator: Int) -> Double { 1.5 }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     let file = try WebPFile(data, limits: request.limits)

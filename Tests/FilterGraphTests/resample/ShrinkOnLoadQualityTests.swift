@@ -38,7 +38,7 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
   func testPNGBoxShrinkStaysWithin45dB() throws {
     let png = try flower(as: .png)
     var denominators: Set<Int> = []
-    for side in [80, 150, 300] {
+    for side in [80, 100, 126, 150, 300] {
       let (value, d) = try psnr(png.scaled(toFit: Size(width: side, height: side)))
       denominators.insert(d)
       XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
@@ -48,7 +48,7 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
 
   func testWebPScaledDecodeStaysWithin45dB() throws {
     let webp = try flower(as: .webp, options: ["quality": 95])
-    for side in [80, 150, 300] {
+    for side in [80, 100, 126, 150, 300] {
       let (value, d) = try psnr(webp.scaled(toFit: Size(width: side, height: side)))
       XCTAssertGreaterThan(d, 1)
       XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
@@ -58,7 +58,7 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
   /// JPEG's DCT scaling (libjpeg's, on encoded values).
   func testJPEGScaledDecodeStaysWithin45dB() throws {
     let photo = try flower()
-    for side in [80, 150, 300] {
+    for side in [80, 100, 126, 150, 300] {
       let (value, d) = try psnr(photo.scaled(toFit: Size(width: side, height: side)))
       XCTAssertGreaterThan(d, 1)
       XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
