@@ -34,6 +34,8 @@ public struct ImageFileInfo: Sendable {
   public var warnings: [String]
   /// The Ultra HDR gain map the file carries, or nil.
   public var gainMap: GainMapImage?
+  /// The HDR transfer (PQ, HLG) of a file its decoder tone-maps to SDR, or nil.
+  public var hdrTransfer: HDRTransfer?
 
   /// Reads the header of the file at `url`.
   ///
@@ -53,6 +55,7 @@ public struct ImageFileInfo: Sendable {
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
     warnings = header.warnings
     gainMap = header.gainMap
+    hdrTransfer = header.hdrTransfer
     let m = header.metadata
     var kinds: [String] = []
     if m.iccProfile != nil || header.cmykProfile != nil { kinds.append("ICC profile") }

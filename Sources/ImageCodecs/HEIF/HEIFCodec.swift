@@ -10,7 +10,9 @@
 //     v · 65535 / (2^bits − 1) rounded, so every stored code survives (code = round(s · (2^bits − 1) / 65535));
 //   - alpha straight (premultiplied files are divided back);
 //   - colour from the ICC profile, or from the nclx box through the profile it defines (HEIFFile.swift);
-//     HDR transfers (PQ, HLG) are not tone-mapped: read with the sRGB curve, and the decoder warns;
+//     an HDR image (nclx transfer PQ or HLG, no ICC profile) is tone-mapped to SDR sRGB as it is
+//     decoded (`HDRToneMapping`: BT.2446 method A, gamut-mapped to BT.709) and the header names
+//     its transfer (`hdrTransfer`);
 //   - the size is checked against the pixel limit before anything is decoded (and libheif's own
 //     security limits apply);
 //   - full size only: libheif has no reduced-size decode (its thumbnails are other, optional
@@ -34,7 +36,7 @@ public enum AVIFCodec: ImageCodec {
   public static let displayName = "AVIF"
   public static let fileExtensions = ["avif"]
   public static let summary =
-    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG transfers are not tone-mapped: read with the sRGB curve, with a warning), EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
+    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG tone-mapped to SDR sRGB: BT.2446 method A, gamut-mapped to BT.709), EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
 
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
@@ -62,7 +64,7 @@ public enum HEICCodec: ImageCodec {
   public static let displayName = "HEIC"
   public static let fileExtensions = ["heic", "heif"]
   public static let summary =
-    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR read without tone mapping, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
+    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR tone-mapped to SDR, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
 
   /// `ftyp` with a HEVC or generic HEIF brand (`heic`, `heix`, `hevc`, `mif1`…); files that also
   /// name `avif` are AVIF's.
@@ -107,7 +109,7 @@ enum HEIF {
       fileFormat: format, size: file.size, layout: file.hasAlpha ? .rgba : .rgb,
       component: file.bitDepth > 8 ? .uint16 : .uint8,
       metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.imageCount)
+      pageCount: file.imageCount, hdrTransfer: file.hdrTransfer)
   }
 
   /// A whole-image decoder of the page `request` selects.
@@ -121,10 +123,8 @@ enum HEIF {
     let pixelFormat = PixelFormat(layout: h.layout, component: h.component)
     let colorSpace: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
     let page = request.page, maxPixels = Int64(request.limits.maxPixels), strict: Int32 = request.isStrict ? 1 : 0
-    let warnings = file.nclx?.hdrWarning.map { [$0] } ?? []
-    return WholeImageDecoder(
-      size: file.size, format: pixelFormat, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings
-    ) { buffer in
+    let hdr = file.hdrTransfer, toBT2020 = file.primariesToBT2020
+    return WholeImageDecoder(size: file.size, format: pixelFormat, colorSpace: colorSpace, metadata: h.metadata) { buffer in
       var message = [CChar](repeating: 0, count: 512)
       let channels = Int32(pixelFormat.channelCount), sixteen: Int32 = pixelFormat.component == .uint16 ? 1 : 0
       let width = Int32(buffer.width), height = Int32(buffer.height)
@@ -136,6 +136,7 @@ enum HEIF {
         }
       }
       try HEIFFile.check(status, message)
+      if let hdr { HDRToneMapping.apply(to: &buffer, transfer: hdr, toBT2020: toBT2020) }
     }
   }
 
