@@ -2,7 +2,9 @@
 // second branch at the map's own resolution.
 //
 // The branch starts at the map's JPEG bytes as an encoded source of its own (so the decode cache and
-// shrink-on-load serve it as they serve the base) and repeats the base's operations mapped into map
+// shrink-on-load serve it as they serve the base) — for an HDR (PQ/HLG) AVIF/HEIC source, at the
+// same file decoded with `gain-map` (the map that restores its HDR light from the tone-mapped SDR
+// the graph works on, HDRGainMap.swift) — and repeats the base's operations mapped into map
 // coordinates. With r = map size / base size at a node (per axis):
 //
 // - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the map's
@@ -77,6 +79,13 @@ extension Image {
   /// A node's state from its inputs' `states`.
   private static func step(_ node: ImageNode, _ states: [BranchState]) -> BranchState {
     if let source = node.operation as? EncodedSourceOperation {
+      if source.source.header.hdrTransfer != nil, let bytes = source.source.bytes {
+        // An HDR source: its map restores the HDR light from the tone-mapped SDR (HDRGainMap.swift).
+        var options = source.source.options
+        options.formatOptions["gain-map"] = .boolean(true)
+        guard let map = try? EncodedSource(data: bytes, options: options) else { return .dropped("its gain map could not be made") }
+        return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), HDRToneMapping.gainMapMetadata)
+      }
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
         return .dropped("its gain map could not be read again")

@@ -33,8 +33,8 @@ extension Renderer {
   func ultraHDRBytes(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> Data? {
     if options.hdr == .hdr { return try hdrRenditionBytes(image, format: format, options: options) }
     guard options.hdr == .keep else { return nil }
-    warnToneMapped(image)
     let (branch, problem) = image.gainMapBranch()
+    if branch == nil && problem == nil { warnToneMapped(image) }
     if let problem {
       warningHandler?("the gain map (HDR) is not written: \(problem); the output is SDR only (--hdr sdr says this is intended)")
       return nil
@@ -51,6 +51,7 @@ extension Renderer {
     let base = try encode(image, format: .jpeg, options: baseOptions)
     var mapOptions = WriteOptions(format: .jpeg, options: ["quality": 90, "chroma": "444"])
     mapOptions.keptMetadata = []
+    mapOptions.hdr = .sdr
     let map = try encode(branch.map, format: .jpeg, options: mapOptions)
     return try UltraHDRFile.assemble(primary: base, map: map, metadata: branch.metadata)
   }

@@ -1,7 +1,8 @@
 // ToneMappedSources.swift — the HDR (PQ/HLG) sources of an image, which their decoder tone-maps to SDR
-// sRGB (`HDRToneMapping`: ITU-R BT.2446 method A, gamut-mapped to BT.709), so a write can say that the
-// output is SDR: `--hdr keep` (the default) warns, `--hdr sdr` accepts it silently, and `--hdr hdr`
-// refuses (an HDR rendition of such a source is not written yet).
+// sRGB (`HDRToneMapping`: ITU-R BT.2446 method A, gamut-mapped to BT.709). Such a source carries a
+// gain map through the graph (GainMapBranch) like an Ultra HDR one; where that map cannot be made
+// (the source's bytes are not held), a write says the output is SDR: `--hdr keep` warns, `--hdr sdr`
+// is silent.
 import Foundation
 import ImageCodecs
 

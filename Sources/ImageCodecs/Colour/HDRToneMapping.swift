@@ -115,19 +115,23 @@ public enum HDRToneMapping {
   /// Linear SDR BT.709 light of the HDR signal `signal` (R'G'B' ∈ [0, 1]) with `transfer`, whose
   /// primaries go to BT.2020 by `toBT2020` (rows).
   public static func sdrLight(_ signal: SIMD3<Double>, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) -> SIMD3<Double> {
-    var light: SIMD3<Double>
-    switch transfer {
-    case .pq: light = SIMD3(pqEOTF(signal.x), pqEOTF(signal.y), pqEOTF(signal.z))
-    case .hlg:
-      let e = SIMD3(hlgInverseOETF(signal.x), hlgInverseOETF(signal.y), hlgInverseOETF(signal.z))
-      let ys = 0.2627 * e.x + 0.6780 * e.y + 0.0593 * e.z
-      light = e * (ys > 0 ? hdrPeak * pow(ys, 0.2) : 0)
-    }
+    var light = displayLight(signal, transfer: transfer)
     light = SIMD3((toBT2020[0] * light).sum(), (toBT2020[1] * light).sum(), (toBT2020[2] * light).sum())
     let sdr = bt2446A(light)
     let linear2020 = SIMD3(pow(sdr.x, 2.4), pow(sdr.y, 2.4), pow(sdr.z, 2.4))
     let m = bt2020ToBT709
     return gamutMapped(SIMD3((m[0] * linear2020).sum(), (m[1] * linear2020).sum(), (m[2] * linear2020).sum()))
+  }
+
+  /// Display light in cd/m² (step 1, the file's primaries) of the signal `signal`.
+  static func displayLight(_ signal: SIMD3<Double>, transfer: HDRTransfer) -> SIMD3<Double> {
+    switch transfer {
+    case .pq: return SIMD3(pqEOTF(signal.x), pqEOTF(signal.y), pqEOTF(signal.z))
+    case .hlg:
+      let e = SIMD3(hlgInverseOETF(signal.x), hlgInverseOETF(signal.y), hlgInverseOETF(signal.z))
+      let ys = 0.2627 * e.x + 0.6780 * e.y + 0.0593 * e.z
+      return e * (ys > 0 ? hdrPeak * pow(ys, 0.2) : 0)
+    }
   }
 
   /// The matrix (rows) from RGB with `chromaticities` (red, green, blue, white x y) to BT.2020 RGB, or
@@ -137,7 +141,7 @@ public enum HDRToneMapping {
     guard let source = rgbToXYZ(c), let bt2020 = rgbToXYZ([0.708, 0.292, 0.170, 0.797, 0.131, 0.046, 0.3127, 0.3290]),
       let inverse = inverted(bt2020)
     else { return nil }
-    return multiplied(inverse, source)
+    return multipliedRows(inverse, source)
   }
 
   /// Tone-maps the RGB samples of `buffer` (8- or 16-bit RGB or RGBA, HDR signal in `transfer`) in
@@ -184,10 +188,5 @@ public enum HDRToneMapping {
       SIMD3(b.z * c.x - b.x * c.z, a.x * c.z - a.z * c.x, a.z * b.x - a.x * b.z) / det,
       SIMD3(b.x * c.y - b.y * c.x, a.y * c.x - a.x * c.y, a.x * b.y - a.y * b.x) / det,
     ]
-  }
-
-  /// The product `a · b` of 3×3 matrices (rows).
-  private static func multiplied(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> [SIMD3<Double>] {
-    a.map { row in b[0] * row.x + b[1] * row.y + b[2] * row.z }
   }
 }

@@ -41,9 +41,9 @@ public enum AVIFCodec: ImageCodec {
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -74,9 +74,9 @@ public enum HEICCodec: ImageCodec {
       && brands.contains { ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"].contains($0) }
   }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -91,6 +91,11 @@ public enum HEICCodec: ImageCodec {
   }
 }
 
+extension DecodeRequest {
+  /// The `gain-map` decode option (HEIF).
+  var wantsGainMap: Bool { if case .boolean(true)? = options["gain-map"] { return true } else { return false } }
+}
+
 /// What AVIF and HEIC share.
 enum HEIF {
   /// The major and compatible brands of an `ftyp` box at the start of `head` (as many as it holds).
@@ -103,13 +108,20 @@ enum HEIF {
     return offsets.map { String(decoding: head[$0..<$0 + 4], as: UTF8.self) }
   }
 
-  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile.
-  static func header(_ file: HEIFFile, format: ImageFileFormat) -> ImageHeader {
-    ImageHeader(
-      fileFormat: format, size: file.size, layout: file.hasAlpha ? .rgba : .rgb,
-      component: file.bitDepth > 8 ? .uint16 : .uint8,
+  /// The `gain-map` decode option.
+  static let gainMapOption = FormatOption(
+    "gain-map", .boolean, default: .boolean(false),
+    help: "For an HDR (PQ/HLG) image: decode the 8-bit gain map that restores its HDR light from its tone-mapped SDR rendition (how an HDR source is written as Ultra HDR JPEG), instead of the image.")
+
+  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile (8-bit
+  /// RGB for the gain map `request` asks for).
+  static func header(_ file: HEIFFile, format: ImageFileFormat, request: DecodeRequest) -> ImageHeader {
+    let map = request.wantsGainMap
+    return ImageHeader(
+      fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
+      component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
       metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.imageCount, hdrTransfer: file.hdrTransfer)
+      pageCount: file.imageCount, hdrTransfer: map ? nil : file.hdrTransfer)
   }
 
   /// A whole-image decoder of the page `request` selects.
@@ -119,12 +131,18 @@ enum HEIF {
         .invalidArgument, "\(format.rawValue.uppercased()) files decode at full size only, not at 1/\(request.scaleDenominator).")
     }
     let file = try HEIFFile(data, page: request.page, limits: request.limits)
-    let h = header(file, format: format)
-    let pixelFormat = PixelFormat(layout: h.layout, component: h.component)
+    let h = header(file, format: format, request: request)
+    let map = request.wantsGainMap
+    if map && file.hdrTransfer == nil {
+      throw CodecError(.invalidArgument, "gain-map: the \(format.rawValue.uppercased()) image is not HDR (no PQ or HLG transfer), so it has no gain map.")
+    }
+    let pixelFormat = map ? PixelFormat(layout: file.hasAlpha ? .rgba : .rgb, component: file.bitDepth > 8 ? .uint16 : .uint8)
+      : PixelFormat(layout: h.layout, component: h.component)
     let colorSpace: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
     let page = request.page, maxPixels = Int64(request.limits.maxPixels), strict: Int32 = request.isStrict ? 1 : 0
     let hdr = file.hdrTransfer, toBT2020 = file.primariesToBT2020
-    return WholeImageDecoder(size: file.size, format: pixelFormat, colorSpace: colorSpace, metadata: h.metadata) { buffer in
+    let outputFormat = PixelFormat(layout: h.layout, component: h.component)
+    func decode(into buffer: inout PixelBuffer) throws {
       var message = [CChar](repeating: 0, count: 512)
       let channels = Int32(pixelFormat.channelCount), sixteen: Int32 = pixelFormat.component == .uint16 ? 1 : 0
       let width = Int32(buffer.width), height = Int32(buffer.height)
@@ -136,7 +154,17 @@ enum HEIF {
         }
       }
       try HEIFFile.check(status, message)
-      if let hdr { HDRToneMapping.apply(to: &buffer, transfer: hdr, toBT2020: toBT2020) }
+    }
+    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata) { output in
+      if let hdr, map {
+        var signal = try PixelBuffer.forDecoding(
+          width: file.size.width, height: file.size.height, format: pixelFormat, colorSpace: .sRGB, metadata: ImageMetadata())
+        try decode(into: &signal)
+        HDRToneMapping.gainMap(ofSignal: signal, into: &output, transfer: hdr, toBT2020: toBT2020)
+      } else {
+        try decode(into: &output)
+        if let hdr { HDRToneMapping.apply(to: &output, transfer: hdr, toBT2020: toBT2020) }
+      }
     }
   }
 
