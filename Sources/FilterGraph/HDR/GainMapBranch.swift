@@ -7,13 +7,13 @@
 // the graph works on, HDRGainMap.swift) — and repeats the base's operations on the map:
 //
 // - geometry that can repeat itself at the map's resolution (`ResolutionMappable`: scale, crop,
-//   orient, extend, pad — ResolutionMapping.swift) is repeated there; new areas it paints with a
+//   orient, extend, pad, affine and rotate by any angle — ResolutionMapping.swift) is repeated there; new areas it paints with a
 //   colour get the map value meaning "no boost" (`neutralFill`): that area is SDR content, and a
 //   boost there would brighten a border the user chose;
 // - per-pixel colour and tone operations (`PointOperation`s: matrix, saturate, brightness, gamma,
 //   tint, …) leave the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the
 //   HDR rendition of the edited base is the same edit seen through the same highlights;
-// - anything else (blurs, affine and free rotation, trim, smartcrop, composites, text) ends the
+// - anything else (blurs, trim, smartcrop, composites, text) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs

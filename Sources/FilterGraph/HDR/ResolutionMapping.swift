@@ -10,6 +10,12 @@
 // - `extend` by margins m becomes `extend` by round(m·r) in the same mode (copy and mirror move
 //   the other image's own pixels; a colour border becomes `fill`);
 // - `pad` to a canvas C becomes `pad` to round(C·r) with the same gravity, the canvas `fill`.
+// - `affine` (and `rotate` by any angle) with the forward map q = M·p + t (translation and size as
+//   the base's input resolves them) becomes q′ = O·M·S⁻¹·p′ + O·t, S = diag(rx, ry), to an output of
+//   round(size·r) pixels and O = diag(that / size): the map's output covers the base's exactly, as
+//   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
+//   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
+//   which differs from interpolating the stored values only across sharp edges of the map.
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
 // placement) is not whole, the other image is off by up to half of its pixel.
 import Foundation
@@ -55,6 +61,17 @@ extension PadOperation: ResolutionMappable {
     let c = canvasSize(for: inputSize)
     let canvas = Size(width: max(1, Int((Double(c.width) * rx).rounded())), height: max(1, Int((Double(c.height) * ry).rounded())))
     return PadOperation(canvas: canvas, gravity: gravity, color: fill)
+  }
+}
+
+extension AffineOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let (m, size) = placement(for: inputSize)
+    let out = Size(width: max(1, Int((Double(size.width) * rx).rounded())), height: max(1, Int((Double(size.height) * ry).rounded())))
+    let ox = Double(out.width) / Double(size.width), oy = Double(out.height) / Double(size.height)
+    let scaled = AffineMatrix(a: m.a * ox / rx, b: m.b * ox / ry, c: m.c * oy / rx, d: m.d * oy / ry, tx: m.tx * ox, ty: m.ty * oy)
+    return AffineOperation(matrix: scaled, outputSize: out, centred: false, kernel: kernel, background: fill)
   }
 }
 

@@ -76,7 +76,9 @@ final class GainMapGeometryTests: XCTestCase {
       "crop size=128x96 gravity=southeast", "rotate 90", "rotate 180", "rotate -90", "flip", "flip axis=vertical", "orient 5",
       "rotate 90\ncrop size=96x128 x=40\nscale 0.5", "extend top=8 right=4 bottom=12 left=16 mode=mirror",
       "extend top=8 left=16 mode=copy", "extend top=8 right=20 mode=color color=black", "pad size=304x200",
-      "pad size=320x240 gravity=southeast", "pad square=true\nscale 0.5",
+      "pad size=320x240 gravity=southeast", "pad square=true\nscale 0.5", "rotate 10 background=black",
+      "rotate angle=-33 background=black\nscale 0.5", "affine matrix=0.8,0.3,-0.2,1.1 background=black",
+      "affine matrix=1.2,0,0,0.8 translate=16,8 size=300x160 background=black",
     ]
     for line in recipes {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
@@ -108,7 +110,7 @@ final class GainMapGeometryTests: XCTestCase {
     let tinted = try decode(run("saturate amount=0.5\nbrightness amount=0.1"))
     XCTAssertTrue(tinted.map.hasSamePixels(as: try decode(run("scale factor=1")).map))
     XCTAssertEqual(tinted.map.size, source.map.size)
-    for line in ["blur sigma=2", "rotate 10"] {
+    for line in ["blur sigma=2", "trim"] {
       let out = try run(line)
       XCTAssertNil(try JPEGCodec.readHeader(out, request: DecodeRequest()).gainMap, line)
       XCTAssertEqual(heard.withLock { warnings.count }, 1, line)
