@@ -21,7 +21,9 @@
 # Batch rows do the same renders (S1: 16 copies of the photo; S2: the 20 photos once per size and
 # format) with `--jobs 2`; files/s and peak RSS by GNU time. thumbor runs with one process per
 # core (--thumbor-processes), AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
-# Each server starts afresh for each workload, so its peak RSS (VmHWM) is that workload's.
+# Each server starts afresh for each workload, so its peak RSS (VmHWM) is that workload's. The
+# memory targets (S2 peak RSS <= 1.5x the batch's, SOAK drift <= 5 %) are checked after the table:
+# the script exits 3 when one is not met.
 # Results: bench/out/serve-results.md. Quote the machine's load with the numbers.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --no-thumbor) thumbor=no; shift ;;
     --thumbor-processes) thumbor_processes=$2; shift 2 ;;
     --fgrun) fgrun=$2; shift 2 ;;
-    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,27p "$0"; exit 0 ;;
     *) echo "serve.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -63,7 +65,7 @@ results=$out/../serve-results.md
   echo "|---|---|---|---|---|---|---|---|---|---|"
 } > "$results"
 
-pids=()
+pids=() checks=()
 # Each server runs in its own process group (setsid), so stopping it stops the processes it forked.
 stop_servers() { for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; pids=(); }
 trap stop_servers EXIT
@@ -94,10 +96,11 @@ CONF
   wait_ready "http://127.0.0.1:$thumbor_port/healthcheck" "$out/thumbor.log"
 }
 # Peak RSS of the running server: VmHWM summed over the process and its children (thumbor forks).
-peak_rss() {
+peak_rss_kb() {
   local all="${pids[0]} $(pgrep -P "${pids[0]}" | tr '\n' ' ')"
-  for p in $all; do cat "/proc/$p/status"; done 2>/dev/null | awk '/VmHWM/ { kb += $2 } END { printf "%.0f MB", kb / 1024 }'
+  for p in $all; do cat "/proc/$p/status"; done 2>/dev/null | awk '/VmHWM/ { kb += $2 } END { print kb }'
 }
+peak_rss() { echo "$(($(peak_rss_kb) / 1024)) MB"; }
 current_rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/${pids[0]}/status"; }
 # wrk's summary -> "req/s | p50 | p99 | p99/p50 | errors"
 summarise() {
@@ -161,10 +164,12 @@ for w in ${workloads//,/ }; do
     S2)
       start_fgrun; s2_lua "$fgrun_s2"
       wrk -t2 -c8 -d"${duration}s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/S2-fgrun.txt"
-      row S2 fgrun; stop_servers
+      row S2 fgrun; serve_peak=$(peak_rss_kb); stop_servers
       batch_run "scale fit=400x400" jpeg "$root"/s2/*.jpg
       batch_run "scale fit=800x800" webp "$root"/s2/*.jpg
       batch_run "scale fit=1200x1200" avif "$root"/s2/*.jpg
+      checks+=("$(echo "$serve_peak $batch_peak" | awk '{ r = $1 / $2
+        printf "S2 peak RSS: server %.0f MB = %.2f x the batch'"'"'s %.0f MB (target <= 1.5 x): %s", $1 / 1024, r, $2 / 1024, r <= 1.5 ? "met" : "NOT MET" }')")
       batch_rate; end_row "$batch_result"
       if [ $thumbor = yes ]; then
         start_thumbor; s2_lua "$thumbor_s2"
@@ -194,11 +199,14 @@ for w in ${workloads//,/ }; do
       drift=$(awk -F, -v end=$((soak_minutes * 60)) '
         $1 > 60 && $1 <= 120 { early += $2; ne++ }
         $1 > end - 60 { late += $2; nl++ }
-        END { early /= ne; late /= nl
-              printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %%", early / 1024, late / 1024, (late - early) * 100 / early }' "$out/soak-rss.csv")
+        END { early /= ne; late /= nl; d = (late - early) * 100 / early
+              printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %% (target <= 5 %%): %s", early / 1024, late / 1024, d, d <= 5 ? "met" : "NOT MET" }' "$out/soak-rss.csv")
       row SOAK fgrun; end_row "- | -"; stop_servers
-      echo >> "$results"; echo "SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/soak-rss.csv)" >> "$results" ;;
+      checks+=("SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/soak-rss.csv)") ;;
     *) echo "serve.sh: unknown workload $w" >&2; exit 64 ;;
   esac
 done
+# The memory targets, checked: the script fails (exit 3) when one is not met.
+[ ${#checks[@]} -eq 0 ] || { echo; printf '%s\n' "${checks[@]}"; } >> "$results"
 cat "$results"
+for c in "${checks[@]}"; do [[ $c != *"NOT MET"* ]] || exit 3; done

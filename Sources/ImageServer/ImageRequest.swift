@@ -2,7 +2,9 @@
 //
 //   signature (403) → URL grammar and options (400) → source reference (403/404, nothing read)
 //   → format choice → ETag; If-None-Match → 304 (nothing fetched, nothing rendered)
-//   → fetch (413/502/504) → header and graph (413/422/400) → admission (429) → render → 200,
+//   → a source slot (429; one per render in flight and one more, so waiting requests hold no
+//   source bytes) → fetch (413/502/504) → header and graph (413/422/400) → admission (429)
+//   → render → 200,
 //   with a Render-Warning header per warning the render gave
 //
 // The whole request runs under `requestTimeout` (504); past it, or when the client goes away,
@@ -35,19 +37,29 @@ extension ImageServer {
       metrics.notModifiedResponse()
       return Response(status: .notModified, headers: headers)
     }
-    let bytes = try await fetch(reference)
-    metrics.sourceBytes(bytes.data.count)
-    let job = try prepareRender(bytes.data, options: options, format: choice)
-    let estimate = renderer.estimatedMemory(for: job.image)
-    let clock = ContinuousClock(), queued = clock.now
-    try await admission.acquire(estimate)
-    metrics.queueWait(clock.now - queued)
-    let result: RenderResult
+    let clock = ContinuousClock(), arrived = clock.now
+    try await sourceSlots.acquire(0)
+    var waited = clock.now - arrived
+    let bytes: SourceBytes, result: RenderResult
     do {
-      result = try await metrics.render { try await render(job) }
-      await admission.release(estimate)
+      bytes = try await fetch(reference)
+      metrics.sourceBytes(bytes.data.count)
+      let job = try prepareRender(bytes.data, options: options, format: choice)
+      let estimate = renderer.estimatedMemory(for: job.image)
+      let prepared = clock.now
+      try await admission.acquire(estimate, waitingAtMost: configuration.admissionWait - waited / .seconds(1))
+      waited += clock.now - prepared
+      metrics.queueWait(waited)
+      do {
+        result = try await metrics.render { try await render(job) }
+        await admission.release(estimate)
+      } catch {
+        await admission.release(estimate)
+        throw error
+      }
+      await sourceSlots.release(0)
     } catch {
-      await admission.release(estimate)
+      await sourceSlots.release(0)
       throw error
     }
     headers[.contentType] = FormatChoice.mediaType(result.format)

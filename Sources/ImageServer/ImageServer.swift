@@ -26,6 +26,11 @@ public final class ImageServer: Sendable {
   let local: LocalSource?
   let remote: HTTPSource?
   let admission: Admission
+  /// The requests holding their source's bytes: the renders in flight and one more being read
+  /// and prepared (a batch's `--jobs` + 1). A request waiting its turn behind them holds nothing
+  /// but its URL; read first, eight waiting S2 sources (12-24 MP JPEGs of 10-25 MB) held more
+  /// than the two renders did.
+  let sourceSlots: Admission
   let metrics = ServerMetrics()
   let logger: Logger
   private let httpClient: HTTPClient?
@@ -67,6 +72,8 @@ public final class ImageServer: Sendable {
     }
     admission = Admission(
       limit: configuration.memoryBudget, maxInFlight: configuration.maxRenders, maxWait: configuration.admissionWait, maxQueued: configuration.maxQueued)
+    sourceSlots = Admission(
+      limit: .max, maxInFlight: configuration.maxRenders + 1, maxWait: configuration.admissionWait, maxQueued: configuration.maxQueued)
   }
 
   /// The port listened on, once listening (0 before).

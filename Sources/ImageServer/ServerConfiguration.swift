@@ -40,7 +40,8 @@ public struct ServerConfiguration: Sendable {
   public var memoryBudget = 1 << 30
   /// The most renders in flight at once; more wait in the admission queue.
   public var maxRenders = ProcessInfo.processInfo.activeProcessorCount
-  /// How long a request waits for room in the budget before it is answered 429, in seconds.
+  /// How long a request waits for a source slot and room in the budget before it is answered
+  /// 429, in seconds.
   public var admissionWait: Double = 10
   /// Requests that may wait for room at once; more are answered 429 at once.
   public var maxQueued = 64

@@ -304,22 +304,6 @@ private final class RenderSlot {
   }
 }
 
-/// Sets glibc's mmap threshold to a fixed 1 MiB. A batch allocates and frees blocks of many sizes
-/// (each file's bytes, windows of decoded rows, a whole decode of 10-20 MB); glibc raises its
-/// threshold to the largest mapped block freed, after which such blocks come from the heap and
-/// fragment it, so the peak grows with the number of files. A fixed threshold keeps every block
-/// of 1 MiB or more mapped and unmapped whole (W10, 100 photos at --jobs 2: peak RSS 139 MB
-/// without, 100 MB with). `mallopt` is declared in <malloc.h>, which Swift's Glibc module does
-/// not import, so it is looked up by name; elsewhere (another libc) nothing changes.
-private func fixMallocMapThreshold() {
-  #if canImport(Glibc)
-    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-    let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in glibc's <malloc.h>
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    _ = unsafeBitCast(symbol, to: Mallopt.self)(mmapThreshold, 1 << 20)
-  #endif
-}
-
 /// `stat(2)` of `path`, nil when it does not exist.
 func fileStatus(_ path: String) -> stat? {
   var status = stat()

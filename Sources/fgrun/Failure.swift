@@ -66,6 +66,8 @@ struct Failure: Error, CustomStringConvertible {
       }
     case let allocation as PixelAllocationError:
       self.init(status: ExitStatus.input, message: "\(allocation.description).")
+    case let limit as GraphLimitError:
+      self.init(status: ExitStatus.usage, message: limit.message)
     case let filter as FilterError:
       self.init(status: ExitStatus.usage, message: filter.message)
     default:

@@ -74,7 +74,7 @@ struct Serve: ParsableCommand {
   @Option(help: ArgumentHelp("Renders in flight at once (FGRUN_MAX_RENDERS; default: one per core).", valueName: "n"))
   var maxRenders: Int?
 
-  @Option(help: ArgumentHelp("Seconds a request waits for memory before 429 (FGRUN_QUEUE_WAIT; default 10).", valueName: "s"))
+  @Option(help: ArgumentHelp("Seconds a request waits for a source slot and memory before 429 (FGRUN_QUEUE_WAIT; default 10).", valueName: "s"))
   var queueWait: Double?
 
   @Option(help: ArgumentHelp("Requests that may wait at once; more get 429 at once (FGRUN_MAX_QUEUED; default 64).", valueName: "n"))
@@ -97,6 +97,7 @@ struct Serve: ParsableCommand {
 
   func run() throws {
     let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
+    fixMallocMapThreshold()
     var logger = Logger(label: "fgrun.serve")
     logger.logLevel = .info
     let server: ImageServer

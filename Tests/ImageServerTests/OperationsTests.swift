@@ -1,6 +1,7 @@
 // OperationsTests.swift — running the server: /health, /ready, /metrics; the admission limit
-// (429 with Retry-After); a graceful shutdown that lets a request in flight finish; a request
-// timeout. Clients that go away: DisconnectTests.swift.
+// (429 with Retry-After), and requests waiting for it holding no source bytes; a graceful
+// shutdown that lets a request in flight finish; a request timeout. Clients that go away:
+// DisconnectTests.swift.
 
 import Foundation
 import TestSupport
@@ -78,6 +79,31 @@ final class OperationsTests: XCTestCase {
     await running.server.admission.release(1)
     let response = try await queued
     XCTAssertEqual(response.status, 200)
+    try await running.stop()
+  }
+
+  func testRequestsWaitingForARenderHoldNoSourceBytes() async throws {
+    let folder = try ServedFolder()
+    let size = try Data(contentsOf: folder.url("photo.jpg")).count
+    let running = try await RunningServer.start(root: folder.root) {
+      $0.maxRenders = 1
+      $0.admissionWait = 60
+    }
+    // The one render slot taken: two requests read their sources (the render's and one more,
+    // prepared to start next); the other two wait without reading theirs.
+    try await running.server.admission.acquire(1)
+    let path = "/_/w:10/plain/local:///photo.jpg@png"
+    async let a = running.get(path), b = running.get(path), c = running.get(path), d = running.get(path)
+    while await running.server.admission.load.waiting + running.server.sourceSlots.load.waiting < 4 {
+      try await Task.sleep(nanoseconds: 10_000_000)
+    }
+    let read = await running.server.admission.load.waiting
+    XCTAssertEqual(read, 2, "requests holding a source while they wait for the render")
+    let metrics = try await running.get("/metrics")
+    XCTAssertTrue(metrics.text.contains("fgrun_serve_source_bytes_total \(2 * size)\n"), metrics.text)
+    await running.server.admission.release(1)
+    let statuses = try await [a, b, c, d].map(\.status)
+    XCTAssertEqual(statuses, [200, 200, 200, 200])
     try await running.stop()
   }
 

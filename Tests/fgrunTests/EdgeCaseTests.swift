@@ -72,6 +72,20 @@ final class EdgeCaseTests: XCTestCase {
     XCTAssertTrue(pixels.stderr.contains("--max-pixels must be between 1 and 4294967296"), pixels.stderr)
   }
 
+  /// An output or intermediate over the pixel limit is the recipe's doing: exit 64 (usage), as a
+  /// graph too deep is (HostileInputTests); an input over it stays exit 65.
+  func testAComputedImageOverThePixelLimitIsAUsageError() throws {
+    let output = try bash("\"$F\" --max-pixels 100000 -e 'scale 100' in.png out.png")
+    XCTAssertEqual(output.status, 64, output.stderr)
+    XCTAssertTrue(output.stderr.contains("The recipe's output would be 1200×1000 pixels, more than the limit of 100000 pixels"), output.stderr)
+    let between = try bash("\"$F\" --max-pixels 100000 -e 'scale 100; scale 0.01' in.png out.png")
+    XCTAssertEqual(between.status, 64, between.stderr)
+    XCTAssertTrue(between.stderr.contains("image made by 'scale"), between.stderr)
+    let input = try bash("\"$F\" --max-pixels 100 -e 'scale 0.5' in.png out.png")
+    XCTAssertEqual(input.status, 65, input.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.png").path))
+  }
+
   /// `--max-pixels 1` on a PNG says the image is over the limit, not that the file is corrupt.
   func testAPixelLimitBelowThePNGIsNotCalledCorrupt() throws {
     let run = try bash("\"$F\" --max-pixels 1 -e flip in.png out.png")

@@ -124,19 +124,19 @@ final class FaultTests: XCTestCase {
     XCTAssertEqual(try Data(contentsOf: small.appendingPathComponent("out.png")), Data("old".utf8))
   }
 
-  /// `scale width=32000` and a giant `solid` are refused before any decode (exit 65), quickly,
-  /// writing nothing; `--max-pixels` moves the limit.
+  /// `scale width=32000` and a giant `solid` are refused before any decode (exit 64: the recipe
+  /// asks too much), quickly, writing nothing; `--max-pixels` moves the limit.
   func testOutputsOverThePixelLimitAreRefusedBeforeWork() throws {
     let binary = try XCTUnwrap(FGRunTests.binary?.path)
     try FileManager.default.copyItem(at: Fixtures.url("pngsuite/basn2c08.png"), to: file("in.png"))
     let huge = try ChildProcess.run(binary, ["-e", "scale width=32000", "in.png", "out.png"], in: folder)
-    XCTAssertEqual(huge.status, 65, huge.stderr)
+    XCTAssertEqual(huge.status, 64, huge.stderr)
     XCTAssertTrue(huge.stderr.contains("output would be 32000×32000 pixels"), huge.stderr)
     let solid = try ChildProcess.run(binary, ["-e", "solid size=65535x65535; scale 0.001", "in.png", "out.png"], in: folder)
-    XCTAssertEqual(solid.status, 65, solid.stderr)
+    XCTAssertEqual(solid.status, 64, solid.stderr)
     XCTAssertTrue(solid.stderr.contains("65535×65535"), solid.stderr)
     let lowered = try ChildProcess.run(binary, ["--max-pixels", "1000", "-e", "scale 2", "in.png", "out.png"], in: folder)
-    XCTAssertEqual(lowered.status, 65, lowered.stderr)
+    XCTAssertEqual(lowered.status, 65, "the 32×32 input itself is over a 1000-pixel limit: \(lowered.stderr)")
     XCTAssertEqual(try listing(), ["in.png"])
   }
 

@@ -9,7 +9,18 @@
 //   evaluated by walking that path on a worker thread's stack, so the depth bounds the stack a
 //   render can use (a 2,500-filter recipe once overflowed it).
 
+import Foundation
 import ImageCodecs
+
+/// A graph over the renderer's limits — too many images, too deep, or an intermediate or output
+/// image over the pixel limit: the recipe's (or the caller's) doing, not the input's, so fgrun
+/// exits 64 and the server answers 422. A source over the pixel limit stays a `CodecError`.
+public struct GraphLimitError: Error, CustomStringConvertible, LocalizedError, Sendable {
+  /// One sentence saying which limit and what to do.
+  public let message: String
+  public var description: String { message }
+  public var errorDescription: String? { message }
+}
 
 enum GraphLimits {
   /// The most distinct images one graph may hold.
@@ -17,8 +28,9 @@ enum GraphLimits {
   /// The most images on one path from the output to a source.
   static let maxDepth = 512
 
-  /// Throws `CodecError.tooLarge` when the graph under `root` breaks a limit: too many nodes,
-  /// too deep, or a node (the output first) with more than `maxPixels` pixels.
+  /// Throws `GraphLimitError` when the graph under `root` breaks a limit: too many nodes, too
+  /// deep, or a computed node (the output first) with more than `maxPixels` pixels; a source over
+  /// `maxPixels` is `CodecError.tooLarge` (the file is too large, not the recipe).
   static func check(_ root: ImageNode, maxPixels: Int) throws {
     let nodes = try reachableNodes(root)
     try checkDepth(root, nodeCount: nodes.count)
@@ -27,10 +39,10 @@ enum GraphLimits {
       let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
       if overflow || pixels > maxPixels {
         let what = node === root ? "output" : "image made by '\(node.label)'"
-        throw CodecError(
-          .tooLarge,
-          "The recipe's \(what) would be \(size.width)×\(size.height) pixels, more than the limit of \(maxPixels) pixels; "
-            + "nothing was decoded. Raise the limit (fgrun --max-pixels) if this is intended.")
+        let message = "The recipe's \(what) would be \(size.width)×\(size.height) pixels, more than the limit of \(maxPixels) pixels; "
+            + "nothing was decoded. Raise the limit (fgrun --max-pixels) if this is intended."
+        if node.operation is EncodedSourceOperation { throw CodecError(.tooLarge, message) }
+        throw GraphLimitError(message: message)
       }
     }
   }
@@ -44,9 +56,8 @@ enum GraphLimits {
       guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
       order.append(node)
       if order.count > maxNodes {
-        throw CodecError(
-          .tooLarge,
-          "The recipe's graph has more than \(maxNodes) images; nothing was decoded. Split the work into several recipes.")
+        throw GraphLimitError(
+          message: "The recipe's graph has more than \(maxNodes) images; nothing was decoded. Split the work into several recipes.")
       }
       pending.append(contentsOf: node.inputs)
     }
@@ -66,9 +77,8 @@ enum GraphLimits {
         let below = node.inputs.map { depth[ObjectIdentifier($0)] ?? 0 }.max() ?? 0
         depth[id] = below + 1
         if below + 1 > maxDepth {
-          throw CodecError(
-            .tooLarge,
-            "The recipe chains more than \(maxDepth) steps one after another (at '\(node.label)'); nothing was decoded. "
+          throw GraphLimitError(
+            message: "The recipe chains more than \(maxDepth) steps one after another (at '\(node.label)'); nothing was decoded. "
               + "Split the work into several recipes.")
         }
         continue

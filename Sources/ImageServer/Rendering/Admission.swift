@@ -39,20 +39,22 @@ actor Admission {
   var load: (inFlight: Int, waiting: Int, heldBytes: Int) { (inFlight, waiting.count, held) }
 
   /// Waits until `bytes` fit (or nothing is in flight), then takes them; give them back with
-  /// `release(bytes)`.
+  /// `release(bytes)`. The wait lasts `maxWait` at most, or `atMost` seconds when fewer (what is
+  /// left of a request's wait after an earlier queue).
   ///
   /// - Throws: 429 when the queue is full or the wait runs out; `CancellationError` when the
   ///   request is cancelled while it waits.
-  func acquire(_ bytes: Int) async throws {
+  func acquire(_ bytes: Int, waitingAtMost atMost: Double? = nil) async throws {
     if waiting.isEmpty && fits(bytes) {
       take(bytes)
       return
     }
-    guard waiting.count < maxQueued, maxWait > 0 else { throw busy() }
+    let wait = min(maxWait, atMost ?? maxWait)
+    guard waiting.count < maxQueued, wait > 0 else { throw busy() }
     nextID += 1
     let id = nextID
-    let timer = Task { [maxWait] in
-      try await Task.sleep(nanoseconds: UInt64(maxWait * 1e9))
+    let timer = Task {
+      try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
       self.expire(id, error: self.busy())
     }
     defer { timer.cancel() }

@@ -61,6 +61,7 @@ extension ImageServer {
     switch (error.stage, error.underlying) {
     case (_, let cancelled as CancellationError): return cancelled
     case (_, let server as ServerError): return server
+    case (_, let limit as GraphLimitError): return ServerError.unprocessable("The request asks too much: \(limit.message)")
     case (_, let codec as CodecError) where error.stage != .recipe: return ServerError.from(codec: codec)
     case (.options, let other): return ServerError.badURL("The output format cannot be written: \(other)")
     case (.recipe, let other): return ServerError.badURL("The options cannot be applied: \(other)")
