@@ -482,15 +482,17 @@ int cheif_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   }
   // The nclx box says how libheif turned RGB into YCbCr: BT.601 full range for lossy images, the
   // identity matrix for lossless ones (so the RGB values survive exactly); sRGB primaries and
-  // transfer unless an ICC profile (written alongside) says otherwise.
+  // transfer unless an ICC profile (written alongside) says otherwise, or the primaries and
+  // transfer the options name (an HDR file: BT.2020 and PQ).
   nclx = heif_nclx_color_profile_alloc();
   encoding = heif_encoding_options_alloc();
   if (!nclx || !encoding) {
     status = fail(CHEIF_NO_MEMORY, message, capacity, "libheif could not allocate encoding options.");
     goto done;
   }
-  nclx->color_primaries = heif_color_primaries_ITU_R_BT_709_5;
-  nclx->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
+  nclx->color_primaries = options->primaries ? (enum heif_color_primaries)options->primaries : heif_color_primaries_ITU_R_BT_709_5;
+  nclx->transfer_characteristics =
+      options->transfer ? (enum heif_transfer_characteristics)options->transfer : heif_transfer_characteristic_IEC_61966_2_1;
   nclx->matrix_coefficients = options->lossless ? heif_matrix_coefficients_RGB_GBR : heif_matrix_coefficients_ITU_R_BT_601_6;
   nclx->full_range_flag = 1;
   // libheif 1.15 converts RGB to YCbCr with the image's own nclx and ignores

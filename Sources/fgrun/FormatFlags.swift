@@ -24,6 +24,7 @@ struct FormatFlags: ParsableArguments {
   @Flag(name: .customLong("optimize-coding"), help: FormatFlags.help("optimize-coding")) var optimizeCoding = false
   @Flag(help: FormatFlags.help("lossless")) var lossless = false
   @Option(help: FormatFlags.help("page")) var page: String?
+  @Flag(name: .customLong("gain-map"), help: FormatFlags.help("gain-map")) var gainMap = false
   @Option(help: FormatFlags.help("predictor")) var predictor: String?
   @Option(help: FormatFlags.help("tile")) var tile: String?
 
@@ -43,6 +44,7 @@ struct FormatFlags: ParsableArguments {
     if optimizeCoding { values["optimize-coding"] = "true" }
     if lossless { values["lossless"] = "true" }
     values["page"] = page
+    if gainMap { values["gain-map"] = "true" }
     values["predictor"] = predictor
     values["tile"] = tile
     return values
@@ -95,7 +97,7 @@ struct FormatFlags: ParsableArguments {
   /// Every option name that has a flag here (checked against the codecs' tables by a test).
   static let names: Set<String> = [
     "quality", "compression", "bit-depth", "chroma", "encoder", "filter", "effort", "near-lossless", "alpha-quality",
-    "progressive", "optimize-coding", "lossless", "page",
+    "progressive", "optimize-coding", "lossless", "page", "gain-map",
     "predictor", "tile",
   ]
 

@@ -91,6 +91,7 @@ struct Info: ParsableCommand {
       "  pages        \(info.pageCount)",
     ]
     if let map = info.gainMap { lines.append("  gain map     " + gainMapText(map)) }
+    if let hdr = info.hdrTransfer { lines.append("  HDR          " + hdr.toneMappingSummary) }
     if let animation = info.animation { lines += animationLines(animation) }
     lines += info.warnings.enumerated().map { "  \($0.offset == 0 ? "warnings" : "        ")     \($0.element)" }
     if let statistics {
@@ -131,6 +132,7 @@ struct Info: ParsableCommand {
       "warnings": info.warnings,
     ]
     if let map = info.gainMap { object["gain_map"] = gainMapObject(map) }
+    if let hdr = info.hdrTransfer { object["hdr_transfer"] = hdr.rawValue }
     if let animation = info.animation {
       object["animation"] = [
         "frames": animation.frameCount, "canvas_width": animation.canvasSize.width,

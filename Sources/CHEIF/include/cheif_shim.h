@@ -72,7 +72,9 @@ typedef struct {
   int lossless;              ///< 1: lossless (4:4:4, identity matrix)
   int effort;                ///< 0 (fastest) … 9 (slowest), or -1 for the encoder's default
   int chroma;                ///< 420, 422 or 444
-  int bit_depth;             ///< 8 or 10
+  int bit_depth;             ///< 8, 10 or 12
+  int primaries;             ///< nclx colour_primaries (ITU-T H.273), or 0 for BT.709 (sRGB)
+  int transfer;              ///< nclx transfer_characteristics, or 0 for sRGB's (13)
 } cheif_encode_options;
 
 /// Encodes `width` × `height` pixels (RGB when `channels` is 3, straight-alpha RGBA when 4, rows

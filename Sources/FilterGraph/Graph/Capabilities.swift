@@ -6,6 +6,7 @@
 // - `ReducibleSource`: a source that can decode at reduced sizes.
 // - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
+// - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
 //   hands them over instead of a float tile).
 
@@ -80,4 +81,14 @@ protocol StoredRowsReader: ImageOperation {
 public protocol WarningOperation: ImageOperation {
   /// What differs from what was asked, given the inputs, or nil when nothing does.
   func warning(inputs: [ImageInfo]) -> String?
+}
+
+/// A geometry operation that can be repeated on another image showing the same picture at another
+/// resolution (an Ultra HDR gain map, often a quarter of its base's size): `GainMapBranch` follows
+/// the base's geometry with it. Areas the operation paints with its colour are painted with `fill`
+/// on the other image (for a gain map: the value meaning "no boost").
+public protocol ResolutionMappable: ImageOperation {
+  /// This operation for an input of `otherSize` showing the same picture as an input of
+  /// `inputSize` does here, or nil when it cannot be repeated so.
+  func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)?
 }

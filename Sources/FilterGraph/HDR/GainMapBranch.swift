@@ -2,19 +2,19 @@
 // second branch at the map's own resolution.
 //
 // The branch starts at the map's JPEG bytes as an encoded source of its own (so the decode cache and
-// shrink-on-load serve it as they serve the base) and repeats the base's operations mapped into map
-// coordinates. With r = map size / base size at a node (per axis):
+// shrink-on-load serve it as they serve the base) — for an HDR (PQ/HLG) AVIF/HEIC source, at the
+// same file decoded with `gain-map` (the map that restores its HDR light from the tone-mapped SDR
+// the graph works on, HDRGainMap.swift) — and repeats the base's operations on the map:
 //
-// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the map's
-//   stored values (not linear light: a map sample is a log-encoded gain, not a colour);
-// - `crop` of the rectangle R becomes `crop` of R·r, its edges rounded outward to whole map pixels
-//   (a map a quarter of the base's size cannot be cut between its pixels);
-// - `orient` (EXIF orientation, 90° turns, flips) is applied unchanged;
+// - geometry that can repeat itself at the map's resolution (`ResolutionMappable`: scale, crop,
+//   orient, extend, pad, affine and rotate by any angle — ResolutionMapping.swift) is repeated there; new areas it paints with a
+//   colour get the map value meaning "no boost" (`neutralFill`): that area is SDR content, and a
+//   boost there would brighten a border the user chose;
 // - per-pixel colour and tone operations (`PointOperation`s: matrix, saturate, brightness, gamma,
 //   tint, …) leave the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the
 //   HDR rendition of the edited base is the same edit seen through the same highlights;
-// - anything else (blurs, affine and free rotation, extend, pad, trim, smartcrop, composites, text)
-//   ends the branch: the output is written without its map, with a warning naming the filter.
+// - anything else (blurs, trim, smartcrop, composites, text) ends the
+//   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -77,6 +77,13 @@ extension Image {
   /// A node's state from its inputs' `states`.
   private static func step(_ node: ImageNode, _ states: [BranchState]) -> BranchState {
     if let source = node.operation as? EncodedSourceOperation {
+      if source.source.header.hdrTransfer != nil, let bytes = source.source.bytes {
+        // An HDR source: its map restores the HDR light from the tone-mapped SDR (HDRGainMap.swift).
+        var options = source.source.options
+        options.formatOptions["gain-map"] = .boolean(true)
+        guard let map = try? EncodedSource(data: bytes, options: options) else { return .dropped("its gain map could not be made") }
+        return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), HDRToneMapping.gainMapMetadata)
+      }
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
         return .dropped("its gain map could not be read again")
@@ -93,24 +100,11 @@ extension Image {
     guard let (index, map, metadata) = carried.first else { return .none }
     let name = node.operation.descriptor.name
     guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
-    let base = node.inputs[0].info.size, mapSize = map.info.size
-    let rx = Double(mapSize.width) / Double(base.width), ry = Double(mapSize.height) / Double(base.height)
     let op = node.operation
-    if let scale = op as? ScaleOperation {
-      let target = Size(
-        width: max(1, Int((Double(scale.targetSize.width) * rx).rounded())), height: max(1, Int((Double(scale.targetSize.height) * ry).rounded())))
-      let mapped = ScaleOperation(targetSize: target, kernel: scale.kernel, linearLight: false, allowsShrinkOnLoad: scale.allowsShrinkOnLoad)
+    if let geometry = op as? any ResolutionMappable,
+      let mapped = geometry.mapped(from: node.inputs[0].info.size, to: map.info.size, fill: metadata.neutralFill)
+    {
       return .map(ImageNode(operation: mapped, inputs: [map]), metadata)
-    }
-    if let crop = op as? CropOperation {
-      let r = crop.clippedRegion(in: base)
-      let x0 = Int((Double(r.x) * rx).rounded(.down)), y0 = Int((Double(r.y) * ry).rounded(.down))
-      let x1 = min(mapSize.width, Int((Double(r.maxX) * rx).rounded(.up))), y1 = min(mapSize.height, Int((Double(r.maxY) * ry).rounded(.up)))
-      let region = Rect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
-      return .map(ImageNode(operation: CropOperation(region: region), inputs: [map]), metadata)
-    }
-    if op is OrientOperation {
-      return .map(ImageNode(operation: op, inputs: [map]), metadata)
     }
     if op is any PointOperation {
       return .map(map, metadata)
@@ -124,5 +118,18 @@ extension EncodedSource {
   var gainMapBytes: Data? {
     guard let map = header.gainMap, let data = bytes, map.range.upperBound <= data.count else { return nil }
     return UltraHDR.plainMapJPEG(map, in: data)
+  }
+}
+
+extension GainMapMetadata {
+  /// The map value (straight sRGB-encoded colour = stored samples) meaning a boost of 1 (log2 0):
+  /// ((0 − min) / (max − min))^gamma per channel, clamped to 0…1.
+  var neutralFill: Color {
+    let v = (0..<3).map { c -> Float in
+      let span = gainMapMax[c] - gainMapMin[c]
+      guard span > 0, gamma[c] > 0 else { return 0 }
+      return Float(pow(min(max(-gainMapMin[c] / span, 0), 1), gamma[c]))
+    }
+    return Color(red: v[0], green: v[1], blue: v[2])
   }
 }

@@ -8,8 +8,8 @@
 // follow (a filter that ends the branch) or the format cannot carry it, the SDR base is written
 // and the renderer's warning handler says so. `.sdr`: the base alone, without a warning. `.hdr`:
 // the base and the map rendered whole, combined by `GainMapRendition` at the map's full headroom,
-// and written as a float TIFF in linear light (other formats are refused: a PQ/HLG AVIF is not
-// written yet).
+// and written as a float TIFF in linear light or as a PQ AVIF/HEIC (Renderer+PQ.swift); other
+// formats are refused.
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -20,8 +20,9 @@ public enum HDROutput: String, CaseIterable, Hashable, Sendable {
   case keep
   /// Write the SDR base alone, knowingly.
   case sdr
-  /// Write the HDR rendition itself: base × map at the map's full headroom, linear light, as a
-  /// 32-bit float TIFF (1 = SDR white, linear sRGB primaries).
+  /// Write the HDR rendition itself: base × map at the map's full headroom, as a 32-bit float
+  /// TIFF (linear light, 1 = SDR white, sRGB primaries) or a 12-bit PQ AVIF/HEIC (BT.2020, SDR
+  /// white at 203 cd/m²).
   case hdr
 }
 
@@ -33,6 +34,7 @@ extension Renderer {
     if options.hdr == .hdr { return try hdrRenditionBytes(image, format: format, options: options) }
     guard options.hdr == .keep else { return nil }
     let (branch, problem) = image.gainMapBranch()
+    if branch == nil && problem == nil { warnToneMapped(image) }
     if let problem {
       warningHandler?("the gain map (HDR) is not written: \(problem); the output is SDR only (--hdr sdr says this is intended)")
       return nil
@@ -49,6 +51,7 @@ extension Renderer {
     let base = try encode(image, format: .jpeg, options: baseOptions)
     var mapOptions = WriteOptions(format: .jpeg, options: ["quality": 90, "chroma": "444"])
     mapOptions.keptMetadata = []
+    mapOptions.hdr = .sdr
     let map = try encode(branch.map, format: .jpeg, options: mapOptions)
     return try UltraHDRFile.assemble(primary: base, map: map, metadata: branch.metadata)
   }
@@ -60,16 +63,20 @@ extension Renderer {
   /// - Throws: `.invalidArgument` when the output is not TIFF or the image has no gain map that
   ///   follows its graph (the reason is named).
   func hdrRenditionBytes(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> Data {
-    guard format == .tiff else {
-      throw CodecError(.invalidArgument, "--hdr hdr writes a float TIFF (tif); \(format.rawValue) output of the HDR rendition is not available.")
+    guard [.tiff, .avif, .heic].contains(format) else {
+      throw CodecError(
+        .invalidArgument, "--hdr hdr writes a float TIFF (tif) or a PQ AVIF/HEIC; \(format.rawValue) output of the HDR rendition is not available.")
     }
     let (branch, problem) = image.gainMapBranch()
     guard let branch else {
-      throw CodecError(.invalidArgument, "--hdr hdr needs a gain map (an Ultra HDR JPEG source): \(problem ?? "no source of the image has one").")
+      let toneMapped = image.toneMappedHDRSources().map { "\($0.name) is \($0.transfer.name), which is tone-mapped to SDR when read" }
+      let reason = problem ?? toneMapped.first ?? "no source of the image has one"
+      throw CodecError(.invalidArgument, "--hdr hdr needs a gain map (an Ultra HDR JPEG source): \(reason).")
     }
     let base = try render(image, format: .rgb8)
     let map = try render(branch.map, format: branch.map.info.layout == .gray ? .gray8 : .rgb8)
     let values = GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
+    if format != .tiff { return try pqHEIFBytes(values, width: base.width, height: base.height, format: format, options: options) }
     var hdr = try PixelBuffer.forDecoding(
       width: base.width, height: base.height, format: PixelFormat(layout: .rgb, component: .float32), colorSpace: .linearSRGB, metadata: ImageMetadata())
     hdr.withUnsafeMutablePixels(as: Float.self) { p in

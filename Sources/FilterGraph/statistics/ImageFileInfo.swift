@@ -37,6 +37,8 @@ public struct ImageFileInfo: Sendable {
   public var warnings: [String]
   /// The Ultra HDR gain map the file carries, or nil.
   public var gainMap: GainMapImage?
+  /// The HDR transfer (PQ, HLG) of a file its decoder tone-maps to SDR, or nil.
+  public var hdrTransfer: HDRTransfer?
 
   /// Reads the header of the file at `url`.
   ///
@@ -56,6 +58,7 @@ public struct ImageFileInfo: Sendable {
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
     warnings = header.warnings
     gainMap = header.gainMap
+    hdrTransfer = header.hdrTransfer
     storesLinearLight = profileDescription == nil && header.metadata.chromaticities == nil
       && header.metadata.gamma.map { abs($0 - 1) < 0.01 } == true
     let m = header.metadata

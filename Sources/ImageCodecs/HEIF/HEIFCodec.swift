@@ -10,7 +10,9 @@
 //     v · 65535 / (2^bits − 1) rounded, so every stored code survives (code = round(s · (2^bits − 1) / 65535));
 //   - alpha straight (premultiplied files are divided back);
 //   - colour from the ICC profile, or from the nclx box through the profile it defines (HEIFFile.swift);
-//     HDR transfers (PQ, HLG) are not tone-mapped: read with the sRGB curve, and the decoder warns;
+//     an HDR image (nclx transfer PQ or HLG, no ICC profile) is tone-mapped to SDR sRGB as it is
+//     decoded (`HDRToneMapping`: BT.2446 method A, gamut-mapped to BT.709) and the header names
+//     its transfer (`hdrTransfer`);
 //   - the size is checked against the pixel limit before anything is decoded (and libheif's own
 //     security limits apply);
 //   - full size only: libheif has no reduced-size decode (its thumbnails are other, optional
@@ -34,14 +36,14 @@ public enum AVIFCodec: ImageCodec {
   public static let displayName = "AVIF"
   public static let fileExtensions = ["avif"]
   public static let summary =
-    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG transfers are not tone-mapped: read with the sRGB curve, with a warning), EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
+    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG tone-mapped to SDR sRGB: BT.2446 method A, gamut-mapped to BT.709), EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
 
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -62,7 +64,7 @@ public enum HEICCodec: ImageCodec {
   public static let displayName = "HEIC"
   public static let fileExtensions = ["heic", "heif"]
   public static let summary =
-    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR read without tone mapping, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
+    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR tone-mapped to SDR, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
 
   /// `ftyp` with a HEVC or generic HEIF brand (`heic`, `heix`, `hevc`, `mif1`…); files that also
   /// name `avif` are AVIF's.
@@ -72,9 +74,9 @@ public enum HEICCodec: ImageCodec {
       && brands.contains { ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"].contains($0) }
   }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format)
+    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -89,6 +91,11 @@ public enum HEICCodec: ImageCodec {
   }
 }
 
+extension DecodeRequest {
+  /// The `gain-map` decode option (HEIF).
+  var wantsGainMap: Bool { if case .boolean(true)? = options["gain-map"] { return true } else { return false } }
+}
+
 /// What AVIF and HEIC share.
 enum HEIF {
   /// The major and compatible brands of an `ftyp` box at the start of `head` (as many as it holds).
@@ -101,13 +108,20 @@ enum HEIF {
     return offsets.map { String(decoding: head[$0..<$0 + 4], as: UTF8.self) }
   }
 
-  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile.
-  static func header(_ file: HEIFFile, format: ImageFileFormat) -> ImageHeader {
-    ImageHeader(
-      fileFormat: format, size: file.size, layout: file.hasAlpha ? .rgba : .rgb,
-      component: file.bitDepth > 8 ? .uint16 : .uint8,
+  /// The `gain-map` decode option.
+  static let gainMapOption = FormatOption(
+    "gain-map", .boolean, default: .boolean(false),
+    help: "For an HDR (PQ/HLG) image: decode the 8-bit gain map that restores its HDR light from its tone-mapped SDR rendition (how an HDR source is written as Ultra HDR JPEG), instead of the image.")
+
+  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile (8-bit
+  /// RGB for the gain map `request` asks for).
+  static func header(_ file: HEIFFile, format: ImageFileFormat, request: DecodeRequest) -> ImageHeader {
+    let map = request.wantsGainMap
+    return ImageHeader(
+      fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
+      component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
       metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.imageCount)
+      pageCount: file.imageCount, hdrTransfer: map ? nil : file.hdrTransfer)
   }
 
   /// A whole-image decoder of the page `request` selects.
@@ -117,14 +131,18 @@ enum HEIF {
         .invalidArgument, "\(format.rawValue.uppercased()) files decode at full size only, not at 1/\(request.scaleDenominator).")
     }
     let file = try HEIFFile(data, page: request.page, limits: request.limits)
-    let h = header(file, format: format)
-    let pixelFormat = PixelFormat(layout: h.layout, component: h.component)
+    let h = header(file, format: format, request: request)
+    let map = request.wantsGainMap
+    if map && file.hdrTransfer == nil {
+      throw CodecError(.invalidArgument, "gain-map: the \(format.rawValue.uppercased()) image is not HDR (no PQ or HLG transfer), so it has no gain map.")
+    }
+    let pixelFormat = map ? PixelFormat(layout: file.hasAlpha ? .rgba : .rgb, component: file.bitDepth > 8 ? .uint16 : .uint8)
+      : PixelFormat(layout: h.layout, component: h.component)
     let colorSpace: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
     let page = request.page, maxPixels = Int64(request.limits.maxPixels), strict: Int32 = request.isStrict ? 1 : 0
-    let warnings = file.nclx?.hdrWarning.map { [$0] } ?? []
-    return WholeImageDecoder(
-      size: file.size, format: pixelFormat, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings
-    ) { buffer in
+    let hdr = file.hdrTransfer, toBT2020 = file.primariesToBT2020
+    let outputFormat = PixelFormat(layout: h.layout, component: h.component)
+    func decode(into buffer: inout PixelBuffer) throws {
       var message = [CChar](repeating: 0, count: 512)
       let channels = Int32(pixelFormat.channelCount), sixteen: Int32 = pixelFormat.component == .uint16 ? 1 : 0
       let width = Int32(buffer.width), height = Int32(buffer.height)
@@ -136,6 +154,17 @@ enum HEIF {
         }
       }
       try HEIFFile.check(status, message)
+    }
+    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata) { output in
+      if let hdr, map {
+        var signal = try PixelBuffer.forDecoding(
+          width: file.size.width, height: file.size.height, format: pixelFormat, colorSpace: .sRGB, metadata: ImageMetadata())
+        try decode(into: &signal)
+        HDRToneMapping.gainMap(ofSignal: signal, into: &output, transfer: hdr, toBT2020: toBT2020)
+      } else {
+        try decode(into: &output)
+        if let hdr { HDRToneMapping.apply(to: &output, transfer: hdr, toBT2020: toBT2020) }
+      }
     }
   }
 

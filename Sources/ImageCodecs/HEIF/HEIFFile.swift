@@ -6,7 +6,8 @@
 // profiles, so the nclx description is turned into the matrix/shaper profile it defines
 // (`HEIFColour`): none at all for sRGB (BT.709 primaries with the sRGB or an unspecified curve),
 // which keeps such files on the plain sRGB paths. (The nclx matrix coefficients and range are
-// libheif's business: it converts YCbCr to RGB with them.)
+// libheif's business: it converts YCbCr to RGB with them.) An HDR transfer (PQ, HLG) is not a
+// profile: the decoder tone-maps such images to SDR sRGB (`hdrTransfer`, `HDRToneMapping`).
 //
 // Geometry: libheif applies `irot`, `imir` and `clap` while decoding, so the size here is the
 // upright one and the orientation is always `.up`. An Exif block's orientation tag is not applied
@@ -87,8 +88,19 @@ public struct HEIFFile: Sendable {
   }
 
   /// The profile describing the decoded RGB values: the ICC profile, else the one the nclx box
-  /// defines, else nil (sRGB).
-  public var colourProfile: Data? { iccProfile ?? nclx?.iccProfile }
+  /// defines, else nil (sRGB — also for an HDR image, which the decoder tone-maps to sRGB).
+  public var colourProfile: Data? { iccProfile ?? (hdrTransfer == nil ? nclx?.iccProfile : nil) }
+
+  /// The HDR transfer (PQ or HLG) of an image described by nclx alone, which the decoder tone-maps
+  /// to SDR sRGB (`HDRToneMapping`); nil for SDR images and for images with an ICC profile (the
+  /// profile describes their values).
+  public var hdrTransfer: HDRTransfer? { iccProfile == nil ? nclx.flatMap { HDRTransfer(code: $0.transfer) } : nil }
+
+  /// The matrix from the image's primaries to BT.2020's (identity when the nclx chromaticities are
+  /// missing or unusable).
+  var primariesToBT2020: [SIMD3<Double>] {
+    nclx.flatMap { HDRToneMapping.toBT2020(chromaticities: $0.chromaticities) } ?? [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)]
+  }
 
   /// The text of a NUL-terminated C buffer.
   static func string(_ chars: [CChar]) -> String {
@@ -132,8 +144,8 @@ public struct HEIFColour: Hashable, Sendable {
   }
 
   /// The transfer curve as ICC parametric curve type 4 parameters (g, a, b, c, d:
-  /// Y = (aX + b)^g for X ≥ d, else cX), or nil for a curve this library does not model (PQ,
-  /// HLG and other HDR or legacy curves: the values are then read with the sRGB curve).
+  /// Y = (aX + b)^g for X ≥ d, else cX), or nil for a curve a profile does not model (PQ and HLG,
+  /// which are tone-mapped instead, and legacy curves, read with the sRGB curve).
   public var curveParameters: [Double]? {
     switch transfer {
     case 0, 2, 13:  // unspecified: sRGB, as for untagged files
@@ -145,19 +157,6 @@ public struct HEIFColour: Hashable, Sendable {
     case 8: return [1, 1, 0, 0, 0]  // linear
     default: return nil
     }
-  }
-
-  /// For an HDR transfer (16: PQ, SMPTE ST 2084; 18: HLG, ARIB STD-B67), the warning a decode
-  /// gives: FilterGraph does not tone-map, so such values are read with the sRGB curve (through
-  /// the file's primaries) — highlights clip and the picture looks flat. Nil for other curves.
-  public var hdrWarning: String? {
-    let name: String
-    switch transfer {
-    case 16: name = "PQ (SMPTE ST 2084)"
-    case 18: name = "HLG (ARIB STD-B67)"
-    default: return nil
-    }
-    return "The image is HDR (nclx transfer \(transfer), \(name)); FilterGraph does not tone-map HDR, so its values are read with the sRGB curve: highlights clip and the picture looks flat."
   }
 
   /// True for sRGB itself: BT.709 (or unspecified) primaries with the sRGB (or an unspecified)

@@ -27,6 +27,13 @@ public struct HEIFEncodeSettings: Hashable, Sendable {
   public var bitDepth: Int
   /// libheif's id of the encoder to use ("aom", "x265"…), or nil for libheif's default for the format.
   public var encoderName: String?
+  /// The nclx primaries and transfer (ITU-T H.273 codes) the file declares, or nil for sRGB's
+  /// (1 and 13). An HDR file says 9 (BT.2020) and 16 (PQ); the samples must be encoded so.
+  public var nclx: (primaries: Int, transfer: Int)? {
+    get { nclxCodes.map { ($0[0], $0[1]) } }
+    set { nclxCodes = newValue.map { [$0.primaries, $0.transfer] } }
+  }
+  private var nclxCodes: [Int]?
 
   /// Creates settings; the defaults are `HEIFEncodeOptions`'.
   public init(
@@ -115,7 +122,7 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
       var options = cheif_encode_options(
         format: s.compression == .hevc ? Int32(CHEIF_HEVC) : Int32(CHEIF_AV1), encoder_name: encoderName,
         quality: Int32(s.quality), lossless: s.isLossless ? 1 : 0, effort: Int32(s.effort ?? -1), chroma: Int32(s.chroma),
-        bit_depth: Int32(s.bitDepth))
+        bit_depth: Int32(s.bitDepth), primaries: Int32(s.nclx?.primaries ?? 0), transfer: Int32(s.nclx?.transfer ?? 0))
       return pixels.withUnsafeBaseAddress { base, stride in
         Self.withBytes(iccProfile) { icc, iccLength in
           Self.withBytes(exif) { exif, exifLength in

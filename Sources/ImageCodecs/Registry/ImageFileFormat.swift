@@ -67,13 +67,16 @@ public struct ImageHeader: Hashable, Sendable {
   public var warnings: [String]
   /// The gain map an Ultra HDR JPEG carries after its primary image (`UltraHDR`), or nil.
   public var gainMap: GainMapImage?
+  /// The HDR transfer of a file whose decoder tone-maps it to SDR sRGB (`HDRToneMapping`), or nil.
+  public var hdrTransfer: HDRTransfer?
 
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
     metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
-    warnings: [String] = [], animation: AnimationInfo? = nil
+    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil
   ) {
+    self.hdrTransfer = hdrTransfer
     self.fileFormat = fileFormat
     self.size = size
     self.layout = layout

@@ -27,12 +27,12 @@ final class GainMapGeometryTests: XCTestCase {
   }
 
   /// An Ultra HDR JPEG whose 256×192 base and 64×48 map both show the picture.
-  func paintedFile() throws -> Data {
+  func paintedFile(_ metadata: GainMapMetadata = GainMapMetadata(gainMapMax: [2, 2, 2], hdrCapacityMax: 2)) throws -> Data {
     var options = WriteOptions(format: .jpeg, options: ["quality": 98, "chroma": "444"])
     options.keptMetadata = []
     let base = try renderer.encode(Image(buffer: Self.paint(width: 256, height: 192, channels: 3)), format: .jpeg, options: options)
     let map = try renderer.encode(Image(buffer: Self.paint(width: 64, height: 48, channels: 1)), format: .jpeg, options: options)
-    return try UltraHDRFile.assemble(primary: base, map: map, metadata: GainMapMetadata(gainMapMax: [2, 2, 2], hdrCapacityMax: 2))
+    return try UltraHDRFile.assemble(primary: base, map: map, metadata: metadata)
   }
 
   func decode(_ data: Data) throws -> (base: PixelBuffer, map: PixelBuffer, gainMap: GainMapImage) {
@@ -74,7 +74,11 @@ final class GainMapGeometryTests: XCTestCase {
     let recipes = [
       "scale 0.5", "scale size=100x140", "scale fit=90x90", "scale fill=100x100", "crop size=120x80 x=32 y=20",
       "crop size=128x96 gravity=southeast", "rotate 90", "rotate 180", "rotate -90", "flip", "flip axis=vertical", "orient 5",
-      "rotate 90\ncrop size=96x128 x=40\nscale 0.5",
+      "rotate 90\ncrop size=96x128 x=40\nscale 0.5", "extend top=8 right=4 bottom=12 left=16 mode=mirror",
+      "extend top=8 left=16 mode=copy", "extend top=8 right=20 mode=color color=black", "pad size=304x200",
+      "pad size=320x240 gravity=southeast", "pad square=true\nscale 0.5", "rotate 10 background=black",
+      "rotate angle=-33 background=black\nscale 0.5", "affine matrix=0.8,0.3,-0.2,1.1 background=black",
+      "affine matrix=1.2,0,0,0.8 translate=16,8 size=300x160 background=black",
     ]
     for line in recipes {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
@@ -106,7 +110,7 @@ final class GainMapGeometryTests: XCTestCase {
     let tinted = try decode(run("saturate amount=0.5\nbrightness amount=0.1"))
     XCTAssertTrue(tinted.map.hasSamePixels(as: try decode(run("scale factor=1")).map))
     XCTAssertEqual(tinted.map.size, source.map.size)
-    for line in ["blur sigma=2", "rotate 10", "pad size=300x200"] {
+    for line in ["blur sigma=2", "trim"] {
       let out = try run(line)
       XCTAssertNil(try JPEGCodec.readHeader(out, request: DecodeRequest()).gainMap, line)
       XCTAssertEqual(heard.withLock { warnings.count }, 1, line)
@@ -117,6 +121,23 @@ final class GainMapGeometryTests: XCTestCase {
     let sdr = try run("scale 0.5", hdr: .sdr)
     XCTAssertNil(try JPEGCodec.readHeader(sdr, request: DecodeRequest()).gainMap)
     XCTAssertEqual(heard.withLock { warnings }, [])
+  }
+
+  /// New areas (pad, extend with a colour) are SDR content: their map is the value meaning no boost,
+  /// ((0 − min) / (max − min))^gamma — here 0.5² of 255 = 64 for boosts 2^−1…2^1, gamma 2 —
+  /// whatever colour the base gets there.
+  func testNewAreasGetTheNeutralMapValue() throws {
+    let file = try paintedFile(GainMapMetadata(gainMapMin: [-1, -1, -1], gainMapMax: [1, 1, 1], gamma: [2, 2, 2], hdrCapacityMax: 1))
+    for line in ["pad size=320x192 gravity=east color=white", "extend left=64 mode=color color=red"] {
+      let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
+      let out = try decode(renderer.encode(image, format: .jpeg, options: WriteOptions(format: .jpeg, options: ["quality": 98])))
+      XCTAssertEqual(out.map.size, Size(width: 80, height: 48), line)
+      out.map.withUnsafePixels(as: UInt8.self) { m in
+        for y in [0, 20, 47] {
+          for x in [0, 7, 14] { XCTAssertEqual(Double(m[row: y][x * out.map.channelCount]), 64, accuracy: 3, "\(line) at \(x),\(y)") }
+        }
+      }
+    }
   }
 
   /// A graph 60,000 filters deep: the walk that finds the map does not recurse once per node; and

@@ -46,22 +46,23 @@ final class UltraHDRRoundTripTests: XCTestCase {
     }
   }
 
-  /// `--hdr hdr`: the rendition written as a float TIFF in linear light is the input's (as
-  /// libultrahdr renders it) resized.
-  func testHDRRenditionAsFloatTIFF() throws {
+  /// `--hdr hdr`: the rendition written as a float TIFF in linear light, and as a 12-bit PQ AVIF
+  /// with nclx BT.2020/PQ (read back by libavif and taken to linear light by the ST 2084 EOTF, SDR
+  /// white at 203 cd/m²), is the input's (as libultrahdr renders it) resized.
+  func testHDRRenditionAsFloatTIFFAndPQAVIF() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    for name in ["libultrahdr", "vips"] {
+    for (name, format) in [("libultrahdr", "tif"), ("vips", "tif"), ("libultrahdr", "avif"), ("vips", "avif")] {
       let input = Fixtures.url("uhdr/\(name).jpg")
-      let output = folder.appendingPathComponent("\(name).tif")
-      var options = WriteOptions()
+      let output = folder.appendingPathComponent("\(name).\(format)")
+      var options = format == "avif" ? WriteOptions(format: .avif, options: ["quality": 90]) : WriteOptions()
       options.hdr = .hdr
       try Renderer(options: RendererOptions(threads: 2)).write(Image(contentsOf: input).scaled(by: 0.5), to: output, options: options)
       let result = try check(input, output)
       let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
-      print("HDR float TIFF \(name): \(psnr) dB from libultrahdr's rendition resized")
-      XCTAssertGreaterThanOrEqual(psnr, 35, name)
+      print("HDR rendition as \(format) \(name): \(psnr) dB from libultrahdr's rendition resized")
+      XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(format)")
     }
   }
 }

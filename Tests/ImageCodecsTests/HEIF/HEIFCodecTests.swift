@@ -184,30 +184,6 @@ final class HEIFCodecTests: XCTestCase {
     XCTAssertNil(HEIFColour(primaries: 12, transfer: 16, matrix: 6, isFullRange: true, chromaticities: nclx.chromaticities).curveParameters)
   }
 
-  /// HDR files (nclx transfer PQ or HLG, BT.2020 primaries) decode to the same values as the
-  /// file tagged with the sRGB curve, with a BT.2020 profile whose curve is not the HDR one, and
-  /// the decoder says so; other files give no such warning.
-  func testHDRTransfersAreReadWithTheSRGBCurveAndAWarning() throws {
-    for (name, transfer) in [("pq-nclx.avif", 16), ("hlg-nclx.avif", 18)] {
-      let data = try CodecTest.data("heif/" + name)
-      let file = try HEIFFile(data)
-      XCTAssertEqual(file.nclx?.transfer, transfer)
-      XCTAssertEqual(file.nclx?.primaries, 9)
-      let decoder = try AVIFCodec.makeDecoder(data, request: DecodeRequest())
-      let pixels = try decoder.decodeAll()
-      XCTAssertEqual(decoder.warnings.count, 1, name)
-      XCTAssertTrue(decoder.warnings.first?.contains("does not tone-map HDR") ?? false, "\(decoder.warnings)")
-      XCTAssertNil(file.nclx?.curveParameters, name)
-      XCTAssertNotNil(file.colourProfile, "\(name): the BT.2020 primaries still make a profile")
-      XCTAssertTrue(pixels.hasSamePixels(as: try AVIFCodec.makeDecoder(CodecTest.data("heif/p3-nclx.avif"), request: DecodeRequest()).decodeAll()))
-    }
-    for name in ["p3-nclx.avif", "photo.avif", "icc.avif"] {
-      let decoder = try AVIFCodec.makeDecoder(CodecTest.data("heif/" + name), request: DecodeRequest())
-      _ = try decoder.decodeAll()
-      XCTAssertEqual(decoder.warnings, [], name)
-    }
-  }
-
   private func encode(_ image: PixelBuffer, _ settings: HEIFEncodeSettings, icc: Data? = nil) throws -> Data {
     let encoder = try HEIFStreamEncoder(size: image.size, format: image.format, settings: settings, iccProfile: icc)
     let half = image.height / 2

@@ -1,0 +1,83 @@
+// ResolutionMapping.swift — how the geometry operations repeat themselves on the same picture at
+// another resolution (`ResolutionMappable`), which is how a gain map follows its base. With
+// r = other size / input size per axis:
+//
+// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the other
+//   image's stored values (not linear light: a map sample is a log-encoded gain, not a colour);
+// - `crop` of the rectangle R becomes `crop` of R·r, its edges rounded outward to whole pixels
+//   (a map a quarter of the base's size cannot be cut between its pixels);
+// - `orient` (EXIF orientation, 90° turns, flips) is applied unchanged;
+// - `extend` by margins m becomes `extend` by round(m·r) in the same mode (copy and mirror move
+//   the other image's own pixels; a colour border becomes `fill`);
+// - `pad` to a canvas C becomes `pad` to round(C·r) with the same gravity, the canvas `fill`.
+// - `affine` (and `rotate` by any angle) with the forward map q = M·p + t (translation and size as
+//   the base's input resolves them) becomes q′ = O·M·S⁻¹·p′ + O·t, S = diag(rx, ry), to an output of
+//   round(size·r) pixels and O = diag(that / size): the map's output covers the base's exactly, as
+//   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
+//   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
+//   which differs from interpolating the stored values only across sharp edges of the map.
+// Margins and placements land on whole pixels of the other image: where m·r (or a centred
+// placement) is not whole, the other image is off by up to half of its pixel.
+import Foundation
+import PixelBufferModule
+
+extension ScaleOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let target = Size(
+      width: max(1, Int((Double(targetSize.width) * rx).rounded())), height: max(1, Int((Double(targetSize.height) * ry).rounded())))
+    return ScaleOperation(targetSize: target, kernel: kernel, linearLight: false, allowsShrinkOnLoad: allowsShrinkOnLoad)
+  }
+}
+
+extension CropOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let r = clippedRegion(in: inputSize)
+    let x0 = Int((Double(r.x) * rx).rounded(.down)), y0 = Int((Double(r.y) * ry).rounded(.down))
+    let x1 = min(otherSize.width, Int((Double(r.maxX) * rx).rounded(.up))), y1 = min(otherSize.height, Int((Double(r.maxY) * ry).rounded(.up)))
+    return CropOperation(region: Rect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
+  }
+}
+
+extension OrientOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? { self }
+}
+
+extension ExtendOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    func scaled(_ m: Int, _ r: Double) -> Int { Int((Double(m) * r).rounded()) }
+    let margins = EdgeInsets(
+      top: scaled(insets.top, ry), right: scaled(insets.right, rx), bottom: scaled(insets.bottom, ry), left: scaled(insets.left, rx))
+    if case .color = mode { return ExtendOperation(insets: margins, mode: .color(fill)) }
+    return ExtendOperation(insets: margins, mode: mode)
+  }
+}
+
+extension PadOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let c = canvasSize(for: inputSize)
+    let canvas = Size(width: max(1, Int((Double(c.width) * rx).rounded())), height: max(1, Int((Double(c.height) * ry).rounded())))
+    return PadOperation(canvas: canvas, gravity: gravity, color: fill)
+  }
+}
+
+extension AffineOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let (m, size) = placement(for: inputSize)
+    let out = Size(width: max(1, Int((Double(size.width) * rx).rounded())), height: max(1, Int((Double(size.height) * ry).rounded())))
+    let ox = Double(out.width) / Double(size.width), oy = Double(out.height) / Double(size.height)
+    let scaled = AffineMatrix(a: m.a * ox / rx, b: m.b * ox / ry, c: m.c * oy / rx, d: m.d * oy / ry, tx: m.tx * ox, ty: m.ty * oy)
+    return AffineOperation(matrix: scaled, outputSize: out, centred: false, kernel: kernel, background: fill)
+  }
+}
+
+/// The per-axis ratio of two sizes.
+enum ResolutionRatio {
+  static func of(_ other: Size, _ input: Size) -> (Double, Double) {
+    (Double(other.width) / Double(max(input.width, 1)), Double(other.height) / Double(max(input.height, 1)))
+  }
+}

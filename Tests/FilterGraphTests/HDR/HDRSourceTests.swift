@@ -1,0 +1,86 @@
+// HDRSourceTests.swift — PQ and HLG AVIFs (made with heif-enc by scripts/hdr-tonemap-check.py) come
+// out as SDR tone-mapped by BT.2446 method A and gamut-mapped to BT.709, matching the script's
+// independent computation (numpy over libavif's decode, through imagecodecs in the oracles' venv)
+// to ≥ 40 dB; `explain` shows the conversion, `--hdr keep` warns that the output is SDR, `--hdr sdr`
+// does not; written as JPEG it becomes Ultra HDR (the tone-mapped base + the map that restores the
+// HDR light), whose rendition as libvips 8.18 and libultrahdr read it is the source's light.
+import FilterGraph
+import Foundation
+import TestSupport
+import XCTest
+
+/// Warnings collected from the renderer's threads.
+private final class Messages: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [String] = []
+  func add(_ message: String) { lock.withLock { list.append(message) } }
+  var all: [String] { lock.withLock { list } }
+}
+
+final class HDRSourceTests: XCTestCase {
+  static let root = UltraHDRRoundTripTests.root
+
+  func script(_ arguments: [String]) throws -> ChildProcess.Outcome {
+    let python = Self.root.appendingPathComponent(".venv-oracles/bin/python").path
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+      throw XCTSkip("the HDR oracles are not installed (bash scripts/install-hdr-oracles.sh)")
+    }
+    let run = try ChildProcess.run(python, [Self.root.appendingPathComponent("scripts/hdr-tonemap-check.py").path] + arguments, in: Self.root)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    return run
+  }
+
+  func testPQAndHLGAVIFsAreToneMappedAsTheDefinitionSays() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for transfer in ["pq", "hlg"] {
+      let avif = folder.appendingPathComponent("\(transfer).avif"), png = folder.appendingPathComponent("\(transfer).png")
+      _ = try script(["make", transfer, avif.path])
+      let warnings = Messages()
+      let renderer = Renderer(options: RendererOptions(threads: 2)) { warnings.add($0) }
+      let image = try Image(contentsOf: avif)
+      XCTAssertTrue(try renderer.explain(image).contains("BT.2446 method A"), transfer)
+      try renderer.write(image, to: png, options: WriteOptions(format: .png, options: ["bit-depth": "16"]))
+      XCTAssertEqual(warnings.all.count, 1, transfer)
+      XCTAssertTrue(warnings.all.first?.contains("png output cannot carry it") ?? false, "\(warnings.all)")
+      let result = try XCTUnwrap(JSONSerialization.jsonObject(with: script(["check", avif.path, png.path]).stdout) as? [String: Any])
+      let psnr = try XCTUnwrap(result["psnr"] as? Double)
+      print("HDR \(transfer) AVIF tone-mapped: \(psnr) dB from the reference computation (max error \(result["max_error"] ?? ""))")
+      XCTAssertGreaterThanOrEqual(psnr, 40, transfer)
+
+      var sdr = WriteOptions(format: .png)
+      sdr.hdr = .sdr
+      try renderer.write(image, to: png, options: sdr)
+      XCTAssertEqual(warnings.all.count, 1, "--hdr sdr is silent")
+    }
+  }
+
+  /// A PQ AVIF written as JPEG (`--hdr keep`) is an Ultra HDR JPEG whose HDR rendition, decoded by
+  /// libultrahdr (imagecodecs), is the source's light (libavif's decode through the ST 2084 EOTF,
+  /// BT.2020 → BT.709, SDR white at 203 cd/m²) resized, ≥ 35 dB; libvips 8.18's uhdrload reads its
+  /// map and metadata.
+  func testPQAVIFBecomesUltraHDR() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let avif = folder.appendingPathComponent("pq.avif"), jpeg = folder.appendingPathComponent("pq.jpg")
+    _ = try script(["make", "pq", avif.path])
+    let warnings = Messages()
+    let renderer = Renderer(options: RendererOptions(threads: 2)) { warnings.add($0) }
+    let image = try Image(contentsOf: avif).scaled(by: 0.5)
+    XCTAssertTrue(try renderer.explain(image).contains("gain map (written as Ultra HDR to JPEG)"))
+    try renderer.write(image, to: jpeg, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    XCTAssertEqual(warnings.all, [])
+    let python = Self.root.appendingPathComponent(".venv-oracles/bin/python").path
+    let run = try ChildProcess.run(python, [Self.root.appendingPathComponent("scripts/hdr-check.py").path, avif.path, jpeg.path], in: Self.root)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let result = try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+    let output = try XCTUnwrap(result["output"] as? [String: Any])
+    XCTAssertEqual(output["map_width"] as? Int, 48)
+    XCTAssertEqual(output["gainmap-hdr-capacity-max"] as? Double ?? 0, 10000 / 203, accuracy: 0.01)
+    let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+    print("PQ AVIF → Ultra HDR: HDR rendition \(psnr) dB from the source's light resized")
+    XCTAssertGreaterThanOrEqual(psnr, 35)
+  }
+}
