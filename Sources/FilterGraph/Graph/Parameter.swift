@@ -122,6 +122,12 @@ extension Parameter where Value == Length {
   public init(_ name: String, pixels range: ClosedRange<Int>, default value: Int, help: String) {
     self.init(spec: ParameterSpec(name, .length(range), default: .number(Double(value)), help: help))
   }
+
+  /// Pixels in `range`, or a percentage; required, or `optional` (one of alternatives, or a
+  /// setting that is off when not given).
+  public init(_ name: String, pixels range: ClosedRange<Int>, optional: Bool = false, help: String) {
+    self.init(spec: ParameterSpec(name, .length(range), optional: optional, help: help))
+  }
 }
 
 /// An element of list parameters: numbers (`1,0,0`) and input:output pairs (`0:0,0.5:0.6`).
