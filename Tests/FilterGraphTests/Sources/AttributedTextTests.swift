@@ -87,3 +87,15 @@ final class AttributedTextTests: XCTestCase {
     XCTAssertEqual(try Image(attributedText: [], style: TextStyle(size: 20)).size, try Image(text: "", size: 20).size)
   }
 }
+
+extension AttributedTextTests {
+  /// docs/Text.md's attributed-text program, exactly as printed, compiles without a warning.
+  func testTheTextArticleExampleCompilesAsPrinted() throws {
+    let article = try String(contentsOf: Repository.url("docs/Text.md"), encoding: .utf8)
+    let block = try XCTUnwrap(fencedBlocks(article, language: "swift").first { $0.contains("attributedText:") })
+    XCTAssertTrue(block.hasPrefix("import FilterGraph\nimport Foundation\n"))
+    let check = try SwiftProgram.typecheck(block)
+    XCTAssertEqual(check.status, 0, check.stderr)
+    XCTAssertEqual(check.stderr, "")
+  }
+}
