@@ -280,7 +280,12 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
     elif w == "W11mod":
         # sharp's modulate: colourspace to CIE LCh, linear on L, C and h, back to sRGB.
         r += [("vips", "pyvips colourspace lch, linear, srgb", f"{o}-vips.jpg",
-               pe + ["pyvips-W11mod", inp, f"{o}-vips.jpg"], True)]
+               pe + ["pyvips-W11mod", inp, f"{o}-vips.jpg"], True),
+              # modulate's yardstick: within 2x of fgrun's sepia on the same photo and output.
+              ("fgrun sepia", "bench/recipes/W5.txt --quality 90 (modulate's yardstick: fgrun/this <= 2)",
+               f"{o}-fgrun-sepia.jpg",
+               [fgrun, "--quality", "90"] + (["--threads", str(threads)] if threads else [])
+               + [os.path.join(HERE, "recipes", "W5.txt"), inp, f"{o}-fgrun-sepia.jpg"], False)]
     elif w == "W12":
         # libvips 8.18 from pyvips-binary in the oracles' venv (the system libvips has no uhdr).
         r += [("vips 8.18", "pyvips thumbnail + uhdrsave", f"{o}-vips.jpg",
@@ -589,7 +594,9 @@ def main():
             rss = max(x[2] for x in m) / 1024
             size = os.path.getsize(out_file) / 1024 if os.path.exists(out_file) else 0
             ps = ""
-            if not a.no_psnr and ref_file and os.path.exists(out_file) and os.path.exists(ref_file):
+            # An "fgrun <operation>" row is a yardstick doing other work: no PSNR against libvips.
+            if not a.no_psnr and ref_file and os.path.exists(out_file) and os.path.exists(ref_file) \
+                    and not tool.startswith("fgrun "):
                 if out_file == ref_file:
                     ps = "(reference)"
                 else:
@@ -608,7 +615,7 @@ def main():
             table += [text, ""]
         print("\n".join(table), flush=True)
         lines += table
-        peers = [(med(m), t, v) for t, v, _, _, m in results if t != "fgrun" and isinstance(m, list)]
+        peers = [(med(m), t, v) for t, v, _, _, m in results if t.split()[0] != "fgrun" and isinstance(m, list)]
         fastest = min(peers) if peers else None
         fg_rss = next((max(x[2] for x in m) for t, _, _, _, m in results if t == "fgrun" and isinstance(m, list)), None)
         ref_rss = max(x[2] for x in ref_row[4]) if ref_row else None

@@ -85,7 +85,7 @@ struct Info: ParsableCommand {
       "  size         \(size)",
       "  depth        \(info.bitDepth)-bit\(info.component == .float32 ? " float" : "")",
       "  channels     \(info.layout.channelCount) (\(channelNames(info.layout)))",
-      "  profile      \(info.profileDescription ?? "none (sRGB assumed)")",
+      "  profile      \(info.profileDescription ?? (info.storesLinearLight ? "none; gAMA 1.0: linear light, read as such" : "none (sRGB assumed)"))",
       "  orientation  \(info.orientation.rawValue) (\(info.orientation.name))",
       "  metadata     \(info.metadata.isEmpty ? "none" : info.metadata.joined(separator: ", "))",
       "  pages        \(info.pageCount)",

@@ -80,9 +80,7 @@ struct Run: ParsableCommand {
   func validate() throws {
     let needed = expression == nil ? "RECIPE INPUT" : "INPUT"
     if batch.manifest != nil {
-      let (recipe, inputs, _) = layout
-      if expression == nil && recipe == nil { throw ValidationError("Give RECIPE --manifest FILE (or -e TEXT --manifest FILE).") }
-      if !inputs.isEmpty { throw ValidationError("Give the inputs either in --manifest or on the command line, not both.") }
+      if expression == nil && layout.recipe == nil { throw ValidationError("Give RECIPE --manifest FILE (or -e TEXT --manifest FILE).") }
     } else if outputDirectory != nil {
       let (_, inputs, _) = layout
       guard !inputs.isEmpty else { throw ValidationError("Give \(needed)... -o DIR.") }
@@ -90,8 +88,9 @@ struct Run: ParsableCommand {
     } else if batch.isUsed {
       throw ValidationError("--shard, --resume, --report, --jobs, --memory and --timeout are for batches (-o DIR or --manifest).")
     }
-    // One file: the number of arguments is checked in `run`, after the parser has reported an
-    // unknown option (`--qualty 80` leaves its value among the files) with its did-you-mean.
+    // One file's argument count and a manifest's stray inputs are checked in `run`, after the
+    // parser has reported an unknown option (`--qualty 80` leaves its value among the files)
+    // with its did-you-mean.
   }
 
   /// One file: throws unless the arguments are RECIPE INPUT OUTPUT (or INPUT OUTPUT with -e), or
@@ -110,6 +109,9 @@ struct Run: ParsableCommand {
 
   func run() throws {
     if !isBatch && expression == nil && files.isEmpty { throw ValidationError("Give RECIPE INPUT OUTPUT (or RECIPE INPUT... -o DIR for a batch).") }
+    if batch.manifest != nil && !layout.inputs.isEmpty {
+      throw ValidationError("Give the inputs either in --manifest or on the command line, not both.")
+    }
     var stats = Stats()
     let (recipePath, inputs, outputPath) = layout
     var loaded: RecipeSource?

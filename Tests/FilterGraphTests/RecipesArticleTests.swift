@@ -19,7 +19,7 @@ final class RecipesArticleTests: XCTestCase {
   func testEveryRecipeBlockRendersAndChangesTheInput() throws {
     let article = try String(contentsOf: Self.articleURL, encoding: .utf8)
     let recipes = fencedBlocks(article, language: "recipe")
-    XCTAssertEqual(recipes.count, 3)
+    XCTAssertEqual(recipes.count, 4)
     let original = try renderer.render(try input())
     let photo = Image(buffer: original)
     for text in recipes {

@@ -30,6 +30,19 @@ extension FGRunTests {
     XCTAssertTrue(extra.stderr.contains("Too many arguments"), extra.stderr)
   }
 
+  /// With --manifest (how the cluster driver runs each chunk) a typo's value is not mistaken for
+  /// an input given beside the manifest: the typo is named.
+  func testMistypedOptionBesideAManifestSuggestsTheRealOne() throws {
+    try write("flip\n", to: "r.txt")
+    try write("in.png\n", to: "list.txt")
+    let typo = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "--qualty", "80"])
+    XCTAssertEqual(typo.status, 64)
+    XCTAssertTrue(typo.stderr.contains("Did you mean '--quality'?"), typo.stderr)
+    let stray = try fgrun(["r.txt", "--manifest", "list.txt", "-o", "out", "in.png"])
+    XCTAssertEqual(stray.status, 64)
+    XCTAssertTrue(stray.stderr.contains("either in --manifest or on the command line, not both"), stray.stderr)
+  }
+
   func testBooleanFormatFlagsTakeTrueOrFalseAsTheFormatsTableWrites() throws {
     for (arguments, progressive) in [
       (["--progressive", "true"], true), (["--progressive=true"], true), (["--progressive"], true),

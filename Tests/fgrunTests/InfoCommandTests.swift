@@ -69,7 +69,10 @@ extension FGRunTests {
     let run = try fgrun(["info", "--json", "--stats"] + files.map { file($0).path })
     XCTAssertEqual(run.status, 0, run.stderr)
     let all = try objects(run)
-    // Per channel: min max mean population-deviation, from Pillow's decode and numpy.
+    // Per channel: min max mean population-deviation, from Pillow's decode and numpy. Both files
+    // carry only gAMA 1.0 (linear light, PNG specification), which FilterGraph reads on every path
+    // (LinearPNGSourceTests) and Pillow ignores: the reference puts Pillow's codes through the
+    // sRGB curve (IEC 61966-2-1) as every render writes them.
     let script = """
       import sys, json
       try:
@@ -81,6 +84,10 @@ extension FGRunTests {
           a = numpy.asarray(im).astype(numpy.float64)
           if a.ndim == 2:
               a = a[:, :, None]
+          if abs(im.info.get("gamma", 0.45455) - 1) < 0.01:
+              top = 65535.0 if im.mode.startswith("I") else 255.0
+              v = a / top
+              a = top * numpy.where(v <= 0.0031308, 12.92 * v, 1.055 * numpy.power(v, 1 / 2.4) - 0.055)
           print(json.dumps([[float(a[..., c].min()), float(a[..., c].max()), float(a[..., c].mean()), float(a[..., c].std())] for c in range(a.shape[2])]))
       """
     let process = Process()

@@ -188,8 +188,6 @@ def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.s
     summary = {"files": files, "ok": counts["ok"], "skipped": counts["skipped"], "failed": counts["failed"],
                "seconds": seconds, "files_per_second": files / seconds if seconds > 0 else 0.0,
                "workers": dict(per_worker)}
-    files = sum(counts[k] for k in ("ok", "skipped", "failed"))
-    summary["files"] = files
     summary["damaged"] = counts["damaged"]
     summary["warned"] = counts["warned"]
     notes = [f"{counts['damaged']} damaged"] * bool(counts["damaged"]) + [f"{counts['warned']} with warnings"] * bool(counts["warned"])
@@ -205,19 +203,27 @@ def run_batch(client, options, fgrun_args, out=sys.stdout, progress_stream=sys.s
     return summary
 
 
+def start_local_cluster(workers, dashboard=None):
+    """A LocalCluster of `workers` single-threaded worker processes on 127.0.0.1, serving Dask's
+    dashboard at `dashboard` (HOST:PORT or :PORT) when given."""
+    from distributed import LocalCluster
+
+    if dashboard:
+        try:
+            import bokeh  # noqa: F401  (Dask serves no dashboard without it, silently)
+        except ImportError:
+            raise SystemExit("fgrun_cluster: error: --dashboard needs bokeh: run scripts/install-cluster-deps.sh")
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                        dashboard_address=dashboard, host="127.0.0.1")
+
+
 def main(argv=None):
     """The command; exit status 0 when every file was written or skipped, 1 when some failed."""
     options, fgrun_args = parse(sys.argv[1:] if argv is None else argv)
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if options.local is not None:
-        if options.dashboard:
-            try:
-                import bokeh  # noqa: F401  (Dask serves no dashboard without it, silently)
-            except ImportError:
-                raise SystemExit("fgrun_cluster: error: --dashboard needs bokeh: run scripts/install-cluster-deps.sh")
-        cluster = LocalCluster(n_workers=options.local, threads_per_worker=1, processes=True,
-                               dashboard_address=options.dashboard, host="127.0.0.1")
+        cluster = start_local_cluster(options.local, options.dashboard)
         if options.dashboard:
             print(f"fgrun_cluster: dashboard at {cluster.dashboard_link}", file=sys.stderr)
         client = Client(cluster)

@@ -85,12 +85,12 @@ class ClusterTest(unittest.TestCase):
                 process.wait()
         shutil.rmtree(getattr(cls, "folder", ""), ignore_errors=True)
 
-    def driver(self, out, report, chunk):
+    def driver(self, out, report, chunk, manifest="list.txt", extra=()):
         environment = dict(os.environ, PYTHONPATH=os.path.join(REPO, "cluster"))
         return subprocess.Popen(
-            [sys.executable, "-m", "fgrun_cluster", "recipe.txt", "--manifest", "list.txt", "-o", out,
+            [sys.executable, "-m", "fgrun_cluster", "recipe.txt", "--manifest", manifest, "-o", out,
              "--report", report, "--scheduler", self.address, "--chunk", str(chunk), "--fgrun", FGRUN,
-             "--format", "jpg"],
+             "--format", "jpg", *extra],
             cwd=self.folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def check(self, out, report):
@@ -132,6 +132,41 @@ class ClusterTest(unittest.TestCase):
         stdout, stderr = driver.communicate(timeout=DEADLINE)
         self.assertEqual(driver.returncode, 0, stderr)
         self.check("killed", "killed.jsonl")
+
+    def test_3_damaged_and_failed_files_are_counted_and_named(self):
+        # A JPEG cut short (the decoder patches it up: damaged), a file that is no image (failed),
+        # and two good ones, on the worker left from test 2.
+        with open(os.path.join(REPO, "Tests", "TestSupport", "Fixtures", "jpeg", "testorig.jpg"), "rb") as jpeg:
+            data = jpeg.read()
+        with open(os.path.join(self.folder, "cut.jpg"), "wb") as out:
+            out.write(data[: len(data) * 2 // 3])
+        with open(os.path.join(self.folder, "notes.png"), "w") as out:
+            out.write("not an image\n")
+        with open(os.path.join(self.folder, "mixed.txt"), "w") as out:
+            out.write("img00.png\ncut.jpg\nnotes.png\nimg01.png\n")
+        driver = self.driver("mixed", "mixed.jsonl", chunk=2, manifest="mixed.txt")
+        stdout, stderr = driver.communicate(timeout=DEADLINE)
+        self.assertEqual(driver.returncode, 1, "a failed file fails the batch")
+        self.assertIn("4 files: 3 ok (1 damaged), 0 skipped, 1 failed", stdout)
+        named = {line.split(":", 1)[0].strip(): line.split(":", 1)[1] for line in stdout.splitlines()
+                 if line.startswith("  ") and ":" in line}
+        self.assertIn("damaged: ", named.get(os.path.join(self.folder, "cut.jpg"), named.get("cut.jpg", "")), stdout)
+        self.assertTrue(named.get(os.path.join(self.folder, "notes.png"), named.get("notes.png", "")).strip(), stdout)
+        with open(os.path.join(self.folder, "mixed.jsonl")) as text:
+            lines = {os.path.basename(entry["input"]): entry for entry in map(json.loads, text)}
+        self.assertEqual(sorted(lines), ["cut.jpg", "img00.png", "img01.png", "notes.png"])
+        self.assertTrue(lines["cut.jpg"]["damaged"], lines["cut.jpg"])
+        self.assertTrue(lines["cut.jpg"]["warnings"], lines["cut.jpg"])
+        self.assertEqual(lines["notes.png"]["status"], "failed")
+        self.assertFalse(lines["img00.png"].get("warnings"), lines["img00.png"])
+
+    def test_4_a_mistyped_fgrun_option_gets_a_suggestion(self):
+        driver = self.driver("typo", "typo.jsonl", chunk=5, extra=("--qualty", "80"))
+        stdout, stderr = driver.communicate(timeout=DEADLINE)
+        self.assertNotEqual(driver.returncode, 0)
+        self.assertIn("--quality", stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.folder, "typo")) and os.listdir(os.path.join(self.folder, "typo")),
+                         "nothing written")
 
 
 if __name__ == "__main__":

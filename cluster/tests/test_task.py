@@ -99,6 +99,22 @@ class TaskTest(unittest.TestCase):
         self.assertIn("ETA", line)
         self.assertNotIn("\n", line)
 
+    def test_the_dashboard_answers_when_asked(self):
+        # --local N --dashboard ADDRESS: Dask's status page is served (bokeh is installed by
+        # scripts/install-cluster-deps.sh; without it the driver says so instead of serving nothing).
+        import urllib.request
+
+        cluster = driver.start_local_cluster(1, "127.0.0.1:0")
+        try:
+            link = cluster.dashboard_link
+            self.assertTrue(link.startswith("http://127.0.0.1:"), link)
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
+            with direct.open(link, timeout=30) as page:
+                self.assertEqual(page.status, 200)
+                self.assertIn(b"Dask", page.read())
+        finally:
+            cluster.close()
+
 
 if __name__ == "__main__":
     unittest.main()

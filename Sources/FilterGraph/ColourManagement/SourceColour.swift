@@ -22,7 +22,8 @@ enum SourceColour {
   /// The profile a PNG's cHRM (and gAMA) chunks describe when it has no iCCP or sRGB chunk (the
   /// decoder keeps `chromaticities` only then): those primaries and white, and the power curve
   /// 1/gAMA (the sRGB curve's 2.2 without gAMA); gray images take the white and the curve. Nil
-  /// without cHRM (a lone gAMA is not interpreted) or for values lcms2 refuses.
+  /// without cHRM (a lone gAMA is not interpreted, except 1.0: the decoder tags those codes
+  /// linear and tiles read them so) or for values lcms2 refuses.
   static func impliedProfile(_ metadata: ImageMetadata, layout: ChannelLayout) -> Data? {
     guard metadata.iccProfile == nil, let c = metadata.chromaticities, c.count == 8,
       c.allSatisfy({ $0.isFinite && $0 > 0 && $0 < 1 })

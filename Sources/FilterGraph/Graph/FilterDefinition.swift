@@ -40,8 +40,9 @@ public struct FilterDefinition: Sendable {
   private let body: @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
 
   /// Creates a definition. `apply` receives `descriptor.inputCount` images (the chain's current
-  /// image first, then named images) and the arguments checked against the table, which it reads
-  /// with the table's typed keys (`arguments[TintOperation.amount]`).
+  /// image first, then named images; then the reference image, when the table
+  /// `measuresAgainstReference` and one is named) and the arguments checked against the table,
+  /// which it reads with the table's typed keys (`arguments[TintOperation.amount]`).
   public init(
     _ descriptor: OperationDescriptor,
     apply: @escaping @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
@@ -56,7 +57,8 @@ public struct FilterDefinition: Sendable {
   /// - Throws: `FilterError` when a name is not in the table, a value is of the wrong kind, a
   ///   required parameter is missing or `inputs` has the wrong count; any error the filter throws.
   public func apply(_ inputs: [Image], _ arguments: Arguments, _ context: FilterContext) throws -> Image {
-    guard inputs.count == descriptor.inputCount else {
+    let counts = descriptor.measuresAgainstReference ? descriptor.inputCount...descriptor.inputCount + 1 : descriptor.inputCount...descriptor.inputCount
+    guard counts.contains(inputs.count) else {
       throw FilterError("\(descriptor.name) takes \(descriptor.inputCount) input images, \(inputs.count) given.")
     }
     return try body(inputs, FilterArguments(checking: arguments, against: descriptor), context)

@@ -126,15 +126,22 @@ public struct OperationDescriptor: Sendable {
   public var inputCount: Int
   /// A one-line recipe example.
   public var example: String
+  /// True when its percentages may be of another image than its input: the filter then also
+  /// receives that reference image after its inputs (`scale logo width=15% of=photo`).
+  public var measuresAgainstReference: Bool
 
   /// Creates a descriptor.
-  public init(name: String, category: OperationCategory, summary: String, inputCount: Int = 1, parameters: [ParameterSpec], example: String) {
+  public init(
+    name: String, category: OperationCategory, summary: String, inputCount: Int = 1, parameters: [ParameterSpec], example: String,
+    measuresAgainstReference: Bool = false
+  ) {
     self.name = name
     self.category = category
     self.summary = summary
     self.inputCount = inputCount
     self.parameters = parameters
     self.example = example
+    self.measuresAgainstReference = measuresAgainstReference
   }
 
   /// The row named `name`, or nil.

@@ -123,9 +123,8 @@ extension Parameter where Value == Length {
     self.init(spec: ParameterSpec(name, .length(range), default: .number(Double(value)), help: help))
   }
 
-  /// Pixels in `range`, or a percentage; required, or `optional` (one of alternatives, or a
-  /// setting that is off when not given).
-  public init(_ name: String, pixels range: ClosedRange<Int>, optional: Bool = false, help: String) {
+  /// Pixels in `range`, or a percentage; with no default (`optional`: it may be left out).
+  public init(_ name: String, pixels range: ClosedRange<Int>, optional: Bool, help: String) {
     self.init(spec: ParameterSpec(name, .length(range), optional: optional, help: help))
   }
 }

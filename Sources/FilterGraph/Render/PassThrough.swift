@@ -11,8 +11,15 @@
 import Foundation
 import PixelBufferModule
 
-/// Copies rows of a source straight into the output, for plans whose root is that source.
+/// Copies rows of a source straight into the output, for plans whose root is that source and whose
+/// stored codes are on the output's curve (a linear PNG written as sRGB goes through the curve).
 struct PassThrough {
+  /// True when integer codes stored in `stored` are the codes `root` writes: both linear or both
+  /// not. Float pixels are copied as they are (a float buffer holds what it is tagged with).
+  private static func codesMatch(_ stored: ColorSpace, _ root: ColorSpace, _ format: PixelFormat) -> Bool {
+    format.component == .float32 || stored.isLinear == root.isLinear
+  }
+
   private let rows: (Int, Int) throws -> UnsafeRawPointer
   private let prepare: (Range<Int>) throws -> Void
   private let bytesPerPixel: Int
@@ -25,11 +32,11 @@ struct PassThrough {
     let id = ObjectIdentifier(root)
     bytesPerPixel = format.bytesPerPixel
     if let stream = plan.streamed[id] {
-      guard stream.format == format else { return nil }
+      guard stream.format == format, Self.codesMatch(stream.colorSpace, root.info.colorSpace, format) else { return nil }
       prepare = { try stream.prepare($0) }
       rows = { y, x in stream.row(y, x: x) }
     } else if let pixels = plan.decoded[id] {
-      guard pixels.format == format else { return nil }
+      guard pixels.format == format, Self.codesMatch(pixels.colorSpace, root.info.colorSpace, format) else { return nil }
       let (base, rowBytes) = pixels.withUnsafeBaseAddress { p, r in (UnsafeRawPointer(p), r) }
       prepare = { _ in withExtendedLifetime(pixels) {} }
       let bpp = format.bytesPerPixel, origin = plan.decodedOrigins[id] ?? Point(x: 0, y: 0)

@@ -91,6 +91,21 @@ enum TileConversion {
         }
       }
     }
+    // Integer codes of a linear-tagged source (a PNG with gAMA 1.0) read into encoded tiles get
+    // the sRGB curve, as float sources do above.
+    if toEncoded && format.component != .float32 {
+      for y in 0..<dst.height {
+        let d = dst[row: y]
+        if format.alphaMode == .premultiplied {
+          SRGBCurve.encodeRow(d, count: dst.width)
+          continue
+        }
+        for x in 0..<dst.width {
+          let v = d[x]
+          d[x] = SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
+        }
+      }
+    }
     if straight && layout.hasAlpha {
       for y in 0..<dst.height {
         let d = dst[row: y]

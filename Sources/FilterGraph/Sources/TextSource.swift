@@ -49,7 +49,7 @@ public struct TextSourceOperation: SourceOperation {
     text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
   /// `size`: the em size.
   public static let size = Parameter<Length>(
-    "size", pixels: 1...4096,
+    "size", pixels: 1...4096, optional: false,
     help: "Em size in pixels (points with dpi=), or a percentage of the of= image's height (size=3% of=input).")
   /// `of`: the image percentages are of.
   static let ofNote = "percentages of size= and width= are of the image named by of= (of=input: the recipe's input)"

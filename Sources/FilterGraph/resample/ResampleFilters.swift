@@ -4,21 +4,26 @@ import PixelBufferModule
 
 /// Recipe verbs: `scale` (the table is `ScaleOperation.table`).
 public enum ResampleFilters {
-  /// `scale FACTOR | width=N | height=N | fit=WxH | fill=WxH [focus=…] | size=WxH [enlarge=…] [kernel=…] [linear=…] [shrink=…]`.
+  /// `scale FACTOR | width=N|N% | height=N|N% | fit=WxH | fill=WxH [focus=…] | size=WxH [enlarge=…] [kernel=…] [linear=…] [shrink=…]`.
+  ///
+  /// A percentage is of the image `of=` names when the input is named before it
+  /// (`scale logo width=15% of=photo`), else of the input's own size.
   ///
   /// Throws `FilterError` unless exactly one of the six size modes is given, or when `focus=` is
   /// given without `fill=`.
   public static let scale = FilterDefinition(ScaleOperation.table) { inputs, args, _ in
     typealias Scale = ScaleOperation
-    let image = inputs[0]
+    // Percentages of width= and height= are of the reference (`scale logo width=15% of=photo`),
+    // the input itself when none is named.
+    let image = inputs[0], reference = inputs.count > 1 ? inputs[1] : inputs[0]
     let k = args[Scale.kernel], l = args[Scale.linear], s = args[Scale.shrink], e = args[Scale.enlarge]
     if args.given(Scale.fill) == nil, let focus = args.given(Scale.focus) {
       throw FilterError("focus=\(focus.parameterValue) chooses the window of fill=WxH; give fill= or remove focus=.")
     }
     let modes: [(name: String, image: Image)] = [
       (Scale.factor.name, args.given(Scale.factor).map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
       (Scale.fit.name, args.given(Scale.fit).map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
       (Scale.fill.name, args.given(Scale.fill).map { image.scaled(
           toFill: $0, focus: args.given(Scale.focus) ?? .centre, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),

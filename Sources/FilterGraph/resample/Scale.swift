@@ -62,11 +62,13 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   public static let factor = Parameter<Double>(
     "factor", range: 0.0001...100, optional: true, percent: .fraction, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
   /// `width`: a size mode.
-  public static let width = Parameter<Int>(
-    "width", range: 1...maximumSide, optional: true, help: "Target width; the height keeps the aspect ratio.")
+  public static let width = Parameter<Length>(
+    "width", pixels: 1...maximumSide, optional: true,
+    help: "Target width in pixels, or N% of the width of the image of= names (the input's own by default); the height keeps the aspect ratio.")
   /// `height`: a size mode.
-  public static let height = Parameter<Int>(
-    "height", range: 1...maximumSide, optional: true, help: "Target height; the width keeps the aspect ratio.")
+  public static let height = Parameter<Length>(
+    "height", pixels: 1...maximumSide, optional: true,
+    help: "Target height in pixels, or N% of the height of the image of= names (the input's own by default); the width keeps the aspect ratio.")
   /// `fit`: a size mode.
   public static let fit = Parameter<Size>(
     "fit", sides: 1...maximumSide, optional: true, help: "Largest size inside the box that keeps the aspect ratio.")
@@ -101,7 +103,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
       factor.spec, width.spec, height.spec, fit.spec, fill.spec, size.spec, enlarge.spec, focus.spec, kernel.spec, linear.spec,
       shrink.spec,
     ],
-    example: "scale fit=1200x1200 kernel=lanczos3")
+    example: "scale fit=1200x1200 kernel=lanczos3", measuresAgainstReference: true)
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The resolved target as `size=`, then `kernel`, `linear`, `shrink`.

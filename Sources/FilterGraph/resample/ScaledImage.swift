@@ -46,7 +46,7 @@ extension Image {
   ) -> Image {
     let w = Self.clampedSide(width)
     let target = Size(width: w, height: Self.roundedRatio(size.height, times: w, over: size.width))
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.width.argument(w))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.width.argument(.pixels(w)))
   }
 
   /// The image scaled to `height` (clamped to at least 1), the width keeping the aspect ratio.
@@ -56,7 +56,28 @@ extension Image {
   ) -> Image {
     let h = Self.clampedSide(height)
     let target = Size(width: Self.roundedRatio(size.width, times: h, over: size.height), height: h)
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.height.argument(h))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.height.argument(.pixels(h)))
+  }
+
+  /// The image scaled to `width`: pixels, or a percentage of `reference`'s width (a watermark
+  /// 15 % as wide as the photo it marks: `logo.scaled(toWidth: .percent(15), of: photo)`).
+  public func scaled(
+    toWidth width: Length, of reference: Image, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true,
+    allowsShrinkOnLoad: Bool = true, allowsEnlargement: Bool = true
+  ) -> Image {
+    scaled(
+      toWidth: width.pixels(of: reference.size.width), kernel: kernel, linearLight: linearLight,
+      allowsShrinkOnLoad: allowsShrinkOnLoad, allowsEnlargement: allowsEnlargement)
+  }
+
+  /// The image scaled to `height`: pixels, or a percentage of `reference`'s height.
+  public func scaled(
+    toHeight height: Length, of reference: Image, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true,
+    allowsShrinkOnLoad: Bool = true, allowsEnlargement: Bool = true
+  ) -> Image {
+    scaled(
+      toHeight: height.pixels(of: reference.size.height), kernel: kernel, linearLight: linearLight,
+      allowsShrinkOnLoad: allowsShrinkOnLoad, allowsEnlargement: allowsEnlargement)
   }
 
   /// The largest scaling of the image that fits inside `box`, keeping the aspect ratio: one side

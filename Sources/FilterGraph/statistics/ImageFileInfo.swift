@@ -20,6 +20,9 @@ public struct ImageFileInfo: Sendable {
   /// The embedded ICC profile's description (for a CMYK file converted through its profile,
   /// followed by `(CMYK, converted to sRGB when decoded)`), or nil when the file has no profile.
   public var profileDescription: String?
+  /// True when the file's codes are linear light by its own account and nothing else describes
+  /// them (a PNG whose only colour chunk is gAMA 1.0): they are read through the sRGB curve.
+  public var storesLinearLight: Bool
   /// The EXIF orientation (`.up` when the file has none).
   public var orientation: Orientation
   /// The kinds of metadata the file carries, in this order: `ICC profile`, `EXIF` (or `EXIF
@@ -53,6 +56,8 @@ public struct ImageFileInfo: Sendable {
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
     warnings = header.warnings
     gainMap = header.gainMap
+    storesLinearLight = profileDescription == nil && header.metadata.chromaticities == nil
+      && header.metadata.gamma.map { abs($0 - 1) < 0.01 } == true
     let m = header.metadata
     var kinds: [String] = []
     if m.iccProfile != nil || header.cmykProfile != nil { kinds.append("ICC profile") }

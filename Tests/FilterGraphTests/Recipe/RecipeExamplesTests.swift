@@ -212,10 +212,13 @@ final class RecipeExamplesTests: XCTestCase {
     let output = try run("watermark", on: input)
     XCTAssertEqual(output.size, input.size)
     let logo = try Image(contentsOf: Repository.url("recipes/assets/logo.png"))
-    // gravity=southeast margin=16: the logo's bottom-right corner 16 pixels in from the photo's.
+    // width=15% of=input: the logo 15 % as wide as the photo, its shape kept; gravity=southeast
+    // margin=2%: its bottom-right corner 2 % of the photo's shorter side in from the photo's.
+    let width = Int((Double(input.size.width) * 0.15).rounded())
+    let height = Int((Double(logo.size.height * width) / Double(logo.size.width)).rounded())
+    let margin = Int((Double(min(input.size.width, input.size.height)) * 0.02).rounded())
     let region = Rect(
-      x: input.size.width - 16 - logo.size.width, y: input.size.height - 16 - logo.size.height,
-      width: logo.size.width, height: logo.size.height)
+      x: input.size.width - margin - width, y: input.size.height - margin - height, width: width, height: height)
     let (marked, size) = try pixels(output, .rgb8)
     let (original, _) = try pixels(input, .rgb8)
     var changedInside = 0

@@ -31,10 +31,16 @@ final class RenderPipelineTests: XCTestCase {
     XCTAssertEqual(renderer.statistics.hits, 1)
   }
 
-  /// A 16-bit PNG written as PNG stays 16-bit and bit-exact.
+  /// A 16-bit PNG written as PNG stays 16-bit and bit-exact (an sRGB one: PngSuite's carry
+  /// gAMA 1.0, linear codes written through the sRGB curve, so the fixture is re-tagged first).
   func testSixteenBitPNGRoundTripsThroughTheEngine() throws {
-    let url = Fixtures.url("pngsuite/basn6a16.png")
-    let decoded = try PNGDecoder.decode(Data(contentsOf: url))
+    var decoded = try PNGDecoder.decode(Data(contentsOf: Fixtures.url("pngsuite/basn6a16.png")))
+    decoded.colorSpace = .sRGB
+    decoded.metadata = ImageMetadata()
+    let dir0 = FileManager.default.temporaryDirectory.appendingPathComponent("fg-\(UUID().uuidString)-src.png")
+    try PNGEncoder.encode(decoded).write(to: dir0)
+    defer { try? FileManager.default.removeItem(at: dir0) }
+    let url = dir0
     let image = try Image(contentsOf: url)
     XCTAssertEqual(image.info.component, .uint16)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fg-\(UUID().uuidString)")

@@ -104,6 +104,29 @@ final class ModulateTests: XCTestCase {
     }
   }
 
+  /// The AVX2 kernel (whole groups of eight) and the Swift loop (a row's last pixels) give the
+  /// same floats: seven pixels alone take the Swift loop, the same seven and one more the kernel.
+  func testKernelAndSwiftLoopGiveTheSameFloats() {
+    let operation = ModulateOperation(brightness: 1.1, saturation: 1.3, hue: 25, lightness: 0.02)
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      let pixels: [SIMD4<Float>] = (0..<8).map { _ in
+        let a = [0, 0.25, 0.5, 1, 1, 1][Int.random(in: 0..<6, using: &generator)] as Float
+        return SIMD4(Float.random(in: -0.1...1.2, using: &generator) * a, Float.random(in: 0...1, using: &generator) * a,
+                     Float.random(in: 0...4, using: &generator) * a, a)
+      }
+      var swift = Array(pixels[0..<7]), kernel = pixels
+      swift.withUnsafeMutableBufferPointer { operation.apply(to: $0.baseAddress!, count: 7) }
+      kernel.withUnsafeMutableBufferPointer { operation.apply(to: $0.baseAddress!, count: 8) }
+      for k in 0..<7 {
+        XCTAssertEqual(swift[k].x.bitPattern, kernel[k].x.bitPattern, "\(pixels[k])")
+        XCTAssertEqual(swift[k].y.bitPattern, kernel[k].y.bitPattern, "\(pixels[k])")
+        XCTAssertEqual(swift[k].z.bitPattern, kernel[k].z.bitPattern, "\(pixels[k])")
+        XCTAssertEqual(swift[k].w.bitPattern, kernel[k].w.bitPattern, "\(pixels[k])")
+      }
+    }
+  }
+
   func testCubeRootAccuracy() {
     var worst: Float = 0
     var x: Float = 1e-6

@@ -17,7 +17,7 @@ struct WatermarkStep: ImageStep {
     guard var mark = context.resources.watermark else {
       throw ServerError.badURL("Option 'watermark': this server has no watermark file (--watermark).")
     }
-    if scale > 0 { mark = mark.scaled(toWidth: max(1, Int((Double(image.size.width) * scale).rounded()))) }
+    if scale > 0 { mark = mark.scaled(toWidth: .percent(scale * 100), of: image) }
     let offset = Point(
       x: GravityChoice.offset(x, side: image.size.width, dpr: context.dpr), y: GravityChoice.offset(y, side: image.size.height, dpr: context.dpr))
     return image.overlaid(with: mark, gravity: gravity, offset: offset, opacity: opacity)
