@@ -12,7 +12,7 @@ final class TextSettingsTests: XCTestCase {
   func fcMatch(_ pattern: String) throws -> String {
     let run = try ChildProcess.run("/usr/bin/fc-match", ["-f", "%{file}", pattern], in: FileManager.default.temporaryDirectory)
     XCTAssertEqual(run.status, 0, run.stderr)
-    return run.stdout
+    return String(decoding: run.stdout, as: UTF8.self)
   }
 
   func testWeightAndStyleChooseTheFaceFcMatchChooses() throws {
