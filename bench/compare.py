@@ -6,7 +6,8 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -n RUNS        measured runs per row, after one warm-up run (default 5)
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W9p,
-                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod,W12,W12sdr
+                 W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod,W12,W12sdr,
+                 W13,W14
                  (W4 = W4a,W4b; W3s = the three large-sigma rows; W11 = every W11 row; default all but the
                  W3s rows, whose libvips runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo (default all)
@@ -46,7 +47,7 @@ ROOT = os.path.dirname(HERE)
 ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
                  "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
-                 "W11med", "W11conv", "W11norm", "W11mod", "W12", "W12sdr"]
+                 "W11med", "W11conv", "W11norm", "W11mod", "W12", "W12sdr", "W13", "W14"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -79,11 +80,16 @@ TITLES = {
     "W11mod": "W11mod modulate brightness 1.1, saturation 1.2, hue +10 degrees in a perceptual LCh, JPEG Q90 4:2:0",
     "W12": "W12 Ultra HDR thumbnail: 24 MP Ultra HDR JPEG (quarter-size map), fit 800x800 Lanczos3, Ultra HDR JPEG Q85",
     "W12sdr": "W12sdr the same file thumbnailed as SDR only (the gain map dropped), JPEG Q85",
+    "W13": "W13 credit line (recipes/credit.txt: text at 3% of the height, soft shadow, composite) on the 24 MP photo, "
+           "JPEG Q90 4:2:0, beside the same recipe without it",
+    "W14": "W14 social card (recipes/social-card.txt: 1200 wide, 1200x630 attention crop, blur 12, darken, "
+           "title and subtitle wrapped and centred), JPEG Q90 4:2:0",
 }
 EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W3s50": "png", "W3s200": "png", "W3s500": "png", "W4a": "png", "W4b": "jpg", "W5": "jpg", "W6": "webp", "W7": "avif", "W8": "jpg",
        "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
-       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg", "W12": "jpg", "W12sdr": "jpg"}
+       "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg", "W12": "jpg", "W12sdr": "jpg",
+       "W13": "jpg", "W14": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -284,6 +290,19 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         # libvips 8.18 from pyvips-binary in the oracles' venv (the system libvips has no uhdr).
         r += [("vips 8.18", "pyvips thumbnail + uhdrsave", f"{o}-vips.jpg",
                [ORACLES_PY, os.path.join(HERE, "peer_ops.py"), "pyvips818-W12", inp, f"{o}-vips.jpg"], True)]
+    elif w == "W13":
+        # The text's cost, two ways: the recipe without the credit at all (W4b's identity recipe,
+        # which fgrun writes by copying the JPEG's coefficients, no pixels decoded), and the same
+        # recipe with the text replaced by a transparent box of its size (the same decode, shadow,
+        # composite and encode). Their `fgrun/this` is the ratio asked of the credit (<= 1.05).
+        for name, what in (("W4b", "without the credit (coefficient copy)"), ("W13-notext", "with a box, no text")):
+            plain = os.path.join(HERE, "recipes", f"{name}.txt")
+            r += [(f"fgrun {what}", f"bench/recipes/{name}.txt --quality 90", f"{o}-{name}.jpg",
+                   [fgrun, *recipe_options(plain), *(["--threads", str(threads)] if threads else []), plain, inp,
+                    f"{o}-{name}.jpg"], False)]
+    elif w == "W14":
+        r += [("vips", "pyvips thumbnail, smartcrop, gaussblur, linear, 2x text (Pango) + composite2", f"{o}-vips.jpg",
+               pe + ["pyvips-W14", inp, f"{o}-vips.jpg"], True)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])

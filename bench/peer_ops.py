@@ -27,6 +27,13 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
       C x 1.2, h + 10 degrees, back to 8-bit sRGB, JPEG Q90 4:2:0. fgrun's modulate computes the
       same multipliers in Oklch (on linear sRGB), so the pixels differ by the spaces' difference.
 
+  W14 (pyvips only) recipes/social-card.txt as libvips users write it: thumbnail to 1200 wide
+      (shrink-on-load, Lanczos3), smartcrop 1200x630 attention, gaussblur 12, stored values x 0.55
+      (fgrun scales Oklab L), then the title (DejaVu Sans Bold 72 px) and the subtitle (36 px,
+      85 % opaque) set by `vips text` (Pango) wrapped to 1040 px and centred, white, each laid on
+      with composite2 where the recipe puts it (title's bottom and subtitle's top 20 px from the
+      middle), JPEG Q90 4:2:0.
+
   W12 (pyvips818 only, libvips 8.18 from the oracles' venv): thumbnail to fit 800x800 (Lanczos3;
       libvips shrinks the gain map with the image), uhdrsave Q85.
 
@@ -172,6 +179,21 @@ def pyvips_(op, inp, out):
         im = pyvips.Image.new_from_file(inp, access="sequential")
         if hi - lo >= 255 / 1024:
             im = im.linear([255 / (hi - lo)] * 3, [-lo * 255 / (hi - lo)] * 3, uchar=True)
+        im.jpegsave(out, Q=90, subsample_mode="on", strip=True)
+    elif op == "W14":
+        im = pyvips.Image.thumbnail(inp, 1200, height=100000).copy_memory()  # smartcrop reads it twice
+        im = im.smartcrop(1200, 630, interesting="attention").gaussblur(12, min_ampl=0.01)
+        im = im.linear([0.55] * 3, [0] * 3, uchar=True)
+
+        def caption(text, font, opacity):
+            mask = pyvips.Image.text(text, font=font, width=1040, align="centre", dpi=72)
+            white = mask.new_from_image([255, 255, 255]).copy(interpretation="srgb")
+            return white.bandjoin((mask * opacity).cast("uchar"))
+
+        title = caption("Roses of the Summer Garden", "DejaVu Sans Bold 72", 1)
+        subtitle = caption("A walk through twelve varieties — and how to keep them blooming", "DejaVu Sans 36", 217 / 255)
+        im = im.composite2(title, "over", x=(1200 - title.width) // 2, y=315 - 20 - title.height)
+        im = im.composite2(subtitle, "over", x=(1200 - subtitle.width) // 2, y=315 + 20)
         im.jpegsave(out, Q=90, subsample_mode="on", strip=True)
     elif op == "W11mod":
         im = im.colourspace("lch").linear([1.1, 1.2, 1], [0, 0, 10]).colourspace("srgb")

@@ -86,7 +86,7 @@ static void check_family(fg_fonts *fonts, const char *family, FcPattern *match) 
                   "font family '%s' is not installed (fc-list lists the installed ones); using '%s'", family, name);
 }
 
-int fg_fonts_open(fg_fonts *fonts, const fg_text_settings *settings, char *message, size_t capacity) {
+int fg_fonts_open(fg_fonts *fonts, const fg_text_run *settings, char *message, size_t capacity) {
   memset(fonts, 0, sizeof *fonts);
   fonts->size = settings->size;
   if (FT_Init_FreeType(&fonts->library)) {

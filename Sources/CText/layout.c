@@ -58,12 +58,14 @@ static int wants_colour(int32_t cp, int32_t next) {
   return (cp >= 0x1F000 && cp <= 0x1FAFF) || next == 0xFE0F;
 }
 
-typedef struct { size_t start, end; int level; hb_script_t script; int font; size_t first, last; } item;
+typedef struct { size_t start, end; int level; hb_script_t script; int run, font; size_t first, last; } item;
 typedef struct { uint32_t glyph, cluster; int32_t ax, dx, dy; } shaped;
 typedef struct { size_t start, end; int level, item; } piece;
 
 /// One paragraph's working state.
 typedef struct {
+  fg_text_layout *layout;
+  const fg_text_run *runs;
   const uint8_t *text;
   size_t start, end;       // byte range in the whole string
   uint8_t *levels;         // per byte (at code point starts)
@@ -118,8 +120,21 @@ static int resolve_levels(paragraph *p) {
   return ok ? FG_TEXT_OK : FG_TEXT_FAILED;
 }
 
-/// Splits the paragraph into items (one level, script and font) and shapes each.
-static int itemize_and_shape(paragraph *p, fg_fonts *fonts) {
+/// The run holding byte `at` (the runs cover the text in order).
+static int run_at(const fg_text_layout *l, const fg_text_run *runs, size_t at) {
+  size_t low = 0, high = l->run_count - 1;
+  while (low < high) {
+    size_t middle = (low + high + 1) / 2;
+    if (runs[middle].start <= at) low = middle; else high = middle - 1;
+  }
+  return (int)low;
+}
+
+/// The fonts of run `run`.
+static fg_fonts *run_fonts(const fg_text_layout *l, int run) { return &l->fonts[l->run_fonts[run]]; }
+
+/// Splits the paragraph into items (one level, script, run and font) and shapes each.
+static int itemize_and_shape(paragraph *p) {
   hb_unicode_funcs_t *unicode = hb_unicode_funcs_get_default();
   size_t n = p->end - p->start;
   // Scripts: Common and Inherited take the script before them (or, leading, the one after).
@@ -136,23 +151,28 @@ static int itemize_and_shape(paragraph *p, fg_fonts *fonts) {
     if (p->scripts[k] == HB_SCRIPT_COMMON) p->scripts[k] = current; else current = p->scripts[k];
   }
   size_t item_capacity = 0, glyph_capacity = 0;
-  int previous_font = -1;
+  int previous_font = -1, run = run_at(p->layout, p->runs, p->start);
   int32_t previous_cp = 0;
   for (size_t i = p->start; i < p->end;) {
     size_t at = i;
     int32_t cp = next_code_point(p->text, p->end, &i);
     size_t after = i;
     int32_t next = i < p->end ? next_code_point(p->text, p->end, &after) : 0;
+    if (at >= p->runs[run].end) {  // a new run: its own fonts, chosen afresh
+      while (at >= p->runs[run].end) run++;
+      previous_font = -1;
+    }
+    fg_fonts *fonts = run_fonts(p->layout, run);
     int font = previous_font >= 0 && (follows_previous(unicode, cp) || (previous_cp == 0x200D && fg_fonts_has(fonts, previous_font, (uint32_t)cp)))
                    ? previous_font : fg_fonts_choose(fonts, (uint32_t)cp, wants_colour(cp, next));
     int level = p->levels[at - p->start];
     hb_script_t script = p->scripts[at - p->start];
     item *last = p->item_count ? &p->items[p->item_count - 1] : NULL;
-    if (last && last->level == level && last->script == script && last->font == font) {
+    if (last && last->level == level && last->script == script && last->run == run && last->font == font) {
       last->end = i;
     } else {
       GROW(p->items, p->item_count, item_capacity, item);
-      p->items[p->item_count++] = (item){at, i, level, script, font, 0, 0};
+      p->items[p->item_count++] = (item){at, i, level, script, run, font, 0, 0};
     }
     previous_font = font;
     previous_cp = cp;
@@ -168,7 +188,7 @@ static int itemize_and_shape(paragraph *p, fg_fonts *fonts) {
     hb_buffer_set_language(buffer, hb_language_get_default());
     hb_buffer_set_flags(buffer, (hb_buffer_flags_t)((it->start == p->start ? HB_BUFFER_FLAG_BOT : 0) |
                                                     (it->end == p->end ? HB_BUFFER_FLAG_EOT : 0)));
-    hb_shape(fonts->fonts[it->font].hb, buffer, NULL, 0);
+    hb_shape(run_fonts(p->layout, it->run)->fonts[it->font].hb, buffer, NULL, 0);
     unsigned count = 0;
     hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buffer, &count);
     hb_glyph_position_t *position = hb_buffer_get_glyph_positions(buffer, &count);
@@ -209,10 +229,11 @@ static int64_t measure(const paragraph *p, size_t start, size_t end) {
   return p->prefix[trimmed(p, start, end) - p->start] - p->prefix[start - p->start];
 }
 
-/// The layout being built: its glyphs, and each line's width and whether it may be justified.
+/// The layout being built: its glyphs, and each line's width, ascent and descent.
 typedef struct {
   fg_text_layout *layout;
-  double *line_width; int *line_justify; size_t line_capacity;
+  const fg_text_run *runs;
+  double *line_width, *line_ascent, *line_descent; size_t line_capacity;
   size_t *line_first;  // each line's first glyph
   double wrap;         // wrap width in 1/1024 px, 0 for none
   int justify;
@@ -267,12 +288,26 @@ static int emit_line(builder *b, const paragraph *p, size_t start, size_t end, i
     size_t grown = b->line_capacity ? b->line_capacity * 2 : 64;
     double *w = realloc(b->line_width, sizeof(double) * grown);
     if (w) b->line_width = w;
+    double *a = realloc(b->line_ascent, sizeof(double) * grown);
+    if (a) b->line_ascent = a;
+    double *d = realloc(b->line_descent, sizeof(double) * grown);
+    if (d) b->line_descent = d;
     size_t *f = realloc(b->line_first, sizeof(size_t) * grown);
     if (f) b->line_first = f;
-    if (!w || !f) { free(pieces); return FG_TEXT_FAILED; }
+    if (!w || !a || !d || !f) { free(pieces); return FG_TEXT_FAILED; }
     b->line_capacity = grown;
   }
   b->line_first[line] = l->glyph_count;
+  // The line box: the largest ascent and descent of its runs' first fonts, rounded up to whole
+  // pixels (as Pango does: baselines fall on pixel edges, flat tops and bottoms stay crisp).
+  b->line_ascent[line] = b->line_descent[line] = 0;
+  for (size_t k = 0; k < (count ? count : 1); k++) {
+    int run = count ? p->items[pieces[k].item].run : run_at(l, b->runs, start);
+    hb_font_extents_t extents = {0};
+    hb_font_get_h_extents(run_fonts(l, run)->fonts[0].hb, &extents);
+    b->line_ascent[line] = fmax(b->line_ascent[line], ceil(extents.ascender / FG_TEXT_UNITS));
+    b->line_descent[line] = fmax(b->line_descent[line], ceil(-extents.descender / FG_TEXT_UNITS));
+  }
   double pen = 0;
   int status = FG_TEXT_OK;
   for (size_t k = 0; k < count && status == FG_TEXT_OK; k++) {
@@ -280,7 +315,7 @@ static int emit_line(builder *b, const paragraph *p, size_t start, size_t end, i
     for (size_t g = it->first; g < it->last && status == FG_TEXT_OK; g++) {
       const shaped *s = &p->glyphs[g];
       if (s->cluster < pieces[k].start || s->cluster >= pieces[k].end) continue;
-      status = add_glyph(b, (fg_text_glyph){line, it->font, s->glyph, s->cluster, s->ax, (pen + s->dx) / FG_TEXT_UNITS, -s->dy / FG_TEXT_UNITS});
+      status = add_glyph(b, (fg_text_glyph){line, it->run, it->font, s->glyph, s->cluster, s->ax, (pen + s->dx) / FG_TEXT_UNITS, -s->dy / FG_TEXT_UNITS});
       pen += s->ax;
       if (p->text[s->cluster] == ' ') pen += extra;
     }
@@ -342,8 +377,8 @@ static int break_lines(builder *b, const paragraph *p) {
   return result;
 }
 
-static int lay_out_paragraph(builder *b, fg_fonts *fonts, const uint8_t *text, size_t start, size_t end) {
-  paragraph p = {.text = text, .start = start, .end = end};
+static int lay_out_paragraph(builder *b, const uint8_t *text, size_t start, size_t end) {
+  paragraph p = {.layout = b->layout, .runs = b->runs, .text = text, .start = start, .end = end};
   size_t n = end - start;
   p.levels = calloc(n + 1, 1);
   p.scripts = calloc(n + 1, sizeof(hb_script_t));
@@ -351,7 +386,7 @@ static int lay_out_paragraph(builder *b, fg_fonts *fonts, const uint8_t *text, s
   p.cluster_start = calloc(n + 1, 1);
   int status = p.levels && p.scripts && p.prefix && p.cluster_start ? FG_TEXT_OK : FG_TEXT_FAILED;
   if (status == FG_TEXT_OK && n > 0) status = resolve_levels(&p);
-  if (status == FG_TEXT_OK && n > 0) status = itemize_and_shape(&p, fonts);
+  if (status == FG_TEXT_OK && n > 0) status = itemize_and_shape(&p);
   if (status == FG_TEXT_OK) status = break_lines(b, &p);
   free(p.levels); free(p.scripts); free(p.prefix); free(p.cluster_start); free(p.items); free(p.glyphs);
   return status;
@@ -361,27 +396,25 @@ static int lay_out_paragraph(builder *b, fg_fonts *fonts, const uint8_t *text, s
 /// glyph's ink (HarfBuzz's extents), moving the glyphs so the image starts at (0, 0).
 static int place(builder *b, const fg_text_settings *settings, char *message, size_t capacity) {
   fg_text_layout *l = b->layout;
-  hb_font_extents_t extents = {0};
-  hb_font_get_h_extents(l->fonts.fonts[0].hb, &extents);
-  // Ascent and descent rounded up to whole pixels (as Pango does): baselines fall on pixel
-  // edges, so flat bottoms and tops of letters are as crisp on every line.
-  double ascent = ceil(extents.ascender / FG_TEXT_UNITS), descent = ceil(-extents.descender / FG_TEXT_UNITS);
-  double pitch = (ascent + descent) * settings->line_spacing;
+  // Baselines: the first line's ascent down, then each line's descent and the next one's
+  // ascent, times the line spacing (one font: a constant pitch of (ascent + descent) × spacing).
   double box = settings->width;
   for (int i = 0; i < l->lines; i++) if (b->line_width[i] > box && settings->width <= 0) box = b->line_width[i];
-  double left = 0, top = 0, right = box, bottom = (l->lines - 1) * pitch + ascent + descent;
+  double baseline = b->line_ascent[0];
+  double left = 0, top = 0, right = box, bottom = 0;
   for (int i = 0; i < l->lines; i++) {
     double free_space = box - b->line_width[i], shift = 0;
     if (settings->align == FG_TEXT_ALIGN_CENTRE) shift = free_space / 2;
     else if (settings->align == FG_TEXT_ALIGN_RIGHT) shift = free_space;
-    double baseline = ascent + i * pitch;
+    if (i > 0) baseline += (b->line_descent[i - 1] + b->line_ascent[i]) * settings->line_spacing;
+    if (baseline + b->line_descent[i] > bottom) bottom = baseline + b->line_descent[i];
     size_t last = i + 1 < l->lines ? b->line_first[i + 1] : l->glyph_count;
     for (size_t g = b->line_first[i]; g < last; g++) {
       fg_text_glyph *glyph = &l->glyphs[g];
       glyph->x += shift;
       glyph->y += baseline;
       hb_glyph_extents_t ink;
-      if (!hb_font_get_glyph_extents(l->fonts.fonts[glyph->font].hb, glyph->glyph, &ink) || ink.width == 0) continue;
+      if (!hb_font_get_glyph_extents(run_fonts(l, glyph->run)->fonts[glyph->font].hb, glyph->glyph, &ink) || ink.width == 0) continue;
       double x0 = glyph->x + ink.x_bearing / FG_TEXT_UNITS, y0 = glyph->y - ink.y_bearing / FG_TEXT_UNITS;
       double x1 = x0 + ink.width / FG_TEXT_UNITS, y1 = y0 - ink.height / FG_TEXT_UNITS;
       if (x0 < left) left = x0;
@@ -404,7 +437,66 @@ static int place(builder *b, const fg_text_settings *settings, char *message, si
   for (size_t g = 0; g < l->glyph_count; g++) { l->glyphs[g].x -= left; l->glyphs[g].y -= top; }
   l->width = (int)width;
   l->height = (int)height;
-  l->first_baseline = ascent - top;
+  l->first_baseline = b->line_ascent[0] - top;
+  return FG_TEXT_OK;
+}
+
+/// The runs cover the text in order, each with a size of 1…16384 px.
+static int check_runs(const fg_text_settings *settings, char *message, size_t capacity) {
+  size_t count = settings->run_count, at = 0;
+  if (count == 0 || count > FG_TEXT_MAX_RUNS) {
+    fg_text_message(message, capacity, "the text has %zu runs; it needs 1…%d", count, FG_TEXT_MAX_RUNS);
+    return count ? FG_TEXT_TOO_LARGE : FG_TEXT_BAD_INPUT;
+  }
+  for (size_t k = 0; k < count; k++) {
+    const fg_text_run *run = &settings->runs[k];
+    if (run->start != at || run->end < run->start || (run->end == run->start && count > 1)) {
+      fg_text_message(message, capacity, "run %zu (bytes %zu…%zu) does not follow the previous one", k, run->start, run->end);
+      return FG_TEXT_BAD_INPUT;
+    }
+    if (!(run->size >= 1 && run->size <= 16384)) {
+      fg_text_message(message, capacity, "the size must be 1…16384 px (run %zu's is %g)", k, run->size);
+      return FG_TEXT_BAD_INPUT;
+    }
+    at = run->end;
+  }
+  if (at != settings->text_length) {
+    fg_text_message(message, capacity, "the runs cover %zu bytes of the %zu-byte text", at, settings->text_length);
+    return FG_TEXT_BAD_INPUT;
+  }
+  return FG_TEXT_OK;
+}
+
+static int same_string(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/// Opens the fonts of every run, once per different font (family, file, size, weight, slant).
+static int open_run_fonts(fg_text_layout *l, const fg_text_settings *settings, char *message, size_t capacity) {
+  l->run_count = settings->run_count;
+  l->run_fonts = malloc(sizeof(int) * l->run_count);
+  l->fonts = calloc(FG_TEXT_MAX_FONTS, sizeof(fg_fonts));
+  if (!l->run_fonts || !l->fonts) { fg_text_message(message, capacity, "out of memory"); return FG_TEXT_FAILED; }
+  size_t first_run[FG_TEXT_MAX_FONTS];  // the run each font set was opened for
+  for (size_t k = 0; k < l->run_count; k++) {
+    const fg_text_run *run = &settings->runs[k];
+    int found = -1;
+    for (int j = 0; j < l->font_count && found < 0; j++) {
+      const fg_text_run *o = &settings->runs[first_run[j]];
+      if (same_string(o->family, run->family) && same_string(o->font_file, run->font_file) && o->size == run->size &&
+          o->weight == run->weight && o->italic == run->italic)
+        found = j;
+    }
+    if (found < 0) {
+      if (l->font_count == FG_TEXT_MAX_FONTS) {
+        fg_text_message(message, capacity, "the text uses more than %d different fonts", FG_TEXT_MAX_FONTS);
+        return FG_TEXT_TOO_LARGE;
+      }
+      int status = fg_fonts_open(&l->fonts[l->font_count], run, message, capacity);
+      first_run[l->font_count++] = k;  // closed by fg_text_layout_free even when it failed half-way
+      if (status != FG_TEXT_OK) return status;
+      found = l->font_count - 1;
+    }
+    l->run_fonts[k] = found;
+  }
   return FG_TEXT_OK;
 }
 
@@ -417,10 +509,12 @@ int fg_text_layout_create(const fg_text_settings *settings, fg_text_layout **out
     fg_text_message(message, capacity, "the text is %zu bytes; the limit is %zu", n, settings->max_bytes);
     return FG_TEXT_TOO_LARGE;
   }
-  if (!(settings->size >= 1 && settings->size <= 16384) || !(settings->width >= 0) || !(settings->line_spacing > 0)) {
-    fg_text_message(message, capacity, "the size must be 1…16384 px, the width positive and the line spacing above 0");
+  if (!(settings->width >= 0) || !(settings->line_spacing > 0)) {
+    fg_text_message(message, capacity, "the width must be positive and the line spacing above 0");
     return FG_TEXT_BAD_INPUT;
   }
+  int status = check_runs(settings, message, capacity);
+  if (status != FG_TEXT_OK) return status;
   for (size_t i = 0; i < n;) {
     size_t at = i;
     int32_t cp = next_code_point(text, n, &i);
@@ -431,18 +525,21 @@ int fg_text_layout_create(const fg_text_settings *settings, fg_text_layout **out
   }
   fg_text_layout *l = calloc(1, sizeof *l);
   if (!l) { fg_text_message(message, capacity, "out of memory"); return FG_TEXT_FAILED; }
-  int status = fg_fonts_open(&l->fonts, settings, message, capacity);
-  builder b = {.layout = l, .wrap = settings->width * FG_TEXT_UNITS, .justify = settings->align == FG_TEXT_ALIGN_JUSTIFY};
+  status = open_run_fonts(l, settings, message, capacity);
+  builder b = {.layout = l, .runs = settings->runs, .wrap = settings->width * FG_TEXT_UNITS,
+               .justify = settings->align == FG_TEXT_ALIGN_JUSTIFY};
   for (size_t start = 0; status == FG_TEXT_OK && start <= n;) {
     size_t end = start;
     while (end < n && text[end] != '\n') end++;
     size_t content = end > start && text[end - 1] == '\r' ? end - 1 : end;
-    status = lay_out_paragraph(&b, &l->fonts, text, start, content);
+    status = lay_out_paragraph(&b, text, start, content);
     start = end + 1;
   }
   if (status == FG_TEXT_OK) status = place(&b, settings, message, capacity);
   else if (status == FG_TEXT_FAILED && message && !message[0]) fg_text_message(message, capacity, "out of memory laying the text out");
   free(b.line_width);
+  free(b.line_ascent);
+  free(b.line_descent);
   free(b.line_first);
   if (status != FG_TEXT_OK) { fg_text_layout_free(l); return status; }
   *out = l;
@@ -451,7 +548,9 @@ int fg_text_layout_create(const fg_text_settings *settings, fg_text_layout **out
 
 void fg_text_layout_free(fg_text_layout *layout) {
   if (!layout) return;
-  fg_fonts_close(&layout->fonts);
+  for (int i = 0; layout->fonts && i < layout->font_count; i++) fg_fonts_close(&layout->fonts[i]);
+  free(layout->fonts);
+  free(layout->run_fonts);
   free(layout->glyphs);
   free(layout);
 }
@@ -460,7 +559,10 @@ int fg_text_layout_width(const fg_text_layout *layout) { return layout->width; }
 int fg_text_layout_height(const fg_text_layout *layout) { return layout->height; }
 int fg_text_layout_line_count(const fg_text_layout *layout) { return layout->lines; }
 double fg_text_layout_first_baseline(const fg_text_layout *layout) { return layout->first_baseline; }
-const char *fg_text_layout_warning(const fg_text_layout *layout) { return layout->fonts.warning[0] ? layout->fonts.warning : NULL; }
+const char *fg_text_layout_warning(const fg_text_layout *layout) {
+  for (int i = 0; i < layout->font_count; i++) if (layout->fonts[i].warning[0]) return layout->fonts[i].warning;
+  return NULL;
+}
 size_t fg_text_layout_glyph_count(const fg_text_layout *layout) { return layout->glyph_count; }
 
 int fg_text_layout_glyph(const fg_text_layout *layout, size_t index, fg_text_glyph *glyph) {
@@ -469,6 +571,8 @@ int fg_text_layout_glyph(const fg_text_layout *layout, size_t index, fg_text_gly
   return 1;
 }
 
-const char *fg_text_layout_font_file(const fg_text_layout *layout, int index) {
-  return index >= 0 && index < layout->fonts.count ? layout->fonts.fonts[index].path : NULL;
+const char *fg_text_layout_font_file(const fg_text_layout *layout, int run, int index) {
+  if (run < 0 || (size_t)run >= layout->run_count) return NULL;
+  const fg_fonts *fonts = &layout->fonts[layout->run_fonts[run]];
+  return index >= 0 && index < fonts->count ? fonts->fonts[index].path : NULL;
 }

@@ -99,13 +99,14 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
   }
 }
 
-size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4]) {
+size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float *colors) {
   if (decode_table[255] == 0) fill_decode_table();
-  target t = {pixels, row_floats, layout->width, layout->height, {color[0], color[1], color[2], color[3]}};
+  target t = {pixels, row_floats, layout->width, layout->height, {0, 0, 0, 0}};
   size_t failed = 0;
   for (size_t g = 0; g < layout->glyph_count; g++) {
     const fg_text_glyph *glyph = &layout->glyphs[g];
-    fg_font *font = &layout->fonts.fonts[glyph->font];
+    fg_font *font = &layout->fonts[layout->run_fonts[glyph->run]].fonts[glyph->font];
+    memcpy(t.color, colors + 4 * (size_t)glyph->run, sizeof t.color);
     FT_GlyphSlot slot = font->face->glyph;
     double ix = round(glyph->x), iy = round(glyph->y);
     int flags = FT_LOAD_COLOR | (font->is_strike ? 0 : FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP);

@@ -39,7 +39,10 @@ typedef struct {
 } fg_fonts;
 
 struct fg_text_layout {
-  fg_fonts fonts;
+  fg_fonts *fonts;        ///< one set per different font of the runs
+  int font_count;
+  int *run_fonts;         ///< each run's set in `fonts`
+  size_t run_count;
   fg_text_glyph *glyphs;
   size_t glyph_count, glyph_capacity;
   int width, height, lines;
@@ -49,7 +52,7 @@ struct fg_text_layout {
 /// Writes a formatted sentence into message (always NUL-terminated).
 void fg_text_message(char *message, size_t capacity, const char *format, ...);
 
-int fg_fonts_open(fg_fonts *fonts, const fg_text_settings *settings, char *message, size_t capacity);
+int fg_fonts_open(fg_fonts *fonts, const fg_text_run *run, char *message, size_t capacity);
 void fg_fonts_close(fg_fonts *fonts);
 /// The font to set code point `cp` in: with `colour`, the first colour font of the fallback
 /// order that has it; else the primary when it has it, else the first font of the fallback

@@ -77,10 +77,14 @@ extension FGRunTests {
     XCTAssertEqual(needs.status, 64)
     XCTAssertTrue(needs.stderr.contains("only a recipe that makes its image"), needs.stderr)
     // Text sized as a percentage of a missing image is an error, not a guess.
-    let percent = try fgrun(["-e", "text string=Hi size=5%", "t.png"])
+    let percent = try fgrun(["-e", "text string=Hi size=5% of=input", "t.png"])
     XCTAssertEqual(percent.status, 64, percent.stderr)
     XCTAssertTrue(percent.stderr.contains("no input image"), percent.stderr)
     XCTAssertFalse(FileManager.default.fileExists(atPath: file("t.png").path))
+    // Without of=, the percentage is refused at its column, whatever the input.
+    let unnamed = try fgrun(["-e", "text string=Hi size=5%", "t.png"])
+    XCTAssertEqual(unnamed.status, 64, unnamed.stderr)
+    XCTAssertTrue(unnamed.stderr.contains("-e:1:21: error: size=5% is a percentage of another image"), unnamed.stderr)
     // Standard output of a recipe with no input needs a format.
     let noFormat = try fgrun(["-e", "solid color=red size=4x4", "-"])
     XCTAssertEqual(noFormat.status, 64)

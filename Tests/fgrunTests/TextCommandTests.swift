@@ -12,7 +12,7 @@ final class TextCommandTests: XCTestCase {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-text-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try """
-      caption = text string="© 2026 A. Photographer" font="DejaVu Sans" size=8% color=white
+      caption = text string="© 2026 A. Photographer" font="DejaVu Sans" size=8% of=input color=white
       output = composite caption over=input gravity=southeast margin=4
       """.write(to: folder.appendingPathComponent("credit.txt"), atomically: true, encoding: .utf8)
   }

@@ -11,6 +11,8 @@
 // CBDT/sbix bitmaps scaled from their strike, COLR layers — as BGRA) into premultiplied
 // linear-light RGBA floats. HarfBuzz, FreeType, fontconfig and ICU report errors by return
 // values (none longjmps or exits), so every failure here is a status and a sentence in `message`.
+// The text may be an attributed string: runs with their own font, size, weight and slant (and
+// colour, given when rendering), set in one pass as one text.
 // A layout is not thread-safe: callers serialise calls on one layout.
 #ifndef CTEXT_H
 #define CTEXT_H
@@ -33,17 +35,30 @@ enum {
   FG_TEXT_BAD_INPUT = 4, FG_TEXT_FAILED = 5
 };
 
+/// The font of one run of the text (an attributed string's run): the bytes [start, end).
 typedef struct {
-  const char *text;        ///< UTF-8, `text_length` bytes (no NUL needed)
-  size_t text_length;
+  size_t start, end;
   const char *family;      ///< fontconfig family name (or a pattern like "serif"); NULL → sans-serif
   const char *font_file;   ///< a font file used first, fontconfig's set for fallback; NULL for none
   double size;             ///< the em size in pixels (ppem)
   int weight;              ///< fontconfig weight (FC_WEIGHT_REGULAR 80, BOLD 200…)
   int italic;              ///< 1 asks fontconfig for an italic or oblique face
+} fg_text_run;
+
+/// At most this many runs, and this many different fonts (family, file, size, weight, slant) among them.
+enum { FG_TEXT_MAX_RUNS = 65536, FG_TEXT_MAX_FONTS = 64 };
+
+typedef struct {
+  const char *text;        ///< UTF-8, `text_length` bytes (no NUL needed)
+  size_t text_length;
+  /// The runs, in order, covering the text exactly ([0, n) when it is empty). Runs of one font
+  /// share its fonts; the whole text is one paragraph stream (one bidi, shaping, breaking and
+  /// layout pass over every run, a run boundary splitting shaping runs only).
+  const fg_text_run *runs;
+  size_t run_count;
   double width;            ///< the wrapping width in pixels; 0 does not wrap
   int align;               ///< FG_TEXT_ALIGN_*
-  double line_spacing;     ///< line pitch as a multiple of the first font's ascent + descent
+  double line_spacing;     ///< line pitch as a multiple of each line's largest ascent + descent
   size_t max_bytes;        ///< limits: string length, image side, image area (pixels)
   int max_side;
   double max_pixels;
@@ -69,7 +84,8 @@ const char *fg_text_layout_warning(const fg_text_layout *layout);
 /// One placed glyph, in visual order line by line.
 typedef struct {
   int line;           ///< its line, from 0
-  int font;           ///< index into the layout's fonts (fg_text_layout_font_file)
+  int run;            ///< its run (index into the settings' runs)
+  int font;           ///< index into its run's fonts (fg_text_layout_font_file)
   uint32_t glyph;     ///< the glyph id in that font
   uint32_t cluster;   ///< UTF-8 byte offset of its cluster in the whole string
   int32_t advance;    ///< HarfBuzz's x advance, 1/1024 pixels
@@ -79,14 +95,15 @@ typedef struct {
 size_t fg_text_layout_glyph_count(const fg_text_layout *layout);
 /// Copies glyph `index` (0 ≤ index < count) into *glyph; returns 0 when out of range.
 int fg_text_layout_glyph(const fg_text_layout *layout, size_t index, fg_text_glyph *glyph);
-/// The file of font `index`, or NULL.
-const char *fg_text_layout_font_file(const fg_text_layout *layout, int index);
+/// The file of font `index` of run `run`'s fonts, or NULL.
+const char *fg_text_layout_font_file(const fg_text_layout *layout, int run, int index);
 
 /// Rasterises into `pixels`: width × height pixels of four floats (premultiplied linear-light
-/// RGBA), `row_floats` floats apart, zeroed by the caller. `color` is the text colour, linear
-/// light, straight alpha; colour glyphs keep their own colours and take only its alpha. Returns
-/// the number of glyphs FreeType could not load or render (drawn as nothing), normally 0.
-size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float color[4]);
+/// RGBA), `row_floats` floats apart, zeroed by the caller. `colors` holds four floats per run:
+/// its text colour, linear light, straight alpha; colour glyphs keep their own colours and take
+/// only its alpha. Returns the number of glyphs FreeType could not load or render (drawn as
+/// nothing), normally 0.
+size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float *colors);
 
 #ifdef __cplusplus
 }

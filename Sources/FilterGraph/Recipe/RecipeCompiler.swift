@@ -341,6 +341,7 @@ extension Recipe {
       throw error(extra.token.location, "\(verb) takes \(takes); '\(extra.token.text)' is one too many")
     }
     if inputs.count == count - 1, ofInput == nil {
+      if descriptor.category == .source { try refusePercentages(statement, given: given) }
       inputs.insert(previous, at: 0)
     } else if inputs.count < count {
       throw error(

@@ -21,26 +21,31 @@ public enum SourceFilters {
     Image(color: args[ColorSourceOperation.color], size: args[ColorSourceOperation.size])
   }
 
-  /// `text string=S [font=] size=N|P% [of=IMAGE] [color=] [width=] [align=] [line-spacing=] [dpi=]
-  /// [weight=] [style=]` (TextSource.swift). The input image is only measured: sizes below 1
-  /// (percentages) are fractions of its height (size=) or width (width=).
+  /// `text string=S [font=] size=N|P% [of=IMAGE] [color=] [width=N|P%] [align=] [line-spacing=]
+  /// [dpi=] [weight=] [style=]` (TextSource.swift). The of= image is only measured: a percentage
+  /// is of its height (size=) or width (width=); the compiler refuses a percentage without of=.
   public static let text = FilterDefinition(TextSourceOperation.table) { inputs, args, context in
     typealias Text = TextSourceOperation
     let reference = inputs[0].size
-    var size = args[Text.size]
-    if context.measuredImageIsAbsent, size < 1 || args.given(Text.width).map({ $0 < 1 }) == true {
+    let sizeLength = args[Text.size], widthLength = args.given(Text.width)
+    let percentages = [sizeLength, widthLength].contains { if case .percent = $0 { true } else { false } }
+    if context.measuredImageIsAbsent, percentages {
       throw FilterError(
         "percentages of size= and width= are of the of= image, and this recipe has no input image; give pixels, of=NAME, or an INPUT")
     }
-    if size < 1 { size *= Double(reference.height) } else if let dpi = args.given(Text.dpi) { size *= dpi / 72 }
-    let width = args.given(Text.width).map { $0 < 1 ? $0 * Double(reference.width) : $0 }
+    var size: Double
+    switch sizeLength {
+    case .pixels(let n): size = Double(n) * (args.given(Text.dpi) ?? 72) / 72
+    case .percent(let p): size = Double(reference.height) * p / 100
+    }
+    let width = widthLength.map { Double($0.pixels(of: reference.width)) }
     var font = args[Text.font]
-    let style = TextStyle(font: font, size: size, color: .black)
-    if style.fontIsFile { font = context.resolve(font).path }
+    if TextStyle(font: font, size: 1).fontIsFile { font = context.resolve(font).path }
     let string = args[Text.string].replacingOccurrences(of: "\\n", with: "\n")
     return try Image(
-      text: string, font: font, size: max(size, 1), color: args[Text.color], width: width, alignment: args[Text.align],
-      lineSpacing: args[Text.lineSpacing], weight: args[Text.weight], italic: args[Text.fontStyle] == "italic")
+      text: string, font: font, size: max(size, 1), color: args[Text.color], width: width.map { max($0, 1) },
+      alignment: args[Text.align], lineSpacing: args[Text.lineSpacing], weight: args[Text.weight],
+      italic: args[Text.fontStyle] == "italic")
   }
 
   /// Every source verb.

@@ -104,30 +104,49 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
   /// A warning for the user (a family replaced by another), or nil.
   let warning: String?
 
+  /// The colour of each run.
+  let colors: [Color]
+
   /// Lays `string` out in `style`.
+  convenience init(string: String, style: TextStyle) throws {
+    try self.init(runs: [TextRun(string)], style: style)
+  }
+
+  /// Lays the runs out as one text, each in `style` with its own settings over it.
   ///
   /// - Throws: `CodecError`: `.unsupported` when no font is installed (naming the package to
-  ///   install) or the font file is not a font, `.io` for a missing font file, `.tooLarge` past a
+  ///   install) or a font file is not a font, `.io` for a missing font file, `.tooLarge` past a
   ///   limit, `.invalidArgument` for bad settings or invalid UTF-8.
-  init(string: String, style: TextStyle) throws {
-    if style.fontIsFile, !FileManager.default.fileExists(atPath: style.font) {
-      throw CodecError(.io, "The font file \(style.font) does not exist.")
+  init(runs given: [TextRun], style: TextStyle) throws {
+    let runs = given.contains { !$0.string.isEmpty } ? given.filter { !$0.string.isEmpty } : [TextRun("")]
+    let styles = runs.map { style.applying($0) }
+    for font in Set(styles.filter(\.fontIsFile).map(\.font)) where !FileManager.default.fileExists(atPath: font) {
+      throw CodecError(.io, "The font file \(font) does not exist.")
     }
     if let width = style.width, !(width >= 1) {
       throw CodecError(.invalidArgument, "The text's width must be at least 1 pixel (it is \(width)).")
     }
+    var names: [UnsafeMutablePointer<CChar>?] = styles.map { strdup($0.font) }
+    defer { names.forEach { free($0) } }
+    guard !names.contains(nil) else { throw CodecError(.invalidArgument, "Cannot lay the text out: out of memory.") }
+    var offset = 0
+    var cRuns = zip(runs, styles).enumerated().map { k, pair in
+      let (run, style) = pair, start = offset
+      offset += run.string.utf8.count
+      return fg_text_run(
+        start: start, end: offset, family: style.fontIsFile ? nil : UnsafePointer(names[k]),
+        font_file: style.fontIsFile ? UnsafePointer(names[k]) : nil, size: style.size,
+        weight: style.weight.fontconfigWeight, italic: style.italic ? 1 : 0)
+    }
     var out: OpaquePointer?
     var message = [CChar](repeating: 0, count: 512)
-    let status: Int32 = string.utf8CString.withUnsafeBufferPointer { text in
-      style.font.withCString { font in
+    let status: Int32 = runs.map(\.string).joined().utf8CString.withUnsafeBufferPointer { text in
+      cRuns.withUnsafeMutableBufferPointer { cRuns in
         var settings = fg_text_settings()
         settings.text = text.baseAddress
         settings.text_length = text.count - 1
-        settings.family = style.fontIsFile ? nil : font
-        settings.font_file = style.fontIsFile ? font : nil
-        settings.size = style.size
-        settings.weight = style.weight.fontconfigWeight
-        settings.italic = style.italic ? 1 : 0
+        settings.runs = UnsafePointer(cRuns.baseAddress)
+        settings.run_count = cRuns.count
         settings.width = style.width ?? 0
         settings.align = Int32(TextAlignment.allCases.firstIndex(of: style.alignment) ?? 0)
         settings.line_spacing = style.lineSpacing
@@ -147,6 +166,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
       }
     }
     handle = out
+    colors = styles.map(\.color)
     size = Size(width: Int(fg_text_layout_width(out)), height: Int(fg_text_layout_height(out)))
     lineCount = Int(fg_text_layout_line_count(out))
     firstBaseline = fg_text_layout_first_baseline(out)
@@ -158,6 +178,8 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
   /// One placed glyph (visual order, line by line).
   struct Glyph: Hashable {
     var line: Int
+    /// Its run.
+    var run: Int
     var fontFile: String
     var glyph: UInt32
     /// UTF-8 byte offset of its cluster in the string.
@@ -174,19 +196,21 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
       (0..<fg_text_layout_glyph_count(handle)).map { i in
         var g = fg_text_glyph()
         fg_text_layout_glyph(handle, i, &g)
-        let file = fg_text_layout_font_file(handle, g.font).map { String(cString: $0) } ?? ""
-        return Glyph(line: Int(g.line), fontFile: file, glyph: g.glyph, cluster: Int(g.cluster), advance: g.advance, x: g.x, y: g.y)
+        let file = fg_text_layout_font_file(handle, g.run, g.font).map { String(cString: $0) } ?? ""
+        return Glyph(line: Int(g.line), run: Int(g.run), fontFile: file, glyph: g.glyph, cluster: Int(g.cluster), advance: g.advance, x: g.x, y: g.y)
       }
     }
   }
 
-  /// The text drawn in `color` (sRGB-encoded, straight alpha): premultiplied linear-light RGBA
-  /// floats, and how many glyphs FreeType could not draw (normally none).
-  func render(color: Color) throws -> (PixelBuffer, failedGlyphs: Int) {
+  /// The text drawn, each run in its colour (sRGB-encoded, straight alpha): premultiplied
+  /// linear-light RGBA floats, and how many glyphs FreeType could not draw (normally none).
+  func render() throws -> (PixelBuffer, failedGlyphs: Int) {
     var buffer = try PixelBuffer.allocate(
       width: size.width, height: size.height, format: .rgbaFloatPremultiplied, colorSpace: .linearSRGB, zeroed: true)
-    let c = color.simd
-    var linear: [Float] = [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
+    var linear: [Float] = colors.flatMap { color -> [Float] in
+      let c = color.simd
+      return [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
+    }
     let failed = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
       lock.withLock {
         fg_text_layout_render(handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear)

@@ -20,17 +20,25 @@ import PixelBufferModule
 
 /// A string set in a font; see the file comment.
 public struct TextSourceOperation: SourceOperation {
-  /// The string.
+  /// The string (every run's text, in order).
   public let string: String
-  /// How it is set.
+  /// The runs of an attributed string (one run for a plain string).
+  public let runs: [TextRun]
+  /// How it is set (each run's own settings over it).
   public let style: TextStyle
   let layout: TextLayout
 
   /// Lays `string` out in `style` (throws as `TextLayout.init` does).
   public init(string: String, style: TextStyle) throws {
-    self.string = string
+    try self.init(runs: [TextRun(string)], style: style)
+  }
+
+  /// Lays the runs of an attributed string out as one text in `style`.
+  public init(runs: [TextRun], style: TextStyle) throws {
+    self.runs = runs
+    self.string = runs.map(\.string).joined()
     self.style = style
-    layout = try TextLayout(string: string, style: style)
+    layout = try TextLayout(runs: runs, style: style)
   }
 
   /// `string`: the text (required).
@@ -40,17 +48,17 @@ public struct TextSourceOperation: SourceOperation {
   public static let font = Parameter<String>(
     text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
   /// `size`: the em size.
-  public static let size = Parameter<Double>(
-    "size", range: 0.0001...4096, percent: .fraction,
-    help: "Em size in pixels (points with dpi=); below 1 (a percentage like 3%) a fraction of the of= image's height.")
-  /// `of`: the image percentages are of (the chain's image unless named).
-  static let ofNote = "percentages of size= and width= are of the image given by of= (the chain's image by default)"
+  public static let size = Parameter<Length>(
+    "size", pixels: 1...4096, optional: false,
+    help: "Em size in pixels (points with dpi=), or a percentage of the of= image's height (size=3% of=input).")
+  /// `of`: the image percentages are of.
+  static let ofNote = "percentages of size= and width= are of the image named by of= (of=input: the recipe's input)"
   /// `color`: the text colour.
   public static let color = Parameter<Color>("color", default: .black, help: "The text colour (emoji keep theirs).")
   /// `width`: the wrapping width.
-  public static let width = Parameter<Double>(
-    "width", range: 0.0001...65535, optional: true, percent: .fraction,
-    help: "Wrap lines to this many pixels (UAX #14 break opportunities); below 1 a fraction of the of= image's width.")
+  public static let width = Parameter<Length>(
+    "width", pixels: 1...65535, optional: true,
+    help: "Wrap lines to this many pixels (UAX #14 break opportunities), or a percentage of the of= image's width.")
   /// `align`: how lines sit in the box.
   public static let align = Parameter<TextAlignment>("align", default: .left, help: "How lines sit in the box.")
   /// `line-spacing`: the line pitch.
@@ -78,16 +86,17 @@ public struct TextSourceOperation: SourceOperation {
   public var arguments: Arguments {
     let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
     var values: [(String, ParameterValue)] = [
-      ("string", .text(shown)), ("font", .text(style.font)), Self.size.argument(style.size), Self.color.argument(style.color),
+      ("string", .text(shown)), ("font", .text(style.font)), ("size", .number(style.size)), Self.color.argument(style.color),
     ]
-    if let width = style.width { values.append(Self.width.argument(width)) }
+    if let width = style.width { values.append(("width", .number(width))) }
     values += [Self.align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
     return Arguments(values)
   }
   /// What the pixels depend on: the style and the string (itself when short, else its length and
   /// hash), so a recipe run on many files of a batch rasterises one text once.
   public var identity: String {
-    let text = string.utf8.count <= 256 ? string.debugDescription : "\(string.utf8.count) bytes #\(string.hashValue)"
+    let attributes = runs.count == 1 && runs[0].identity.isEmpty ? "" : "|" + runs.map { "\($0.string.utf8.count):\($0.identity)" }.joined(separator: ";")
+    let text = (string.utf8.count <= 256 ? string.debugDescription : "\(string.utf8.count) bytes #\(string.hashValue)") + attributes
     return "text:\(style.font)|\(style.size)|\(style.color.hexString)|\(style.width ?? 0)|\(style.alignment)|"
       + "\(style.lineSpacing)|\(style.weight)|\(style.italic):\(text)"
   }
@@ -96,11 +105,11 @@ public struct TextSourceOperation: SourceOperation {
     ImageInfo(size: layout.size, layout: .rgba, component: .uint8, colorSpace: .sRGB)
   }
 
-  public func decodePixels() throws -> PixelBuffer? { try layout.render(color: style.color).0 }
+  public func decodePixels() throws -> PixelBuffer? { try layout.render().0 }
 
   /// The pixels, and warnings: a font family that is not installed, glyphs FreeType could not draw.
   public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
-    let (pixels, failed) = try layout.render(color: style.color)
+    let (pixels, failed) = try layout.render()
     var warnings = layout.warning.map { ["text: \($0)"] } ?? []
     if failed > 0 { warnings.append("text: \(failed) glyph\(failed == 1 ? "" : "s") could not be drawn (FreeType refused them)") }
     return (pixels, warnings)
@@ -132,5 +141,19 @@ extension Image {
   /// `text` set in `style`.
   public init(text: String, style: TextStyle) throws {
     self.init(node: ImageNode(operation: try TextSourceOperation(string: text, style: style), inputs: []))
+  }
+
+  /// An attributed string: its runs set as one text in `style`, each run's own font, size,
+  /// colour, weight or slant over it (TextRun.swift). Lines wrap, align and justify across runs.
+  ///
+  /// ```swift
+  /// let title = try Image(
+  ///   attributedText: [TextRun("Roses ", weight: .bold), TextRun("of the Summer Garden", color: Color(white: 0.8), italic: true)],
+  ///   style: TextStyle(font: "DejaVu Sans", size: 48, color: .white))
+  /// ```
+  ///
+  /// - Throws: as `init(text:font:size:…)` does, for any run's font.
+  public init(attributedText runs: [TextRun], style: TextStyle) throws {
+    self.init(node: ImageNode(operation: try TextSourceOperation(runs: runs, style: style), inputs: []))
   }
 }

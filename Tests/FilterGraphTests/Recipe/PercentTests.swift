@@ -21,7 +21,6 @@ final class PercentTests: XCTestCase {
     "normalize.low": .percent, "normalize.high": .percent,
     "vignette.amount": .fraction, "vignette.radius": .fraction, "vignette.softness": .fraction,
     "trim.threshold": .fraction, "grain.amount": .fraction,
-    "text.size": .fraction, "text.width": .fraction,
     "composite.opacity": .fraction, "blend.opacity": .fraction,
   ]
 

@@ -16,19 +16,19 @@ import XCTest
 
 final class TextPixelTests: XCTestCase {
   /// 8-bit RGBA rows of `image` (tiles of 64×16 on two threads unless told).
-  func rgba(_ image: Image, tile: Size = Size(width: 64, height: 16), threads: Int = 2) throws -> (bytes: [UInt8], size: Size) {
+  static func rgba(_ image: Image, tile: Size = Size(width: 64, height: 16), threads: Int = 2) throws -> (bytes: [UInt8], size: Size) {
     let buffer = try Renderer(options: RendererOptions(threads: threads, tileSize: tile)).render(image, format: .rgba8)
     return (RecipeExamplesTests.packed(buffer), buffer.size)
   }
 
   /// The alpha plane of `image`.
-  func alpha(_ image: Image) throws -> (values: [UInt8], size: Size) {
-    let (bytes, size) = try rgba(image)
+  static func alpha(_ image: Image) throws -> (values: [UInt8], size: Size) {
+    let (bytes, size) = try Self.rgba(image)
     return (stride(from: 3, to: bytes.count, by: 4).map { bytes[$0] }, size)
   }
 
   /// The bounding box (x0, y0, x1, y1; exclusive ends) of the alpha above 0.
-  func inkBox(_ a: [UInt8], _ size: Size) -> [Int] {
+  static func inkBox(_ a: [UInt8], _ size: Size) -> [Int] {
     var box = [Int.max, Int.max, -1, -1]
     for y in 0..<size.height {
       for x in 0..<size.width where a[y * size.width + x] > 0 {
@@ -36,6 +36,22 @@ final class TextPixelTests: XCTestCase {
       }
     }
     return box
+  }
+
+  /// PSNR of two alpha planes over the union of their ink boxes (pixels outside an image count
+  /// as 0), and the two ink boxes.
+  static func compare(_ ours: (values: [UInt8], size: Size), _ theirs: (values: [UInt8], size: Size)) -> (Double, [Int], [Int]) {
+    let a = inkBox(ours.values, ours.size), b = inkBox(theirs.values, theirs.size)
+    var squared = 0.0, count = 0.0
+    for y in min(a[1], b[1])..<max(a[3], b[3]) {
+      for x in min(a[0], b[0])..<max(a[2], b[2]) {
+        let p = x < ours.size.width && y < ours.size.height ? Double(ours.values[y * ours.size.width + x]) : 0
+        let q = x < theirs.size.width && y < theirs.size.height ? Double(theirs.values[y * theirs.size.width + x]) : 0
+        squared += (p - q) * (p - q)
+        count += 1
+      }
+    }
+    return (10 * log10(255 * 255 / max(squared / count, 1e-9)), a, b)
   }
 
   func pangoView(_ text: String, font: String, size: Int) throws -> (values: [UInt8], size: Size) {
@@ -47,7 +63,7 @@ final class TextPixelTests: XCTestCase {
        "--subpixel-positions", "--antialias=gray", "--background=transparent", "--foreground=black", "--margin=0", "-o", out.path],
       in: FileManager.default.temporaryDirectory)
     XCTAssertEqual(run.status, 0, run.stderr)
-    return try alpha(Image(contentsOf: out))
+    return try Self.alpha(Image(contentsOf: out))
   }
 
   func testCoverageMatchesPangoViewWithinAPixelAndAbove30dB() throws {
@@ -58,21 +74,10 @@ final class TextPixelTests: XCTestCase {
       ("สวัสดีชาวโลก", "Noto Sans Thai"),
     ]
     for (text, family) in cases {
-      let ours = try alpha(Image(text: text, font: family, size: 40))
+      let ours = try Self.alpha(Image(text: text, font: family, size: 40))
       let theirs = try pangoView(text, font: family, size: 40)
-      let a = inkBox(ours.values, ours.size), b = inkBox(theirs.values, theirs.size)
+      let (psnr, a, b) = Self.compare(ours, theirs)
       for k in 0..<4 { XCTAssertEqual(a[k], b[k], accuracy: 1, "\(family): ink box \(a) against pango-view's \(b)") }
-      // PSNR over the union of the two ink boxes, pixels outside an image counting as 0.
-      var squared = 0.0, count = 0.0
-      for y in min(a[1], b[1])..<max(a[3], b[3]) {
-        for x in min(a[0], b[0])..<max(a[2], b[2]) {
-          let p = x < ours.size.width && y < ours.size.height ? Double(ours.values[y * ours.size.width + x]) : 0
-          let q = x < theirs.size.width && y < theirs.size.height ? Double(theirs.values[y * theirs.size.width + x]) : 0
-          squared += (p - q) * (p - q)
-          count += 1
-        }
-      }
-      let psnr = 10 * log10(255 * 255 / max(squared / count, 1e-9))
       XCTAssertGreaterThanOrEqual(psnr, 30, "\(family): \(psnr) dB against pango-view")
       print("text: \(family) \(String(format: "%.1f", psnr)) dB against pango-view, ink boxes \(a) and \(b)")
     }
@@ -82,12 +87,12 @@ final class TextPixelTests: XCTestCase {
     let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
     let caption = try Image(text: "Tiles: AVAffi سلام 😀\nsecond line, wrapped", font: "DejaVu Sans", size: 19, color: .white, width: 150)
     let image = caption.composited(over: photo, gravity: .southEast, margin: 3)
-    let whole = try rgba(image, tile: Size(width: 4096, height: 4096), threads: 1)
-    XCTAssertEqual(try rgba(image, tile: Size(width: 16, height: 8), threads: 2).bytes, whole.bytes)
-    XCTAssertEqual(try rgba(image, tile: Size(width: 37, height: 11), threads: 1).bytes, whole.bytes)
-    XCTAssertEqual(try rgba(caption, tile: Size(width: 4096, height: 4096), threads: 1).bytes, try rgba(caption).bytes)
+    let whole = try Self.rgba(image, tile: Size(width: 4096, height: 4096), threads: 1)
+    XCTAssertEqual(try Self.rgba(image, tile: Size(width: 16, height: 8), threads: 2).bytes, whole.bytes)
+    XCTAssertEqual(try Self.rgba(image, tile: Size(width: 37, height: 11), threads: 1).bytes, whole.bytes)
+    XCTAssertEqual(try Self.rgba(caption, tile: Size(width: 4096, height: 4096), threads: 1).bytes, try Self.rgba(caption).bytes)
     // The caption is there: the bottom-right corner changed.
-    XCTAssertNotEqual(whole.bytes, try rgba(photo).bytes)
+    XCTAssertNotEqual(whole.bytes, try Self.rgba(photo).bytes)
   }
 
   func testOneRendererSetsEachTextItWasGiven() throws {
@@ -106,7 +111,7 @@ final class TextPixelTests: XCTestCase {
 
   func testColourEmojiKeepTheirColoursAndTakeTheTextAlpha() throws {
     // U+1F600 is a yellow face in Noto Color Emoji: its middle is far from the black text colour.
-    let face = try rgba(Image(text: "😀", size: 64, color: .black))
+    let face = try Self.rgba(Image(text: "😀", size: 64, color: .black))
     let w = face.size.width, h = face.size.height
     let centre = (h / 2 * w + w / 2) * 4
     let (r, g, b, a) = (face.bytes[centre], face.bytes[centre + 1], face.bytes[centre + 2], face.bytes[centre + 3])
@@ -114,7 +119,7 @@ final class TextPixelTests: XCTestCase {
     XCTAssertGreaterThan(Int(r), 200)
     XCTAssertGreaterThan(Int(g), 150)
     XCTAssertLessThan(Int(b), 100, "(\(r), \(g), \(b))")
-    let half = try rgba(Image(text: "😀", size: 64, color: Color(red: 0, green: 0, blue: 0, alpha: 0.5)))
+    let half = try Self.rgba(Image(text: "😀", size: 64, color: Color(red: 0, green: 0, blue: 0, alpha: 0.5)))
     XCTAssertEqual(Double(half.bytes[centre + 3]), 127.5, accuracy: 1)
   }
 
@@ -122,8 +127,8 @@ final class TextPixelTests: XCTestCase {
     // White text at half opacity has exactly half the alpha of opaque white text (coverage
     // times colour alpha), and its colour stays white wherever it shows (premultiplied, so
     // unpremultiplying gives the colour back).
-    let opaque = try rgba(Image(text: "Mw", font: "DejaVu Sans", size: 30, color: .white))
-    let half = try rgba(Image(text: "Mw", font: "DejaVu Sans", size: 30, color: Color(red: 1, green: 1, blue: 1, alpha: 0.5)))
+    let opaque = try Self.rgba(Image(text: "Mw", font: "DejaVu Sans", size: 30, color: .white))
+    let half = try Self.rgba(Image(text: "Mw", font: "DejaVu Sans", size: 30, color: Color(red: 1, green: 1, blue: 1, alpha: 0.5)))
     XCTAssertEqual(opaque.size, half.size)
     var partial = 0
     for i in stride(from: 0, to: opaque.bytes.count, by: 4) {
