@@ -308,22 +308,8 @@ extension Recipe {
     // ones, so the positional inputs are the rest. `of=` comes first, then bare names; when the
     // first one is missing, the previous result takes its place.
     let count = max(0, descriptor.inputCount - imageParameters.count)
-    // A filter measuring percentages against a reference reads `of=` as that reference when its
-    // input is named before it (`scale logo width=15% of=photo`); alone, `of=` is the input and
-    // the reference both. A percentage with `of=` alone on a later line is refused as ambiguous:
-    // the previous result would be dropped while it was probably the image meant.
-    var measuredAgainst: ImageReference?
-    if descriptor.measuresAgainstReference, let of = ofInput, let ofToken = ofToken {
-      if !positional.isEmpty {
-        measuredAgainst = of
-        ofInput = nil
-      } else if of != previous, given.values.contains(where: { if case .percent = $0 { true } else { false } }) {
-        throw error(
-          ofToken.location,
-          "of=\(ofToken.text) alone makes \(ofToken.text) the input and leaves the previous result unused; write '\(verb) IMAGE … of=\(ofToken.text)' "
-            + "to measure IMAGE's percentages against \(ofToken.text), or '\(verb) \(ofToken.text) …' to work on \(ofToken.text) itself")
-      }
-    }
+    let measuredAgainst = try measuredReference(
+      of: &ofInput, token: ofToken, namedInput: !positional.isEmpty, previous: previous, given: given, descriptor: descriptor)
     var inputs: [ImageReference] = ofInput.map { [$0] } ?? []
     var rest = positional[...]
     while inputs.count < count, let next = rest.first {
