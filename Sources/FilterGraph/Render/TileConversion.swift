@@ -72,37 +72,23 @@ enum TileConversion {
       for y in 0..<dst.height {
         expand(rows(y).assumingMemoryBound(to: Float.self), count: dst.width, channels: channels, layout: layout, into: dst[row: y]) { $0 }
       }
-      if format.alphaMode == .premultiplied {
-        for y in 0..<dst.height {
-          if toLinear { SRGBCurve.decodeRow(dst[row: y], count: dst.width) }
-          if toEncoded { SRGBCurve.encodeRow(dst[row: y], count: dst.width) }
-        }
-        return
-      }
-      if toLinear || toEncoded {
-        for y in 0..<dst.height {
-          let d = dst[row: y]
-          for x in 0..<dst.width {
-            let v = d[x]
-            d[x] = toLinear
-              ? SIMD4(SRGBCurve.decode(v.x), SRGBCurve.decode(v.y), SRGBCurve.decode(v.z), v.w)
-              : SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
-          }
-        }
-      }
     }
-    // Integer codes of a linear-tagged source (a PNG with gAMA 1.0) read into encoded tiles get
-    // the sRGB curve, as float sources do above.
-    if toEncoded && format.component != .float32 {
+    // The curve still owed: float pixels, stored on either curve, take it here both ways; integer
+    // codes went into linear tiles through the decoding tables above, and those of a linear-tagged
+    // source (a PNG with gAMA 1.0) read into encoded tiles take the sRGB curve here.
+    let decodes = toLinear && format.component == .float32
+    if decodes || toEncoded {
       for y in 0..<dst.height {
         let d = dst[row: y]
         if format.alphaMode == .premultiplied {
-          SRGBCurve.encodeRow(d, count: dst.width)
+          if decodes { SRGBCurve.decodeRow(d, count: dst.width) } else { SRGBCurve.encodeRow(d, count: dst.width) }
           continue
         }
         for x in 0..<dst.width {
           let v = d[x]
-          d[x] = SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
+          d[x] = decodes
+            ? SIMD4(SRGBCurve.decode(v.x), SRGBCurve.decode(v.y), SRGBCurve.decode(v.z), v.w)
+            : SIMD4(SRGBCurve.encode(v.x), SRGBCurve.encode(v.y), SRGBCurve.encode(v.z), v.w)
         }
       }
     }
