@@ -4,6 +4,7 @@
 //
 // Targets, each with one job:
 //   PixelBufferModule  the one pixel-buffer type every stage shares (no codec or system dependencies)
+//   Locking            the one idiom for state shared between threads: Locked and Monitor
 //   ImageCodecs        the codec registry: JPEG, PNG, WebP, GIF… (one folder each), safe file output
 //   FilterGraph        the lazy Image recipe, the filters, the tile-parallel Renderer, the text recipes
 //   ImageServer        `fgrun serve`: imgproxy-style URLs over HTTP (Hummingbird), signing, sources, limits
@@ -54,16 +55,17 @@ let package = Package(
     .target(
       name: "PixelBufferModule",
       path: "Sources/PixelBuffer"),
+    .target(name: "Locking"),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
+      dependencies: ["PixelBufferModule", "Locking", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
     .target(
       name: "FilterGraph",
-      dependencies: ["PixelBufferModule", "ImageCodecs", "CKernels", "CLCMS", "CText"]),
+      dependencies: ["PixelBufferModule", "Locking", "ImageCodecs", "CKernels", "CLCMS", "CText"]),
     .target(
       name: "ImageServer",
       dependencies: [
-        "FilterGraph",
+        "FilterGraph", "Locking",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -76,7 +78,7 @@ let package = Package(
     .executableTarget(
       name: "fgrun",
       dependencies: [
-        "FilterGraph",
+        "FilterGraph", "Locking",
         "ImageServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -134,7 +136,7 @@ let package = Package(
       dependencies: ["ImageCodecs", "TestSupport"]),
     .testTarget(
       name: "FilterGraphTests",
-      dependencies: ["FilterGraph", "TestSupport", "CBLAS"]),
+      dependencies: ["FilterGraph", "Locking", "TestSupport", "CBLAS"]),
     .testTarget(
       name: "fgrunTests",
       dependencies: ["FilterGraph", "TestSupport"]),

@@ -1,4 +1,4 @@
-// modulate.c — FilterGraph's ModulateOperation (colour/Modulate.swift) eight pixels at a time
+// modulate.c — FilterGraph's ModulateOperation (color/Modulate.swift) eight pixels at a time
 // with AVX2; see include/ckernels.h. Every operation is the Swift loop's, in the same order and
 // without fused multiply-adds, so the two give the same floats and a row's last pixels, left to
 // Swift, match the rest bit for bit.

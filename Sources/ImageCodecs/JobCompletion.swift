@@ -5,33 +5,23 @@
 // and marks itself done in one step; `EncodeJobs` polls `isDone` or blocks in `wait()`, then the
 // writer reads the results (the lock orders the job's writes before the writer's reads).
 
-import Foundation
+import Locking
 
 /// A one-shot completion flag with a lock that publishes a job's results.
-final class JobCompletion: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var done = false
+final class JobCompletion: Sendable {
+  private let done = Monitor(false)
 
   /// Runs `publish` (stores the job's results) and marks the job done, waking any waiter.
   func complete(_ publish: () -> Void) {
-    condition.lock()
-    publish()
-    done = true
-    condition.broadcast()
-    condition.unlock()
+    done.update {
+      publish()
+      $0 = true
+    }
   }
 
   /// Whether `complete` has run.
-  var isDone: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return done
-  }
+  var isDone: Bool { done.withLock { $0 } }
 
   /// Blocks until `complete` has run.
-  func wait() {
-    condition.lock()
-    while !done { condition.wait() }
-    condition.unlock()
-  }
+  func wait() { done.withLock(waitingUntil: { $0 }) { _ in } }
 }

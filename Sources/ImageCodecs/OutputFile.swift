@@ -1,5 +1,6 @@
 // OutputFile.swift — write a file completely or not at all, and leave nothing else behind.
 import Foundation
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -248,12 +249,11 @@ struct FolderKey: Hashable {
 }
 
 /// The folders this process has listed for dead processes' temporaries: about 40 bytes each.
-final class AbandonedTemporaries: @unchecked Sendable {
-  private let lock = NSLock()
-  private var listed: Set<FolderKey> = []
+final class AbandonedTemporaries: Sendable {
+  private let listed = Locked<Set<FolderKey>>([])
 
   /// What `list` finds in `folder` the first time it is asked about; nothing later.
   func take(folder: FolderKey, list: () -> [String]) -> [String] {
-    lock.withLock { listed.insert(folder).inserted ? list() : [] }
+    listed.withLock { $0.insert(folder).inserted ? list() : [] }
   }
 }

@@ -8,7 +8,7 @@
 
 import AsyncHTTPClient
 import NIOCore
-import Synchronization
+import Locking
 
 /// `body`'s result, or `ServerError(504, message)` once `seconds` pass.
 func withDeadline<T: Sendable>(seconds: Double, _ message: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -33,9 +33,9 @@ func withDeadline<T: Sendable>(seconds: Double, _ message: String, _ body: @esca
 
 /// Resumes a continuation with whichever outcome comes first, once.
 private final class FirstOutcome<T: Sendable>: Sendable {
-  private let continuation: Mutex<CheckedContinuation<T, Error>?>
+  private let continuation: Locked<CheckedContinuation<T, Error>?>
 
-  init(_ continuation: CheckedContinuation<T, Error>) { self.continuation = Mutex(continuation) }
+  init(_ continuation: CheckedContinuation<T, Error>) { self.continuation = Locked(continuation) }
 
   func resume(with result: Result<T, Error>) {
     continuation.withLock { pending in

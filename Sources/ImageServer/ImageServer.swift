@@ -15,6 +15,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Locking
 import Synchronization
 
 /// An imgproxy-compatible image server over FilterGraph's renderer.
@@ -36,7 +37,7 @@ public final class ImageServer: Sendable {
   private let httpClient: HTTPClient?
   private let readiness = Atomic<Bool>(false)
   private let boundPort = Atomic<Int>(0)
-  private let group = Mutex<ServiceGroup?>(nil)
+  private let group = Locked<ServiceGroup?>(nil)
 
   /// Checks the configuration, loads the watermark and recipes, and opens nothing yet.
   ///
@@ -48,6 +49,7 @@ public final class ImageServer: Sendable {
     self.configuration = configuration
     self.logger = logger
     renderer = Renderer(options: RendererOptions(threads: configuration.threads))
+    if let shortfall = renderer.workerShortfall { logger.warning("\(shortfall)") }
     do {
       resources = try ServerResources(watermarkFile: configuration.watermarkFile, recipesDirectory: configuration.recipesDirectory)
     } catch {

@@ -50,7 +50,7 @@ public struct ServerConfiguration: Sendable {
   /// `Cache-Control: max-age` of images, in seconds.
   public var cacheMaxAge = 31_536_000
   /// The metadata outputs keep unless `strip_metadata:0` asks for all (imgproxy strips by default).
-  public var keptMetadata: MetadataKindsSetting = .colourProfileOnly
+  public var keptMetadata: MetadataKindsSetting = .colorProfileOnly
   /// Renderer worker threads.
   public var threads = ProcessInfo.processInfo.activeProcessorCount
   /// Seconds in-flight requests get to finish after SIGTERM.
@@ -88,7 +88,7 @@ public struct ServerConfiguration: Sendable {
 /// Which metadata outputs keep by default.
 public enum MetadataKindsSetting: String, Sendable, CaseIterable {
   /// Only the ICC profile (colours stay right; EXIF, XMP, IPTC and comments go).
-  case colourProfileOnly = "icc"
+  case colorProfileOnly = "icc"
   /// Everything the source had.
   case all
 }

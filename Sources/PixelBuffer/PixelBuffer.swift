@@ -12,7 +12,7 @@
 /// let tile = buffer.cropped(to: Rect(x: 0, y: 0, width: 64, height: 64))  // a view, no copy
 /// buffer.withUnsafeMutablePixels(as: UInt8.self) { pixels in pixels[row: 0][0] = 255 }
 /// ```
-public struct PixelBuffer: @unchecked Sendable {
+public struct PixelBuffer: @unchecked Sendable {  // raw memory: writes go through copy-on-write, tiles write disjoint rectangles
   /// Columns.
   public private(set) var width: Int
   /// Rows.

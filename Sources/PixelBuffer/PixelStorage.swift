@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Buffers never mutate storage that another buffer also references: `PixelBuffer` copies first
 /// (copy-on-write), so a tile view can be handed to another thread safely.
-public final class PixelStorage: @unchecked Sendable {
+public final class PixelStorage: @unchecked Sendable {  // raw memory, mutated only through a uniquely held buffer or disjoint tiles
   /// Row starts and the block itself are aligned to this many bytes (a cache line; AVX-512 safe).
   public static let alignment = 64
 

@@ -9,6 +9,7 @@
 // until complete (`OutputFile`), so the kernel discards them with the process.
 
 import Foundation
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -17,65 +18,52 @@ import Foundation
 /// Progress of a batch, updated from any thread. On a terminal a one-line bar is redrawn on
 /// standard error; otherwise one line per finished file goes to standard output. Failures and
 /// warnings always go to standard error.
-final class BatchProgress: @unchecked Sendable {
+final class BatchProgress: Sendable {
   /// Files in the batch, when known (a manifest on standard input is not counted ahead).
   let total: Int?
   /// True to draw a bar.
   let terminal: Bool
-  /// True to name skipped files in the summary (--resume).
-  let countsSkipped: Bool
-  private let lock = NSLock()
-  private let start = Stats.now()
-  private var successes = 0
-  private var skipped = 0
-  private var failed = 0
-  /// Written or skipped files whose input is damaged, and those with other warnings only.
-  private var damaged = 0
-  private var warned = 0
-  private var lastDraw = 0.0
-  private var barShown = false
-  private var interruption: DispatchSourceSignal?
+  private let tally: Locked<Tally>
+  private let interruption = Locked<DispatchSourceSignal?>(nil)
 
+  /// `countsSkipped`: name skipped files in the summary (--resume).
   init(total: Int?, terminal: Bool, countsSkipped: Bool) {
     self.total = total
     self.terminal = terminal
-    self.countsSkipped = countsSkipped
+    tally = Locked(Tally(total: total, terminal: terminal, countsSkipped: countsSkipped))
   }
 
   /// Files that failed.
-  var failures: Int { lock.withLock { failed } }
-
-  private var done: Int { successes + skipped + failed }
-  private var totalText: String { total.map(String.init) ?? "?" }
+  var failures: Int { tally.withLock { $0.failed } }
 
   /// A file starts.
   func begin(_ path: String) {
     guard terminal else { return }
-    lock.withLock { drawBar(current: path) }
+    tally.withLock { $0.drawBar(current: path) }
   }
 
   /// A warning, on its own line above the bar.
   func warning(_ message: String) {
-    lock.withLock {
-      clearBar()
+    tally.withLock {
+      $0.clearBar()
       Console.error("fgrun: warning: \(message)")
-      if terminal { drawBar(current: nil, force: true) }
+      if terminal { $0.drawBar(current: nil, force: true) }
     }
   }
 
   /// A file finished: written, skipped or failed.
   func finished(_ outcome: BatchOutcome) {
-    lock.withLock {
+    tally.withLock { tally in
       switch outcome.status {
-      case .ok: successes += 1
-      case .skipped: skipped += 1
-      case .failed: failed += 1
+      case .ok: tally.successes += 1
+      case .skipped: tally.skipped += 1
+      case .failed: tally.failed += 1
       }
       if outcome.status != .failed {
-        if outcome.damaged { damaged += 1 } else if !outcome.warnings.isEmpty { warned += 1 }
+        if outcome.damaged { tally.damaged += 1 } else if !outcome.warnings.isEmpty { tally.warned += 1 }
       }
       if let failure = outcome.failure {
-        clearBar()
+        tally.clearBar()
         if failure.isDiagnostic {
           Console.error("fgrun: error: \(outcome.input): the recipe failed:\n\(failure.message)")
         } else {
@@ -83,12 +71,12 @@ final class BatchProgress: @unchecked Sendable {
         }
       }
       if terminal {
-        drawBar(current: nil, force: outcome.failure != nil)
+        tally.drawBar(current: nil, force: outcome.failure != nil)
       } else if outcome.status != .failed {
         let note = outcome.damaged ? " (damaged)" : outcome.warnings.isEmpty ? "" : " (\(Self.count(outcome.warnings.count, "warning")))"
         Console.out(
           String(
-            format: "[%d/%@] %@%@ %@ -> %@ (%.0f ms)", done, totalText, outcome.status.rawValue, note, outcome.input,
+            format: "[%d/%@] %@%@ %@ -> %@ (%.0f ms)", tally.done, tally.totalText, outcome.status.rawValue, note, outcome.input,
             outcome.output ?? "-", outcome.milliseconds))
       }
     }
@@ -96,61 +84,82 @@ final class BatchProgress: @unchecked Sendable {
 
   /// The closing line: counts and time (`198 files: 197 ok (1 damaged), 1 failed in 3.20 s`).
   func summary() {
-    lock.withLock { printSummary() }
+    tally.withLock { $0.printSummary() }
   }
 
   /// From now on Ctrl-C prints the summary so far and ends the process with status 130.
   func endOnInterrupt() {
     signal(SIGINT, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { [self] in
-      lock.lock()  // held to the end: no file reports after the summary
-      printSummary()
-      let left = total.map { " of \($0)" } ?? ""
-      Console.error("fgrun: interrupted after \(done)\(left) files; rerun with --resume to finish (finished outputs are kept).")
-      _exit(130)
+    source.setEventHandler { [tally, total] in
+      tally.withLock {  // held to the end: no file reports after the summary
+        $0.printSummary()
+        let left = total.map { " of \($0)" } ?? ""
+        Console.error("fgrun: interrupted after \($0.done)\(left) files; rerun with --resume to finish (finished outputs are kept).")
+        _exit(130)
+      }
     }
     source.resume()
-    interruption = source
+    interruption.withLock { $0 = source }
   }
 
-  private func printSummary() {
-    clearBar()
-    let seconds = Stats.now() - start
-    let files = done == 1 ? "file" : "files"
-    var notes: [String] = []
-    if damaged > 0 { notes.append("\(damaged) damaged") }
-    if warned > 0 { notes.append("\(warned) with warnings") }
-    let noteText = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
-    let skippedText = countsSkipped ? String(format: " %d skipped,", skipped) : ""
-    Console.out(
-      String(format: "%d %@: %d ok%@,%@ %d failed in %.2f s", done, files, successes, noteText, skippedText, failed, seconds))
+  /// The counts and the bar's state, changed only under the lock.
+  private struct Tally {
+    let total: Int?
+    let terminal: Bool
+    let countsSkipped: Bool
+    let start = Stats.now()
+    var successes = 0
+    var skipped = 0
+    var failed = 0
+    /// Written or skipped files whose input is damaged, and those with other warnings only.
+    var damaged = 0
+    var warned = 0
+    var lastDraw = 0.0
+    var barShown = false
+
+    var done: Int { successes + skipped + failed }
+    var totalText: String { total.map(String.init) ?? "?" }
+
+    mutating func printSummary() {
+      clearBar()
+      let seconds = Stats.now() - start
+      let files = done == 1 ? "file" : "files"
+      var notes: [String] = []
+      if damaged > 0 { notes.append("\(damaged) damaged") }
+      if warned > 0 { notes.append("\(warned) with warnings") }
+      let noteText = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
+      let skippedText = countsSkipped ? String(format: " %d skipped,", skipped) : ""
+      Console.out(
+        String(format: "%d %@: %d ok%@,%@ %d failed in %.2f s", done, files, successes, noteText, skippedText, failed, seconds))
+    }
+
+    /// Erases the bar, when one is shown, so the next line starts at the left margin.
+    mutating func clearBar() {
+      guard barShown else { return }
+      Console.errorWithoutNewline("\r\u{1B}[K")
+      barShown = false
+    }
+
+    /// Redraws the bar, at most ten times a second unless `force`.
+    mutating func drawBar(current: String?, force: Bool = false) {
+      let now = Stats.now()
+      guard force || now - lastDraw >= 0.1 || (total != nil && done == total) else { return }
+      lastDraw = now
+      let elapsed = max(now - start, 1e-9)
+      let rate = Double(done) / elapsed
+      var counts = "\(done)/\(totalText)" + String(format: " %.1f files/s", rate)
+      if let total, rate > 0, done < total { counts += " ETA " + BatchProgress.duration(Double(total - done) / rate) }
+      if failed > 0 { counts += " (\(failed) failed)" }
+      if damaged > 0 { counts += " (\(damaged) damaged)" }
+      Console.errorWithoutNewline(
+        "\r\u{1B}[K" + BatchProgress.barLine(counts: counts, current: current, total: total, done: done, columns: Console.errorColumns))
+      barShown = true
+    }
   }
 
   /// `1 warning`, `2 warnings`.
   private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
-  /// Erases the bar, when one is shown, so the next line starts at the left margin.
-  private func clearBar() {
-    guard barShown else { return }
-    Console.errorWithoutNewline("\r\u{1B}[K")
-    barShown = false
-  }
-
-  /// Redraws the bar, at most ten times a second unless `force`.
-  private func drawBar(current: String?, force: Bool = false) {
-    let now = Stats.now()
-    guard force || now - lastDraw >= 0.1 || (total != nil && done == total) else { return }
-    lastDraw = now
-    let elapsed = max(now - start, 1e-9)
-    let rate = Double(done) / elapsed
-    var counts = "\(done)/\(totalText)" + String(format: " %.1f files/s", rate)
-    if let total, rate > 0, done < total { counts += " ETA " + Self.duration(Double(total - done) / rate) }
-    if failed > 0 { counts += " (\(failed) failed)" }
-    if damaged > 0 { counts += " (\(damaged) damaged)" }
-    Console.errorWithoutNewline("\r\u{1B}[K" + Self.barLine(counts: counts, current: current, total: total, done: done, columns: Console.errorColumns))
-    barShown = true
-  }
 
   /// The bar's text within `columns` − 1 characters (the last column is left free: writing it
   /// makes some terminals wrap): the current file's name goes first, then the bar narrows from 30
@@ -181,16 +190,15 @@ final class BatchProgress: @unchecked Sendable {
 }
 
 /// Where the renderer's warnings go: standard error, or above a batch's bar once one is shown.
-final class WarningRelay: @unchecked Sendable {  // `progress` is only touched with `lock` held
-  private let lock = NSLock()
-  private var progress: BatchProgress?
+final class WarningRelay: Sendable {
+  private let progress = Locked<BatchProgress?>(nil)
 
   /// Sends later warnings through `progress`.
-  func attach(_ progress: BatchProgress) { lock.withLock { self.progress = progress } }
+  func attach(_ progress: BatchProgress) { self.progress.withLock { $0 = progress } }
 
   /// Prints `message` as a warning.
   func warn(_ message: String) {
-    if let progress = lock.withLock({ self.progress }) {
+    if let progress = progress.withLock({ $0 }) {
       progress.warning(message)
     } else {
       Console.error("fgrun: warning: \(message)")

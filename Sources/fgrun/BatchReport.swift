@@ -16,6 +16,7 @@
 //   input_width, input_height, output_width, output_height   pixel sizes (null when unknown)
 
 import Foundation
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -95,10 +96,11 @@ func json(_ text: String) -> String {
 }
 
 /// The report file, appended to line by line from any thread.
-final class BatchReport: @unchecked Sendable {
+final class BatchReport: Sendable {
   private let fd: Int32
   private let path: String
-  private let lock = NSLock()
+  /// Held while a line is written, so lines never interleave.
+  private let writing = Locked(())
 
   /// Opens (creating, appending to) `path`.
   ///
@@ -146,7 +148,7 @@ final class BatchReport: @unchecked Sendable {
   /// Appends one line for `outcome` with a single write; a failed write (a full disk,
   /// `/dev/full`) is kept as lost output, which ends the batch with exit 73 (`Console.lost`).
   func record(_ outcome: BatchOutcome) {
-    lock.withLock {
+    writing.withLock { _ in
       if let code = Console.write(outcome.jsonLine + "\n", to: fd) { Console.lost("the report \(path)", errno: code) }
     }
   }

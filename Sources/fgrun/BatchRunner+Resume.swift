@@ -33,9 +33,9 @@ extension BatchRunner {
   /// for, says once that such outputs will be made again.
   func record(_ record: OutputRecord, _ url: URL) {
     guard let code = record.write(path: url.path), settings.resume else { return }
-    let first = lock.withLock {
-      defer { unrecorded = true }
-      return !unrecorded
+    let first = shared.withLock { shared in
+      defer { shared.unrecorded = true }
+      return !shared.unrecorded
     }
     if first {
       progress.warning(

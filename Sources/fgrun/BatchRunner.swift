@@ -29,6 +29,7 @@
 
 import FilterGraph
 import Foundation
+import Locking
 import ImageCodecs
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ import ImageCodecs
 #endif
 
 /// Runs a batch and reports every file.
-final class BatchRunner: @unchecked Sendable {
+final class BatchRunner: Sendable {
   /// How a batch runs.
   struct Settings {
     /// `-o DIR` for items without an output of their own.
@@ -65,15 +66,22 @@ final class BatchRunner: @unchecked Sendable {
   private let inputOptions: LoadOptions
   private let report: BatchReport?
   let progress: BatchProgress
-  let lock = NSLock()
   /// Files rendering at once (`jobs`), besides the one more that may be reading and compiling its
   /// input or flushing its output.
   private let renderSlots: DispatchSemaphore
-  private var createdFolders: Set<String> = []
+  /// What the files in flight add to as they go.
+  let shared = Locked(Shared())
+
+  struct Shared {
+    var createdFolders: Set<String> = []
+    /// The files' stage times, added up (`--stats`).
+    var stageTimes = Stats()
+    /// True once a record could not be stored (said once).
+    var unrecorded = false
+  }
+
   /// The files' stage times, added up (`--stats`).
-  private(set) var stageTimes = Stats()
-  /// True once a record could not be stored (said once).
-  var unrecorded = false
+  var stageTimes: Stats { shared.withLock { $0.stageTimes } }
 
   init(
     source: RecipeSource, renderer: Renderer, output: OutputOptions, loadOptions: LoadOptions, settings: Settings,
@@ -143,42 +151,44 @@ final class BatchRunner: @unchecked Sendable {
   }
 
   /// One file in flight: whoever claims it first (its render or its timer) reports it.
-  private final class Job: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-    private var storedTarget: String?
-    private var waited = 0.0
-    private var waitingSince: Double?
+  private final class Job: Sendable {
+    private struct State {
+      var claimed = false
+      var target: String?
+      var waited = 0.0
+      var waitingSince: Double?
+    }
+    private let state = Locked(State())
     /// The file starts or stops waiting for a render slot.
     func waitingForSlot(_ waiting: Bool) {
       let now = Stats.now()
-      lock.withLock {
+      state.withLock {
         if waiting {
-          waitingSince = now
-        } else if let since = waitingSince {
-          waited += now - since
-          waitingSince = nil
+          $0.waitingSince = now
+        } else if let since = $0.waitingSince {
+          $0.waited += now - since
+          $0.waitingSince = nil
         }
       }
     }
     /// Seconds spent waiting for a render slot so far (including a wait in progress).
     func slotWait() -> Double {
       let now = Stats.now()
-      return lock.withLock { waited + (waitingSince.map { now - $0 } ?? 0) }
+      return state.withLock { $0.waited + ($0.waitingSince.map { now - $0 } ?? 0) }
     }
     /// The output path, once known.
     var target: String? {
-      get { lock.withLock { storedTarget } }
-      set { lock.withLock { storedTarget = newValue } }
+      get { state.withLock { $0.target } }
+      set { state.withLock { $0.target = newValue } }
     }
     /// True once the job is claimed: by the timer (the render must not publish its output) or by
     /// its render, finished.
-    var expired: Bool { lock.withLock { claimed } }
+    var expired: Bool { state.withLock { $0.claimed } }
     /// Claims the job; true for the first caller only.
     func claim() -> Bool {
-      lock.withLock {
-        if claimed { return false }
-        claimed = true
+      state.withLock {
+        if $0.claimed { return false }
+        $0.claimed = true
         return true
       }
     }
@@ -230,7 +240,7 @@ final class BatchRunner: @unchecked Sendable {
       outcome.outputSize = (result.size.width, result.size.height)
       outcome.outputBytes = result.byteCount
       if let inputStatus { record(OutputRecord(digest: digest(inputStatus, result.format), warnings: result.warnings, damaged: !result.damage.isEmpty), url) }
-      lock.withLock { stageTimes.add(result.timings) }
+      shared.withLock { $0.stageTimes.add(result.timings) }
     } catch {
       outcome.failure = Failure(error, stage: .input)
     }
@@ -265,14 +275,14 @@ final class BatchRunner: @unchecked Sendable {
   /// is a file the batch reads or another input's output.
   private func claimOutput(_ url: URL) throws {
     let folder = url.deletingLastPathComponent().path
-    try lock.withLock {
-      if !createdFolders.contains(folder) {
+    try shared.withLock { shared in
+      if !shared.createdFolders.contains(folder) {
         do {
           try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
           throw Failure(status: ExitStatus.output, message: "Cannot create the output folder \(folder): \(error.localizedDescription)")
         }
-        createdFolders.insert(folder)
+        shared.createdFolders.insert(folder)
       }
     }
     try settings.protection.claim(url)

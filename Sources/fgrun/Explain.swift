@@ -28,7 +28,7 @@ struct Explain: ParsableCommand {
 
   @OptionGroup var engine: EngineOptions
 
-  @OptionGroup var colour: ColourOptions
+  @OptionGroup var color: ColorOptions
 
   @Option(help: ArgumentHelp("The output format a run would write (default: INPUT's format).", valueName: "format"))
   var format: ImageFileFormat?
@@ -82,8 +82,8 @@ struct Explain: ParsableCommand {
       do {
         lines.append(
           try renderer.explain(
-            image, profile: colour.outputProfile, intent: colour.renderingIntent, bpc: colour.bpc, format: outputFormat,
-            background: colour.background))
+            image, profile: color.outputProfile, intent: color.renderingIntent, bpc: color.bpc, format: outputFormat,
+            background: color.background))
       } catch {
         // The graph's limits, refused as a run refuses them (with its exit status).
         throw Failure(error, stage: .output)

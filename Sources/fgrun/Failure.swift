@@ -4,6 +4,7 @@ import ArgumentParser
 import FilterGraph
 import Foundation
 import ImageCodecs
+import Locking
 
 #if canImport(Glibc)
   import Glibc
@@ -143,13 +144,12 @@ enum Console {
 }
 
 /// The first of the messages given to it, kept under a lock (writers on several threads).
-private final class FirstMessage: @unchecked Sendable {  // `message` is only touched with `lock` held
-  private let lock = NSLock()
-  private var message: String?
+private final class FirstMessage: Sendable {
+  private let message = Locked<String?>(nil)
 
-  var first: String? { lock.withLock { message } }
+  var first: String? { message.withLock { $0 } }
 
-  func keep(_ text: String) { lock.withLock { if message == nil { message = text } } }
+  func keep(_ text: String) { message.withLock { if $0 == nil { $0 = text } } }
 }
 
 /// How fgrun meets the signals that would otherwise kill it silently.

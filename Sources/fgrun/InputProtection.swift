@@ -13,13 +13,14 @@
 import FilterGraph
 import Foundation
 import ImageCodecs
+import Locking
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The files a run reads and the outputs it has claimed.
-final class InputProtection: @unchecked Sendable {
+final class InputProtection: Sendable {
   /// An output's place: its folder's identity (or path, while the folder does not exist) and name.
   private struct Place: Hashable {
     var folder: FileIdentity?
@@ -27,16 +28,15 @@ final class InputProtection: @unchecked Sendable {
     var name: String
   }
 
-  private let lock = NSLock()
   /// What each file read is, for messages ("the recipe", "an input"…).
-  private var reads: [FileIdentity: String] = [:]
-  private var outputs: [Place: String] = [:]
+  private let reads = Locked<[FileIdentity: String]>([:])
+  private let outputs = Locked<[Place: String]>([:])
 
   /// Records the file at `path` as read by the run, described as `role`; a path that names no
   /// file is ignored (it cannot be replaced, and it is not read).
   func protect(_ path: String, as role: String) {
     guard let identity = FileIdentity(path: path) else { return }
-    lock.withLock { if reads[identity] == nil { reads[identity] = "\(role) \(path)" } }
+    reads.withLock { if $0[identity] == nil { $0[identity] = "\(role) \(path)" } }
   }
 
   /// Records the recipe file and every file the recipe reads.
@@ -51,7 +51,7 @@ final class InputProtection: @unchecked Sendable {
     var status = stat()
     guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let identity = FileIdentity(descriptor: STDIN_FILENO)
     else { return }
-    lock.withLock { if reads[identity] == nil { reads[identity] = "standard input" } }
+    reads.withLock { if $0[identity] == nil { $0[identity] = "standard input" } }
   }
 
   /// Records every input of the manifest at `path` (a first pass over the file; its lines are not
@@ -71,14 +71,14 @@ final class InputProtection: @unchecked Sendable {
   ///   claimed it.
   func claim(_ url: URL, as role: String = "the output") throws {
     let shown = url.relativePath
-    if let identity = FileIdentity(path: url.path), let read = lock.withLock({ reads[identity] }) {
+    if let identity = FileIdentity(path: url.path), let read = reads.withLock({ $0[identity] }) {
       throw Failure(status: ExitStatus.output, message: "Refusing to write \(role) \(shown) over \(read), which this run reads; choose another name.")
     }
     let folder = url.deletingLastPathComponent()
     let folderIdentity = FileIdentity(path: folder.path)
     let place = Place(
       folder: folderIdentity, folderPath: folderIdentity == nil ? folder.standardizedFileURL.path : nil, name: url.lastPathComponent)
-    try lock.withLock {
+    try outputs.withLock { outputs in
       if let earlier = outputs[place] {
         throw Failure(
           status: ExitStatus.output, message: "Refusing to write \(role) \(shown): it is the same file as \(earlier) of this run; rename one of them.")
@@ -89,7 +89,7 @@ final class InputProtection: @unchecked Sendable {
 
   /// Refuses standard output when it is a regular file the run reads (`fgrun R IN - >> IN`).
   func claimStandardOutput() throws {
-    guard let identity = FileIdentity(descriptor: STDOUT_FILENO), let read = lock.withLock({ reads[identity] }) else { return }
+    guard let identity = FileIdentity(descriptor: STDOUT_FILENO), let read = reads.withLock({ $0[identity] }) else { return }
     throw Failure(status: ExitStatus.output, message: "Refusing to write standard output: it is \(read), which this run reads.")
   }
 

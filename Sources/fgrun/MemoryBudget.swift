@@ -10,15 +10,19 @@
 // `--jobs` still caps how many files are open at once.
 
 import Foundation
+import Locking
 
 /// A byte budget shared by the files of a batch; see the file comment.
-final class MemoryBudget: @unchecked Sendable {  // every var is only touched under `condition`
+final class MemoryBudget: Sendable {
   /// The limit in bytes.
   let limit: Int
-  private let condition = NSCondition()
-  private var held = 0
-  private var files = 0
-  private var counters = Counters()
+  private let state = Monitor(State())
+
+  private struct State {
+    var held = 0
+    var files = 0
+    var counters = Counters()
+  }
 
   /// What a batch's files did with the budget (`--stats` prints it).
   struct Counters {
@@ -35,34 +39,27 @@ final class MemoryBudget: @unchecked Sendable {  // every var is only touched un
   /// Waits until `bytes` fit beside what the files in flight hold (or none is in flight), then
   /// takes them.
   func acquire(_ bytes: Int) {
-    condition.lock()
-    defer { condition.unlock() }
-    var waited = false
-    while files > 0 && (held > limit - bytes || bytes > limit) {
-      waited = true
-      condition.wait()
+    let limit = limit
+    let fits = { (state: State) in state.files == 0 || (state.held <= limit - bytes && bytes <= limit) }
+    var looks = 0
+    state.withLock(waitingUntil: { looks += 1; return fits($0) }) { state in
+      if looks > 1 { state.counters.waited += 1 }
+      state.held = state.held > Int.max - bytes ? .max : state.held + bytes
+      state.files += 1
+      state.counters.peakBytes = max(state.counters.peakBytes, state.held)
+      state.counters.peakFiles = max(state.counters.peakFiles, state.files)
     }
-    if waited { counters.waited += 1 }
-    held = held > Int.max - bytes ? .max : held + bytes
-    files += 1
-    counters.peakBytes = max(counters.peakBytes, held)
-    counters.peakFiles = max(counters.peakFiles, files)
   }
 
   /// Gives back what `acquire(bytes)` took.
   func release(_ bytes: Int) {
-    condition.lock()
-    held -= min(bytes, held)
-    files -= 1
-    if files == 0 { held = 0 }
-    condition.broadcast()
-    condition.unlock()
+    state.update { state in
+      state.held -= min(bytes, state.held)
+      state.files -= 1
+      if state.files == 0 { state.held = 0 }
+    }
   }
 
   /// The counters so far.
-  var statistics: Counters {
-    condition.lock()
-    defer { condition.unlock() }
-    return counters
-  }
+  var statistics: Counters { state.withLock { $0.counters } }
 }

@@ -52,7 +52,9 @@ struct EngineOptions: ParsableArguments {
     var options = RendererOptions()
     if let threads { options.threads = threads }
     if let maxPixels { options.maxPixels = maxPixels }
-    return Renderer(options: options) { relay.warn($0) }
+    let renderer = Renderer(options: options) { relay.warn($0) }
+    if let shortfall = renderer.workerShortfall { relay.warn(shortfall) }
+    return renderer
   }
 
   /// How input files (and files a recipe loads) are read.
@@ -104,7 +106,7 @@ struct RecipeSource {
 }
 
 /// The output colour space and how ICC conversions map colours (`run`, and `explain` to show them).
-struct ColourOptions: ParsableArguments {
+struct ColorOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "Output colour space: srgb (default: converted, no profile embedded), p3 (Display P3, its profile embedded), keep (the input's profile), or a path to an RGB or gray .icc profile.",
@@ -137,7 +139,7 @@ struct OutputOptions: ParsableArguments {
       valueName: CodecRegistry.codecs.filter { $0.canEncode }.map { $0.fileExtensions[0] }.joined(separator: "|")))
   var format: ImageFileFormat?
 
-  @OptionGroup var colour: ColourOptions
+  @OptionGroup var color: ColorOptions
 
   @Option(
     help: ArgumentHelp(
@@ -170,10 +172,10 @@ struct OutputOptions: ParsableArguments {
   /// codec's own options are added once the output format is known (`FormatFlags.encodeValues`).
   var writeOptions: WriteOptions {
     var options = WriteOptions(format: requestedFormat)
-    options.profile = colour.outputProfile
-    options.intent = colour.renderingIntent
-    options.blackPointCompensation = colour.bpc
-    options.background = colour.background
+    options.profile = color.outputProfile
+    options.intent = color.renderingIntent
+    options.blackPointCompensation = color.bpc
+    options.background = color.background
     options.keptMetadata = strip ? .none : keep
     options.hdr = hdr
     return options

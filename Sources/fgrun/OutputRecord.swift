@@ -89,10 +89,10 @@ struct ResumeDigest {
 
   init(source: RecipeSource, output: OutputOptions, failOn: FailOn, strict: Bool) {
     var lines = ["fgrun \(FGRun.version)", "recipe:"] + source.recipe.sourceLines + ["end of recipe"]
-    let colour = output.colour
+    let color = output.color
     lines += [
-      "format \(output.format?.rawValue ?? "-")", "profile \(Self.describe(colour.profile))", "intent \(colour.intent)", "bpc \(colour.bpc)",
-      "background \(colour.background)", "keep \(output.keep)", "strip \(output.strip)", "hdr \(output.hdr)",
+      "format \(output.format?.rawValue ?? "-")", "profile \(Self.describe(color.profile))", "intent \(color.intent)", "bpc \(color.bpc)",
+      "background \(color.background)", "keep \(output.keep)", "strip \(output.strip)", "hdr \(output.hdr)",
       "fail-on \(failOn.rawValue)", "strict \(strict)",
     ]
     lines += output.flags.given.sorted { $0.key < $1.key }.map { "flag \($0.key)=\($0.value)" }

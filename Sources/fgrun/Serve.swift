@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import Foundation
+import Locking
 import ImageCodecs
 import ImageServer
 import Logging
@@ -107,18 +108,18 @@ struct Serve: ParsableCommand {
       FileHandle.standardError.write(Data("fgrun serve: \(error)\n".utf8))
       throw ExitCode(64)
     }
-    let outcome = ServeOutcome()
+    // How the server's task ended, handed to this blocked thread.
+    let outcome = Monitor<Result<Void, Error>?>(nil)
     let log = logger
     Task {
       do {
         try await server.run { port in log.info("listening", metadata: ["address": "\(configuration.host):\(port)"]) }
+        outcome.update { $0 = .success(()) }
       } catch {
-        outcome.error = error
+        outcome.update { $0 = .failure(error) }
       }
-      outcome.finished.signal()
     }
-    outcome.finished.wait()
-    if let error = outcome.error {
+    if case .failure(let error) = outcome.withLock(waitingUntil: { $0 != nil }, { $0! }) {
       FileHandle.standardError.write(Data("fgrun serve: \(error)\n".utf8))
       throw ExitCode(70)
     }
@@ -179,7 +180,7 @@ struct Serve: ParsableCommand {
       }
     }
     if let v: Int = try number(maxAge, "MAX_AGE") { c.cacheMaxAge = max(0, v) }
-    c.keptMetadata = flag(keepMetadata, "KEEP_METADATA") ? .all : .colourProfileOnly
+    c.keptMetadata = flag(keepMetadata, "KEEP_METADATA") ? .all : .colorProfileOnly
     if let v: Int = try number(threads, "THREADS") { c.threads = try positive(v, "threads") }
     if let v: Double = try number(shutdownGrace, "SHUTDOWN_GRACE") { c.shutdownGrace = max(0, v) }
     c.version = FGRun.version
@@ -192,9 +193,3 @@ struct Serve: ParsableCommand {
   }
 }
 
-/// How the server's task ended, handed to the blocked main thread (the semaphore orders the
-/// write before the read).
-private final class ServeOutcome: @unchecked Sendable {
-  let finished = DispatchSemaphore(value: 0)
-  var error: Error?
-}

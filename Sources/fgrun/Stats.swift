@@ -60,7 +60,7 @@ struct Stats {
         + "decode+render+encode+write \(ms(renderSeconds)), total \(ms(Stats.now() - start))")
     Console.error(
       "fgrun: stats: decodes \(cache.decodes), cache hits \(cache.hits), cache holds \(mb(cache.bytesHeld)), "
-        + "streamed decodes \(cache.streamedDecodes), colour transforms built \(ColourStatistics.transformsBuilt), "
+        + "streamed decodes \(cache.streamedDecodes), colour transforms built \(ColorStatistics.transformsBuilt), "
         + "threads \(renderer.options.threads), peak memory \(mb(Stats.peakMemoryBytes)) (ru_maxrss)")
     if let budget {
       let used = budget.statistics

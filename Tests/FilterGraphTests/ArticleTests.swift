@@ -10,8 +10,8 @@ final class ArticleTests: XCTestCase {
   func testWritingAFilterShowsTheRealVignetteCode() throws {
     let article = try String(contentsOf: root.appendingPathComponent("Sources/FilterGraph/FilterGraph.docc/WritingAFilter.md"), encoding: .utf8)
     let sources = try [
-      "Sources/FilterGraph/colour/Vignette.swift", "Sources/FilterGraph/colour/ColourFilters.swift",
-      "Tests/FilterGraphTests/colour/VignetteTests.swift",
+      "Sources/FilterGraph/color/Vignette.swift", "Sources/FilterGraph/color/ColorFilters.swift",
+      "Tests/FilterGraphTests/color/VignetteTests.swift",
     ].map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
     // Blocks open with a line "```swift" and close with a line "```" (doc comments inside may
     // show fences of their own, indented behind `///`).

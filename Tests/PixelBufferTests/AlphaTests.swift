@@ -76,7 +76,7 @@ final class AlphaTests: XCTestCase {
     }
   }
 
-  func testFloatAlphaZeroGivesZeroColour() {
+  func testFloatAlphaZeroGivesZeroColor() {
     let b = PixelBuffer.row([0.5, 0.25, 1, 0] as [Float], format: rgbaF.withMode(.premultiplied))
     XCTAssertEqual(b.unpremultiplied().floatValues(), [0, 0, 0, 0])
     let s = PixelBuffer.row([0.5, 0.25, 1, 0] as [Float], format: rgbaF)

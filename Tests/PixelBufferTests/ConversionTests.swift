@@ -31,7 +31,7 @@ final class ChannelsTests: XCTestCase {
     }
   }
 
-  func testDropAlphaKeepsStoredColour() {
+  func testDropAlphaKeepsStoredColor() {
     // Straight: colour as stored. Premultiplied: colour as stored = composited over black.
     let straight = PixelBuffer.row([200, 100, 50, 128] as [UInt8], format: .rgba8)
     XCTAssertEqual(straight.converted(to: .rgb).integerValues(), [200, 100, 50])

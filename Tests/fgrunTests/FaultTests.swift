@@ -156,4 +156,30 @@ final class FaultTests: XCTestCase {
 
   private func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
   private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+
+  /// A system that refuses every thread (a pids cgroup allowing the process alone): fgrun says so
+  /// and renders on its own thread, instead of waiting forever for workers that never started.
+  /// Skipped where this process cannot make a cgroup v1 pids group.
+  func testRefusedWorkerThreadsAreSaidAndTheRenderStillFinishes() throws {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    let group = URL(fileURLWithPath: "/sys/fs/cgroup/pids/fgrun-test-\(getpid())-\(UUID().uuidString.prefix(8))")
+    guard (try? FileManager.default.createDirectory(at: group, withIntermediateDirectories: false)) != nil,
+      (try? Data("1".utf8).write(to: group.appendingPathComponent("pids.max"))) != nil
+    else { throw XCTSkip("no cgroup v1 pids controller to limit threads with") }
+    defer { rmdir(group.path) }
+    let photo = PixelBuffer.random(width: 700, height: 500, format: .rgb8, seed: 6)
+    try PNGEncoder.encode(photo).write(to: file("in.png"))
+    // The shell moves itself into the group, then becomes fgrun: one task, no room for a thread.
+    let child = try ChildProcess(
+      "/bin/bash", ["-c", "echo $$ > \"$1/cgroup.procs\" && exec \"$0\" -e 'blur sigma=2' --threads 2 in.png out.png", binary, group.path],
+      in: folder)
+    let watchdog = DispatchWorkItem { child.kill(SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+    let run = try child.wait()
+    watchdog.cancel()
+    XCTAssertEqual(run.status, 0, "killed after 120 s, or failed: \(run.stderr)")
+    XCTAssertTrue(run.stderr.contains("only 0 of 2 worker threads could be started"), run.stderr)
+    let out = try PNGDecoder.decode(Data(contentsOf: file("out.png")))
+    XCTAssertEqual(out.size, photo.size)
+  }
 }

@@ -34,7 +34,7 @@ int fg_kernels_have_avx2(void);
 ///   entry's code plus 1 when the value's low 16 bits are ≥ t.
 size_t fg_linear8_row(const float *src, size_t count, uint8_t *dst, int channels, const uint32_t *table);
 
-/// FilterGraph's ModulateOperation (colour/Modulate.swift) in place on premultiplied
+/// FilterGraph's ModulateOperation (color/Modulate.swift) in place on premultiplied
 /// linear-light RGBA floats, eight pixels at a time; returns the number of pixels done (`count`
 /// rounded down to a multiple of 8, or 0 without AVX2). `constants` holds 30 floats, each 3×3
 /// matrix row-major: linear RGB → LMS (9), the affine step on cube-rooted LMS (9, then its

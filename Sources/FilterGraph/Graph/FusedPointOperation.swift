@@ -34,7 +34,7 @@ public struct FusedPointOperation: PositionalPointOperation {
 
   /// The descriptor of a fused run (`fused`; made by the optimizer, not a recipe filter).
   public static let table = OperationDescriptor(
-    name: "fused", category: .colour, summary: "Per-pixel filters run as one pass (made by the optimizer).",
+    name: "fused", category: .color, summary: "Per-pixel filters run as one pass (made by the optimizer).",
     parameters: [], example: "")
 
   public var descriptor: OperationDescriptor { Self.table }

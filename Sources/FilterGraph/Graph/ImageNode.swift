@@ -1,5 +1,6 @@
 // ImageNode.swift — one immutable node of the recipe graph.
 
+import Locking
 import PixelBufferModule
 
 /// A node of the recipe graph: an operation applied to input nodes.

@@ -104,7 +104,7 @@ public enum OperationCategory: String, Hashable, Sendable, CaseIterable {
   /// Blur and sharpen.
   case convolution
   /// Colour adjustments and conversions.
-  case colour
+  case color
   /// Crop, rotate, flip, orient.
   case geometry
   /// Blending images together.

@@ -30,7 +30,7 @@ public struct GainMapBranch {
 extension GainMapBranch {
   /// What `Renderer.explain` adds for an image with a gain map: the map's branch as the graph
   /// printer shows a graph, or why the map is not written; empty for other images.
-  static func explanation(of image: Image, rendering: ColourRendering) -> String {
+  static func explanation(of image: Image, rendering: ColorRendering) -> String {
     switch image.gainMapBranch() {
     case (let branch?, _): return "\n\ngain map (written as Ultra HDR to JPEG):\n" + GraphPrinter.describe(branch.map.node, rendering: rendering)
     case (nil, let problem?): return "\n\ngain map: not written (\(problem))"

@@ -3,6 +3,7 @@
 // so no cooperative thread is blocked, and cancelling the task stops the render.
 
 import Foundation
+import Locking
 
 extension PreparedRenderJob {
   /// Renders, encodes and delivers the image as `render(stop:written:)` does, suspending the
@@ -11,11 +12,10 @@ extension PreparedRenderJob {
   /// left as it was.
   public func render() async throws -> RenderResult {
     let cancelled = CancellationFlag()
-    // The job is handed whole to the driver thread and the caller waits for it: it is never
-    // used from two threads at once.
-    nonisolated(unsafe) let job = self
+    // The job is handed whole to the driver thread while the caller waits for it.
+    let job = Locked(self)
     return try await withTaskCancellationHandler {
-      try await renderer.onDriverThread { try job.render(stop: { cancelled.isSet }) }
+      try await renderer.onDriverThread { try job.withLock { try $0.render(stop: { cancelled.isSet }) } }
     } onCancel: {
       cancelled.set()
     }

@@ -58,7 +58,7 @@ extension Image {
       pending.append(contentsOf: next.inputs.reversed())
       guard let encoded = next.operation as? EncodedSourceOperation else { continue }
       warnings += encoded.source.header.warnings.map { "\(encoded.source.name): \($0)" }
-      if let problem = SourceColour.problem(encoded) { warnings.append(problem) }
+      if let problem = SourceColor.problem(encoded) { warnings.append(problem) }
     }
     return warnings
   }

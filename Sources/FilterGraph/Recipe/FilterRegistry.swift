@@ -8,7 +8,7 @@ public enum FilterRegistry {
     SourceFilters.all
       + ResampleFilters.all
       + ConvolutionFilters.all
-      + ColourFilters.all
+      + ColorFilters.all
       + GeometryFilters.all
       + CompositingFilters.all
   }

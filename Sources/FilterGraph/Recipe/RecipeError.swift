@@ -37,7 +37,7 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 /// `error: `. Errors thrown by a filter's `apply` (a `FilterError`, or a `CodecError` from `load`
 /// when a file is missing or corrupt) are wrapped with the location of the filter's name and kept
 /// in `underlying`, so callers can still tell an input error from a recipe error.
-public struct RecipeError: Error, CustomStringConvertible, @unchecked Sendable {
+public struct RecipeError: Error, CustomStringConvertible, Sendable {
   /// The recipe file's name as given to `Recipe.parse` (nil for text with no file).
   public var file: String?
   /// Where the offending token is.

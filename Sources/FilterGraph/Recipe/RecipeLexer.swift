@@ -59,7 +59,7 @@ enum RecipeLexer {
     var i = 0
     let n = chars.count
     func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
-    func isHexColourAt(_ start: Int) -> Bool {
+    func isHexColorAt(_ start: Int) -> Bool {
       var j = start + 1
       while j < n, chars[j].isHexDigit { j += 1 }
       let digits = j - start - 1
@@ -75,7 +75,7 @@ enum RecipeLexer {
       if c == "#" {
         let atLineStart = chars[..<i].allSatisfy(isBlank)
         let afterBlank = i == 0 || isBlank(chars[i - 1]) || chars[i - 1] == ";"
-        if atLineStart || (afterBlank && !isHexColourAt(i)) { break }
+        if atLineStart || (afterBlank && !isHexColorAt(i)) { break }
       }
       if c == ";" {
         finish()

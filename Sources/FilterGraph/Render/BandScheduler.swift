@@ -19,96 +19,86 @@
 // ready tiles to run — of this render or of another on the same pool (a batch's other files).
 
 import Foundation
+import Locking
 import PixelBufferModule
 
-/// One band's buffer and its count of unfinished tiles.
-final class BandState: @unchecked Sendable {  // `remaining` is only touched under RenderProgress's condition
-  let buffer: PixelBuffer
-  var remaining: Int
-
-  init(buffer: PixelBuffer, remaining: Int) {
-    self.buffer = buffer
-    self.remaining = remaining
-  }
-}
-
 /// What the workers and the calling thread share while a render runs.
-final class RenderProgress: @unchecked Sendable {  // every var is guarded by `condition`
-  let condition = NSCondition()
-  /// The first error a job raised.
-  var failure: Error?
-  /// Set by the first error or a drain: jobs not yet started do nothing.
-  var cancelled = false
-  /// Jobs queued and not finished.
-  var inFlightJobs = 0
-  /// The band the calling thread sleeps on (-1: none; `Int.max`: the last job of all).
-  var awaited = -1
+final class RenderProgress: Sendable {
+  private let state: Monitor<State>
+
+  private struct State {
+    /// The first error a job raised.
+    var failure: Error?
+    /// Set by the first error or a drain: jobs not yet started do nothing.
+    var cancelled = false
+    /// Jobs queued and not finished.
+    var inFlightJobs = 0
+    /// The band the calling thread sleeps on (-1: none; `Int.max`: the last job of all).
+    var awaited = -1
+    /// Each band's unfinished tiles.
+    var remaining: [Int]
+  }
+
+  init(bandCount: Int) { state = Monitor(State(remaining: Array(repeating: 0, count: bandCount))) }
 
   /// Whether a job about to start should do nothing.
-  var isCancelled: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return cancelled
-  }
+  var isCancelled: Bool { state.withLock { $0.cancelled } }
 
   /// Counts `count` more jobs in flight.
-  func add(_ count: Int) {
-    condition.lock()
-    inFlightJobs += count
-    condition.unlock()
+  func add(_ count: Int) { state.withLock { $0.inFlightJobs += count } }
+
+  /// Counts band `band`'s `tiles` jobs in flight.
+  func add(tiles: Int, ofBand band: Int) {
+    state.withLock {
+      $0.inFlightJobs += tiles
+      $0.remaining[band] = tiles
+    }
   }
 
-  /// Records the end of a tile job of band `band` (state `state`), waking the calling thread
-  /// only when what it sleeps on has happened.
-  func finishTile(of band: Int, _ state: BandState, error: Error?) {
-    condition.lock()
-    if let error, failure == nil {
-      failure = error
-      cancelled = true
+  /// Records the end of a tile job of band `band`, waking the calling thread only when what it
+  /// sleeps on has happened.
+  func finishTile(of band: Int, error: Error?) {
+    let wake = state.withLock { s in
+      if let error, s.failure == nil {
+        s.failure = error
+        s.cancelled = true
+      }
+      s.remaining[band] -= 1
+      s.inFlightJobs -= 1
+      return error != nil || (s.awaited == band && s.remaining[band] == 0) || (s.awaited == .max && s.inFlightJobs == 0)
+        || (s.cancelled && s.inFlightJobs == 0)
     }
-    state.remaining -= 1
-    inFlightJobs -= 1
-    if error != nil || (awaited == band && state.remaining == 0) || (awaited == .max && inFlightJobs == 0)
-      || (cancelled && inFlightJobs == 0)
-    {
-      condition.broadcast()
-    }
-    condition.unlock()
+    if wake { state.wakeAll() }
   }
 
   /// Records the end of a decode-ahead job; only a drain (or an eager render's end) waits on it.
   func finishDecodeAhead() {
-    condition.lock()
-    inFlightJobs -= 1
-    if inFlightJobs == 0 && (cancelled || awaited == .max) { condition.broadcast() }
-    condition.unlock()
+    let wake = state.withLock { s in
+      s.inFlightJobs -= 1
+      return s.inFlightJobs == 0 && (s.cancelled || s.awaited == .max)
+    }
+    if wake { state.wakeAll() }
   }
 
   /// Sleeps until every job has finished or one failed.
   func waitForAll() {
-    condition.lock()
-    awaited = .max
-    while inFlightJobs > 0 && failure == nil { condition.wait() }
-    awaited = -1
-    condition.unlock()
+    state.withLock { $0.awaited = .max }
+    state.withLock(waitingUntil: { $0.inFlightJobs == 0 || $0.failure != nil }) { $0.awaited = -1 }
   }
 
-  /// Sleeps until `state` (band `band`) is complete or a job failed; returns the failure.
-  func wait(forBand band: Int, _ state: BandState) -> Error? {
-    condition.lock()
-    awaited = band
-    while state.remaining > 0 && failure == nil { condition.wait() }
-    awaited = -1
-    defer { condition.unlock() }
-    return failure
+  /// Sleeps until band `band` is complete or a job failed; returns the failure.
+  func wait(forBand band: Int) -> Error? {
+    state.withLock { $0.awaited = band }
+    return state.withLock(waitingUntil: { $0.remaining[band] == 0 || $0.failure != nil }) {
+      $0.awaited = -1
+      return $0.failure
+    }
   }
 
   /// Cancels the jobs not yet started and sleeps until none is running.
   func drain() {
-    condition.lock()
-    cancelled = true
-    while inFlightJobs > 0 { condition.wait() }
-    condition.unlock()
+    state.withLock { $0.cancelled = true }
+    state.withLock(waitingUntil: { $0.inFlightJobs == 0 }) { _ in }
   }
 }
 
@@ -125,7 +115,7 @@ extension Renderer {
   /// profile), unless the plan is a pass-through copy.
   func run(
     _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) -> PixelBuffer,
-    eager: Bool = false, outputTransform: ColourTransform? = nil, sink: (PixelBuffer, Int) throws -> Void
+    eager: Bool = false, outputTransform: ColorTransform? = nil, sink: (PixelBuffer, Int) throws -> Void
   ) throws {
     let grid = plan.grid
     if grid.size.isEmpty { return }
@@ -135,19 +125,19 @@ extension Renderer {
     let bandCount = grid.bandCount, tilesAcross = grid.tilesAcross
     let eager = eager && plan.streamed.isEmpty
     let window = eager ? bandCount : bandWindow
-    let progress = RenderProgress()
+    let progress = RenderProgress(bandCount: bandCount)
     let chain = streams.isEmpty ? nil : DecodeChain(streams: streams, pool: pool, progress: progress)
-    var states: [Int: BandState] = [:]
+    var buffers: [Int: PixelBuffer] = [:]
     // Eager renders queue all tiles in one batch (one lock, one wake-up) once every band is cut.
     var pending: [() -> Void] = []
 
     func launch(_ b: Int) {
       let rows = grid.rows(ofBand: b)
-      let state = BandState(buffer: band(rows.y, rows.height), remaining: tilesAcross)
-      states[b] = state
-      let base = state.buffer.sharedStorage.baseAddress
-      let bandOffset = state.buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
-      let rowBytes = state.buffer.rowBytes
+      let buffer = band(rows.y, rows.height)
+      buffers[b] = buffer
+      let base = buffer.sharedStorage.baseAddress
+      let bandOffset = buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
+      let rowBytes = buffer.rowBytes
       var jobs: [() -> Void] = []
       jobs.reserveCapacity(tilesAcross)
       for t in 0..<tilesAcross {
@@ -159,10 +149,10 @@ extension Renderer {
               try writer.write(rect, to: base + bandOffset + rect.x * format.bytesPerPixel, rowBytes: rowBytes)
             } catch let e { error = e }
           }
-          progress.finishTile(of: b, state, error: error)
+          progress.finishTile(of: b, error: error)
         }
       }
-      progress.add(tilesAcross)
+      progress.add(tiles: tilesAcross, ofBand: b)
       if eager {
         pending.append(contentsOf: jobs)
       } else if let chain {
@@ -179,13 +169,13 @@ extension Renderer {
       progress.waitForAll()
     }
     for b in 0..<bandCount {
-      let state = states.removeValue(forKey: b)!
-      if let error = progress.wait(forBand: b, state) {
+      let buffer = buffers.removeValue(forKey: b)!
+      if let error = progress.wait(forBand: b) {
         progress.drain()
         throw error
       }
       do {
-        try sink(state.buffer, b * grid.tileSize.height)
+        try sink(buffer, b * grid.tileSize.height)
       } catch {
         progress.drain()
         throw error
@@ -202,16 +192,19 @@ extension Renderer {
 /// A render's decoding of its streamed sources, run as a chain of urgent pool jobs: one band's
 /// rows per job, then that band's tiles are queued, and the next band's decode, if requested, is
 /// queued behind other urgent jobs (other renders' decodes) rather than run in a loop.
-final class DecodeChain: @unchecked Sendable {  // `requests` and `running` are only touched under `lock`
+final class DecodeChain: Sendable {
   private let streams: [StreamingSource]
   private let pool: WorkerPool
   private let progress: RenderProgress
-  private let lock = NSLock()
-  /// Bands whose decode is requested and not started, oldest first, with their tiles.
-  private var requests: [(band: Int, tiles: [() -> Void])] = []
-  private var head = 0
-  /// Whether a step is queued or running.
-  private var running = false
+  private let queue = Locked(Queue())
+
+  private struct Queue {
+    /// Bands whose decode is requested and not started, oldest first, with their tiles.
+    var requests: [(band: Int, tiles: [() -> Void])] = []
+    var head = 0
+    /// Whether a step is queued or running.
+    var running = false
+  }
 
   init(streams: [StreamingSource], pool: WorkerPool, progress: RenderProgress) {
     self.streams = streams
@@ -224,32 +217,34 @@ final class DecodeChain: @unchecked Sendable {  // `requests` and `running` are 
   /// tiles, queued all the same, do nothing but finish.
   func request(band: Int, tiles: [() -> Void]) {
     progress.add(1)
-    lock.lock()
-    requests.append((band, tiles))
-    let start = !running
-    running = true
-    lock.unlock()
+    let start = queue.withLock { queue in
+      queue.requests.append((band, tiles))
+      defer { queue.running = true }
+      return !queue.running
+    }
     if start { pool.submitUrgent { self.step() } }
   }
 
   private func step() {
-    lock.lock()
-    let (band, tiles) = requests[head]
-    requests[head].tiles = []
-    head += 1
-    lock.unlock()
+    let (band, tiles) = queue.withLock { queue in
+      let next = queue.requests[queue.head]
+      queue.requests[queue.head].tiles = []
+      queue.head += 1
+      return next
+    }
     if !progress.isCancelled {
       for stream in streams { stream.decodeAhead(forBand: band) }
     }
     pool.submit(contentsOf: tiles)
-    lock.lock()
-    let more = head < requests.count
-    if !more {
-      requests.removeAll(keepingCapacity: true)
-      head = 0
+    let more = queue.withLock { queue in
+      let more = queue.head < queue.requests.count
+      if !more {
+        queue.requests.removeAll(keepingCapacity: true)
+        queue.head = 0
+      }
+      queue.running = more
+      return more
     }
-    running = more
-    lock.unlock()
     if more { pool.submitUrgent { self.step() } }
     progress.finishDecodeAhead()
   }

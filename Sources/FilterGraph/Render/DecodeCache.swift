@@ -1,6 +1,7 @@
 // DecodeCache.swift — decode once: decoded sources kept by identity, bounded in bytes (LRU).
 
 import Foundation
+import Locking
 import PixelBufferModule
 
 /// Counters a renderer's decode cache keeps; read them with `Renderer.statistics`.
@@ -27,101 +28,92 @@ public struct DecodeStatistics: Hashable, Sendable {
 ///
 /// The same file in two branches, in two renders, or in every image of a batch (a watermark) is
 /// decoded once while it fits. Concurrent requests for one key wait for the single decode.
-final class DecodeCache: @unchecked Sendable {  // every var is only touched under `lock`
+final class DecodeCache: Sendable {
   let byteLimit: Int
-  private let lock = NSCondition()
-  private var entries: [String: (buffer: PixelBuffer, lastUse: Int)] = [:]
-  private var inFlight: Set<String> = []
-  private var clock = 0
-  private(set) var statistics = DecodeStatistics()
+  private let state = Monitor(State())
+
+  private struct State {
+    var entries: [String: (buffer: PixelBuffer, lastUse: Int)] = [:]
+    /// Keys being decoded now: requests for them wait for that decode.
+    var inFlight: Set<String> = []
+    var clock = 0
+    var statistics = DecodeStatistics()
+
+    mutating func evict(to byteLimit: Int) {
+      while statistics.bytesHeld > byteLimit, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+        entries.removeValue(forKey: oldest.key)
+        statistics.bytesHeld -= oldest.value.buffer.rowBytes * oldest.value.buffer.height
+        statistics.evictions += 1
+      }
+    }
+  }
 
   init(byteLimit: Int) { self.byteLimit = byteLimit }
 
   /// The pixels for `key`, decoding them with `decode` only if no entry exists. A `decode` that
   /// returns nil (a generated source: nothing to decode) is neither counted nor cached.
   func pixels(for key: String, decode: () throws -> PixelBuffer?) throws -> PixelBuffer? {
-    lock.lock()
-    while inFlight.contains(key) { lock.wait() }
-    clock += 1
-    if let hit = entries[key] {
-      entries[key]!.lastUse = clock
-      statistics.hits += 1
-      lock.unlock()
-      return hit.buffer
+    let hit = state.withLock(waitingUntil: { !$0.inFlight.contains(key) }) { state -> PixelBuffer? in
+      state.clock += 1
+      if let hit = state.entries[key] {
+        state.entries[key]!.lastUse = state.clock
+        state.statistics.hits += 1
+        return hit.buffer
+      }
+      state.inFlight.insert(key)
+      return nil
     }
-    inFlight.insert(key)
-    lock.unlock()
+    if let hit { return hit }
     let result: Result<PixelBuffer?, Error> = Result { try decode() }
-    lock.lock()
-    inFlight.remove(key)
-    defer {
-      lock.broadcast()
-      lock.unlock()
-    }
-    guard let buffer = try result.get() else { return nil }
-    statistics.decodes += 1
-    let bytes = buffer.rowBytes * buffer.height
-    if bytes <= byteLimit {
-      entries[key] = (buffer, clock)
-      statistics.bytesHeld += bytes
-      evict()
-    }
-    return buffer
-  }
-
-  private func evict() {
-    while statistics.bytesHeld > byteLimit, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-      entries.removeValue(forKey: oldest.key)
-      statistics.bytesHeld -= oldest.value.buffer.rowBytes * oldest.value.buffer.height
-      statistics.evictions += 1
+    let byteLimit = byteLimit
+    return try state.update { state in
+      state.inFlight.remove(key)
+      guard let buffer = try result.get() else { return nil }
+      state.statistics.decodes += 1
+      let bytes = buffer.rowBytes * buffer.height
+      if bytes <= byteLimit {
+        state.entries[key] = (buffer, state.clock)
+        state.statistics.bytesHeld += bytes
+        state.evict(to: byteLimit)
+      }
+      return buffer
     }
   }
 
   /// True when `key` is decoded and held.
-  func contains(_ key: String) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return entries[key] != nil
-  }
+  func contains(_ key: String) -> Bool { state.withLock { $0.entries[key] != nil } }
 
   /// Counts a streamed decode (of a region of its source, or of all of it) holding a window of
   /// `windowBytes`.
   func recordStreamedDecode(region: Bool, windowBytes: Int) {
-    lock.lock()
-    statistics.streamedDecodes += 1
-    statistics.largestStreamedWindowBytes = max(statistics.largestStreamedWindowBytes, windowBytes)
-    if region { statistics.regionDecodes += 1 }
-    lock.unlock()
+    state.withLock {
+      $0.statistics.streamedDecodes += 1
+      $0.statistics.largestStreamedWindowBytes = max($0.statistics.largestStreamedWindowBytes, windowBytes)
+      if region { $0.statistics.regionDecodes += 1 }
+    }
   }
 
   /// Counts a decode of a region of its source (`pixels(for:)` counts it as a decode too).
-  func recordRegionDecode() {
-    lock.lock()
-    statistics.regionDecodes += 1
-    lock.unlock()
-  }
+  func recordRegionDecode() { state.withLock { $0.statistics.regionDecodes += 1 } }
 
   /// Drops the entries whose key starts with `prefix`.
   func remove(prefix: String) {
-    lock.lock()
-    for (key, entry) in entries where key.hasPrefix(prefix) {
-      entries.removeValue(forKey: key)
-      statistics.bytesHeld -= entry.buffer.rowBytes * entry.buffer.height
+    state.withLock { state in
+      for (key, entry) in state.entries where key.hasPrefix(prefix) {
+        state.entries.removeValue(forKey: key)
+        state.statistics.bytesHeld -= entry.buffer.rowBytes * entry.buffer.height
+      }
     }
-    lock.unlock()
   }
 
   /// Drops every entry.
   func removeAll() {
-    lock.lock()
-    entries.removeAll()
-    statistics.bytesHeld = 0
-    lock.unlock()
+    state.withLock {
+      $0.entries.removeAll()
+      $0.statistics.bytesHeld = 0
+    }
   }
 
-  func snapshot() -> DecodeStatistics {
-    lock.lock()
-    defer { lock.unlock() }
-    return statistics
-  }
+  /// The counters now.
+  func snapshot() -> DecodeStatistics { state.withLock { $0.statistics } }
 }

@@ -1,9 +1,12 @@
 // GraphLimits.swift — what a graph may be, checked before anything is optimized or decoded.
 //
-// Three limits, each far above any real recipe and each refused with a sentence:
+// Four limits, each far above any real recipe and each refused with a sentence:
 // - pixels: the output, and every image inside the graph, has at most `maxPixels` pixels
 //   (`RendererOptions.maxPixels`), so `scale factor=100` of a photo or `solid size=65535x65535`
 //   fails at once instead of running for minutes and filling the disk;
+// - sides: no computed image is over `maxSide` (65535) on a side. Operations keep the size they
+//   compute (`extend` by 65000 on each side of a photo, `scale factor=100` of a large one) so this
+//   check names the true size rather than a clamped one that would render silently;
 // - nodes: at most `maxNodes` distinct images in one graph;
 // - depth: at most `maxDepth` images on the longest path from the output to a source. Tiles are
 //   evaluated by walking that path on a worker thread's stack, so the depth bounds the stack a
@@ -23,6 +26,9 @@ public struct GraphLimitError: Error, CustomStringConvertible, LocalizedError, S
 }
 
 enum GraphLimits {
+  /// The largest side of any image in a graph: what JPEG, WebP, AVIF/HEIC and the tile grid's
+  /// coordinates hold (PNG and TIFF could hold more; no recipe has needed it).
+  static let maxSide = 65535
   /// The most distinct images one graph may hold.
   static let maxNodes = 10_000
   /// The most images on one path from the output to a source.
@@ -37,12 +43,16 @@ enum GraphLimits {
     for node in nodes {
       let size = node.info.size
       let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+      let what = node === root ? "output" : "image made by '\(node.label)'"
       if overflow || pixels > maxPixels {
-        let what = node === root ? "output" : "image made by '\(node.label)'"
         let message = "The recipe's \(what) would be \(size.width)×\(size.height) pixels, more than the limit of \(maxPixels) pixels; "
             + "nothing was decoded. Raise the limit (fgrun --max-pixels) if this is intended."
         if node.operation is EncodedSourceOperation { throw CodecError(.tooLarge, message) }
         throw GraphLimitError(message: message)
+      }
+      if size.width > maxSide || size.height > maxSide, !(node.operation is EncodedSourceOperation) {
+        throw GraphLimitError(
+          message: "The recipe's \(what) would be \(size.width)×\(size.height) pixels; no side may be over \(maxSide). Nothing was decoded.")
       }
     }
   }

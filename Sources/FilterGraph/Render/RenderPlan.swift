@@ -17,7 +17,7 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
   /// Sources whose pixels are converted from their ICC profile into the working space on load.
-  var sourceTransforms: [ObjectIdentifier: ColourTransform] = [:]
+  var sourceTransforms: [ObjectIdentifier: ColorTransform] = [:]
   /// The warnings this render gave (`Renderer.warn`), in order; written on the rendering thread only.
   var warnings: [String] = []
   /// The warnings among them that say a source's data is damaged (a decoder patched it up).
@@ -48,7 +48,7 @@ public enum GraphPrinter {
   /// An indented tree: the root first, each input below its reader; a node read twice is
   /// printed once and referred to as `(same as #N)` afterwards. Sources say how their colours
   /// are read, CMYK files with `rendering`.
-  public static func describe(_ root: ImageNode, rendering: ColourRendering = ColourRendering()) -> String {
+  public static func describe(_ root: ImageNode, rendering: ColorRendering = ColorRendering()) -> String {
     var lines: [String] = []
     var numbers: [ObjectIdentifier: Int] = [:]
     let counts = Optimizer.consumerCounts(root)
@@ -80,7 +80,7 @@ public enum GraphPrinter {
       if let warned = node.operation as? any WarningOperation, let warning = warned.warning(inputs: node.inputs.map(\.info)) {
         line += "  [warning: \(warning)]"
       }
-      if node.operation is SourceOperation, let colour = SourceColour.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
+      if node.operation is SourceOperation, let colour = SourceColor.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
       lines.append(line)
       for input in node.inputs { visit(input, depth: depth + 1) }
     }

@@ -19,6 +19,7 @@
 // computed once per render and once across renders while kept.
 
 import Foundation
+import Locking
 import PixelBufferModule
 
 /// Counters of the analyses a renderer computed (`fgrun --stats` prints them).
@@ -34,75 +35,71 @@ public struct AnalysisStatistics: Hashable, Sendable {
 }
 
 /// Results of analyses, keyed by analysis and input; thread-safe.
-final class AnalysisCache: @unchecked Sendable {
-  private let lock = NSLock()
-  private var results: [String: (value: any Sendable, bytes: Int)] = [:]
-  private var order: [String] = []
-  private var counters = AnalysisStatistics()
-  private var bytesHeld = 0
+final class AnalysisCache: Sendable {
   /// How many results are kept.
   let capacity = 64
   /// How many bytes of results (`ImageAnalysis.retainedBytes`) are kept: a larger result is used
   /// for its render and dropped.
   let byteLimit: Int
+  private let entries = Locked(Entries())
+
+  private struct Entries {
+    var results: [String: (value: any Sendable, bytes: Int)] = [:]
+    /// Keys from least to most recently used.
+    var order: [String] = []
+    var counters = AnalysisStatistics()
+    var bytesHeld = 0
+  }
 
   init(byteLimit: Int) { self.byteLimit = byteLimit }
 
   func lookup(_ key: String) -> (any Sendable)? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let hit = results[key] else { return nil }
-    counters.reuse()
-    order.removeAll { $0 == key }
-    order.append(key)
-    return hit.value
+    entries.withLock { entries in
+      guard let hit = entries.results[key] else { return nil }
+      entries.counters.reuse()
+      entries.order.removeAll { $0 == key }
+      entries.order.append(key)
+      return hit.value
+    }
   }
 
   func store(_ value: any Sendable, for key: String, bytes: Int, label: String, seconds: Double) {
-    lock.lock()
-    defer { lock.unlock() }
-    counters.computed += 1
-    counters.seconds += seconds
-    counters.timings.append(String(format: "%@: %.1f ms", label, seconds * 1000))
-    guard bytes <= byteLimit else { return }
-    if let old = results.updateValue((value, bytes), forKey: key) {
-      bytesHeld -= old.bytes
-    } else {
-      order.append(key)
-    }
-    bytesHeld += bytes
-    while order.count > capacity || bytesHeld > byteLimit {
-      bytesHeld -= results.removeValue(forKey: order.removeFirst())?.bytes ?? 0
+    let (capacity, byteLimit) = (capacity, byteLimit)
+    entries.withLock { entries in
+      entries.counters.computed += 1
+      entries.counters.seconds += seconds
+      entries.counters.timings.append(String(format: "%@: %.1f ms", label, seconds * 1000))
+      guard bytes <= byteLimit else { return }
+      if let old = entries.results.updateValue((value, bytes), forKey: key) {
+        entries.bytesHeld -= old.bytes
+      } else {
+        entries.order.append(key)
+      }
+      entries.bytesHeld += bytes
+      while entries.order.count > capacity || entries.bytesHeld > byteLimit {
+        entries.bytesHeld -= entries.results.removeValue(forKey: entries.order.removeFirst())?.bytes ?? 0
+      }
     }
   }
 
   /// Bytes of the results kept now.
-  var retainedBytes: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return bytesHeld
-  }
+  var retainedBytes: Int { entries.withLock { $0.bytesHeld } }
 
-  var statistics: AnalysisStatistics {
-    lock.lock()
-    defer { lock.unlock() }
-    return counters
-  }
+  var statistics: AnalysisStatistics { entries.withLock { $0.counters } }
 
   func removeAll() {
-    lock.lock()
-    defer { lock.unlock() }
-    results = [:]
-    order = []
-    bytesHeld = 0
+    entries.withLock { entries in
+      entries.results = [:]
+      entries.order = []
+      entries.bytesHeld = 0
+    }
   }
 }
 
 /// The partial results of one group of tiles, filled by the workers.
-private final class AnalysisSlots<Partial>: @unchecked Sendable {
+private struct AnalysisSlots<Partial> {
   var partials: [Partial?]
   var failure: Error?
-  let lock = NSLock()
   init(_ n: Int) { partials = Array(repeating: nil, count: n) }
 }
 
@@ -139,23 +136,20 @@ extension Renderer {
       var first = 0
       while first < bands {
         let count = min(group, bands - first) * across
-        let slots = AnalysisSlots<A.Partial>(count)
+        let slots = Locked(AnalysisSlots<A.Partial>(count))
         let firstBand = first
         pool.parallelFor(count) { i in
           let rect = grid.tile(i % across, ofBand: firstBand + i / across)
           do {
             let partial = ready.partial(of: try read(rect), viewSize: viewSize)
-            slots.lock.lock()
-            slots.partials[i] = partial
-            slots.lock.unlock()
+            slots.withLock { $0.partials[i] = partial }
           } catch {
-            slots.lock.lock()
-            if slots.failure == nil { slots.failure = error }
-            slots.lock.unlock()
+            slots.withLock { if $0.failure == nil { $0.failure = error } }
           }
         }
-        if let failure = slots.failure { throw failure }
-        for case let partial? in slots.partials { total = total.map { ready.merged($0, partial) } ?? partial }
+        let filled = slots.withLock { $0 }
+        if let failure = filled.failure { throw failure }
+        for case let partial? in filled.partials { total = total.map { ready.merged($0, partial) } ?? partial }
         first += group
       }
     }

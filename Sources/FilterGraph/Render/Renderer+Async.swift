@@ -9,6 +9,7 @@
 
 import Foundation
 import ImageCodecs
+import Locking
 import PixelBufferModule
 
 extension Renderer {

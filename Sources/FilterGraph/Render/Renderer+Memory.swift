@@ -78,7 +78,7 @@ extension Renderer {
     if grid.size.isEmpty { return }
     // The default rendering: only a CMYK file decodes differently (and is cached apart) for
     // another intent, and the estimate is made before the caller's write options are known.
-    let rendering = ColourRendering()
+    let rendering = ColorRendering()
     var window = 0
     for source in plan.nodes {
       guard let encoded = source.operation as? EncodedSourceOperation else { continue }

@@ -110,15 +110,15 @@ extension Renderer {
 
   /// What an image becomes on its way into `format`, the one place that decides it: flattened
   /// onto `options.background` when it has alpha and the file will not, brought into the output
-  /// colour space (`OutputColour`), with the codec's options checked against its table, then
+  /// colour space (`OutputColor`), with the codec's options checked against its table, then
   /// prepared to render.
   func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> OutputPlan {
     let encoding = try Renderer.encoding(format, options)
     let flat = Renderer.flattened(image, for: encoding, background: options.background)
-    let colour = try OutputColour.plan(
+    let color = try OutputColor.plan(
       flat, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
-    let plan = try prepare(colour.image, intent: options.intent, bpc: options.blackPointCompensation)
-    return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, colour: colour)
+    let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation)
+    return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color)
   }
 
   /// `image` flattened onto `background` when it has alpha and the codec writes none (JPEG), so
@@ -152,10 +152,10 @@ extension Renderer {
     let info = plan.root.info
     let (codec, options) = (output.codec, output.options)
     let pixelFormat = codec.encodedPixelFormat(layout: info.layout, component: info.component, options: options)
-    let transform = try output.colour.transform(for: pixelFormat)
+    let transform = try output.color.transform(for: pixelFormat)
     // The colour space the encoder tags the file with: the embedded profile, else sRGB or linear.
-    let fileSpace: ColorSpace = output.colour.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
-    let metadata = output.colour.kept.written(from: info.metadata, size: info.size, profile: output.colour.embedded, format: codec.format)
+    let fileSpace: ColorSpace = output.color.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
+    let metadata = output.color.kept.written(from: info.metadata, size: info.size, profile: output.color.embedded, format: codec.format)
     let width = info.size.width
     let bandBuffer = { (_: Int, h: Int) in
       TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
@@ -179,5 +179,5 @@ struct OutputPlan {
   let plan: RenderPlan
   let codec: any ImageCodec.Type
   let options: ResolvedFormatOptions
-  let colour: OutputColour
+  let color: OutputColor
 }

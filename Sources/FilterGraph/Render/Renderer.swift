@@ -49,6 +49,15 @@ public final class Renderer: Sendable {
     self.drivers = DriverThreads(count: options.threads)
   }
 
+  /// A sentence for the user when the system refused some of the worker threads asked for (a
+  /// pids cgroup, a low address-space limit): the renders still run, on fewer threads or on the
+  /// calling thread alone. Nil when every thread started.
+  public var workerShortfall: String? {
+    guard pool.threadCount < pool.requestedThreadCount else { return nil }
+    let running = pool.threadCount == 0 ? "rendering on the calling thread alone" : "rendering with \(pool.threadCount)"
+    return "only \(pool.threadCount) of \(pool.requestedThreadCount) worker threads could be started (the system refused more); \(running)."
+  }
+
   /// Decode counters: decodes, cache hits, bytes held.
   public var statistics: DecodeStatistics { cache.snapshot() }
 
@@ -79,9 +88,9 @@ public final class Renderer: Sendable {
     if let format, let encoding = try? Renderer.encoding(format, WriteOptions(format: format)) {
       flat = Renderer.flattened(image, for: encoding, background: background)
     }
-    let output = try? OutputColour.plan(flat, profile: profile, intent: intent, bpc: bpc)
+    let output = try? OutputColor.plan(flat, profile: profile, intent: intent, bpc: bpc)
     let run = output?.image ?? flat
-    let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
+    let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     var text = "as written:\n" + GraphPrinter.describe(image.node, rendering: rendering) + "\n\nas optimized:\n"
       + GraphPrinter.describe(optimized(run), rendering: rendering)
     if let output {
@@ -103,7 +112,7 @@ public final class Renderer: Sendable {
     // An image converted to an ICC profile (`convert profile=`) comes back in sRGB: only a
     // written file is stored through the profile.
     let sRGB = ProfileConversionOperation.requested(in: image) == nil ? image : image.converted(to: .sRGB)
-    let colour = try OutputColour.plan(sRGB, profile: .sRGB, intent: .relative, bpc: false)
+    let colour = try OutputColor.plan(sRGB, profile: .sRGB, intent: .relative, bpc: false)
     let plan = try prepare(colour.image)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
@@ -134,7 +143,7 @@ public final class Renderer: Sendable {
     // An analysis's view is part of a graph whose render reports its warnings.
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     if !analysis { warnings.forEach { warn($0, in: plan) } }
-    let rendering = ColourRendering(intent: intent, blackPointCompensation: bpc)
+    let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
       guard let source = node.operation as? SourceOperation else { continue }
       if let encoded = source as? EncodedSourceOperation {
@@ -147,7 +156,7 @@ public final class Renderer: Sendable {
         if let region {
           plan.decoded[ObjectIdentifier(node)] = try cache.pixels(for: encoded.identity(rendering) + "@\(region)") {
             let (pixels, warnings) = try encoded.source.decodeReportingWarnings(
-              scaleDenominator: encoded.scaleDenominator, region: region, colourRendering: rendering)
+              scaleDenominator: encoded.scaleDenominator, region: region, colorRendering: rendering)
             warnings.forEach { warn("\(encoded.source.name): \($0)", in: plan, damage: true) }
             cache.recordRegionDecode()
             return pixels
@@ -156,7 +165,7 @@ public final class Renderer: Sendable {
           continue
         }
         if let pixels = try cache.pixels(for: encoded.identity(rendering), decode: {
-          let (pixels, warnings) = try encoded.decodePixelsReportingWarnings(colourRendering: rendering)
+          let (pixels, warnings) = try encoded.decodePixelsReportingWarnings(colorRendering: rendering)
           warnings.forEach { warn($0, in: plan, damage: true) }
           return pixels
         }) {
@@ -174,27 +183,27 @@ public final class Renderer: Sendable {
         plan.decoded[ObjectIdentifier(node)] = pixels
       }
     }
-    try prepareSourceColour(plan, intent: intent, bpc: bpc)
+    try prepareSourceColor(plan, intent: intent, bpc: bpc)
     return plan
   }
 
   /// Warns about (or, for strict loads, refuses) sources whose profile cannot be used — the
   /// problems their headers report (`ImageHeader.warnings`) and the profiles lcms2 cannot use —
   /// and records the transforms of those whose profile is converted.
-  private func prepareSourceColour(_ plan: RenderPlan, intent: RenderingIntent, bpc: Bool) throws {
+  private func prepareSourceColor(_ plan: RenderPlan, intent: RenderingIntent, bpc: Bool) throws {
     for node in plan.nodes {
       guard node.operation is SourceOperation else { continue }
       let id = ObjectIdentifier(node)
       if let encoded = node.operation as? EncodedSourceOperation {
         let source = encoded.source
-        for problem in source.header.warnings.map({ "\(source.name): \($0)" }) + [SourceColour.problem(encoded)].compactMap({ $0 }) {
+        for problem in source.header.warnings.map({ "\(source.name): \($0)" }) + [SourceColor.problem(encoded)].compactMap({ $0 }) {
           if source.options.strict { throw CodecError(.corrupt, problem) }
           warn(problem, in: plan)
         }
       }
       guard let format = plan.streamed[id]?.format ?? plan.decoded[id]?.format else { continue }
       do {
-        plan.sourceTransforms[id] = try SourceColour.transform(for: node, format: format, intent: intent, bpc: bpc)
+        plan.sourceTransforms[id] = try SourceColor.transform(for: node, format: format, intent: intent, bpc: bpc)
       } catch {
         warn("\(node.label): cannot convert from its ICC profile (\(error)); its colours are read as sRGB", in: plan)
       }

@@ -26,12 +26,12 @@ extension Renderer {
   /// A streamed decoder for `source` (of `region` only, when given; CMYK converted with
   /// `rendering`) when the rules allow it (see `streamingMinimumBytes`).
   func streamingSource(
-    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?, rendering: ColourRendering
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, region: Rect?, rendering: ColorRendering
   ) throws -> StreamingSource? {
     let area = region ?? node.info.extent
     guard let reads = streamedReads(source, node: node, plan: plan, area: area, rendering: rendering),
       case let decoder = try source.source.startedDecoder(
-        scaleDenominator: source.scaleDenominator, region: region, colourRendering: rendering)
+        scaleDenominator: source.scaleDenominator, region: region, colorRendering: rendering)
     else { return nil }
     return try StreamingSource(
       decoder: decoder, capacity: reads.window, bandEnds: reads.bandEnds, origin: area.origin, name: source.source.name)
@@ -41,7 +41,7 @@ extension Renderer {
   /// decode it whole: its codec streams rows, it is at least `streamingMinimumBytes`, it is not
   /// cached (decoded with `rendering`), and the graph reads it in order (`streamingWindow`).
   func streamedReads(
-    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect, rendering: ColourRendering
+    _ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, area: Rect, rendering: ColorRendering
   ) -> (window: Int, bandEnds: [Int])? {
     guard source.source.codec.streamsRows,
       area.width * area.height * node.info.layout.channelCount >= options.streamingMinimumBytes,
@@ -54,7 +54,7 @@ extension Renderer {
   /// smaller than the whole: the union of what every tile of the grid reads of it, following
   /// the same regions the tiles will (`Regions.walk`). Nil: decode it all (or it is cached with
   /// `rendering`).
-  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, rendering: ColourRendering) -> Rect? {
+  func sourceRegion(_ source: EncodedSourceOperation, node: ImageNode, plan: RenderPlan, rendering: ColorRendering) -> Rect? {
     guard source.source.codec.decodesRegions, !cache.contains(source.identity(rendering)) else { return nil }
     let extent = node.info.extent, grid = plan.grid
     var read = Rect(x: 0, y: 0, width: 0, height: 0)

@@ -9,7 +9,7 @@ extension TileConversion {
   /// curve when `space` is `.encoded` (the curve extends to values outside 0…1 as `SRGBCurve`'s).
   static func loadConverting(
     rows: (Int) -> UnsafeRawPointer, format: PixelFormat, into dst: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace,
-    transform: ColourTransform
+    transform: ColorTransform
   ) {
     let layout = format.layout
     let channels = layout.channelCount
@@ -43,7 +43,7 @@ extension TileConversion {
   /// row is unpremultiplied into a scratch row, converted there into the profile's encoded values
   /// (the alpha lane kept), then clipped, rounded and packed as `store` does.
   static func storeConverting(
-    _ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat, transform: ColourTransform
+    _ tile: Tile, into base: UnsafeMutableRawPointer, rowBytes: Int, format: PixelFormat, transform: ColorTransform
   ) {
     let layout = format.layout
     tile.withPixels { src in

@@ -15,7 +15,7 @@ enum TileConversion {
 
   /// Fills `dst` (same size as `source`) from `source`, in `space`.
   static func load(
-    _ source: PixelBuffer, into dst: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace, transform: ColourTransform? = nil
+    _ source: PixelBuffer, into dst: UnsafeMutablePixels<SIMD4<Float>>, space: WorkingSpace, transform: ColorTransform? = nil
   ) {
     source.withUnsafeBaseAddress { base, rowBytes in
       load(
@@ -30,7 +30,7 @@ enum TileConversion {
   /// into linear sRGB instead (`loadConverting`).
   static func load(
     rows: (Int) -> UnsafeRawPointer, format: PixelFormat, colorSpace: ColorSpace, into dst: UnsafeMutablePixels<SIMD4<Float>>,
-    space: WorkingSpace, transform: ColourTransform? = nil
+    space: WorkingSpace, transform: ColorTransform? = nil
   ) {
     if let transform, format.component != .float32 {
       loadConverting(rows: rows, format: format, into: dst, space: space, transform: transform)

@@ -13,6 +13,7 @@
 // bounds (tested in MemoryEstimateTests).
 
 import Foundation
+import Locking
 import PixelBufferModule
 
 enum TileMemoryPool {

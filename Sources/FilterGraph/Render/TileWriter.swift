@@ -15,7 +15,7 @@ struct TileWriter {
   private let evaluator: TileEvaluator
   private let format: PixelFormat
   private let passThrough: PassThrough?
-  private let outputTransform: ColourTransform?
+  private let outputTransform: ColorTransform?
   /// Linear tiles go to 8-bit codes through one table (`storeLinear8`).
   private let linearStore: Bool
   /// The space tiles are evaluated in.
@@ -23,7 +23,7 @@ struct TileWriter {
 
   /// The writer of `plan`'s tiles in `format`; with `outputTransform` (an output ICC profile)
   /// tiles are evaluated in linear light and stored through it.
-  init(plan: RenderPlan, format: PixelFormat, outputTransform: ColourTransform?) {
+  init(plan: RenderPlan, format: PixelFormat, outputTransform: ColorTransform?) {
     self.plan = plan
     self.evaluator = TileEvaluator(plan: plan)
     self.format = format

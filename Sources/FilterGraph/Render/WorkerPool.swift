@@ -4,75 +4,102 @@
 // never a thread per task and never a pool inside a pool. Filters never see it.
 
 import Foundation
+import Locking
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A fixed pool of worker threads fed from one FIFO queue.
 public final class WorkerPool: Sendable {
-  /// How many threads run jobs.
+  /// How many threads run jobs: those asked for, or fewer when the system refused to create
+  /// more (a pids cgroup, an address-space limit too small for their stacks). With none, every
+  /// job runs on the thread that submits it, so a render still finishes, on one core.
   public let threadCount: Int
+  /// How many threads were asked for (at least one).
+  public let requestedThreadCount: Int
   /// The queue the threads serve. Threads hold it, not the pool, so dropping the last reference
   /// to the pool (its Renderer) runs `deinit`, which tells the threads to finish and exit.
   private let jobs = JobQueue()
 
   /// Starts `threadCount` threads (at least one), named `name` and their number.
   public init(threadCount: Int, name: String = "FilterGraph worker") {
-    self.threadCount = max(1, threadCount)
-    for i in 0..<self.threadCount {
-      let thread = Thread { [jobs] in jobs.run() }
-      thread.name = "\(name) \(i)"
-      thread.stackSize = 8 << 20
-      thread.start()
-    }
+    requestedThreadCount = max(1, threadCount)
+    var started = 0
+    for i in 0..<requestedThreadCount where Self.startThread(named: "\(name) \(i)", running: jobs) { started += 1 }
+    self.threadCount = started
   }
 
   deinit { jobs.stop() }
 
+  /// Starts one detached thread with an 8 MiB stack that serves `jobs`; false when the system
+  /// refuses (Foundation's `Thread.start` would fail silently, and the pool wait forever).
+  private static func startThread(named name: String, running jobs: JobQueue) -> Bool {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, 8 << 20)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    let start = Unmanaged.passRetained(ThreadStart(name: name, jobs: jobs))
+    var thread = pthread_t()
+    let status = pthread_create(&thread, &attributes, { context in
+      let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
+      Thread.current.name = start.name
+      start.jobs.run()
+      return nil
+    }, start.toOpaque())
+    guard status == 0 else {
+      start.release()
+      return false
+    }
+    return true
+  }
+
+  /// What a new thread needs: its name and the queue it serves.
+  private final class ThreadStart {
+    let name: String
+    let jobs: JobQueue
+    init(name: String, jobs: JobQueue) {
+      self.name = name
+      self.jobs = jobs
+    }
+  }
+
   /// Queues a job; it runs on one of the pool's threads.
-  public func submit(_ job: @escaping () -> Void) { jobs.submit(job) }
+  public func submit(_ job: @escaping () -> Void) {
+    if threadCount == 0 { return job() }
+    jobs.submit(job)
+  }
 
   /// Queues several jobs at once (one lock, one wake-up call), in order.
-  public func submit(contentsOf batch: [() -> Void]) { jobs.submit(contentsOf: batch) }
+  public func submit(contentsOf batch: [() -> Void]) {
+    if threadCount == 0 { return batch.forEach { $0() } }
+    jobs.submit(contentsOf: batch)
+  }
 
   /// Queues a job ahead of every ordinary one (still after other urgent jobs): the renderer's
   /// decode-ahead, the serial stage every later tile depends on.
-  public func submitUrgent(_ job: @escaping () -> Void) { jobs.submit(job, urgent: true) }
+  public func submitUrgent(_ job: @escaping () -> Void) {
+    if threadCount == 0 { return job() }
+    jobs.submit(job, urgent: true)
+  }
 
   /// The FIFO of jobs and the loop each worker thread runs until the pool stops.
-  private final class JobQueue: @unchecked Sendable {  // every var is only touched under `condition`
-    private let condition = NSCondition()
-    private var queue: [() -> Void] = []
-    private var head = 0
-    /// Urgent jobs, served before `queue` (few and short-lived: no compaction needed beyond reset).
-    private var urgent: [() -> Void] = []
-    private var urgentHead = 0
-    private var stopping = false
+  private final class JobQueue: Sendable {
+    private let state = Monitor(State())
 
-    func submit(_ job: @escaping () -> Void, urgent isUrgent: Bool = false) {
-      condition.lock()
-      if isUrgent { urgent.append(job) } else { queue.append(job) }
-      condition.signal()
-      condition.unlock()
-    }
+    private struct State {
+      var queue: [() -> Void] = []
+      var head = 0
+      /// Urgent jobs, served before `queue` (few and short-lived: no compaction needed beyond reset).
+      var urgent: [() -> Void] = []
+      var urgentHead = 0
+      var stopping = false
 
-    func submit(contentsOf batch: [() -> Void]) {
-      if batch.isEmpty { return }
-      condition.lock()
-      queue.append(contentsOf: batch)
-      if batch.count == 1 { condition.signal() } else { condition.broadcast() }
-      condition.unlock()
-    }
+      var isIdle: Bool { head == queue.count && urgentHead == urgent.count }
 
-    /// Lets the threads drain the queue and exit.
-    func stop() {
-      condition.lock()
-      stopping = true
-      condition.broadcast()
-      condition.unlock()
-    }
-
-    func run() {
-      while true {
-        condition.lock()
-        while head == queue.count && urgentHead == urgent.count && !stopping { condition.wait() }
+      /// The next job, urgent ones first; nil when the queue is empty.
+      mutating func next() -> (() -> Void)? {
         if urgentHead < urgent.count {
           let job = urgent[urgentHead]
           urgent[urgentHead] = {}
@@ -81,14 +108,9 @@ public final class WorkerPool: Sendable {
             urgent.removeAll(keepingCapacity: true)
             urgentHead = 0
           }
-          condition.unlock()
-          job()
-          continue
+          return job
         }
-        if head == queue.count && stopping {
-          condition.unlock()
-          return
-        }
+        guard head < queue.count else { return nil }
         let job = queue[head]
         // Drop the queue's reference now: a finished job's captures (a band's buffer, a PNG
         // segment) must not live on until the queue is next compacted.
@@ -98,9 +120,25 @@ public final class WorkerPool: Sendable {
           queue.removeFirst(head)
           head = 0
         }
-        condition.unlock()
-        job()
+        return job
       }
+    }
+
+    func submit(_ job: @escaping () -> Void, urgent isUrgent: Bool = false) {
+      state.update(waking: .one) { if isUrgent { $0.urgent.append(job) } else { $0.queue.append(job) } }
+    }
+
+    func submit(contentsOf batch: [() -> Void]) {
+      if batch.isEmpty { return }
+      state.update(waking: batch.count == 1 ? .one : .all) { $0.queue.append(contentsOf: batch) }
+    }
+
+    /// Lets the threads drain the queue and exit.
+    func stop() { state.update { $0.stopping = true } }
+
+    func run() {
+      // A nil job: the queue is empty and stopping.
+      while let job = state.withLock(waitingUntil: { !$0.isIdle || $0.stopping }, { $0.next() }) { job() }
     }
   }
 
@@ -108,19 +146,14 @@ public final class WorkerPool: Sendable {
   /// tile passes).
   public func parallelFor(_ count: Int, _ body: @escaping (Int) -> Void) {
     if count == 0 { return }
-    let done = NSCondition()
-    var remaining = count
+    let remaining = Monitor(count)
     for i in 0..<count {
       submit {
         body(i)
-        done.lock()
-        remaining -= 1
-        if remaining == 0 { done.signal() }
-        done.unlock()
+        // Only the last job wakes the caller: each wake-up would take a core from a worker.
+        if remaining.withLock({ $0 -= 1; return $0 == 0 }) { remaining.wakeAll() }
       }
     }
-    done.lock()
-    while remaining > 0 { done.wait() }
-    done.unlock()
+    remaining.withLock(waitingUntil: { $0 == 0 }) { _ in }
   }
 }

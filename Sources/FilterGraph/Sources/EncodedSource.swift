@@ -8,7 +8,7 @@ import PixelBufferModule
 ///
 /// Instances are shared by every `Image` made from the same load, and identified for the decode
 /// cache by path, size and modification time (files) or by a digest of the bytes (memory).
-public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is a type whose methods keep no state
+public final class EncodedSource: Sendable {
   /// The file, when the source is one.
   public let url: URL?
   /// The header read when the source was created.
@@ -197,11 +197,11 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   /// or only `region` of it when the codec `decodesRegions`, and returns the decoder's
   /// corrupt-data warnings with it (libjpeg recovered from them: a truncated JPEG comes back with
   /// its missing rows gray). With `LoadOptions.strict`, such damage is an error instead. A CMYK
-  /// file with a profile (`header.cmykProfile`) is converted with `colourRendering`.
+  /// file with a profile (`header.cmykProfile`) is converted with `colorRendering`.
   public func decodeReportingWarnings(
-    scaleDenominator: Int = 1, region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
+    scaleDenominator: Int = 1, region: Rect? = nil, colorRendering: ColorRendering = ColorRendering()
   ) throws -> (buffer: PixelBuffer, warnings: [String]) {
-    let decoder = try startedDecoder(scaleDenominator: scaleDenominator, region: region, colourRendering: colourRendering)
+    let decoder = try startedDecoder(scaleDenominator: scaleDenominator, region: region, colorRendering: colorRendering)
     let buffer = try decoder.decodeAll()
     return (buffer, decoder.warnings)
   }
@@ -216,15 +216,15 @@ public final class EncodedSource: @unchecked Sendable {  // all lets; `codec` is
   }
 
   /// A decoder started at `1/scaleDenominator` (of `region` only, when given; CMYK converted with
-  /// `colourRendering`), ready for rows in order.
+  /// `colorRendering`), ready for rows in order.
   func startedDecoder(
-    scaleDenominator: Int, region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
+    scaleDenominator: Int, region: Rect? = nil, colorRendering: ColorRendering = ColorRendering()
   ) throws -> any ImageRowDecoder {
     if region != nil, !codec.decodesRegions {
       throw CodecError(.invalidArgument, "\(name): \(codec.displayName) files decode whole, not by region.")
     }
     var request = Self.request(options, scaleDenominator: scaleDenominator, region: region)
-    request.colourRendering = colourRendering
+    request.colorRendering = colorRendering
     switch input {
     case .bytes(let data): return try codec.makeDecoder(data, request: request)
     case .file(let handle, let codec): return try codec.makeDecoder(file: handle, request: request)

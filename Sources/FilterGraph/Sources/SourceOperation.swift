@@ -72,12 +72,12 @@ public struct EncodedSourceOperation: SourceOperation {
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     let h = source.header
     // An sRGB-equivalent or unusable profile leaves the pixels sRGB (the fast paths apply); any
-    // other is converted into the working space as tiles are loaded (SourceColour). A CMYK JPEG
+    // other is converted into the working space as tiles are loaded (SourceColor). A CMYK JPEG
     // still carrying a profile is one its decoder could not use: its naive RGB is read as sRGB.
     let space =
       source.isCMYK
       ? .sRGB
-      : SourceColour.colorSpace(profile: h.metadata.iccProfile ?? SourceColour.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
+      : SourceColor.colorSpace(profile: h.metadata.iccProfile ?? SourceColor.impliedProfile(h.metadata, layout: h.layout), layout: h.layout)
     return ImageInfo(
       size: source.decodedSize(scaleDenominator: scaleDenominator), layout: h.layout,
       component: h.component, colorSpace: space, metadata: h.metadata)
@@ -86,20 +86,20 @@ public struct EncodedSourceOperation: SourceOperation {
   public func decodePixels() throws -> PixelBuffer? { try source.decode(scaleDenominator: scaleDenominator) }
 
   public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
-    try decodePixelsReportingWarnings(colourRendering: ColourRendering())
+    try decodePixelsReportingWarnings(colorRendering: ColorRendering())
   }
 
-  /// `decodePixelsReportingWarnings()` with a CMYK file converted with `colourRendering`.
-  func decodePixelsReportingWarnings(colourRendering: ColourRendering) throws -> (PixelBuffer?, [String]) {
-    let (buffer, warnings) = try source.decodeReportingWarnings(scaleDenominator: scaleDenominator, colourRendering: colourRendering)
+  /// `decodePixelsReportingWarnings()` with a CMYK file converted with `colorRendering`.
+  func decodePixelsReportingWarnings(colorRendering: ColorRendering) throws -> (PixelBuffer?, [String]) {
+    let (buffer, warnings) = try source.decodeReportingWarnings(scaleDenominator: scaleDenominator, colorRendering: colorRendering)
     return (buffer, warnings.map { "\(source.name): \($0)" })
   }
 
-  /// The decode cache's identity of the pixels decoded with `colourRendering`: `identity`, plus
+  /// The decode cache's identity of the pixels decoded with `colorRendering`: `identity`, plus
   /// the rendering for a file its decoder converts from CMYK (other files decode the same way
   /// whatever the rendering, and share one entry).
-  func identity(_ colourRendering: ColourRendering) -> String {
-    source.header.cmykProfile == nil ? identity : identity + "/cmyk=\(colourRendering.label)"
+  func identity(_ colorRendering: ColorRendering) -> String {
+    source.header.cmykProfile == nil ? identity : identity + "/cmyk=\(colorRendering.label)"
   }
 }
 

@@ -11,6 +11,7 @@
 import CText
 import Foundation
 import ImageCodecs
+import Locking
 import PixelBufferModule
 
 /// How lines sit in the text's box.
@@ -85,7 +86,7 @@ public struct TextStyle: Hashable, Sendable {
 
 /// A laid-out string; see the file comment. Calls into the layout are serialised (FreeType
 /// faces are not thread-safe).
-final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lock` held
+final class TextLayout: Sendable {
   /// The UTF-8 limit.
   static let maxBytes = 1 << 20
   /// The largest side.
@@ -93,8 +94,8 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
   /// The largest area.
   static let maxPixels = 1 << 24
 
-  private let handle: OpaquePointer
-  private let lock = NSLock()
+  /// The C layout, used only with the lock held.
+  private let handle: Locked<OpaquePointer>
   /// The image size.
   let size: Size
   /// The number of lines.
@@ -165,7 +166,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
       default: throw CodecError(.invalidArgument, "Cannot lay the text out: \(sentence)")
       }
     }
-    handle = out
+    handle = Locked(out)
     colors = styles.map(\.color)
     size = Size(width: Int(fg_text_layout_width(out)), height: Int(fg_text_layout_height(out)))
     lineCount = Int(fg_text_layout_line_count(out))
@@ -173,7 +174,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
     warning = fg_text_layout_warning(out).map { String(cString: $0) }
   }
 
-  deinit { fg_text_layout_free(handle) }
+  deinit { handle.withLock { fg_text_layout_free($0) } }
 
   /// One placed glyph (visual order, line by line).
   struct Glyph: Hashable {
@@ -192,7 +193,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
 
   /// Every placed glyph.
   var glyphs: [Glyph] {
-    lock.withLock {
+    handle.withLock { handle in
       (0..<fg_text_layout_glyph_count(handle)).map { i in
         var g = fg_text_glyph()
         fg_text_layout_glyph(handle, i, &g)
@@ -212,7 +213,7 @@ final class TextLayout: @unchecked Sendable {  // `handle` is only used with `lo
       return [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
     }
     let failed = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
-      lock.withLock {
+      handle.withLock { handle in
         fg_text_layout_render(handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear)
       }
     }

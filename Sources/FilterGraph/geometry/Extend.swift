@@ -118,9 +118,9 @@ public struct ExtendOperation: ImageOperation {
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
+    // A side over 65535 is kept, for the graph check to refuse with the true size.
     info.size = Size(
-      width: min(info.size.width + insets.left + insets.right, Self.maximumMargin),
-      height: min(info.size.height + insets.top + insets.bottom, Self.maximumMargin))
+      width: info.size.width + insets.left + insets.right, height: info.size.height + insets.top + insets.bottom)
     if case .color(let c) = mode {
       if c.alpha < 1 { info.layout = info.layout.withAlpha }
       if info.layout.isGray && !c.isGray { info.layout = info.layout.hasAlpha ? .rgba : .rgb }

@@ -1,6 +1,7 @@
 // ResampleAxisCache.swift — whole-axis resampling taps shared by the tiles of a render (Scale.swift's ResampleAxis).
 
 import Foundation
+import Locking
 
 /// Whole-axis taps shared by the tiles of a render (a handful of entries; cleared when it grows).
 enum ResampleAxisCache {

@@ -46,13 +46,14 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   /// with a partial last block, whose positions map as on the full image (ratio side / (d·out)).
   public private(set) var reducedInput: (fullSize: Size, denominator: Int)?
 
-  /// The largest output side (larger requests are clamped to it).
-  public static let maximumSide = 65535
+  /// The largest side a parameter may ask for; a computed size over it (`factor=`, or an aspect
+  /// ratio) is kept as computed and refused when the graph is checked (`GraphLimits`), with its
+  /// true size in the message.
+  public static let maximumSide = GraphLimits.maxSide
 
-  /// Creates the operation. Each side of `targetSize` is clamped into 1…`maximumSide`.
+  /// Creates the operation. Each side of `targetSize` is at least 1.
   public init(targetSize: Size, kernel: ResampleKernel = .lanczos3, linearLight: Bool = true, allowsShrinkOnLoad: Bool = true) {
-    self.targetSize = Size(
-      width: min(max(targetSize.width, 1), Self.maximumSide), height: min(max(targetSize.height, 1), Self.maximumSide))
+    self.targetSize = Size(width: max(targetSize.width, 1), height: max(targetSize.height, 1))
     self.kernel = kernel
     self.linearLight = linearLight
     self.allowsShrinkOnLoad = allowsShrinkOnLoad

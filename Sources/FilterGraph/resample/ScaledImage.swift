@@ -3,8 +3,9 @@
 //
 // Sizes: factor f gives round(W·f) × round(H·f); width w gives w × round(H·w/W) (height likewise);
 // fit B gives the largest W·s × H·s inside B (one side equal to B's), fill B the smallest covering
-// B, then the B window of it; size gives exactly B. Sides are at least 1 and at most
-// `ScaleOperation.maximumSide`.
+// B, then the B window of it; size gives exactly B. Sides are at least 1; a side over
+// `ScaleOperation.maximumSide` is kept as computed (up to 2³¹, past which it is cut) so the graph
+// check refuses it with its true size.
 //
 // `allowsEnlargement: false` (recipe `enlarge=false`, vipsthumbnail's `>`, sharp's
 // `withoutEnlargement`): a mode whose size is larger than the image on either side leaves the
@@ -19,8 +20,8 @@ import PixelBufferModule
 
 extension Image {
   /// The image scaled by `factor` on both axes (each side rounded to the nearest pixel, at
-  /// least 1). `factor` is clamped into 0.0001…100 (NaN counts as 1) and sides to at most
-  /// `ScaleOperation.maximumSide`.
+  /// least 1). `factor` is clamped into 0.0001…100 (NaN counts as 1); a side over
+  /// `ScaleOperation.maximumSide` makes the render fail (`GraphLimitError`).
   ///
   /// - Parameters:
   ///   - factor: the scale factor (0.5 halves each side).
@@ -167,16 +168,19 @@ extension Image {
     return applying(ScaleOperation(targetSize: target, kernel: kernel, linearLight: linearLight, allowsShrinkOnLoad: allowsShrinkOnLoad))
   }
 
-  private static func clampedSide(_ side: Int) -> Int { min(max(side, 1), ScaleOperation.maximumSide) }
+  /// Past every limit: computed sides stop here so arithmetic on them cannot overflow.
+  private static let largestComputedSide = 1 << 31
+
+  private static func clampedSide(_ side: Int) -> Int { min(max(side, 1), largestComputedSide) }
 
   private static func clampedBox(_ box: Size) -> Size { Size(width: clampedSide(box.width), height: clampedSide(box.height)) }
 
-  /// `value` rounded to the nearest whole side, clamped into 1…maximumSide.
+  /// `value` rounded to the nearest whole side, at least 1.
   private static func roundedSide(_ value: Double) -> Int {
-    value.isFinite ? clampedSide(Int(min(value, Double(ScaleOperation.maximumSide)).rounded())) : 1
+    value.isFinite ? clampedSide(Int(min(value, Double(largestComputedSide)).rounded())) : 1
   }
 
-  /// round(a·b / c) in exact integer arithmetic (halves round up), clamped into 1…maximumSide.
+  /// round(a·b / c) in exact integer arithmetic (halves round up), at least 1.
   private static func roundedRatio(_ a: Int, times b: Int, over c: Int) -> Int {
     let c = max(c, 1)
     return clampedSide((2 * a * b + c) / (2 * c))

@@ -56,7 +56,7 @@ public enum GainMapISO {
       gainMapMin: channel(0), gainMapMax: channel(1), gamma: channel(2),
       offsetSDR: baseIsHDR ? channel(4) : channel(3), offsetHDR: baseIsHDR ? channel(3) : channel(4),
       hdrCapacityMin: min(baseHeadroom, alternateHeadroom), hdrCapacityMax: max(baseHeadroom, alternateHeadroom),
-      baseRenditionIsHDR: baseIsHDR, usesBaseColourSpace: flags & 0x40 != 0)
+      baseRenditionIsHDR: baseIsHDR, usesBaseColorSpace: flags & 0x40 != 0)
     if let problem = metadata.problem { throw CodecError(.corrupt, "The ISO 21496-1 gain-map metadata is invalid: \(problem)") }
     return metadata
   }
@@ -70,7 +70,7 @@ public enum GainMapISO {
   public static func block(_ metadata: GainMapMetadata) -> [UInt8] {
     var out: [UInt8] = versionBlock
     let channels = metadata.isSingleChannel ? 1 : 3
-    out.append((channels == 3 ? 0x80 : 0) | (metadata.usesBaseColourSpace ? 0x40 : 0))
+    out.append((channels == 3 ? 0x80 : 0) | (metadata.usesBaseColorSpace ? 0x40 : 0))
     func put(_ v: UInt32) { out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     func put(_ value: Double, signed: Bool) {
       let (n, d) = fraction(value, limit: signed ? Int64(Int32.max) : Int64(UInt32.max))

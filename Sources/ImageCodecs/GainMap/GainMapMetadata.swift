@@ -35,13 +35,13 @@ public struct GainMapMetadata: Hashable, Sendable {
   public var baseRenditionIsHDR: Bool
   /// ISO 21496-1's `use_base_colour_space`: the gain is applied in the base image's colour space
   /// (always true for Adobe's XMP, which has no such field).
-  public var usesBaseColourSpace: Bool
+  public var usesBaseColorSpace: Bool
 
   /// Adobe's defaults (`hdrgm:` fields absent): boosts 2^0…2^1, gamma 1, offsets 1/64, headroom 0…1.
   public init(
     gainMapMin: [Double] = [0, 0, 0], gainMapMax: [Double] = [1, 1, 1], gamma: [Double] = [1, 1, 1],
     offsetSDR: [Double] = [1.0 / 64, 1.0 / 64, 1.0 / 64], offsetHDR: [Double] = [1.0 / 64, 1.0 / 64, 1.0 / 64],
-    hdrCapacityMin: Double = 0, hdrCapacityMax: Double = 1, baseRenditionIsHDR: Bool = false, usesBaseColourSpace: Bool = true
+    hdrCapacityMin: Double = 0, hdrCapacityMax: Double = 1, baseRenditionIsHDR: Bool = false, usesBaseColorSpace: Bool = true
   ) {
     self.gainMapMin = gainMapMin
     self.gainMapMax = gainMapMax
@@ -51,7 +51,7 @@ public struct GainMapMetadata: Hashable, Sendable {
     self.hdrCapacityMin = hdrCapacityMin
     self.hdrCapacityMax = hdrCapacityMax
     self.baseRenditionIsHDR = baseRenditionIsHDR
-    self.usesBaseColourSpace = usesBaseColourSpace
+    self.usesBaseColorSpace = usesBaseColorSpace
   }
 
   /// True when the three channels carry the same values (one set is written).

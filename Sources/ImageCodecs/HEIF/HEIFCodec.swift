@@ -120,7 +120,7 @@ enum HEIF {
     return ImageHeader(
       fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
       component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
-      metadata: ImageMetadata(orientation: .up, iccProfile: file.colourProfile, exif: file.exifTIFF, xmp: file.xmp),
+      metadata: ImageMetadata(orientation: .up, iccProfile: file.colorProfile, exif: file.exifTIFF, xmp: file.xmp),
       pageCount: file.imageCount, hdrTransfer: map ? nil : file.hdrTransfer)
   }
 

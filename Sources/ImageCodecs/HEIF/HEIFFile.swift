@@ -4,7 +4,7 @@
 // Colour: an ICC profile (`colr` type `prof`/`rICC`) is used as it is. An nclx `colr` box gives
 // primaries and a transfer curve by code (ITU-T H.273); FilterGraph's colour management reads ICC
 // profiles, so the nclx description is turned into the matrix/shaper profile it defines
-// (`HEIFColour`): none at all for sRGB (BT.709 primaries with the sRGB or an unspecified curve),
+// (`HEIFColor`): none at all for sRGB (BT.709 primaries with the sRGB or an unspecified curve),
 // which keeps such files on the plain sRGB paths. (The nclx matrix coefficients and range are
 // libheif's business: it converts YCbCr to RGB with them.) An HDR transfer (PQ, HLG) is not a
 // profile: the decoder tone-maps such images to SDR sRGB (`hdrTransfer`, `HDRToneMapping`).
@@ -31,7 +31,7 @@ public struct HEIFFile: Sendable {
   /// The ICC profile of the `colr` box, as stored.
   public var iccProfile: Data?
   /// The nclx description, when the file has one.
-  public var nclx: HEIFColour?
+  public var nclx: HEIFColor?
   /// The Exif block (as stored: a 4-byte offset to the TIFF header first; see `exifTIFF`) and
   /// the XMP packet.
   public var exif: Data?, xmp: Data?
@@ -69,7 +69,7 @@ public struct HEIFFile: Sendable {
     xmp = copy(info.xmp, info.xmp_length)
     if info.has_nclx != 0 {
       let xy = withUnsafeBytes(of: info.nclx_xy) { Array($0.bindMemory(to: Float.self)) }.map { Double($0) }
-      nclx = HEIFColour(
+      nclx = HEIFColor(
         primaries: Int(info.nclx_primaries), transfer: Int(info.nclx_transfer), matrix: Int(info.nclx_matrix),
         isFullRange: info.nclx_full_range != 0, chromaticities: xy)
     }
@@ -89,7 +89,7 @@ public struct HEIFFile: Sendable {
 
   /// The profile describing the decoded RGB values: the ICC profile, else the one the nclx box
   /// defines, else nil (sRGB — also for an HDR image, which the decoder tone-maps to sRGB).
-  public var colourProfile: Data? { iccProfile ?? (hdrTransfer == nil ? nclx?.iccProfile : nil) }
+  public var colorProfile: Data? { iccProfile ?? (hdrTransfer == nil ? nclx?.iccProfile : nil) }
 
   /// The HDR transfer (PQ or HLG) of an image described by nclx alone, which the decoder tone-maps
   /// to SDR sRGB (`HDRToneMapping`); nil for SDR images and for images with an ICC profile (the
@@ -122,7 +122,7 @@ public struct HEIFFile: Sendable {
 }
 
 /// An nclx colour description (ITU-T H.273 code points) and the ICC profile it defines.
-public struct HEIFColour: Hashable, Sendable {
+public struct HEIFColor: Hashable, Sendable {
   /// `colour_primaries` (1: BT.709/sRGB, 9: BT.2020, 12: Display P3…).
   public var primaries: Int
   /// `transfer_characteristics` (13: sRGB, 1/6/14/15: BT.709's curve, 8: linear…).

@@ -55,7 +55,7 @@ public enum JPEGCodec: ImageCodec {
     var options = JPEGDecodeOptions()
     options.scaleDenominator = request.scaleDenominator
     options.isStrict = request.isStrict
-    options.colourRendering = request.colourRendering
+    options.colorRendering = request.colorRendering
     try decoder.start(options: options)
     return decoder
   }

@@ -30,14 +30,14 @@ public struct JPEGDecodeOptions: Hashable, Sendable {
   public var usesFancyUpsampling: Bool
   /// The intent and black-point compensation of a CMYK file's conversion through its embedded
   /// profile (default relative colorimetric without black-point compensation).
-  public var colourRendering: ColourRendering
+  public var colorRendering: ColorRendering
 
   /// Creates options; the defaults give a full-size, reference-exact, lenient decode.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, dctMethod: DCTMethod = .accurate,
-    usesFancyUpsampling: Bool = true, colourRendering: ColourRendering = ColourRendering()
+    usesFancyUpsampling: Bool = true, colorRendering: ColorRendering = ColorRendering()
   ) {
-    self.colourRendering = colourRendering
+    self.colorRendering = colorRendering
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.dctMethod = dctMethod

@@ -21,7 +21,7 @@ import PixelBufferModule
 /// Output is `.gray8` for grayscale files and `.rgb8` for everything else. YCbCr and RGB files are
 /// converted by libjpeg. CMYK and YCCK files are decoded as CMYK; with an embedded CMYK profile
 /// they are converted through it by lcms2 into sRGB (`CMYKConversion`, with the intent and
-/// black-point compensation of `JPEGDecodeOptions.colourRendering`; the profile is then used up:
+/// black-point compensation of `JPEGDecodeOptions.colorRendering`; the profile is then used up:
 /// the header names it in `cmykProfile`, the buffer is sRGB and its metadata carries no profile). Without one (or with one lcms2 cannot use) they are converted naively, the
 /// way most tools without colour management do: `R = C′·K′/255` (likewise G from M′, B from Y′),
 /// where `C′ = 255 − C` is the light the ink lets through. Files with an Adobe (APP14) marker store
@@ -117,7 +117,7 @@ public final class JPEGDecoder {
     // conversion with the requested rendering is made when decoding starts.
     var cmykProfile: Data?, cmykProblem: String?
     if [CJ_MODEL_CMYK, CJ_MODEL_YCCK].contains(where: { Int32($0.rawValue) == info.color_model }), let profile = metadata.iccProfile {
-      let (usable, problem) = CMYKConversion.make(iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: ColourRendering())
+      let (usable, problem) = CMYKConversion.make(iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: ColorRendering())
       cmykProblem = problem
       if usable != nil {
         cmykProfile = profile
@@ -197,10 +197,10 @@ public final class JPEGDecoder {
     cj_decoder_set_strict(handle, isStrict ? 1 : 0)
     if let profile = header.cmykProfile {
       let (conversion, problem) = CMYKConversion.make(
-        iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: options.colourRendering)
+        iccProfile: profile, sampleBytes: 1, hasAlpha: false, rendering: options.colorRendering)
       guard let conversion else {
         throw CodecError(
-          .unsupported, "The JPEG's CMYK profile cannot be converted with the \(options.colourRendering.label) intent: \(problem ?? "lcms2 refused").")
+          .unsupported, "The JPEG's CMYK profile cannot be converted with the \(options.colorRendering.label) intent: \(problem ?? "lcms2 refused").")
       }
       cmyk = conversion
     }

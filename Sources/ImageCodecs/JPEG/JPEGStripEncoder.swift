@@ -114,7 +114,7 @@ final class JPEGStripEncoder {
   }
 
   /// One strip: its rows until compressed, then its standalone JPEG until written.
-  private final class Strip: EncodeJob, @unchecked Sendable {
+  private final class Strip: EncodeJob, @unchecked Sendable {  // handed over, never shared: filled by the writer, compressed by one pool job, read after `completion`
     let index: Int
     let height: Int
     var pieces: [Piece] = []

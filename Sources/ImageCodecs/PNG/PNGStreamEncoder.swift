@@ -237,7 +237,7 @@ public final class PNGStreamEncoder {
   /// Memory is released explicitly (compressed bytes once written, raw rows once written and
   /// copied into the next segment's context), not when the object dies: an executor may keep
   /// the finished job closure, and with it this object, alive for a while.
-  private final class Segment: EncodeJob, @unchecked Sendable {
+  private final class Segment: EncodeJob, @unchecked Sendable {  // handed over, never shared: filled by the writer, compressed by one pool job, read after `completion`
     private(set) var rows: UnsafeMutableRawPointer
     let start: Int  // image row of the first emitted row
     let contextCount: Int

@@ -159,20 +159,20 @@ public struct DecodeRequest: Hashable, Sendable {
   /// How a decoder that converts colours itself maps them: the intent and black-point
   /// compensation of a CMYK file's conversion through its profile (`ImageHeader.cmykProfile`).
   /// Other decoders ignore it.
-  public var colourRendering: ColourRendering
+  public var colorRendering: ColorRendering
 
   /// Creates a request; the defaults decode the first page, all of it, at full size, leniently,
   /// CMYK relative colorimetric without black-point compensation.
   public init(
     scaleDenominator: Int = 1, isStrict: Bool = false, limits: DecodeLimits = .default,
-    options: FormatOptionValues = [:], region: Rect? = nil, colourRendering: ColourRendering = ColourRendering()
+    options: FormatOptionValues = [:], region: Rect? = nil, colorRendering: ColorRendering = ColorRendering()
   ) {
     self.scaleDenominator = scaleDenominator
     self.isStrict = isStrict
     self.limits = limits
     self.options = options
     self.region = region
-    self.colourRendering = colourRendering
+    self.colorRendering = colorRendering
   }
 
   /// The zero-based page `options` selects (`page`, default 0).

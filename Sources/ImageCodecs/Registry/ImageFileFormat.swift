@@ -58,7 +58,7 @@ public struct ImageHeader: Hashable, Sendable {
   /// reduced scales (`ImageCodec.reducedScaleDenominators(for:)`).
   public var reducedLevelSizes: [Size]
   /// The CMYK ICC profile a CMYK file's decoder converts its pixels through into sRGB (with the
-  /// request's `colourRendering`), or nil. The decoded pixels are then sRGB: `metadata` carries
+  /// request's `colorRendering`), or nil. The decoded pixels are then sRGB: `metadata` carries
   /// no profile.
   public var cmykProfile: Data?
   /// Problems with what the file says about its pixels that the decoder worked around, in

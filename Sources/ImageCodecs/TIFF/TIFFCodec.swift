@@ -84,7 +84,7 @@ public enum TIFFCodec: ImageCodec {
     try decoder(request) { level, extent, region in
       try TIFFDecoder(
         data: data, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
-        colourRendering: request.colourRendering)
+        colorRendering: request.colorRendering)
     }
   }
 
@@ -175,7 +175,7 @@ extension TIFFCodec: FileReadingCodec {
     try decoder(request) { level, extent, region in
       try TIFFDecoder(
         file: file, page: request.page, level: level, extent: extent, limits: request.limits, region: region,
-        colourRendering: request.colourRendering)
+        colorRendering: request.colorRendering)
     }
   }
 }

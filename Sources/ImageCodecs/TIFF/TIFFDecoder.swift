@@ -84,7 +84,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// Opens `data`, selects page `page` and reads its header, checking its size against `limits`
   /// before any pixel memory is allocated. With `region`, `readRows` (and `decodeAll`) read only
   /// that rectangle of the page, in stored coordinates. A CMYK page with a usable profile is
-  /// converted with `colourRendering`'s intent and black-point compensation.
+  /// converted with `colorRendering`'s intent and black-point compensation.
   ///
   /// With `level` (1-based, see `header.reducedLevelSizes`), rows and regions come from that
   /// reduced-resolution level of the page instead, read as an image of `extent` (the level's own
@@ -96,7 +96,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   ///   size, or a region outside the page or extent.
   public convenience init(
     data: Data, page: Int = 0, level: Int = 0, extent: Size? = nil, limits: DecodeLimits = .default, region: Rect? = nil,
-    colourRendering: ColourRendering = ColourRendering()
+    colorRendering: ColorRendering = ColorRendering()
   ) throws {
     try Self.check(page: page)
     var copy: UnsafeMutableRawBufferPointer?
@@ -117,7 +117,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     }
     try self.init(
       opened: opened, input: .bytes(data, copy: copy), page: page, level: level, extent: extent, limits: limits, region: region,
-      rendering: colourRendering)
+      rendering: colorRendering)
   }
 
   /// Opens the file open for reading on `file` like `init(data:…)`, reading it as libtiff asks —
@@ -127,7 +127,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// - Throws: as `init(data:…)`, and `.io` when the file cannot be read.
   public convenience init(
     file: FileHandle, page: Int = 0, level: Int = 0, extent: Size? = nil, limits: DecodeLimits = .default, region: Rect? = nil,
-    colourRendering: ColourRendering = ColourRendering()
+    colorRendering: ColorRendering = ColorRendering()
   ) throws {
     try Self.check(page: page)
     var status: Int32 = 0
@@ -137,7 +137,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     }
     try self.init(
       opened: opened, input: .file(file), page: page, level: level, extent: extent, limits: limits, region: region,
-      rendering: colourRendering)
+      rendering: colorRendering)
   }
 
   private static func check(page: Int) throws {
@@ -157,7 +157,7 @@ public final class TIFFDecoder: ImageRowDecoder {
   /// and freeing a private copy of the bytes, when that fails).
   private init(
     opened: OpaquePointer, input: Input, page: Int, level: Int, extent: Size?, limits: DecodeLimits, region: Rect?,
-    rendering: ColourRendering
+    rendering: ColorRendering
   ) throws {
     var info = ctiff_info()
     var cmyk: CMYKConversion?

@@ -9,7 +9,7 @@
 
 import Hummingbird
 import NIOCore
-import Synchronization
+import Locking
 
 /// The request context of the image server: Hummingbird's, plus the connection it came on.
 struct ServerRequestContext: RequestContext {
@@ -25,10 +25,10 @@ struct ServerRequestContext: RequestContext {
 
 /// Whether a connection's client is still there, and the request to cancel when it leaves.
 final class ConnectionWatch: Sendable {
-  private let state = Mutex<(gone: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+  private let state = Locked<(gone: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
 
   /// Watches of the open connections, by channel.
-  private static let open = Mutex<[ObjectIdentifier: ConnectionWatch]>([:])
+  private static let open = Locked<[ObjectIdentifier: ConnectionWatch]>([:])
 
   /// The watch of `channel` (nil for a channel without the handler).
   static func of(_ channel: any Channel) -> ConnectionWatch? { open.withLock { $0[ObjectIdentifier(channel)] } }

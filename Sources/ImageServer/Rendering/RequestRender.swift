@@ -21,7 +21,7 @@ extension ImageServer {
   func prepareRender(_ data: Data, options: ProcessingOptions, format choice: FormatChoice) throws -> PreparedRenderJob {
     var writeOptions = WriteOptions()
     if let quality = options.quality { writeOptions.formatOptions["quality"] = .integer(quality) }
-    let strips = options.stripsMetadata ?? (configuration.keptMetadata == .colourProfileOnly)
+    let strips = options.stripsMetadata ?? (configuration.keptMetadata == .colorProfileOnly)
     writeOptions.keptMetadata = strips ? .icc : .all
     let job = RenderJob(
       input: .data(data), destination: .memory, options: writeOptions,

@@ -154,7 +154,7 @@ final class GainMapGeometryTests: XCTestCase {
 
 /// A point operation that leaves pixels as they are (only its position in the graph matters).
 private struct InvertOperationForTests: PointOperation {
-  static let table = OperationDescriptor(name: "identity-for-tests", category: .colour, summary: "Nothing.", parameters: [], example: "")
+  static let table = OperationDescriptor(name: "identity-for-tests", category: .color, summary: "Nothing.", parameters: [], example: "")
   var descriptor: OperationDescriptor { Self.table }
   var arguments: Arguments { Arguments([]) }
   var workingSpace: WorkingSpace? { nil }

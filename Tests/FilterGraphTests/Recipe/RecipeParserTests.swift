@@ -48,13 +48,13 @@ private let standIns: [FilterDefinition] = [
     name: "blur", category: .convolution, summary: "Blurs.",
     parameters: [ParameterSpec("sigma", .number(0...100), default: .number(1), help: "Sigma.")], example: "blur sigma=2")),
   standIn(OperationDescriptor(
-    name: "tint", category: .colour, summary: "Tints.",
+    name: "tint", category: .color, summary: "Tints.",
     parameters: [
       ParameterSpec("color", .color, default: .color(.black), help: "Colour."),
       ParameterSpec("amount", .number(0...1), default: .number(0.5), percent: .fraction, help: "Amount."),
     ], example: "tint color=#FF8000")),
   standIn(OperationDescriptor(
-    name: "convert", category: .colour, summary: "Converts.",
+    name: "convert", category: .color, summary: "Converts.",
     parameters: [
       ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."),
       ParameterSpec("dither", .boolean, default: .boolean(false), help: "Dither."),
@@ -179,7 +179,7 @@ final class RecipeParserTests: XCTestCase {
       "blend(mode=multiply opacity=1)[blur(sigma=2)[solid(color=#808080 size=40x30)], solid(color=#808080 size=40x30)]")
   }
 
-  func testCommentsBlankLinesCRLFAndColoursStartingWithHash() throws {
+  func testCommentsBlankLinesCRLFAndColorsStartingWithHash() throws {
     let text = "# header\r\n\r\n   # indented comment\r\ntint #F80 amount=30% # warm it\r\nblur sigma=2 #soften\r\n"
     XCTAssertEqual(
       try graph(text), "blur(sigma=2)[tint(color=#FF8800 amount=0.3)[solid(color=#808080 size=40x30)]]")

@@ -27,7 +27,7 @@ final class AnalysisTests: XCTestCase {
   func testReductionCoversEveryPixelOnceWhateverTheTiling() throws {
     let image = floatImage(samplePixels(37 * 23, opaque: true), width: 37)
     let want = samplePixels(37 * 23, opaque: true).reduce(0.0) { $0 + Double($1.x) }
-    for renderer in [colourRenderer, oneTileRenderer, Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 8, height: 3)))] {
+    for renderer in [colorRenderer, oneTileRenderer, Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 8, height: 3)))] {
       let sum = try renderer.analyse(image, SumAnalysis())
       XCTAssertEqual(sum.x, 37 * 23)
       XCTAssertEqual(sum.y, want, accuracy: 1e-3)
@@ -88,15 +88,15 @@ final class AnalysisTests: XCTestCase {
 
   func testExplainShowsTheAnalysis() throws {
     let photo = try Image(contentsOf: photoURL)
-    let text = try colourRenderer.explain(photo.normalized())
+    let text = try colorRenderer.explain(photo.normalized())
     XCTAssertTrue(text.contains("analysis before the tiles: histogram of r,g,b bins=4096 (≤ 4 MP view)"), text)
   }
 
   func testResolvedReplacesAnalysedNodes() throws {
     let photo = try Image(contentsOf: photoURL)
-    let resolved = try colourRenderer.resolved(photo.normalized().modulated(hue: 10))
+    let resolved = try colorRenderer.resolved(photo.normalized().modulated(hue: 10))
     XCTAssertTrue(resolved.node.inputs[0].operation is LevelsOperation)
     let plain = photo.modulated(hue: 10)
-    XCTAssertTrue(try colourRenderer.resolved(plain).node === plain.node)
+    XCTAssertTrue(try colorRenderer.resolved(plain).node === plain.node)
   }
 }

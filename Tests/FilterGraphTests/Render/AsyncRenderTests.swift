@@ -120,7 +120,7 @@ private final class Gate: @unchecked Sendable {  // every var is only touched un
 /// A per-pixel identity that makes every row pass the gate.
 private struct GateOperation: PointOperation {
   let gate: Gate
-  static let table = OperationDescriptor(name: "gate", category: .colour, summary: "Waits at a gate.", parameters: [], example: "")
+  static let table = OperationDescriptor(name: "gate", category: .color, summary: "Waits at a gate.", parameters: [], example: "")
   var descriptor: OperationDescriptor { Self.table }
   var arguments: Arguments { Arguments() }
   var workingSpace: WorkingSpace? { nil }

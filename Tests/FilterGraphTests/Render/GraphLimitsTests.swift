@@ -32,6 +32,28 @@ final class GraphLimitsTests: XCTestCase {
     }
   }
 
+  /// A computed side over 65535 is refused with the size the recipe asked for, never rendered
+  /// clamped to 65535 (which once wrote a 65535-wide image with exit 0, and printed 76800 px as
+  /// 65535 in the pixel-limit message).
+  func testAComputedSideOverTheLargestIsRefusedWithItsTrueSize() throws {
+    var options = RendererOptions(threads: 1)
+    options.maxPixels = 1 << 40
+    let renderer = Renderer(options: options)
+    let photo = try Image(contentsOf: Fixtures.url("pngsuite/basn2c08.png"))  // 32×32
+    let cases: [(Image, String)] = [
+      (photo.extended(by: EdgeInsets(top: 0, right: 65000, bottom: 0, left: 65000)), "130032×32"),
+      (photo.scaled(toWidth: 2400).scaled(by: 32), "76800×76800"),
+      (photo.scaled(toHeight: 65535).scaled(toWidth: 70000), "70000×70000"),
+    ]
+    for (image, size) in cases {
+      XCTAssertThrowsError(try renderer.render(image)) { error in
+        let message = (error as? GraphLimitError)?.message ?? "\(error)"
+        XCTAssertTrue(message.contains("output would be \(size) pixels; no side may be over 65535"), message)
+      }
+    }
+    XCTAssertEqual(renderer.statistics.decodes, 0)
+  }
+
   func testTheLimitIsTheRenderersOption() throws {
     var options = RendererOptions(threads: 1)
     options.maxPixels = 64 * 64

@@ -23,7 +23,7 @@ final class SourceTests: XCTestCase {
 
   // MARK: Solid colour
 
-  func testSolidColourRendersItsBytes() throws {
+  func testSolidColorRendersItsBytes() throws {
     let opaque = Image(color: Color(hex: "#FF8000")!, size: Size(width: 21, height: 9))
     XCTAssertEqual(opaque.info.layout, .rgb)
     let out = try renderer.render(opaque)
@@ -41,7 +41,7 @@ final class SourceTests: XCTestCase {
     }
   }
 
-  func testSolidColourThroughLinearLightKeepsItsBytes() throws {
+  func testSolidColorThroughLinearLightKeepsItsBytes() throws {
     // A linear-light operation that changes nothing (opacity 0) decodes and re-encodes the colour.
     let paper = Image(color: Color(hex: "#F4ECD8")!, size: Size(width: 5, height: 5))
     let plain = try renderer.render(paper)

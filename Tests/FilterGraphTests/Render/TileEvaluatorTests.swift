@@ -25,7 +25,7 @@ private struct ShiftOperation: ImageOperation {
 /// Test point operation: 1 − value on colour lanes (premultiplied: α − c), in `space`.
 private struct InvertOperation: PointOperation {
   let space: WorkingSpace
-  static let table = OperationDescriptor(name: "testinvert", category: .colour, summary: "", parameters: [], example: "")
+  static let table = OperationDescriptor(name: "testinvert", category: .color, summary: "", parameters: [], example: "")
   var descriptor: OperationDescriptor { Self.table }
   var arguments: Arguments { Arguments([("space", .choice(space.rawValue))]) }
   var workingSpace: WorkingSpace? { space }

@@ -53,7 +53,7 @@ final class TileScheduleTests: XCTestCase {
 private struct FailingRowsOperation: ImageOperation {
   struct Failure: Error, Equatable { let row: Int }
   let failingRow: Int
-  static let table = OperationDescriptor(name: "testfailrows", category: .colour, summary: "", parameters: [], example: "")
+  static let table = OperationDescriptor(name: "testfailrows", category: .color, summary: "", parameters: [], example: "")
   var descriptor: OperationDescriptor { Self.table }
   var arguments: Arguments { Arguments([("row", .number(Double(failingRow)))]) }
   var workingSpace: WorkingSpace? { nil }

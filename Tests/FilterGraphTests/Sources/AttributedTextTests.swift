@@ -52,7 +52,7 @@ final class AttributedTextTests: XCTestCase {
     XCTAssertEqual(layout.size, plain.size)
   }
 
-  func testEachRunIsDrawnInItsColour() throws {
+  func testEachRunIsDrawnInItsColor() throws {
     let image = try Image(
       attributedText: [TextRun("IIII", color: Color(red: 1, green: 0, blue: 0)), TextRun("IIII", color: Color(red: 0, green: 0, blue: 1))],
       style: TextStyle(font: "DejaVu Sans", size: 40))

@@ -109,7 +109,7 @@ final class TextPixelTests: XCTestCase {
     }
   }
 
-  func testColourEmojiKeepTheirColoursAndTakeTheTextAlpha() throws {
+  func testColorEmojiKeepTheirColorsAndTakeTheTextAlpha() throws {
     // U+1F600 is a yellow face in Noto Color Emoji: its middle is far from the black text colour.
     let face = try Self.rgba(Image(text: "😀", size: 64, color: .black))
     let w = face.size.width, h = face.size.height

@@ -9,7 +9,7 @@ final class FlattenMaskTests: XCTestCase {
   typealias T = ResampleTestSupport
   typealias G = GeometryTestSupport
 
-  func testFlattenIsOverAColourInLinearLight() throws {
+  func testFlattenIsOverAColorInLinearLight() throws {
     let image = T.randomImage(width: 31, height: 19, alpha: true, seed: 17)
     let src = try T.bytes(image, format: .rgba8)
     let under = Color(hex: "#30A0F0")!

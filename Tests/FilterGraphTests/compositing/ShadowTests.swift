@@ -13,7 +13,7 @@ final class ShadowTests: XCTestCase {
     return (RecipeExamplesTests.packed(buffer), buffer.width)
   }
 
-  func testAHardShadowIsTheAlphaInTheShadowColourAtTheOffset() throws {
+  func testAHardShadowIsTheAlphaInTheShadowColorAtTheOffset() throws {
     let square = Image(color: .white, size: Size(width: 10, height: 10))
     let shadowed = square.shadowed(sigma: 0, offset: Point(x: 3, y: 2), color: Color(white: 0, alpha: 0.5))
     XCTAssertEqual(shadowed.size, Size(width: 16, height: 16))  // m = 0 + max(3, 2) = 3

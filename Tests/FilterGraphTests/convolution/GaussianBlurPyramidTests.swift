@@ -1,6 +1,7 @@
 // GaussianBlurPyramidTests.swift — large blurs through a reduced copy equal the exact Gaussian
 // within two 8-bit levels (six in the outermost k pixels), keep the image's size and tile-invariance, and are used only where
 // they should be.
+import Locking
 import PixelBufferModule
 import TestSupport
 import XCTest

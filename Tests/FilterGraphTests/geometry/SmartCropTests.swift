@@ -4,6 +4,7 @@
 // Swift method's graph.
 
 import Foundation
+import Locking
 import PixelBufferModule
 import TestSupport
 import XCTest

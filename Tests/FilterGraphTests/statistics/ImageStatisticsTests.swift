@@ -58,7 +58,7 @@ final class ImageStatisticsTests: XCTestCase {
     XCTAssertEqual(stats.channels[0].standardDeviation, sd, accuracy: 2e-5)
   }
 
-  func testDominantColourIsTheFullestCellsMean() throws {
+  func testDominantColorIsTheFullestCellsMean() throws {
     // 60 % of the pixels near #3366CC (two shades in one cell), the rest random.
     let noise = T.randomImage(width: 100, height: 50, seed: 3)
     let noiseBytes = try T.bytes(noise, format: .rgb8)

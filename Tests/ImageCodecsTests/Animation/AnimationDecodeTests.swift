@@ -17,7 +17,7 @@ final class AnimationDecodeTests: XCTestCase {
       let theirs = try AnimationReferences.libvips(path, frameHeight: ours.info.canvasSize.height)
       XCTAssertEqual(ours.frames.count, theirs.count, path)
       for (i, (a, b)) in zip(ours.frames, theirs).enumerated() {
-        CodecTest.assertSame(a, b, ignoringHiddenColour: true, "\(path) frame \(i + 1)")
+        CodecTest.assertSame(a, b, ignoringHiddenColor: true, "\(path) frame \(i + 1)")
       }
     }
   }
@@ -30,7 +30,7 @@ final class AnimationDecodeTests: XCTestCase {
     for (path, compared) in [("animation/disposal.gif", 0..<2), ("animation/background.gif", 0..<3), ("animation/blend.webp", 0..<4)] {
       let ours = try AnimationReferences.ourFrames(path).frames, theirs = try AnimationReferences.pillow(path)
       XCTAssertEqual(ours.count, theirs.count, path)
-      for i in compared { CodecTest.assertSame(ours[i], theirs[i], ignoringHiddenColour: true, "\(path) frame \(i + 1)") }
+      for i in compared { CodecTest.assertSame(ours[i], theirs[i], ignoringHiddenColor: true, "\(path) frame \(i + 1)") }
     }
   }
 

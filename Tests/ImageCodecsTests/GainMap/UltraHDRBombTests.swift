@@ -102,12 +102,12 @@ final class UltraHDRBombTests: XCTestCase {
   func testEncodingsRoundTripPerChannel() throws {
     let m = GainMapMetadata(
       gainMapMin: [-0.5, 0, 0.25], gainMapMax: [2, 3.25, 1.5], gamma: [1, 2.2, 0.5], offsetSDR: [1.0 / 64, 0, 0.001], offsetHDR: [0.02, 1.0 / 64, 0],
-      hdrCapacityMin: 0.5, hdrCapacityMax: 3.25, baseRenditionIsHDR: true, usesBaseColourSpace: false)
+      hdrCapacityMin: 0.5, hdrCapacityMax: 3.25, baseRenditionIsHDR: true, usesBaseColorSpace: false)
     let block = GainMapISO.block(m)
     XCTAssertEqual(block[4], 0x80, "multichannel, not the base colour space")
     XCTAssertEqual(try GainMapISO.metadata(ArraySlice(block)), m)
     var fromXMP = try XCTUnwrap(try GainMapXMP.metadata(GainMapXMP.gainMapPacket(m)))
-    fromXMP.usesBaseColourSpace = false  // XMP has no such field
+    fromXMP.usesBaseColorSpace = false  // XMP has no such field
     XCTAssertEqual(fromXMP, m)
     XCTAssertNil(try GainMapISO.metadata(ArraySlice(GainMapISO.versionBlock)))
     XCTAssertEqual(GainMapISO.block(GainMapMetadata())[4], 0x40, "single channel, base colour space")

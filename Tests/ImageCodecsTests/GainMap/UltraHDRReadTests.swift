@@ -43,7 +43,7 @@ final class UltraHDRReadTests: XCTestCase {
       near(m.offsetSDR, list("gainmap-offset-sdr"), "offset SDR")
       near(m.offsetHDR, list("gainmap-offset-hdr"), "offset HDR")
       near([exp2(m.hdrCapacityMin), exp2(m.hdrCapacityMax)], [fields["gainmap-hdr-capacity-min"] as? Double ?? 0, fields["gainmap-hdr-capacity-max"] as? Double ?? 0], "capacity")
-      XCTAssertEqual(m.usesBaseColourSpace, (fields["gainmap-use-base-cg"] as? Int) == 1, name)
+      XCTAssertEqual(m.usesBaseColorSpace, (fields["gainmap-use-base-cg"] as? Int) == 1, name)
       XCTAssertEqual(map.metadataSource, "ISO 21496-1", name)
       XCTAssertFalse(m.baseRenditionIsHDR)
     }

@@ -165,7 +165,7 @@ final class HEIFCodecTests: XCTestCase {
 
   /// An ICC profile is read as stored; an nclx box other than sRGB becomes the profile it
   /// defines (Display P3: P3 primaries, D65, the sRGB curve); an sRGB nclx box needs none.
-  func testColourDescriptions() throws {
+  func testColorDescriptions() throws {
     let icc = try AVIFCodec.readHeader(CodecTest.data("heif/icc.avif"), request: DecodeRequest())
     XCTAssertEqual(icc.metadata.iccProfile, try CodecTest.data("webp/metadata.icc"))
     let p3File = try HEIFFile(CodecTest.data("heif/p3-nclx.avif"))
@@ -175,13 +175,13 @@ final class HEIFCodecTests: XCTestCase {
     for (value, expected) in zip(nclx.chromaticities, [0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.3127, 0.3290]) {
       XCTAssertEqual(value, expected, accuracy: 0.001)
     }
-    let profile = try XCTUnwrap(p3File.colourProfile)
+    let profile = try XCTUnwrap(p3File.colorProfile)
     XCTAssertEqual(Array(profile[36..<40]), Array("acsp".utf8))
     XCTAssertEqual(try AVIFCodec.readHeader(CodecTest.data("heif/p3-nclx.avif"), request: DecodeRequest()).metadata.iccProfile, profile)
     XCTAssertNotNil(try HEIFFile(CodecTest.data("heif/photo.avif")).nclx)
-    XCTAssertNil(try HEIFFile(CodecTest.data("heif/photo.avif")).colourProfile, "sRGB nclx needs no profile")
-    XCTAssertNil(HEIFColour(primaries: 1, transfer: 13, matrix: 6, isFullRange: true, chromaticities: nclx.chromaticities).iccProfile)
-    XCTAssertNil(HEIFColour(primaries: 12, transfer: 16, matrix: 6, isFullRange: true, chromaticities: nclx.chromaticities).curveParameters)
+    XCTAssertNil(try HEIFFile(CodecTest.data("heif/photo.avif")).colorProfile, "sRGB nclx needs no profile")
+    XCTAssertNil(HEIFColor(primaries: 1, transfer: 13, matrix: 6, isFullRange: true, chromaticities: nclx.chromaticities).iccProfile)
+    XCTAssertNil(HEIFColor(primaries: 12, transfer: 16, matrix: 6, isFullRange: true, chromaticities: nclx.chromaticities).curveParameters)
   }
 
   private func encode(_ image: PixelBuffer, _ settings: HEIFEncodeSettings, icc: Data? = nil) throws -> Data {

@@ -99,10 +99,10 @@ final class JPEGDecoderTests: XCTestCase {
     // The decoder converts with the requested intent and black-point compensation.
     let intents = try Fixtures.data("colour/cmyk-intents.jpg")
     for (rendering, file) in [
-      (ColourRendering(intent: .saturation), "cmyk-intents-srgb-saturation.png"),
-      (ColourRendering(blackPointCompensation: true), "cmyk-intents-srgb-relative-bpc.png"),
+      (ColorRendering(intent: .saturation), "cmyk-intents-srgb-saturation.png"),
+      (ColorRendering(blackPointCompensation: true), "cmyk-intents-srgb-relative-bpc.png"),
     ] {
-      let converted = try JPEGDecoder.decode(intents, options: JPEGDecodeOptions(colourRendering: rendering))
+      let converted = try JPEGDecoder.decode(intents, options: JPEGDecodeOptions(colorRendering: rendering))
       XCTAssertGreaterThan(JPEGTest.psnr(converted, try PNGDecoder.decode(Fixtures.data("colour/" + file))), 40, file)
     }
 

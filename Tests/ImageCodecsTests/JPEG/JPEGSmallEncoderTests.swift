@@ -88,7 +88,7 @@ final class JPEGSmallEncoderTests: XCTestCase {
 
   /// Fine colour stripes (one pixel each, red and blue: equal luma steps, all colour detail) keep
   /// 4:4:4; the photograph's smooth colour gets 4:2:0; asked for, either is used.
-  func testAutomaticChromaFollowsColourDetail() throws {
+  func testAutomaticChromaFollowsColorDetail() throws {
     var stripes = PixelBuffer(width: 64, height: 64, format: .rgb8)
     stripes.withUnsafeMutablePixels(as: UInt8.self) { p in
       for y in 0..<64 {

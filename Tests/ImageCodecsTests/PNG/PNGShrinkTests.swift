@@ -78,10 +78,10 @@ final class PNGShrinkTests: XCTestCase {
         for (i, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
           let x = 2 * block + dx
           for y in [dy, 2 + dy, 4 + dy, 6 + dy] {
-            let colour: [UInt8] =
+            let color: [UInt8] =
               y < 2 ? [255, 255, 255] : y < 4 ? [255, 0, 254] : (0..<3).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             let alpha = y < 6 ? UInt8(alphas[i]) : UInt8(truncatingIfNeeded: rng.next())
-            for c in 0..<3 { p[row: y][4 * x + c] = colour[c] }
+            for c in 0..<3 { p[row: y][4 * x + c] = color[c] }
             p[row: y][4 * x + 3] = alpha
           }
         }

@@ -143,7 +143,7 @@ final class PNGStreamEncoderTests: XCTestCase {
     XCTAssertLessThan(Double(split.count), Double(whole.count) * 1.01)
   }
 
-  func testStructureChunksAndColourChunks() throws {
+  func testStructureChunksAndColorChunks() throws {
     let image = Self.photo(width: 20, height: 10, format: PixelFormat(layout: .rgb, component: .uint8))
     let data = try Self.encode(image, options: PNGEncodeOptions(), executor: nil)
     XCTAssertEqual(Array(data.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])

@@ -26,14 +26,14 @@ enum CodecTest {
   }
 
   /// Fails, naming the first differing sample and how many differ, unless `a == b` (for RGBA
-  /// with `ignoringHiddenColour`, colours of fully transparent pixels may differ).
+  /// with `ignoringHiddenColor`, colours of fully transparent pixels may differ).
   static func assertSame(
-    _ a: [UInt8], _ b: [UInt8], ignoringHiddenColour: Bool = false, _ label: String = "", file: StaticString = #filePath, line: UInt = #line
+    _ a: [UInt8], _ b: [UInt8], ignoringHiddenColor: Bool = false, _ label: String = "", file: StaticString = #filePath, line: UInt = #line
   ) {
     guard a.count == b.count else { return XCTFail("\(label): \(a.count) samples vs \(b.count)", file: file, line: line) }
     var differing = 0, first: Int?
     for i in 0..<a.count where a[i] != b[i] {
-      if ignoringHiddenColour, i % 4 != 3, a[i - i % 4 + 3] == 0, b[i - i % 4 + 3] == 0 { continue }
+      if ignoringHiddenColor, i % 4 != 3, a[i - i % 4 + 3] == 0, b[i - i % 4 + 3] == 0 { continue }
       differing += 1
       if first == nil { first = i }
     }

@@ -143,8 +143,8 @@ final class TIFFCodecTests: XCTestCase {
   /// profile does not stay with the (now sRGB) pixels, the header names it.
   func testCMYKGoesThroughItsProfile() throws {
     let data = try CodecTest.data("tiff/cmyk8-icc.tif")
-    for (rendering, file) in [(ColourRendering(), "cmyk8-icc.pillow-nobpc.png"), (ColourRendering(blackPointCompensation: true), "cmyk8-icc.pillow.png")] {
-      let decoder = try TIFFDecoder(data: data, colourRendering: rendering)
+    for (rendering, file) in [(ColorRendering(), "cmyk8-icc.pillow-nobpc.png"), (ColorRendering(blackPointCompensation: true), "cmyk8-icc.pillow.png")] {
+      let decoder = try TIFFDecoder(data: data, colorRendering: rendering)
       XCTAssertTrue(decoder.isCMYK)
       XCTAssertNil(decoder.header.metadata.iccProfile)
       XCTAssertNotNil(decoder.header.cmykProfile)

@@ -73,7 +73,7 @@ final class WebPCodecTests: XCTestCase {
     }
     let lossless = try encode(WebPEncodeSettings(isLossless: true))
     XCTAssertTrue(try WebPFile(lossless).isLossless)
-    CodecTest.assertSame(CodecTest.samples(try CodecTest.decode(lossless)), CodecTest.samples(source), ignoringHiddenColour: true)
+    CodecTest.assertSame(CodecTest.samples(try CodecTest.decode(lossless)), CodecTest.samples(source), ignoringHiddenColor: true)
     let photo = try PNGDecoder.decode(CodecTest.data("pngsuite/PngSuite.png"))
     var sizes: [Int] = []
     for quality in [30, 90] {

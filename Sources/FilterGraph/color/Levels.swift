@@ -1,0 +1,145 @@
+// Levels.swift — input black and white points, a mid-tone gamma, output black and white points.
+//
+// Definition, on straight (not premultiplied) colour values c in the sRGB encoding (values as
+// stored, as Photoshop's and ImageMagick's levels use them), for each channel `channel` selects
+// (r, g and b, or one of them; the others and alpha unchanged):
+//
+//   t  = (c − black) / (white − black)
+//   c' = outBlack + t^(1/γ) · (outWhite − outBlack)
+//
+// with white > black. Nothing is clamped: values beyond the input points map beyond the output
+// points (and clip when stored); for γ ≠ 1 the power follows the odd extension −(−t)^(1/γ), as
+// `gamma` does. The defaults (0, 1, 1, 0, 1) are the identity: t = c, c' = t.
+// `normalize` resolves to this operation once its histogram is known.
+
+import Foundation
+import PixelBufferModule
+
+/// Which colour channels a per-channel tone operation changes.
+public enum ToneChannel: String, Hashable, Sendable, CaseIterable, ParameterChoice {
+  /// Red, green and blue alike.
+  case all
+  /// Red only.
+  case r
+  /// Green only.
+  case g
+  /// Blue only.
+  case b
+
+  /// The lanes of a pixel it changes (1) and keeps (0), alpha always kept.
+  var lanes: SIMD4<Float> {
+    switch self {
+    case .all: return SIMD4(1, 1, 1, 0)
+    case .r: return SIMD4(1, 0, 0, 0)
+    case .g: return SIMD4(0, 1, 0, 0)
+    case .b: return SIMD4(0, 0, 1, 0)
+    }
+  }
+
+  /// The parameter `channel=all|r|g|b` (levels, curves).
+  static let parameter = Parameter<ToneChannel>(
+    "channel", default: .all, help: "The channel changed: all (r, g and b alike), r, g or b.")
+}
+
+/// Maps input black/white points through a gamma to output black/white points; see the file's definition.
+public struct LevelsOperation: PointOperation {
+  /// The input value mapped to `outputBlack`.
+  public let black: Double
+  /// The input value mapped to `outputWhite` (greater than `black`).
+  public let white: Double
+  /// γ of the mid-tones (> 1 brightens).
+  public let gamma: Double
+  /// The output value of `black`.
+  public let outputBlack: Double
+  /// The output value of `white`.
+  public let outputWhite: Double
+  /// The channels changed.
+  public let channel: ToneChannel
+
+  /// Creates the operation. Values are clamped to the table's ranges (NaN: the default), and
+  /// `white` is raised to `black + 1/65535` when not above `black`.
+  public init(black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1, channel: ToneChannel = .all) {
+    self.black = Self.black.clamped(black)
+    self.white = max(Self.white.clamped(white), self.black + 1 / 65535)
+    self.gamma = Self.gamma.clamped(gamma)
+    self.outputBlack = Self.outputBlack.clamped(outputBlack)
+    self.outputWhite = Self.outputWhite.clamped(outputWhite)
+    self.channel = channel
+  }
+
+  /// The range of the black and white points (values as stored: 0…1, with room for the
+  /// extended range of float and wide-gamut sources).
+  static let pointRange = -1.0...2.0
+
+  /// `black`: the input black point.
+  public static let black = Parameter<Double>(
+    "black", range: pointRange, default: 0, percent: .fraction, help: "Input value that becomes out-black (0…1, as stored).")
+  /// `white`: the input white point.
+  public static let white = Parameter<Double>("white", range: pointRange, default: 1, percent: .fraction, help: "Input value that becomes out-white; above black.")
+  /// `gamma`: the mid-tone gamma.
+  public static let gamma = Parameter<Double>("gamma", range: 0.1...10, default: 1, help: "Mid-tone gamma: t^(1/gamma), > 1 brightens.")
+  /// `out-black`: the output of black.
+  public static let outputBlack = Parameter<Double>("out-black", range: pointRange, default: 0, percent: .fraction, help: "Output value of black.")
+  /// `out-white`: the output of white.
+  public static let outputWhite = Parameter<Double>("out-white", range: pointRange, default: 1, percent: .fraction, help: "Output value of white.")
+
+  /// `levels black=0.05 white=0.95 gamma=1.1`.
+  public static let table = OperationDescriptor(
+    name: "levels", category: .color,
+    summary: "Maps input black and white points through a mid-tone gamma to output black and white points.",
+    parameters: [black.spec, white.spec, gamma.spec, outputBlack.spec, outputWhite.spec, ToneChannel.parameter.spec],
+    example: "levels black=0.05 white=0.9 gamma=1.2")
+
+  public var descriptor: OperationDescriptor { Self.table }
+  public var arguments: Arguments {
+    Arguments([
+      Self.black.argument(black), Self.white.argument(white), Self.gamma.argument(gamma),
+      Self.outputBlack.argument(outputBlack), Self.outputWhite.argument(outputWhite), ToneChannel.parameter.argument(channel),
+    ])
+  }
+  public var workingSpace: WorkingSpace? { .encoded }
+
+  public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    let lanes = channel.lanes, keep = 1 - lanes
+    let b = Float(black), scale = Float(1 / (white - black))
+    let ob = Float(outputBlack), span = Float(outputWhite - outputBlack)
+    let e = Float(1 / gamma)
+    if e == 1 {
+      // c' = c·m + q on the chosen lanes: t·span + ob with t = (c − b)·scale.
+      let m = keep + lanes * (scale * span)
+      let q = lanes * (ob - b * scale * span)
+      for i in 0..<count {
+        let p = pixels[i]
+        let a = p.w
+        if a <= 0 { continue }
+        pixels[i] = p * m + q * a  // premultiplied: a·(c·m + q)
+      }
+      return
+    }
+    let table = GammaTable.shared(for: e)
+    table.mantissa.withUnsafeBufferPointer { mt in
+      table.scale.withUnsafeBufferPointer { st in
+        let mp = mt.baseAddress!, sp = st.baseAddress!
+        for i in 0..<count {
+          let p = pixels[i]
+          let a = p.w
+          if a <= 0 { continue }
+          let t = (p / a - b) * scale
+          let curved = SIMD4(GammaTable.power(t.x, e, mp, sp), GammaTable.power(t.y, e, mp, sp), GammaTable.power(t.z, e, mp, sp), 0)
+          pixels[i] = p * keep + lanes * (curved * span + ob) * a
+        }
+      }
+    }
+  }
+}
+
+extension Image {
+  /// The image with `channel`'s values mapped from `black`…`white` through `t^(1/gamma)` to
+  /// `outputBlack`…`outputWhite` (see Levels.swift); the defaults change nothing.
+  public func leveled(
+    black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1,
+    channel: ToneChannel = .all
+  ) -> Image {
+    applying(LevelsOperation(black: black, white: white, gamma: gamma, outputBlack: outputBlack, outputWhite: outputWhite, channel: channel))
+  }
+}
