@@ -57,6 +57,14 @@ void fg_resample_rows(const float *src, ptrdiff_t rowFloats, size_t count, const
                       const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
                       ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats);
 
+/// Part of fg_resample_rows for a band of source rows [rowLo, rowHi) (`src` is source row rowLo):
+/// each output row's taps whose rows lie in the band are applied, continuing the sum already in
+/// `dst` (tap 0 starts it), in the same order and rounding as fg_resample_rows. Calling it for
+/// consecutive bands that cover every tap gives exactly fg_resample_rows's floats.
+void fg_resample_rows_band(const float *src, ptrdiff_t rowFloats, size_t count, const ptrdiff_t *starts,
+                           const ptrdiff_t *taps, const float *weights, size_t stride, size_t outputs, float *dst,
+                           ptrdiff_t dstRowFloats, ptrdiff_t dstPixelFloats, ptrdiff_t rowLo, ptrdiff_t rowHi);
+
 /// Float premultiplied RGBA pixels already in the output's encoding → 8-bit codes (FilterGraph's
 /// `TileConversion.pack8`), eight pixels at a time; returns the number of pixels written (a
 /// multiple of 8, leaving at least two pixels for the caller when channels is 3, or 0 without

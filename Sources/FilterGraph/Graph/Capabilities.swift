@@ -9,6 +9,8 @@
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
 //   hands them over instead of a float tile).
+// - `BandedInputReader`: takes a large input region a band of rows at a time (reductions), so its
+//   memory is bounded by a band and its output, not by the whole region.
 
 import PixelBufferModule
 
@@ -53,6 +55,19 @@ public protocol FoldingOperation: ImageOperation {
   func folded(after inner: any ImageOperation) -> (any ImageOperation)?
   /// Whether it leaves its input unchanged.
   var isIdentity: Bool { get }
+}
+
+/// A one-input operation whose output can be computed from its input region taken a band of rows at
+/// a time, top to bottom (a large reduction: `scale fit=100x100` of a computed 16383² image reads
+/// the whole image for its one output tile). The tile evaluator uses it when the region is over
+/// `TileEvaluator.largestWholeInput` pixels; the result must equal `render(into:inputs:)` on the
+/// whole region, bit for bit, so that tiling never changes a pixel.
+protocol BandedInputReader: ImageOperation {
+  /// Renders `output` from the input region `input` of an image of `inputImageSize`; `band(rows)`
+  /// returns the region's rows `rows` (absolute, within `input`'s rows, asked in increasing order,
+  /// at most `bandRows` at a time) as a tile of the region's full width.
+  func render(
+    into output: inout Tile, input: Rect, inputImageSize: Size, bandRows: Int, band: (Range<Int>) throws -> Tile) throws
 }
 
 /// A one-input operation that can compute its output straight from a decoded 8-bit gray or RGB

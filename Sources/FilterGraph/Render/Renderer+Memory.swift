@@ -29,7 +29,8 @@
 // a node pulls an input it holds the tiles of the inputs it already pulled; then it holds its
 // inputs, its output and one more block the size of its largest input (an operation's scratch,
 // such as a separable blur's intermediate rows); a request reaching outside a node's extent is a
-// copy beside the computed part; tiles of nodes read twice are kept for the whole tile. Each
+// copy beside the computed part; tiles of nodes read twice are kept for the whole tile; an operation
+// taking a large input in bands holds its output, its scratch and one band's evaluation. Each
 // block is counted as the tile pool counts it (its size class). The worst of five tiles (the
 // grid's corners and centre) stands for all.
 //
@@ -222,6 +223,18 @@ private struct TileFootprint {
     let op = node.operation
     if op is SourceOperation { return Self.bytes(rect) }
     if op is any PositionalPointOperation { return evaluate(node.inputs[0], rect) }
+    if op is any BandedInputReader, node.inputs.count == 1 {
+      let region = Regions.input(0, of: node, for: rect)
+      if TileEvaluator.pixels(in: region) > TileEvaluator.largestWholeInput {
+        // The output, the first pass's sums and their transposed copy (each a band's width × the
+        // output's height), and the evaluation of one band with a memo of its own.
+        let bandRect = Rect(x: region.x, y: region.y, width: region.width, height: TileEvaluator.bandRows(forWidth: region.width))
+        var band = TileFootprint(plan: plan)
+        let bandPeak = Renderer.saturated(band.evaluate(node.inputs[0], bandRect), plus: band.memoBytes)
+        let scratch = Self.bytes(Rect(x: 0, y: 0, width: region.width, height: rect.height))
+        return Renderer.saturated(bandPeak, plus: Renderer.saturated(Self.bytes(rect), plus: Renderer.saturated(scratch, times: [2])))
+      }
+    }
     var held = 0, peak = 0, largest = 0
     for i in node.inputs.indices {
       let region = Regions.input(i, of: node, for: rect)

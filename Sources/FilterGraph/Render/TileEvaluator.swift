@@ -94,6 +94,29 @@ final class TileEvaluator: Sendable {
     return (rows, columns, n, region)
   }
 
+  /// The most input pixels a `BandedInputReader` receives as one tile (64 MiB of float pixels at
+  /// 16 bytes each); for a larger region it takes its input in bands.
+  static let largestWholeInput = 1 << 22
+
+  static func pixels(in rect: Rect) -> Int { max(rect.width, 0) * max(rect.height, 0) }
+
+  /// Rows per band of an input region `width` pixels wide: about 2^20 pixels, at least 16 rows.
+  static func bandRows(forWidth width: Int) -> Int { max(16, (1 << 20) / max(width, 1)) }
+
+  /// `rect` of `node` from its input taken in bands (`BandedInputReader`). Each band is evaluated
+  /// with a memo of its own, so that no band outlives its use.
+  private func renderInBands(_ op: any BandedInputReader, _ node: ImageNode, _ rect: Rect, space: WorkingSpace) throws -> Tile {
+    let input = node.inputs[0]
+    let region = Regions.input(0, of: node, for: rect)
+    let bandRows = Self.bandRows(forWidth: region.width)
+    var tile = Tile(rect: rect, imageSize: node.info.size)
+    try op.render(into: &tile, input: region, inputImageSize: input.info.size, bandRows: bandRows) { rows in
+      var bandMemo: [MemoKey: Tile] = [:]
+      return try evaluate(input, Rect(x: region.x, y: rows.lowerBound, width: region.width, height: rows.count), space: space, memo: &bandMemo)
+    }
+    return tile
+  }
+
   private func compute(_ node: ImageNode, _ rect: Rect, space: WorkingSpace, memo: inout [MemoKey: Tile]) throws -> Tile {
     let shared = isShared(node)
     let key = MemoKey(node: ObjectIdentifier(node), rect: rect, space: space)
@@ -122,11 +145,15 @@ final class TileEvaluator: Sendable {
       }
     } else {
       let opSpace = op.workingSpace ?? space
-      tile = Tile(rect: rect, imageSize: node.info.size)
       if let reader = op as? any StoredRowsReader, reader.readsStoredRows, let stored = try storedRows8(node, rect) {
+        tile = Tile(rect: rect, imageSize: node.info.size)
         reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
+      } else if let banded = op as? any BandedInputReader, node.inputs.count == 1,
+        Self.pixels(in: Regions.input(0, of: node, for: rect)) > Self.largestWholeInput
+      {
+        tile = try renderInBands(banded, node, rect, space: opSpace)
       } else {
         var inputs: [Tile] = []
         inputs.reserveCapacity(node.inputs.count)
@@ -134,6 +161,9 @@ final class TileEvaluator: Sendable {
           let region = Regions.input(i, of: node, for: rect)
           inputs.append(try evaluate(input, region, space: opSpace, memo: &memo))
         }
+        // Allocated after the inputs: down a chain of operations only the tiles of the level
+        // being computed are held, not one output tile per level waiting for its inputs.
+        tile = Tile(rect: rect, imageSize: node.info.size)
         try op.render(into: &tile, inputs: inputs)
       }
       if opSpace != space {

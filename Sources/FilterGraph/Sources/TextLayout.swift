@@ -127,7 +127,7 @@ final class TextLayout: Sendable {
     if let width = style.width, !(width >= 1) {
       throw CodecError(.invalidArgument, "The text's width must be at least 1 pixel (it is \(width)).")
     }
-    var names: [UnsafeMutablePointer<CChar>?] = styles.map { strdup($0.font) }
+    let names: [UnsafeMutablePointer<CChar>?] = styles.map { strdup($0.font) }
     defer { names.forEach { free($0) } }
     guard !names.contains(nil) else { throw CodecError(.invalidArgument, "Cannot lay the text out: out of memory.") }
     var offset = 0
