@@ -8,7 +8,11 @@
 //     (`ReducibleSource`), through operations that commute with scaling, decodes it reduced,
 //     keeping at least twice the target size, and resamples only the rest;
 //  4. chains of per-pixel operations fuse into one pass; colour matrices multiply together;
-//  5. common-subexpression elimination again over the rewritten graph.
+//  5. common-subexpression elimination again over the rewritten graph;
+//  6. a resample that enlarges a computed image on some axis holds that input (`HeldInputOperation`):
+//     every output tile reads a region of the input, overlapping its neighbours' by the kernel's
+//     reach, and a strong enlargement (`scale size=65535x1; scale size=1x65535`: 1,024 bands, each
+//     recomputing the 65535-pixel row below) would compute the same input pixels once per tile.
 
 import PixelBufferModule
 
@@ -22,21 +26,25 @@ public struct OptimizerOptions: Hashable, Sendable {
   public var shrinkOnLoad = true
   /// Fuse per-pixel chains (default true).
   public var fusePointOperations = true
+  /// Compute the input of an enlarging resample once, when it is not a source (default true).
+  public var holdEnlargedInputs = true
 
   /// Creates options.
   public init(
     eliminateCommonSubgraphs: Bool = true, foldOperations: Bool = true, shrinkOnLoad: Bool = true,
-    fusePointOperations: Bool = true
+    fusePointOperations: Bool = true, holdEnlargedInputs: Bool = true
   ) {
     self.eliminateCommonSubgraphs = eliminateCommonSubgraphs
     self.foldOperations = foldOperations
     self.shrinkOnLoad = shrinkOnLoad
     self.fusePointOperations = fusePointOperations
+    self.holdEnlargedInputs = holdEnlargedInputs
   }
 
   /// No pass at all: the graph runs exactly as it was built.
   public static let none = OptimizerOptions(
-    eliminateCommonSubgraphs: false, foldOperations: false, shrinkOnLoad: false, fusePointOperations: false)
+    eliminateCommonSubgraphs: false, foldOperations: false, shrinkOnLoad: false, fusePointOperations: false,
+    holdEnlargedInputs: false)
 }
 
 /// The rewrites applied before rendering.
@@ -49,6 +57,7 @@ public enum Optimizer {
     if options.shrinkOnLoad { node = shrinkOnLoad(node) }
     if options.fusePointOperations { node = fusePointOperations(node) }
     if options.eliminateCommonSubgraphs { node = eliminateCommonSubgraphs(node) }
+    if options.holdEnlargedInputs { node = holdEnlargedInputs(node) }
     return node
   }
 
@@ -116,6 +125,22 @@ public enum Optimizer {
         operation = resample.reading(full, reducedBy: d)
       }
       return ImageNode(operation: operation, inputs: [rebuilt] + node.inputs.dropFirst())
+    }
+  }
+
+  /// The most pixels an enlarged input is held with (64 MiB of float pixels).
+  static let largestHeldEnlargedInput = 1 << 22
+
+  static func holdEnlargedInputs(_ root: ImageNode) -> ImageNode {
+    rewrite(root) { node in
+      guard let resample = node.operation as? any ResampleOperation, node.inputs.count == 1,
+        let input = node.inputs.first, !(input.operation is SourceOperation)
+      else { return node }
+      let from = input.info.size, to = resample.targetSize
+      guard to.width >= 2 * from.width || to.height >= 2 * from.height,
+        from.width * from.height <= largestHeldEnlargedInput
+      else { return node }
+      return ImageNode(operation: HeldInputOperation(operation: resample), inputs: [input])
     }
   }
 

@@ -52,6 +52,7 @@ extension Renderer {
 
   /// The parts of `estimatedMemory(for:)`.
   func memoryEstimate(for image: Image) -> MemoryEstimate {
+    let image = scheduled(image)
     var estimate = MemoryEstimate()
     var cut = HeldInputsCut()
     var seen: Set<ObjectIdentifier> = []

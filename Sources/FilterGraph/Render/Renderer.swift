@@ -75,6 +75,15 @@ public final class Renderer: Sendable {
   /// The graph `image` runs as, after optimization.
   public func optimized(_ image: Image) -> ImageNode { Optimizer.optimize(image.node, options: options.optimizer) }
 
+  /// `image` with the inputs the optimizer holds whole (`Optimizer.holdEnlargedInputs`) marked
+  /// before its analyses are resolved, so that holding them is an analysis like any other: computed
+  /// before the tiles and counted by the memory estimate.
+  func scheduled(_ image: Image) -> Image {
+    guard options.optimizer.holdEnlargedInputs else { return image }
+    let node = Optimizer.holdEnlargedInputs(image.node)
+    return node === image.node ? image : Image(node: node)
+  }
+
   /// The graph as written and as optimized, for `fgrun explain`, with where colours are converted
   /// between profiles when written with `profile`, `intent` and black-point compensation `bpc`,
   /// and, when written as `format`, whether alpha is flattened onto `background`. Throws what a
@@ -139,7 +148,7 @@ public final class Renderer: Sendable {
   func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     var warnings: [String] = []
-    let root = optimized(try resolved(image, warnings: &warnings))
+    let root = optimized(try resolved(scheduled(image), warnings: &warnings))
     // An analysis's view is part of a graph whose render reports its warnings.
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
     if !analysis { warnings.forEach { warn($0, in: plan) } }
