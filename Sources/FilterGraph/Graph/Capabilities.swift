@@ -7,6 +7,8 @@
 // - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
+// - `WindowChoosingOperation`: an analysis chooses a window that the operation crops to (decided
+//   once for an animation; taken by a gain map at its own resolution).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
 //   hands them over instead of a float tile).
 
@@ -92,3 +94,8 @@ public protocol ResolutionMappable: ImageOperation {
   /// `inputSize` does here, or nil when it cannot be repeated so.
   func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)?
 }
+
+/// An analysed operation whose analysis chooses a window of its input, and which resolves to the
+/// crop to that window (`trim`, `smartcrop`): an animation's window is decided once for every
+/// frame, and a gain map takes the window its base's analysis chose (GainMapWindow.swift).
+public protocol WindowChoosingOperation: AnalysedOperation where Analysis.Result == Rect {}

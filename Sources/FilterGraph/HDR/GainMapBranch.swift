@@ -7,13 +7,16 @@
 // the graph works on, HDRGainMap.swift) — and repeats the base's operations on the map:
 //
 // - geometry that can repeat itself at the map's resolution (`ResolutionMappable`: scale, crop,
-//   orient, extend, pad, affine and rotate by any angle — ResolutionMapping.swift) is repeated there; new areas it paints with a
-//   colour get the map value meaning "no boost" (`neutralFill`): that area is SDR content, and a
-//   boost there would brighten a border the user chose;
+//   orient, extend, pad, affine, rotate by any angle, roundcorners — ResolutionMapping.swift) is
+//   repeated there; new areas it paints with a colour get the map value meaning "no boost"
+//   (`neutralFill`): that area is SDR content, and a boost there would brighten a border the user
+//   chose; where it makes the map transparent, the map is flattened onto that value;
+// - a window chosen by an analysis of the base (`WindowChoosingOperation`: trim, smartcrop) is
+//   taken by the map at its resolution (GainMapWindow.swift);
 // - per-pixel colour and tone operations (`PointOperation`s: matrix, saturate, brightness, gamma,
 //   tint, …) leave the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the
 //   HDR rendition of the edited base is the same edit seen through the same highlights;
-// - anything else (blurs, trim, smartcrop, composites, text) ends the
+// - anything else (blurs, composites, text) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
@@ -46,7 +49,10 @@ extension Image {
     switch Self.branch(of: node) {
     case .none: return (nil, nil)
     case .dropped(let why): return (nil, why)
-    case .map(let map, let metadata): return (GainMapBranch(map: Image(node: map), metadata: metadata), nil)
+    case .map(let map, let metadata):
+      // Where the map became transparent (round corners), the output is flattened onto a colour:
+      // SDR content, so no boost there.
+      return (GainMapBranch(map: Image(node: map).flattened(onto: metadata.neutralFill), metadata: metadata), nil)
     }
   }
 
@@ -101,6 +107,9 @@ extension Image {
     let name = node.operation.descriptor.name
     guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
     let op = node.operation
+    if let window = op as? any WindowChoosingOperation {
+      return .map(windowNode(window, base: node.inputs[0], map: map, fill: metadata.neutralFill), metadata)
+    }
     if let geometry = op as? any ResolutionMappable,
       let mapped = geometry.mapped(from: node.inputs[0].info.size, to: map.info.size, fill: metadata.neutralFill)
     {
@@ -110,6 +119,11 @@ extension Image {
       return .map(map, metadata)
     }
     return .dropped("\(name) is not applied to gain maps")
+  }
+
+  /// The map cropped to the window `window` chooses on `base`.
+  private static func windowNode<W: WindowChoosingOperation>(_ window: W, base: ImageNode, map: ImageNode, fill: Color) -> ImageNode {
+    GainMapWindowOperation.node(window, base: base, map: map, fill: fill)
   }
 }
 

@@ -4,8 +4,10 @@
 //
 // - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the other
 //   image's stored values (not linear light: a map sample is a log-encoded gain, not a colour);
-// - `crop` of the rectangle R becomes `crop` of R·r, its edges rounded outward to whole pixels
-//   (a map a quarter of the base's size cannot be cut between its pixels);
+// - `crop` of the rectangle R becomes `crop` of R·r where R·r's edges land on whole pixels, and
+//   otherwise R·r resampled (bilinear, as `affine` resamples: q = s·(p − R·r's origin), s = the
+//   output's round(size·r) over R·r's size), so the map shows exactly the base's window and is
+//   not off by up to a pixel of its own;
 // - `orient` (EXIF orientation, 90° turns, flips) is applied unchanged;
 // - `extend` by margins m becomes `extend` by round(m·r) in the same mode (copy and mirror move
 //   the other image's own pixels; a colour border becomes `fill`);
@@ -16,6 +18,8 @@
 //   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
 //   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
 //   which differs from interpolating the stored values only across sharp edges of the map.
+// - `roundcorners` with radius ρ becomes `roundcorners` with ρ·(rx + ry)/2 (the corners are
+//   quarter circles on both; a map of another aspect ratio is off by the difference);
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
 // placement) is not whole, the other image is off by up to half of its pixel.
 import Foundation
@@ -32,11 +36,22 @@ extension ScaleOperation: ResolutionMappable {
 
 extension CropOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    repeated(from: inputSize, to: otherSize, fill: fill)
+  }
+
+  /// This crop repeated on an input of `otherSize`: a crop of R·r where its edges land on whole
+  /// pixels there, else R·r resampled (bilinear) to round(size·r) pixels.
+  func repeated(from inputSize: Size, to otherSize: Size, fill: Color) -> any ImageOperation {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     let r = clippedRegion(in: inputSize)
-    let x0 = Int((Double(r.x) * rx).rounded(.down)), y0 = Int((Double(r.y) * ry).rounded(.down))
-    let x1 = min(otherSize.width, Int((Double(r.maxX) * rx).rounded(.up))), y1 = min(otherSize.height, Int((Double(r.maxY) * ry).rounded(.up)))
-    return CropOperation(region: Rect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
+    let x0 = Double(r.x) * rx, y0 = Double(r.y) * ry, x1 = Double(r.maxX) * rx, y1 = Double(r.maxY) * ry
+    let out = Size(width: max(1, Int((x1 - x0).rounded())), height: max(1, Int((y1 - y0).rounded())))
+    if [x0, y0, x1, y1].allSatisfy({ abs($0 - $0.rounded()) < 1e-9 }) {
+      return CropOperation(region: Rect(origin: Point(x: Int(x0.rounded()), y: Int(y0.rounded())), size: out))
+    }
+    let sx = Double(out.width) / (x1 - x0), sy = Double(out.height) / (y1 - y0)
+    return AffineOperation(
+      matrix: AffineMatrix(a: sx, b: 0, c: 0, d: sy, tx: -sx * x0, ty: -sy * y0), outputSize: out, kernel: .linear, background: fill)
   }
 }
 
@@ -72,6 +87,13 @@ extension AffineOperation: ResolutionMappable {
     let ox = Double(out.width) / Double(size.width), oy = Double(out.height) / Double(size.height)
     let scaled = AffineMatrix(a: m.a * ox / rx, b: m.b * ox / ry, c: m.c * oy / rx, d: m.d * oy / ry, tx: m.tx * ox, ty: m.ty * oy)
     return AffineOperation(matrix: scaled, outputSize: out, centred: false, kernel: kernel, background: fill)
+  }
+}
+
+extension RoundCornersOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    return RoundCornersOperation(radius: radius * (rx + ry) / 2)
   }
 }
 
