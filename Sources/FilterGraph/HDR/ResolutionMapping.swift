@@ -2,7 +2,8 @@
 // another resolution (`ResolutionMappable`), which is how a gain map follows its base. With
 // r = other size / input size per axis:
 //
-// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the other
+// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1; r the ratio of the
+//   resolutions as the source has it, turned with the picture, not of the sizes here), resampling the other
 //   image's stored values (not linear light: a map sample is a log-encoded gain, not a colour);
 // - `crop` of the rectangle R becomes `crop` of R·r where R·r's edges land on whole pixels, and
 //   otherwise R·r resampled (bilinear, as `affine` resamples: q = s·(p − R·r's origin), s = the
@@ -18,6 +19,9 @@
 //   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
 //   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
 //   which differs from interpolating the stored values only across sharp edges of the map.
+// - `flatten` onto a colour becomes `flatten` onto `fill` (what was transparent is SDR content);
+// - `blur` σ, `boxblur` and `median` radius ρ become the same filter with σ·r̄, round(ρ·r̄)
+//   (r̄ = (rx + ry)/2), on the stored values; a held step (a large blur's reduced steps) stays held;
 // - `roundcorners` with radius ρ becomes `roundcorners` with ρ·(rx + ry)/2 (the corners are
 //   quarter circles on both; a map of another aspect ratio is off by the difference);
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
@@ -27,7 +31,11 @@ import PixelBufferModule
 
 extension ScaleOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    mapped(from: inputSize, to: otherSize, ratio: ResolutionRatio.of(otherSize, inputSize), fill: fill)
+  }
+
+  public func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ratio
     let target = Size(
       width: max(1, Int((Double(targetSize.width) * rx).rounded())), height: max(1, Int((Double(targetSize.height) * ry).rounded())))
     return ScaleOperation(targetSize: target, kernel: kernel, linearLight: false, allowsShrinkOnLoad: allowsShrinkOnLoad)
@@ -97,9 +105,51 @@ extension RoundCornersOperation: ResolutionMappable {
   }
 }
 
+extension FlattenOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? { FlattenOperation(color: fill) }
+}
+
+extension GaussianBlurOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    GaussianBlurOperation(sigma: sigma * ResolutionRatio.mean(otherSize, inputSize), linearLight: false, method: method)
+  }
+}
+
+extension BoxBlurOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    BoxBlurOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), linearLight: false)
+  }
+}
+
+extension MedianOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    MedianOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()))
+  }
+}
+
+extension HeldInputOperation: ResolutionMappable {
+  /// The held operation repeated, still held (a large blur's reduced steps); nil when it cannot be.
+  func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    mapped(from: inputSize, to: otherSize, ratio: ResolutionRatio.of(otherSize, inputSize), fill: fill)
+  }
+
+  func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
+    guard let inner = operation as? any ResolutionMappable,
+      let mapped = inner.mapped(from: inputSize, to: otherSize, ratio: ratio, fill: fill)
+    else { return nil }
+    return HeldInputOperation(operation: mapped)
+  }
+}
+
 /// The per-axis ratio of two sizes.
 enum ResolutionRatio {
   static func of(_ other: Size, _ input: Size) -> (Double, Double) {
     (Double(other.width) / Double(max(input.width, 1)), Double(other.height) / Double(max(input.height, 1)))
+  }
+
+  /// The mean of the two axes' ratios (for a radius).
+  static func mean(_ other: Size, _ input: Size) -> Double {
+    let (rx, ry) = of(other, input)
+    return (rx + ry) / 2
   }
 }
