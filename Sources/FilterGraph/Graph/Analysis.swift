@@ -75,7 +75,8 @@ extension ImageAnalysis {
   public func retainedBytes(of result: Result) -> Int { 0 }
 }
 
-/// An operation whose parameters come from an analysis of its (only) input; see the file comment.
+/// An operation whose parameters come from an analysis of its first input (usually its only one);
+/// see the file comment.
 public protocol AnalysedOperation: ImageOperation {
   /// The analysis it is parameterised by.
   associatedtype Analysis: ImageAnalysis
@@ -84,15 +85,17 @@ public protocol AnalysedOperation: ImageOperation {
   /// The ordinary operation that replaces this node once the analysis of an input of `input`
   /// gave `result`.
   func resolved(with result: Analysis.Result, input: ImageInfo) -> any ImageOperation
-  /// The node that replaces this one: by default `resolved(with:input:)` reading `input`; an
-  /// operation whose analysis computes the input's pixels reads them instead (HeldInput.swift).
-  func resolvedNode(with result: Analysis.Result, input: ImageNode) -> ImageNode
+  /// The node that replaces this one, given its (resolved) `inputs`, the first being the one
+  /// analysed: by default `resolved(with:input:)` reading it; an operation whose analysis computes
+  /// the input's pixels reads them instead (HeldInput.swift), and a gain map's window
+  /// (GainMapWindow.swift) crops its second input by what the analysis of the first chose.
+  func resolvedNode(with result: Analysis.Result, inputs: [ImageNode]) -> ImageNode
 }
 
 extension AnalysedOperation {
-  /// The resolved operation reading `input`.
-  public func resolvedNode(with result: Analysis.Result, input: ImageNode) -> ImageNode {
-    ImageNode(operation: resolved(with: result, input: input.info), inputs: [input])
+  /// The resolved operation reading the analysed input.
+  public func resolvedNode(with result: Analysis.Result, inputs: [ImageNode]) -> ImageNode {
+    ImageNode(operation: resolved(with: result, input: inputs[0].info), inputs: [inputs[0]])
   }
 }
 

@@ -7,6 +7,9 @@
 // - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
+// - `GainMapCarrying`: leaves a gain map following its input right as it is (HDR/GainMapPolicy.swift).
+// - `WindowChoosingOperation`: an analysis chooses a window that the operation crops to (decided
+//   once for an animation; taken by a gain map at its own resolution).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
 //   hands them over instead of a float tile).
 // - `BandedInputReader`: takes a large input region a band of rows at a time (reductions), so its
@@ -106,4 +109,29 @@ public protocol ResolutionMappable: ImageOperation {
   /// This operation for an input of `otherSize` showing the same picture as an input of
   /// `inputSize` does here, or nil when it cannot be repeated so.
   func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)?
+  /// `mapped(from:to:fill:)` where the other image's resolution is `ratio` (per axis) of this one's
+  /// overall, its size being that rounded: a resample to an absolute size (`scale`) scales the size
+  /// by `ratio`, so a chain that shrinks to a few pixels and back (a large blur's pyramid) ends at
+  /// the map's own size, not at a size the few pixels' rounding changed.
+  func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)?
+}
+
+extension ResolutionMappable {
+  /// The other image's own size says its resolution.
+  public func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
+    mapped(from: inputSize, to: otherSize, fill: fill)
+  }
+}
+
+/// An analysed operation whose analysis chooses a window of its input, and which resolves to the
+/// crop to that window (`trim`, `smartcrop`): an animation's window is decided once for every
+/// frame, and a gain map takes the window its base's analysis chose (GainMapWindow.swift).
+public protocol WindowChoosingOperation: AnalysedOperation where Analysis.Result == Rect {}
+
+/// An operation after which a gain map that followed its input is still right, unchanged: the
+/// HDR rendition of the output is the output seen through the same boosts (per-pixel colour and
+/// tone changes that keep brighter brighter; see HDR/GainMapPolicy.swift).
+public protocol GainMapCarrying: ImageOperation {
+  /// Whether this instance carries the map (false: the output is SDR).
+  var carriesGainMap: Bool { get }
 }

@@ -38,7 +38,8 @@ struct HeldInputOperation: AnalysedOperation {
   func resolved(with result: PixelBuffer, input: ImageInfo) -> any ImageOperation { operation }
 
   /// The operation reading the held pixels instead of `input`.
-  func resolvedNode(with result: PixelBuffer, input: ImageNode) -> ImageNode {
+  func resolvedNode(with result: PixelBuffer, inputs: [ImageNode]) -> ImageNode {
+    let input = inputs[0]
     let identity = "held \(analysis.workingSpace.rawValue) of \(input.structuralKey)"
     let held = ImageNode(operation: HeldPixelsSource(buffer: result, info: input.info, identity: identity), inputs: [])
     return ImageNode(operation: operation, inputs: [held])

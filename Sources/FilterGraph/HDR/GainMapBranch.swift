@@ -7,13 +7,17 @@
 // the graph works on, HDRGainMap.swift) — and repeats the base's operations on the map:
 //
 // - geometry that can repeat itself at the map's resolution (`ResolutionMappable`: scale, crop,
-//   orient, extend, pad, affine and rotate by any angle — ResolutionMapping.swift) is repeated there; new areas it paints with a
-//   colour get the map value meaning "no boost" (`neutralFill`): that area is SDR content, and a
-//   boost there would brighten a border the user chose;
-// - per-pixel colour and tone operations (`PointOperation`s: matrix, saturate, brightness, gamma,
-//   tint, …) leave the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the
-//   HDR rendition of the edited base is the same edit seen through the same highlights;
-// - anything else (blurs, trim, smartcrop, composites, text) ends the
+//   orient, extend, pad, affine, rotate by any angle, roundcorners — ResolutionMapping.swift) is
+//   repeated there; new areas it paints with a colour get the map value meaning "no boost"
+//   (`neutralFill`): that area is SDR content, and a boost there would brighten a border the user
+//   chose; where it makes the map transparent, the map is flattened onto that value;
+// - a window chosen by an analysis of the base (`WindowChoosingOperation`: trim, smartcrop) is
+//   taken by the map at its resolution (GainMapWindow.swift);
+// - colour and tone operations that keep brighter brighter, and sharpen (`GainMapCarrying`), leave
+//   the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the HDR rendition
+//   of the edited base is the same edit seen through the same highlights;
+// - which operation gets which, and why: GainMapPolicy.swift;
+// - anything else (tone reversals, convolve, composites, text) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
@@ -46,14 +50,19 @@ extension Image {
     switch Self.branch(of: node) {
     case .none: return (nil, nil)
     case .dropped(let why): return (nil, why)
-    case .map(let map, let metadata): return (GainMapBranch(map: Image(node: map), metadata: metadata), nil)
+    case .map(let map, let metadata, _):
+      // Where the map became transparent (round corners), the output is flattened onto a colour:
+      // SDR content, so no boost there.
+      return (GainMapBranch(map: Image(node: map).flattened(onto: metadata.neutralFill), metadata: metadata), nil)
     }
   }
 
   private enum BranchState {
     case none
     case dropped(String)
-    case map(ImageNode, GainMapMetadata)
+    /// The map, its metadata, and the ratio of the map's resolution to the base's per axis as the
+    /// source has it (what a resample to an absolute size keeps: the map's own sizes are rounded).
+    case map(ImageNode, GainMapMetadata, ratio: (Double, Double))
   }
 
   /// The state of every node below `root`, each computed once from its inputs' (a loop, not a
@@ -76,40 +85,55 @@ extension Image {
 
   /// A node's state from its inputs' `states`.
   private static func step(_ node: ImageNode, _ states: [BranchState]) -> BranchState {
+    let sourceNode = node
     if let source = node.operation as? EncodedSourceOperation {
       if source.source.header.hdrTransfer != nil, let bytes = source.source.bytes {
         // An HDR source: its map restores the HDR light from the tone-mapped SDR (HDRGainMap.swift).
         var options = source.source.options
         options.formatOptions["gain-map"] = .boolean(true)
         guard let map = try? EncodedSource(data: bytes, options: options) else { return .dropped("its gain map could not be made") }
-        return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), HDRToneMapping.gainMapMetadata)
+        let node = ImageNode(operation: EncodedSourceOperation(source: map), inputs: [])
+        return .map(node, HDRToneMapping.gainMapMetadata, ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
       }
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
         return .dropped("its gain map could not be read again")
       }
-      return .map(ImageNode(operation: EncodedSourceOperation(source: map), inputs: []), gainMap.metadata)
+      let node = ImageNode(operation: EncodedSourceOperation(source: map), inputs: [])
+      return .map(node, gainMap.metadata, ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
     }
-    let carried = states.enumerated().compactMap { i, s -> (Int, ImageNode, GainMapMetadata)? in
-      if case .map(let m, let meta) = s { return (i, m, meta) }
+    let carried = states.enumerated().compactMap { i, s -> (Int, ImageNode, GainMapMetadata, (Double, Double))? in
+      if case .map(let m, let meta, let ratio) = s { return (i, m, meta, ratio) }
       return nil
     }
     if let dropped = states.lazy.compactMap({ s -> String? in if case .dropped(let why) = s { return why } else { return nil } }).first {
       return .dropped(dropped)
     }
-    guard let (index, map, metadata) = carried.first else { return .none }
+    guard let (index, map, metadata, ratio) = carried.first else { return .none }
     let name = node.operation.descriptor.name
     guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
     let op = node.operation
-    if let geometry = op as? any ResolutionMappable,
-      let mapped = geometry.mapped(from: node.inputs[0].info.size, to: map.info.size, fill: metadata.neutralFill)
-    {
-      return .map(ImageNode(operation: mapped, inputs: [map]), metadata)
-    }
-    if op is any PointOperation {
-      return .map(map, metadata)
+    switch GainMapTreatment.of(op) {
+    case .windowed:
+      if let window = op as? any WindowChoosingOperation {
+        return .map(windowNode(window, base: node.inputs[0], map: map, fill: metadata.neutralFill), metadata, ratio: ratio)
+      }
+    case .transformed:
+      if let geometry = op as? any ResolutionMappable,
+        let mapped = geometry.mapped(from: node.inputs[0].info.size, to: map.info.size, ratio: ratio, fill: metadata.neutralFill)
+      {
+        let turned = (op as? any ScaleCommutingOperation)?.swapsAxes == true
+        return .map(ImageNode(operation: mapped, inputs: [map]), metadata, ratio: turned ? (ratio.1, ratio.0) : ratio)
+      }
+    case .carried: return .map(map, metadata, ratio: ratio)
+    case .dropped: break
     }
     return .dropped("\(name) is not applied to gain maps")
+  }
+
+  /// The map cropped to the window `window` chooses on `base`.
+  private static func windowNode<W: WindowChoosingOperation>(_ window: W, base: ImageNode, map: ImageNode, fill: Color) -> ImageNode {
+    GainMapWindowOperation.node(window, base: base, map: map, fill: fill)
   }
 }
 

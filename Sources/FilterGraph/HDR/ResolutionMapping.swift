@@ -2,10 +2,13 @@
 // another resolution (`ResolutionMappable`), which is how a gain map follows its base. With
 // r = other size / input size per axis:
 //
-// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1), resampling the other
+// - `scale` to W×H becomes `scale` to round(W·r)×round(H·r) (at least 1; r the ratio of the
+//   resolutions as the source has it, turned with the picture, not of the sizes here), resampling the other
 //   image's stored values (not linear light: a map sample is a log-encoded gain, not a colour);
-// - `crop` of the rectangle R becomes `crop` of R·r, its edges rounded outward to whole pixels
-//   (a map a quarter of the base's size cannot be cut between its pixels);
+// - `crop` of the rectangle R becomes `crop` of R·r where R·r's edges land on whole pixels, and
+//   otherwise R·r resampled (bilinear, as `affine` resamples: q = s·(p − R·r's origin), s = the
+//   output's round(size·r) over R·r's size), so the map shows exactly the base's window and is
+//   not off by up to a pixel of its own;
 // - `orient` (EXIF orientation, 90° turns, flips) is applied unchanged;
 // - `extend` by margins m becomes `extend` by round(m·r) in the same mode (copy and mirror move
 //   the other image's own pixels; a colour border becomes `fill`);
@@ -16,6 +19,11 @@
 //   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
 //   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
 //   which differs from interpolating the stored values only across sharp edges of the map.
+// - `flatten` onto a colour becomes `flatten` onto `fill` (what was transparent is SDR content);
+// - `blur` σ, `boxblur` and `median` radius ρ become the same filter with σ·r̄, round(ρ·r̄)
+//   (r̄ = (rx + ry)/2), on the stored values; a held step (a large blur's reduced steps) stays held;
+// - `roundcorners` with radius ρ becomes `roundcorners` with ρ·(rx + ry)/2 (the corners are
+//   quarter circles on both; a map of another aspect ratio is off by the difference);
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
 // placement) is not whole, the other image is off by up to half of its pixel.
 import Foundation
@@ -23,7 +31,11 @@ import PixelBufferModule
 
 extension ScaleOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    mapped(from: inputSize, to: otherSize, ratio: ResolutionRatio.of(otherSize, inputSize), fill: fill)
+  }
+
+  public func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ratio
     let target = Size(
       width: max(1, Int((Double(targetSize.width) * rx).rounded())), height: max(1, Int((Double(targetSize.height) * ry).rounded())))
     return ScaleOperation(targetSize: target, kernel: kernel, linearLight: false, allowsShrinkOnLoad: allowsShrinkOnLoad)
@@ -32,11 +44,22 @@ extension ScaleOperation: ResolutionMappable {
 
 extension CropOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    repeated(from: inputSize, to: otherSize, fill: fill)
+  }
+
+  /// This crop repeated on an input of `otherSize`: a crop of R·r where its edges land on whole
+  /// pixels there, else R·r resampled (bilinear) to round(size·r) pixels.
+  func repeated(from inputSize: Size, to otherSize: Size, fill: Color) -> any ImageOperation {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     let r = clippedRegion(in: inputSize)
-    let x0 = Int((Double(r.x) * rx).rounded(.down)), y0 = Int((Double(r.y) * ry).rounded(.down))
-    let x1 = min(otherSize.width, Int((Double(r.maxX) * rx).rounded(.up))), y1 = min(otherSize.height, Int((Double(r.maxY) * ry).rounded(.up)))
-    return CropOperation(region: Rect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
+    let x0 = Double(r.x) * rx, y0 = Double(r.y) * ry, x1 = Double(r.maxX) * rx, y1 = Double(r.maxY) * ry
+    let out = Size(width: max(1, Int((x1 - x0).rounded())), height: max(1, Int((y1 - y0).rounded())))
+    if [x0, y0, x1, y1].allSatisfy({ abs($0 - $0.rounded()) < 1e-9 }) {
+      return CropOperation(region: Rect(origin: Point(x: Int(x0.rounded()), y: Int(y0.rounded())), size: out))
+    }
+    let sx = Double(out.width) / (x1 - x0), sy = Double(out.height) / (y1 - y0)
+    return AffineOperation(
+      matrix: AffineMatrix(a: sx, b: 0, c: 0, d: sy, tx: -sx * x0, ty: -sy * y0), outputSize: out, kernel: .linear, background: fill)
   }
 }
 
@@ -75,9 +98,58 @@ extension AffineOperation: ResolutionMappable {
   }
 }
 
+extension RoundCornersOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    return RoundCornersOperation(radius: radius * (rx + ry) / 2)
+  }
+}
+
+extension FlattenOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? { FlattenOperation(color: fill) }
+}
+
+extension GaussianBlurOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    GaussianBlurOperation(sigma: sigma * ResolutionRatio.mean(otherSize, inputSize), linearLight: false, method: method)
+  }
+}
+
+extension BoxBlurOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    BoxBlurOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), linearLight: false)
+  }
+}
+
+extension MedianOperation: ResolutionMappable {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    MedianOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()))
+  }
+}
+
+extension HeldInputOperation: ResolutionMappable {
+  /// The held operation repeated, still held (a large blur's reduced steps); nil when it cannot be.
+  func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    mapped(from: inputSize, to: otherSize, ratio: ResolutionRatio.of(otherSize, inputSize), fill: fill)
+  }
+
+  func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
+    guard let inner = operation as? any ResolutionMappable,
+      let mapped = inner.mapped(from: inputSize, to: otherSize, ratio: ratio, fill: fill)
+    else { return nil }
+    return HeldInputOperation(operation: mapped)
+  }
+}
+
 /// The per-axis ratio of two sizes.
 enum ResolutionRatio {
   static func of(_ other: Size, _ input: Size) -> (Double, Double) {
     (Double(other.width) / Double(max(input.width, 1)), Double(other.height) / Double(max(input.height, 1)))
+  }
+
+  /// The mean of the two axes' ratios (for a radius).
+  static func mean(_ other: Size, _ input: Size) -> Double {
+    let (rx, ry) = of(other, input)
+    return (rx + ry) / 2
   }
 }

@@ -185,7 +185,7 @@ extension Renderer {
       }
       var result = node
       if let analysed = node.operation as? any AnalysedOperation, chosen(analysed) {
-        result = try resolve(analysed, input: inputs[0])
+        result = try resolve(analysed, inputs: inputs)
       } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
         result = ImageNode(operation: node.operation, inputs: inputs)
       }
@@ -196,9 +196,9 @@ extension Renderer {
     return root === image.node ? image : Image(node: root)
   }
 
-  private func resolve<O: AnalysedOperation>(_ operation: O, input: ImageNode) throws -> ImageNode {
-    let result = try analyse(Image(node: input), operation.analysis)
-    return operation.resolvedNode(with: result, input: input)
+  private func resolve<O: AnalysedOperation>(_ operation: O, inputs: [ImageNode]) throws -> ImageNode {
+    let result = try analyse(Image(node: inputs[0]), operation.analysis)
+    return operation.resolvedNode(with: result, inputs: inputs)
   }
 
   /// The pixels `view` asks for: the image itself, or the image scaled to fit the pixel budget

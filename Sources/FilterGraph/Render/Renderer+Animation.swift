@@ -137,10 +137,3 @@ extension Renderer {
     return space == .sRGB || space == .linearSRGB ? image : image.converted(to: .sRGB)
   }
 }
-
-/// An analysed operation whose analysis chooses a window of its input (a crop): decided once
-/// for a whole animation.
-protocol WindowChoosingOperation: AnalysedOperation {}
-
-extension TrimOperation: WindowChoosingOperation {}
-extension SmartCropOperation: WindowChoosingOperation {}

@@ -224,7 +224,7 @@ public struct SmartCropAnalysis: ImageAnalysis {
 }
 
 /// `smartcrop` with `attention` or `entropy`: crops to the window `SmartCropAnalysis` chooses.
-public struct SmartCropOperation: AnalysedOperation {
+public struct SmartCropOperation: WindowChoosingOperation {
   /// The window asked for.
   public let size: Size
   /// `attention` or `entropy` (`centre` is an ordinary crop; see `Image.smartCropped`).

@@ -79,7 +79,7 @@ public struct TrimAnalysis: ImageAnalysis {
 }
 
 /// `trim`: crops to the content found by `TrimAnalysis`; see Trim.swift.
-public struct TrimOperation: AnalysedOperation {
+public struct TrimOperation: WindowChoosingOperation {
   /// The largest channel difference a border pixel may have from the background.
   public let threshold: Double
   /// The background colour, or nil for the input's top-left pixel.

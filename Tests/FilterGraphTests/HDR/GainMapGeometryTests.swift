@@ -35,7 +35,7 @@ final class GainMapGeometryTests: XCTestCase {
     return try UltraHDRFile.assemble(primary: base, map: map, metadata: metadata)
   }
 
-  func decode(_ data: Data) throws -> (base: PixelBuffer, map: PixelBuffer, gainMap: GainMapImage) {
+  static func decode(_ data: Data) throws -> (base: PixelBuffer, map: PixelBuffer, gainMap: GainMapImage) {
     let header = try JPEGCodec.readHeader(data, request: DecodeRequest())
     let gainMap = try XCTUnwrap(header.gainMap)
     let decoder = try JPEGDecoder(data: data)
@@ -46,7 +46,7 @@ final class GainMapGeometryTests: XCTestCase {
   }
 
   /// PSNR of the map against the base's first channel sampled bilinearly at each map pixel's centre.
-  func agreement(base: PixelBuffer, map: PixelBuffer) -> Double {
+  static func agreement(base: PixelBuffer, map: PixelBuffer) -> Double {
     var se = 0.0
     base.withUnsafePixels(as: UInt8.self) { b in
       map.withUnsafePixels(as: UInt8.self) { m in
@@ -69,8 +69,8 @@ final class GainMapGeometryTests: XCTestCase {
 
   func testEveryGeometryFilterMovesTheMapWithTheBase() throws {
     let file = try paintedFile()
-    let source = try decode(file)
-    XCTAssertGreaterThan(agreement(base: source.base, map: source.map), 38, "the painted file itself")
+    let source = try Self.decode(file)
+    XCTAssertGreaterThan(Self.agreement(base: source.base, map: source.map), 38, "the painted file itself")
     let recipes = [
       "scale 0.5", "scale size=100x140", "scale fit=90x90", "scale fill=100x100", "crop size=120x80 x=32 y=20",
       "crop size=128x96 gravity=southeast", "rotate 90", "rotate 180", "rotate -90", "flip", "flip axis=vertical", "orient 5",
@@ -82,12 +82,12 @@ final class GainMapGeometryTests: XCTestCase {
     ]
     for line in recipes {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
-      let out = try decode(renderer.encode(image, format: .jpeg))
+      let out = try Self.decode(renderer.encode(image, format: .jpeg))
       XCTAssertEqual(out.base.size, image.size, line)
       // The map keeps a quarter of the base's resolution (a side rounds to a whole map pixel).
       XCTAssertEqual(Double(out.map.width), Double(out.base.width) / 4, accuracy: 1.5, line)
       XCTAssertEqual(Double(out.map.height), Double(out.base.height) / 4, accuracy: 1.5, line)
-      XCTAssertGreaterThan(agreement(base: out.base, map: out.map), 30, line)
+      XCTAssertGreaterThan(Self.agreement(base: out.base, map: out.map), 30, line)
       XCTAssertEqual(out.gainMap.metadata, source.gainMap.metadata, line)
     }
   }
@@ -96,7 +96,7 @@ final class GainMapGeometryTests: XCTestCase {
   /// carry it, give an SDR file and a warning; `--hdr sdr` gives it without one.
   func testMapsCarriedDroppedAndWarned() throws {
     let file = try paintedFile()
-    let source = try decode(file)
+    let source = try Self.decode(file)
     let heard = NSLock()
     nonisolated(unsafe) var warnings: [String] = []
     let listening = Renderer(options: RendererOptions(threads: 2)) { message in heard.withLock { warnings.append(message) } }
@@ -107,10 +107,10 @@ final class GainMapGeometryTests: XCTestCase {
       options.hdr = hdr
       return try listening.encode(image, format: format, options: options)
     }
-    let tinted = try decode(run("saturate amount=0.5\nbrightness amount=0.1"))
-    XCTAssertTrue(tinted.map.hasSamePixels(as: try decode(run("scale factor=1")).map))
+    let tinted = try Self.decode(run("saturate amount=0.5\nbrightness amount=0.1"))
+    XCTAssertTrue(tinted.map.hasSamePixels(as: try Self.decode(run("scale factor=1")).map))
     XCTAssertEqual(tinted.map.size, source.map.size)
-    for line in ["blur sigma=2", "trim"] {
+    for line in ["invert", "convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0"] {
       let out = try run(line)
       XCTAssertNil(try JPEGCodec.readHeader(out, request: DecodeRequest()).gainMap, line)
       XCTAssertEqual(heard.withLock { warnings.count }, 1, line)
@@ -130,7 +130,7 @@ final class GainMapGeometryTests: XCTestCase {
     let file = try paintedFile(GainMapMetadata(gainMapMin: [-1, -1, -1], gainMapMax: [1, 1, 1], gamma: [2, 2, 2], hdrCapacityMax: 1))
     for line in ["pad size=320x192 gravity=east color=white", "extend left=64 mode=color color=red"] {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
-      let out = try decode(renderer.encode(image, format: .jpeg, options: WriteOptions(format: .jpeg, options: ["quality": 98])))
+      let out = try Self.decode(renderer.encode(image, format: .jpeg, options: WriteOptions(format: .jpeg, options: ["quality": 98])))
       XCTAssertEqual(out.map.size, Size(width: 80, height: 48), line)
       out.map.withUnsafePixels(as: UInt8.self) { m in
         for y in [0, 20, 47] {
@@ -153,7 +153,8 @@ final class GainMapGeometryTests: XCTestCase {
 }
 
 /// A point operation that leaves pixels as they are (only its position in the graph matters).
-private struct InvertOperationForTests: PointOperation {
+private struct InvertOperationForTests: PointOperation, GainMapCarrying {
+  var carriesGainMap: Bool { true }
   static let table = OperationDescriptor(name: "identity-for-tests", category: .color, summary: "Nothing.", parameters: [], example: "")
   var descriptor: OperationDescriptor { Self.table }
   var arguments: Arguments { Arguments([]) }
