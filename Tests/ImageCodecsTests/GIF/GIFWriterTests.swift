@@ -105,11 +105,12 @@ final class GIFWriterTests: XCTestCase {
     }
   }
 
-  /// Many colours: every frame decodes (libvips) within 33 dB of what was written with
-  /// Floyd–Steinberg, 30 dB ordered, 32 dB without dithering.
+  /// Many colours (about 6,000 a frame): every frame decodes (libvips) within 33 dB of what was
+  /// written with Floyd–Steinberg or ordered dithering, 35 dB without (measured 34.0–34.4, 34.1–34.4
+  /// and 35.7–36.0; palettes made of the boxes' corners instead of their means give 26.6–27.2).
   func testManyColorFramesDecodeWithinPSNR() throws {
     let frames = (0..<6).map { scene($0) }
-    for (dither, floor) in [(GIFDither.floydSteinberg, 33.0), (.ordered, 30), (.none, 32)] {
+    for (dither, floor) in [(GIFDither.floydSteinberg, 33.0), (.ordered, 33), (.none, 35)] {
       var options = GIFEncodeOptions()
       options.dither = dither
       let decoded = try libvipsFrames(try write(frames, options: options), height: 64)
@@ -119,6 +120,37 @@ final class GIFWriterTests: XCTestCase {
         XCTAssertGreaterThan(p, floor, "\(dither) frame \(k + 1): \(p) dB")
       }
     }
+  }
+
+  /// Dithering keeps local means: a three-channel gradient in 8 colours, averaged over 4×4
+  /// blocks, is nearer the source (PSNR of the block means) with Floyd–Steinberg (measured 24.2 dB)
+  /// and ordered dithering (22.6) than mapped to the nearest entry (21.3).
+  func testDitheringKeepsLocalMeans() throws {
+    let gradient = frame(96, 64) { x, y in [UInt8(x * 255 / 96), UInt8(y * 255 / 64), UInt8((x + y) * 255 / 160), 255] }
+    func blockMeans(_ samples: [UInt8]) -> [UInt8] {
+      var means: [UInt8] = []
+      for by in stride(from: 0, to: 64, by: 4) {
+        for bx in stride(from: 0, to: 96, by: 4) {
+          for c in 0..<3 {
+            var sum = 0
+            for y in by..<by + 4 { for x in bx..<bx + 4 { sum += Int(samples[(y * 96 + x) * 4 + c]) } }
+            means += [UInt8((sum + 8) / 16)]
+          }
+          means += [255]
+        }
+      }
+      return means
+    }
+    var quality: [GIFDither: Double] = [:]
+    for dither in GIFDither.allCases {
+      var options = GIFEncodeOptions()
+      options.colors = 8
+      options.dither = dither
+      let decoded = try libvipsFrames(try write([gradient], options: options), height: 64)[0]
+      quality[dither] = psnr(blockMeans(decoded), blockMeans(CodecTest.samples(gradient)))
+    }
+    XCTAssertGreaterThan(quality[.floydSteinberg]!, quality[.none]! + 2, "\(quality)")
+    XCTAssertGreaterThan(quality[.ordered]!, quality[.none]! + 1, "\(quality)")
   }
 
   /// Delays in ms become centiseconds rounded to the nearest (5 ms up); libvips and our reader
