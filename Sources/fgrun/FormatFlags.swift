@@ -27,6 +27,8 @@ struct FormatFlags: ParsableArguments {
   @Flag(name: .customLong("gain-map"), help: FormatFlags.help("gain-map")) var gainMap = false
   @Option(help: FormatFlags.help("predictor")) var predictor: String?
   @Option(help: FormatFlags.help("tile")) var tile: String?
+  @Option(help: FormatFlags.help("colors")) var colors: String?
+  @Option(help: FormatFlags.help("dither")) var dither: String?
 
   /// The option names these flags cover, with the text given (booleans: "true" when set).
   var given: [String: String] {
@@ -47,6 +49,8 @@ struct FormatFlags: ParsableArguments {
     if gainMap { values["gain-map"] = "true" }
     values["predictor"] = predictor
     values["tile"] = tile
+    values["colors"] = colors
+    values["dither"] = dither
     return values
   }
 
@@ -98,7 +102,7 @@ struct FormatFlags: ParsableArguments {
   static let names: Set<String> = [
     "quality", "compression", "bit-depth", "chroma", "encoder", "filter", "effort", "near-lossless", "alpha-quality",
     "progressive", "optimize-coding", "lossless", "page", "gain-map",
-    "predictor", "tile",
+    "predictor", "tile", "colors", "dither",
   ]
 
   /// Each value must suit at least one codec that has the option (the output's codec checks it

@@ -89,6 +89,54 @@ extension FGRunTests {
     XCTAssertTrue(explain.text.contains("frame loop: 5 frames on a 24x16 canvas"), explain.text)
   }
 
+  /// Animated GIF and WebP written to GIF keep every frame, delay and loop count: libvips's
+  /// decode of the output is within 30 dB (PSNR of the visible pixels) of each frame rendered
+  /// alone with --frame N to PNG, and transparent exactly where that frame is (alpha < 128).
+  /// A still input gives a one-frame GIF without a loop extension.
+  func testAnimationsWrittenToGIF() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { throw XCTSkip("libvips tools not installed") }
+    try copyFixture("animation/disposal.gif", as: "anim.gif")
+    try copyFixture("animation/blend.webp", as: "anim.webp")
+    let renderer = Renderer()
+    for (name, frames, delays, loop) in [("anim.gif", 5, "100 50 0 200 70", "4"), ("anim.webp", 4, "100 50 70 30", "2")] {
+      let run = try fgrun(["-e", "scale width=48; sharpen", name, "out.gif"])
+      XCTAssertEqual(run.status, 0, run.stderr)
+      XCTAssertFalse(run.stderr.contains("warning"), run.stderr)
+      let strip = try ChildProcess.run("vips", ["copy", file("out.gif").path + "[n=-1]", file("strip.png").path], in: folder)
+      XCTAssertEqual(strip.status, 0, strip.stderr)
+      let decoded = try renderer.render(try Image(contentsOf: file("strip.png")), format: .rgba8)
+      let height = decoded.height / frames
+      XCTAssertEqual(decoded.height, height * frames, name)
+      for k in 1...frames {
+        let alone = try fgrun(["-e", "scale width=48; sharpen", "--frame", "\(k)", name, "frame\(k).png"])
+        XCTAssertEqual(alone.status, 0, alone.stderr)
+        let expected = rgba(try renderer.render(try Image(contentsOf: file("frame\(k).png")), format: .rgba8))
+        let got = rgba(decoded.cropped(to: Rect(x: 0, y: height * (k - 1), width: 48, height: height)))
+        XCTAssertEqual(got.count, expected.count, name)
+        var squares = 0.0, samples = 0, alphaWrong = 0
+        for i in stride(from: 0, to: min(got.count, expected.count), by: 4) {
+          if (expected[i + 3] >= 128) != (got[i + 3] == 255) { alphaWrong += 1 }
+          guard expected[i + 3] >= 128 else { continue }
+          for c in 0..<3 { squares += pow(Double(got[i + c]) - Double(expected[i + c]), 2) }
+          samples += 3
+        }
+        let psnr = squares == 0 ? Double.infinity : 10 * log10(255 * 255 / (squares / Double(max(1, samples))))
+        XCTAssertEqual(alphaWrong, 0, "\(name) frame \(k)")
+        XCTAssertGreaterThan(psnr, 30, "\(name) frame \(k)")
+      }
+      func field(_ field: String) throws -> String {
+        try ChildProcess.run("vipsheader", ["-f", field, file("out.gif").path], in: folder).text.trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+      XCTAssertEqual(try field("delay"), delays, name)
+      XCTAssertEqual(try field("loop"), loop, name)
+    }
+    let still = try fgrun(["-e", "scale width=40", "in.png", "still.gif"])
+    XCTAssertEqual(still.status, 0, still.stderr)
+    let pages = try ChildProcess.run("vipsheader", ["-f", "n-pages", file("still.gif").path], in: folder)
+    XCTAssertEqual(pages.text.trimmingCharacters(in: .whitespacesAndNewlines), "1")
+    XCTAssertFalse(try Data(contentsOf: file("still.gif")).range(of: Data("NETSCAPE2.0".utf8)) != nil, "a still has no loop extension")
+  }
+
   /// An RGBA8 buffer's samples, row by row.
   private func rgba(_ buffer: PixelBuffer) -> [UInt8] {
     buffer.withUnsafeBaseAddress { base, rowBytes in

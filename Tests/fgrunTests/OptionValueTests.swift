@@ -10,7 +10,6 @@ extension FGRunTests {
     let cases: [(flags: [String], expected: [String])] = [
       (["--intent", "vivid"], ["vivid", "perceptual", "relative", "saturation", "absolute"]),
       (["--format", "bmp"], ["bmp", "jpeg", "png", "webp", "tiff"]),
-      (["--format", "gif"], ["GIF output is not supported"]),
       (["--keep", "gps"], ["gps", "exif", "xmp", "iptc", "icc", "comment"]),
       (["--shard", "4/3"], ["4/3", "K/N with 1 ≤ K ≤ N"]),
       (["--profile", "nowhere.icc"], ["nowhere.icc"]),

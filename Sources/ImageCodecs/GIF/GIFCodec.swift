@@ -1,5 +1,5 @@
 // GIFCodec.swift — GIF in the codec registry: any frame (page) through giflib (CGIF shim), the
-// animation's frames one at a time (GIFFrameReader).
+// animation's frames one at a time (GIFFrameReader); written by GIFWriter.swift.
 import CGIF
 import Foundation
 import PixelBufferModule
@@ -10,16 +10,14 @@ extension ImageFileFormat {
 }
 
 /// GIF: reads every frame composed on the logical screen as a browser shows it (disposal,
-/// transparency as alpha, local colour tables, interlace); a page is a frame. Writing GIF is not
-/// supported.
+/// transparency as alpha, local colour tables, interlace); a page is a frame. Writes stills and
+/// animations, each frame quantised to its own colour table (`GIFWriter.swift`).
 public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let format = ImageFileFormat.gif
   public static let displayName = "GIF"
   public static let fileExtensions = ["gif"]
   public static let summary =
-    "giflib; every frame composed on the screen as browsers show it (disposal, transparency, local palettes, interlace), one at a time; a page is a frame; delays and loop count read; RGBA when a frame has a transparent colour or does not cover the screen, RGB otherwise."
-  public static let encoderUnavailableReason: String? =
-    "GIF output is not supported; write PNG (lossless, with alpha) or WebP instead."
+    "giflib; every frame composed on the screen as browsers show it (disposal, transparency, local palettes, interlace), one at a time; a page is a frame; delays and loop count read; RGBA when a frame has a transparent colour or does not cover the screen, RGB otherwise. Written frame by frame: each frame's own colour table of up to 256 (its colours, or Wu's quantiser refined by a k-means step), Floyd-Steinberg, ordered or no dithering, alpha below 50 % transparent, only the rectangle that changed with unchanged pixels transparent; delays (rounded to centiseconds) and loop count kept."
 
   /// `GIF87a` or `GIF89a`.
   public static func sniff(_ head: [UInt8]) -> Bool {
@@ -65,12 +63,15 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     try GIFFrameReader(data, limits: limits)
   }
 
+  public typealias EncodeOptions = GIFEncodeOptions
+
+  /// RGB or RGBA, 8 bits (gray images are written as RGB).
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
-    PixelFormat(layout: layout, component: .uint8)
+    PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: .uint8)
   }
 
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
-    throw CodecError(.unsupported, encoderUnavailableReason!)
+    try GIFStillEncoder(request)
   }
 
   /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read

@@ -1,0 +1,148 @@
+// GIFWriter.swift — GIFs written frame by frame (CGIF shim: our quantiser, giflib's LZW encoder):
+// animations through the frame loop, stills as a one-frame file.
+//
+// Each frame is reduced to its own colour table of at most `colors` entries (its own colours
+// when it has that few, otherwise Wu's variance-minimising cut refined by one k-means step, in
+// sRGB), mapped with Floyd–Steinberg error diffusion, an 8×8 ordered pattern, or to the nearest
+// entry; alpha below 128 is transparent. Frames after the first store only the rectangle that
+// changed, with unchanged pixels transparent ("do not dispose"). Delays are stored in
+// centiseconds, rounded to the nearest (5 ms up); the loop count is the NETSCAPE2.0 extension's
+// (an animation played n > 1 times repeats n − 1 times; once: no extension).
+import CGIF
+import Foundation
+import PixelBufferModule
+
+/// How pixels are mapped to a frame's colour table when it lacks their colours.
+public enum GIFDither: String, Hashable, Sendable, CaseIterable {
+  /// Floyd–Steinberg error diffusion.
+  case floydSteinberg = "floyd-steinberg"
+  /// An 8×8 Bayer pattern, fixed to the canvas (it does not crawl between frames).
+  case ordered
+  /// The nearest entry.
+  case none
+
+  var shimValue: Int32 {
+    switch self {
+    case .floydSteinberg: return Int32(CGIF_DITHER_DIFFUSION)
+    case .ordered: return Int32(CGIF_DITHER_ORDERED)
+    case .none: return Int32(CGIF_DITHER_NONE)
+    }
+  }
+}
+
+/// The GIF writer's options (see `GIFCodec.encodeOptions`).
+public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
+  /// Entries of each frame's colour table, the transparent one included: 2…256.
+  public var colors: Int
+  /// The mapping to the table.
+  public var dither: GIFDither
+
+  /// 256 colours, Floyd–Steinberg.
+  public init() {
+    colors = 256
+    dither = .floydSteinberg
+  }
+
+  public static let fields: [FormatField<GIFEncodeOptions>] = [
+    .integer("colors", \.colors, in: 2...256, help: "GIF: the most colours in each frame's table (the transparent one included)."),
+    .choice(
+      "dither", \.dither, GIFDither.allCases,
+      help: "GIF: map colours a frame's table lacks by error diffusion (floyd-steinberg), an ordered 8x8 pattern, or to the nearest (none)."),
+  ]
+}
+
+/// Writes a GIF one frame at a time; holds two canvases of RGBA, the last frame's indices (written
+/// when the next frame says how it is disposed of), the quantiser's histogram and the output.
+public final class GIFAnimationWriter: AnimationFrameWriter {
+  private let writer: OpaquePointer
+  private let size: Size
+
+  /// Starts a GIF of `size` frames played `loopCount` times (0 forever, 1 once); `hasAlpha` when
+  /// frames may have transparent pixels.
+  public init(size: Size, hasAlpha: Bool, loopCount: Int, options: GIFEncodeOptions) throws {
+    guard loopCount >= 0 else { throw CodecError(.invalidArgument, "A GIF's loop count is 0 (forever) or more, not \(loopCount).") }
+    // Plays n times: the NETSCAPE2.0 count repeats n − 1 times; once needs no extension.
+    let netscape = loopCount == 0 ? 0 : loopCount == 1 ? -1 : min(loopCount - 1, 65535)
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    guard
+      let opened = cgif_writer_new(
+        Int32(clamping: size.width), Int32(clamping: size.height), Int32(netscape), Int32(options.colors), options.dither.shimValue,
+        hasAlpha ? 1 : 0, &status, &message, message.count)
+    else {
+      try GIFCodec.check(status, message)
+      throw CodecError(.invalidArgument, "giflib could not start the GIF.")
+    }
+    writer = opened
+    self.size = size
+  }
+
+  deinit { cgif_writer_free(writer) }
+
+  public var stateBytes: Int { Int(cgif_writer_state_bytes(Int32(size.width), Int32(size.height))) }
+
+  /// `delay` ms in centiseconds, rounded to the nearest (5 ms up).
+  static func centiseconds(_ delay: Int) -> Int32 { Int32(min(65535, max(0, (delay + 5) / 10))) }
+
+  public func add(_ frame: PixelBuffer, delay: Int) throws {
+    guard frame.width == size.width, frame.height == size.height, frame.format.component == .uint8,
+      frame.format.layout == .rgb || frame.format.layout == .rgba
+    else {
+      throw CodecError(.invalidArgument, "A GIF frame must be \(size) RGB or RGBA 8-bit, not \(frame.width)x\(frame.height) \(frame.format).")
+    }
+    var message = [CChar](repeating: 0, count: 256)
+    let channels = Int32(frame.format.channelCount)
+    let status = frame.withUnsafeBaseAddress { base, stride in
+      cgif_writer_add(writer, base.assumingMemoryBound(to: UInt8.self), stride, channels, Self.centiseconds(delay), &message, message.count)
+    }
+    try GIFCodec.check(status, message)
+  }
+
+  public func finish() throws -> Data {
+    var message = [CChar](repeating: 0, count: 256)
+    var out: UnsafePointer<UInt8>?
+    var length = 0
+    try GIFCodec.check(cgif_writer_finish(writer, &out, &length, &message, message.count), message)
+    guard let out else { throw CodecError(.invalidArgument, "giflib returned no GIF.") }
+    return Data(bytes: out, count: length)
+  }
+}
+
+/// A still GIF: the rows are collected and written as one frame (a GIF's colour table is chosen
+/// from the whole image).
+final class GIFStillEncoder: ImageRowEncoder {
+  private let writer: GIFAnimationWriter
+  private let handle: OutputHandle?
+  private var image: WholeImageCollector
+
+  init(_ request: EncodeRequest) throws {
+    let format = request.pixelFormat
+    guard format == .rgb8 || format == .rgba8 else {
+      throw CodecError(.invalidArgument, "GIF rows must be 8-bit RGB or RGBA, not \(format).")
+    }
+    writer = try GIFAnimationWriter(
+      size: request.size, hasAlpha: format.layout.hasAlpha, loopCount: 1, options: GIFEncodeOptions(request.options))
+    handle = request.handle
+    image = try WholeImageCollector(size: request.size, format: format, formatName: "GIF")
+  }
+
+  func write(rows: PixelBuffer) throws {
+    try image.append(rows)
+  }
+
+  func finish() throws -> Data? {
+    try writer.add(try image.complete(), delay: 0)
+    let bytes = try writer.finish()
+    guard let handle else { return bytes }
+    try bytes.withUnsafeBytes { try handle.writeAll($0) }
+    return nil
+  }
+}
+
+extension GIFCodec: AnimationEncoding {
+  public static func makeAnimationWriter(
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+  ) throws -> any AnimationFrameWriter {
+    try GIFAnimationWriter(size: size, hasAlpha: layout.hasAlpha, loopCount: loopCount, options: GIFEncodeOptions(options))
+  }
+}
