@@ -244,8 +244,8 @@ extension Image {
     self.init(node: ImageNode(operation: BufferSourceOperation(buffer: buffer), inputs: []))
   }
 
-  /// A solid colour of the given size.
-  public init(color: Color, size: Size) {
+  /// A solid colour (white by default) of the given size.
+  public init(color: Color = .white, size: Size) {
     self.init(node: ImageNode(operation: ColorSourceOperation(color: color, size: size), inputs: []))
   }
 }

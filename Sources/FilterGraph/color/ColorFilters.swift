@@ -45,18 +45,30 @@ public enum ColorFilters {
     return inputs[0].applyingColorMatrix(m, in: args[ColorMatrixOperation.space])
   }
 
-  /// `sepia intensity=1`.
-  public static let sepia = preset(ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, ColorMatrix.sepia(intensity:))
-  /// `saturate amount=1.2`.
-  public static let saturate = preset(ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, ColorMatrix.saturation)
-  /// `brightness amount=0.1`.
-  public static let brightness = preset(ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, ColorMatrix.brightness)
-  /// `contrast amount=1.2`.
-  public static let contrast = preset(ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, ColorMatrix.contrast)
+  /// `sepia intensity=1 space=encoded`.
+  public static let sepia = FilterDefinition(ColorMatrixOperation.sepiaTable) { inputs, args, _ in
+    inputs[0].sepiaToned(intensity: args[ColorMatrixOperation.sepiaIntensity], in: args[ColorMatrixOperation.space])
+  }
+
+  /// `saturate amount=1.2 space=encoded`.
+  public static let saturate = FilterDefinition(ColorMatrixOperation.saturationTable) { inputs, args, _ in
+    inputs[0].adjustingSaturation(args[ColorMatrixOperation.saturationAmount], in: args[ColorMatrixOperation.space])
+  }
+
+  /// `brightness amount=0.1 space=encoded`.
+  public static let brightness = FilterDefinition(ColorMatrixOperation.brightnessTable) { inputs, args, _ in
+    inputs[0].adjustingBrightness(args[ColorMatrixOperation.brightnessAmount], in: args[ColorMatrixOperation.space])
+  }
+
+  /// `contrast amount=1.2 space=encoded`.
+  public static let contrast = FilterDefinition(ColorMatrixOperation.contrastTable) { inputs, args, _ in
+    inputs[0].adjustingContrast(args[ColorMatrixOperation.contrastAmount], in: args[ColorMatrixOperation.space])
+  }
+
   /// `exposure ev=0.5 space=linear`.
-  public static let exposure = preset(
-    ColorMatrixOperation.exposureTable, ColorMatrixOperation.exposureStops, ColorMatrix.exposure(ev:),
-    space: ColorMatrixOperation.exposureSpace)
+  public static let exposure = FilterDefinition(ColorMatrixOperation.exposureTable) { inputs, args, _ in
+    inputs[0].adjustingExposure(ev: args[ColorMatrixOperation.exposureStops], in: args[ColorMatrixOperation.exposureSpace])
+  }
 
   /// `invert`.
   public static let invert = FilterDefinition(ColorMatrixOperation.invertTable) { inputs, args, _ in
@@ -99,15 +111,5 @@ public enum ColorFilters {
   /// Every colour verb.
   public static var all: [FilterDefinition] {
     [tint, convert, matrix, sepia, saturate, brightness, contrast, exposure, gamma, invert, modulate, levels, curves, normalize, vignette, grain]
-  }
-
-  /// A matrix preset verb with one number parameter `key`.
-  private static func preset(
-    _ table: OperationDescriptor, _ key: Parameter<Double>, _ make: @escaping @Sendable (Double) -> ColorMatrix,
-    space spaceKey: Parameter<WorkingSpace> = ColorMatrixOperation.space
-  ) -> FilterDefinition {
-    FilterDefinition(table) { inputs, args, _ in
-      inputs[0].applying(preset: make, table, key, args[key], args[spaceKey])
-    }
   }
 }

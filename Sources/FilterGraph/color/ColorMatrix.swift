@@ -309,28 +309,32 @@ extension Image {
     applying(ColorMatrixOperation(matrix, space: space))
   }
 
-  /// Sepia-toned by `intensity` (clamped to 0…1).
-  public func sepiaToned(intensity: Double = 1) -> Image {
-    applying(preset: ColorMatrix.sepia(intensity:), ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, intensity, .encoded)
+  /// Sepia-toned by `intensity` (clamped to 0…1) in `space` (encoded values by default).
+  public func sepiaToned(intensity: Double = 1, in space: WorkingSpace = .encoded) -> Image {
+    applying(preset: ColorMatrix.sepia(intensity:), ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, intensity, space)
   }
 
-  /// Saturation scaled by `amount` around Rec. 709 luma (clamped to 0…4; 1 = unchanged).
-  public func adjustingSaturation(_ amount: Double) -> Image {
-    applying(preset: ColorMatrix.saturation, ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, amount, .encoded)
+  /// Saturation scaled by `amount` around Rec. 709 luma (clamped to 0…4; 1 = unchanged; 1.2 by
+  /// default, as `saturate` with no amount) in `space` (encoded values by default).
+  public func adjustingSaturation(_ amount: Double = 1.2, in space: WorkingSpace = .encoded) -> Image {
+    applying(preset: ColorMatrix.saturation, ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, amount, space)
   }
 
-  /// `amount` added to red, green and blue (clamped to −1…1).
-  public func adjustingBrightness(_ amount: Double) -> Image {
-    applying(preset: ColorMatrix.brightness, ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, amount, .encoded)
+  /// `amount` added to red, green and blue (clamped to −1…1; 0.1 by default, as `brightness` with
+  /// no amount) in `space` (encoded values by default).
+  public func adjustingBrightness(_ amount: Double = 0.1, in space: WorkingSpace = .encoded) -> Image {
+    applying(preset: ColorMatrix.brightness, ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, amount, space)
   }
 
-  /// Contrast scaled by `amount` around 0.5 (clamped to 0…4; 1 = unchanged).
-  public func adjustingContrast(_ amount: Double) -> Image {
-    applying(preset: ColorMatrix.contrast, ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, amount, .encoded)
+  /// Contrast scaled by `amount` around 0.5 (clamped to 0…4; 1 = unchanged; 1.2 by default, as
+  /// `contrast` with no amount) in `space` (encoded values by default).
+  public func adjustingContrast(_ amount: Double = 1.2, in space: WorkingSpace = .encoded) -> Image {
+    applying(preset: ColorMatrix.contrast, ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, amount, space)
   }
 
-  /// Exposure changed by `ev` stops (clamped to −10…10) in `space` (linear light by default).
-  public func adjustingExposure(ev: Double, in space: WorkingSpace = .linear) -> Image {
+  /// Exposure changed by `ev` stops (clamped to −10…10; 0.5 by default, as `exposure` with no ev)
+  /// in `space` (linear light by default).
+  public func adjustingExposure(ev: Double = 0.5, in space: WorkingSpace = .linear) -> Image {
     applying(preset: ColorMatrix.exposure(ev:), ColorMatrixOperation.exposureTable, ColorMatrixOperation.exposureStops, ev, space)
   }
 

@@ -118,8 +118,9 @@ final class GammaTable: Sendable {
 }
 
 extension Image {
-  /// The image with `c^(1/gamma)` applied to red, green and blue (γ clamped to 0.1…10) in `space`.
-  public func adjustingGamma(_ gamma: Double, in space: WorkingSpace = .encoded) -> Image {
+  /// The image with `c^(1/gamma)` applied to red, green and blue (γ clamped to 0.1…10; 2.2 by
+  /// default, as `gamma` with no value) in `space`.
+  public func adjustingGamma(_ gamma: Double = 2.2, in space: WorkingSpace = .encoded) -> Image {
     applying(GammaOperation(gamma: gamma, space: space))
   }
 }

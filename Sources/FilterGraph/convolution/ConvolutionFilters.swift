@@ -7,7 +7,7 @@ public enum ConvolutionFilters {
   /// `blur sigma=2 linear=true method=auto`.
   public static let blur = FilterDefinition(GaussianBlurOperation.table) { inputs, args, _ in
     typealias Blur = GaussianBlurOperation
-    return inputs[0].applyingBlur(Blur(sigma: args[Blur.sigma], linearLight: args[Blur.linear], method: args[Blur.method]))
+    return inputs[0].blurred(sigma: args[Blur.sigma], linearLight: args[Blur.linear], method: args[Blur.method])
   }
 
   /// `boxblur radius=3 linear=true`.

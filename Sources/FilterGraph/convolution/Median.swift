@@ -283,9 +283,9 @@ struct MedianNetwork: Sendable {
 
 extension Image {
   /// The image with each channel of each pixel replaced by the median of the (2·radius + 1)²
-  /// square around it, edges extended (radius clamped into 0 … 100; 0 returns the image
-  /// unchanged). See Median.swift.
-  public func median(radius: Int) -> Image {
+  /// square around it, edges extended (radius clamped into 0 … 100, 1 by default; 0 returns the
+  /// image unchanged). See Median.swift.
+  public func median(radius: Int = 1) -> Image {
     let op = MedianOperation(radius: radius)
     return op.radius == 0 ? self : applying(op)
   }

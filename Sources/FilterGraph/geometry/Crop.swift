@@ -108,11 +108,12 @@ extension Image {
     return applying(op)
   }
 
-  /// The pixels inside a box of `size` placed against the side or corner `gravity` names
-  /// (centred on the other axes, rounding down) and moved by (`x`, `y`), clipped to the image as
+  /// The pixels inside a box of `size` placed against the side or corner `gravity` names (the
+  /// top-left corner by default; centred on the other axes, rounding down) and moved by (`x`,
+  /// `y`), clipped to the image as
   /// `cropped(to:)` clips. The box is placed when the image renders, from its actual size: after
   /// `trimmed()` it is placed in the trimmed image.
-  public func cropped(to size: Size, gravity: Gravity, x: Int = 0, y: Int = 0) -> Image {
+  public func cropped(to size: Size, gravity: Gravity = .northWest, x: Int = 0, y: Int = 0) -> Image {
     let op = CropOperation(region: Rect(x: x, y: y, width: size.width, height: size.height), gravity: gravity)
     // Sizes known before render are the largest the image can be, so a box covering this extent
     // covers the final one too.

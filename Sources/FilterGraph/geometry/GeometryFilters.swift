@@ -90,8 +90,7 @@ public enum GeometryFilters {
 
   /// `orient orientation=1…8`.
   public static let orient = FilterDefinition(OrientOperation.table) { inputs, args, _ in
-    let o = Orientation(rawValue: args[OrientOperation.orientation]) ?? .up
-    return o == .up ? inputs[0] : inputs[0].oriented(o)
+    inputs[0].oriented(Orientation(rawValue: args[OrientOperation.orientation]) ?? .up)
   }
 
   /// Every geometry verb.

@@ -144,9 +144,10 @@ public struct OrientOperation: ImageOperation {
 }
 
 extension Image {
-  /// The image turned upright from pixels stored with EXIF `orientation`.
+  /// The image turned upright from pixels stored with EXIF `orientation` (`.up`: the image as
+  /// it is).
   public func oriented(_ orientation: Orientation) -> Image {
-    applying(OrientOperation(OrientTransform(orientation)))
+    orientation == .up ? self : applying(OrientOperation(OrientTransform(orientation)))
   }
 
   /// The image mirrored left–right.
