@@ -9,6 +9,8 @@
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
 //   hands them over instead of a float tile).
+// - `RegionalOperation`: changes only a rectangle of its first input (a composite); output tiles
+//   outside it copy the stored rows of the source below (TileWriter, PassThrough).
 
 import PixelBufferModule
 
@@ -91,4 +93,14 @@ public protocol ResolutionMappable: ImageOperation {
   /// This operation for an input of `otherSize` showing the same picture as an input of
   /// `inputSize` does here, or nil when it cannot be repeated so.
   func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)?
+}
+
+/// An operation that changes only `changedRect` of its first input: its output has input 0's
+/// extent, reads input 0's region equal to the output rectangle, and equals input 0 outside
+/// `changedRect` (a composite outside its overlay). Output tiles outside the changed rectangles of
+/// a chain of them down to a stored source in the output's format are that source's rows copied
+/// (`PassThrough`), which the float path would give back unchanged.
+protocol RegionalOperation: ImageOperation {
+  /// The rectangle, in output coordinates, outside which the output is input 0.
+  var changedRect: Rect { get }
 }
