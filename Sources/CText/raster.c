@@ -24,15 +24,18 @@ static void fill_decode_table(void) {
   }
 }
 
-/// A drawing target: the image and the text colour.
+/// A drawing target: a region of the image, at (x0, y0), and the text colour.
 typedef struct {
   float *pixels;
   size_t row_floats;
-  int width, height;
+  int x0, y0, width, height;
   float color[4];
 } target;
 
+/// Lays a pixel at (x, y) of the image over the target, when the target's region has it.
 static inline void over(target *t, int x, int y, float r, float g, float b, float a) {
+  x -= t->x0;
+  y -= t->y0;
   if (x < 0 || y < 0 || x >= t->width || y >= t->height || a <= 0) return;
   float *p = t->pixels + (size_t)y * t->row_floats + (size_t)x * 4;
   float keep = 1 - a;
@@ -59,11 +62,11 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
     int x0 = (int)floor(left), y0 = (int)floor(top);
     int x1 = (int)ceil(left + columns * scale), y1 = (int)ceil(top + rows * scale);
     for (int y = y0; y < y1; y++) {
-      if (y < 0 || y >= t->height) continue;
+      if (y < t->y0 || y >= t->y0 + t->height) continue;
       // Source rows and columns overlapping this pixel, weighted by the overlap.
       double sy0 = (y - top) / scale, sy1 = (y + 1 - top) / scale;
       for (int x = x0; x < x1; x++) {
-        if (x < 0 || x >= t->width) continue;
+        if (x < t->x0 || x >= t->x0 + t->width) continue;
         double sx0 = (x - left) / scale, sx1 = (x + 1 - left) / scale;
         float sum[4] = {0, 0, 0, 0};
         double area = (sx1 - sx0) * (sy1 - sy0);
@@ -99,13 +102,25 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
   }
 }
 
-size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float *colors) {
+/// False when the glyph's ink, grown by a pixel, cannot reach the target's region (HarfBuzz's
+/// extents; a glyph without them is drawn).
+static int reaches(const target *t, const fg_font *font, const fg_text_glyph *glyph) {
+  hb_glyph_extents_t ink;
+  if (!hb_font_get_glyph_extents(font->hb, glyph->glyph, &ink)) return 1;
+  double x0 = glyph->x + ink.x_bearing / FG_TEXT_UNITS, y0 = glyph->y - ink.y_bearing / FG_TEXT_UNITS;
+  double x1 = x0 + ink.width / FG_TEXT_UNITS, y1 = y0 - ink.height / FG_TEXT_UNITS;
+  return x1 + 1 >= t->x0 && x0 - 1 <= t->x0 + t->width && y1 + 1 >= t->y0 && y0 - 1 <= t->y0 + t->height;
+}
+
+size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, int height, float *pixels, size_t row_floats,
+                             const float *colors) {
   if (decode_table[255] == 0) fill_decode_table();
-  target t = {pixels, row_floats, layout->width, layout->height, {0, 0, 0, 0}};
+  target t = {pixels, row_floats, x, y, width, height, {0, 0, 0, 0}};
   size_t failed = 0;
   for (size_t g = 0; g < layout->glyph_count; g++) {
     const fg_text_glyph *glyph = &layout->glyphs[g];
     fg_font *font = &layout->fonts[layout->run_fonts[glyph->run]].fonts[glyph->font];
+    if (!reaches(&t, font, glyph)) continue;
     memcpy(t.color, colors + 4 * (size_t)glyph->run, sizeof t.color);
     FT_GlyphSlot slot = font->face->glyph;
     double ix = round(glyph->x), iy = round(glyph->y);

@@ -98,12 +98,14 @@ int fg_text_layout_glyph(const fg_text_layout *layout, size_t index, fg_text_gly
 /// The file of font `index` of run `run`'s fonts, or NULL.
 const char *fg_text_layout_font_file(const fg_text_layout *layout, int run, int index);
 
-/// Rasterises into `pixels`: width × height pixels of four floats (premultiplied linear-light
-/// RGBA), `row_floats` floats apart, zeroed by the caller. `colors` holds four floats per run:
-/// its text colour, linear light, straight alpha; colour glyphs keep their own colours and take
-/// only its alpha. Returns the number of glyphs FreeType could not load or render (drawn as
-/// nothing), normally 0.
-size_t fg_text_layout_render(fg_text_layout *layout, float *pixels, size_t row_floats, const float *colors);
+/// Rasterises the `width` × `height` region at (x, y) of the text image into `pixels`: four
+/// floats a pixel (premultiplied linear-light RGBA), rows `row_floats` floats apart, zeroed by the
+/// caller; only glyphs whose ink (HarfBuzz's extents, a pixel of anti-aliasing around them) meets
+/// the region are loaded. `colors` holds four floats per run: its text colour, linear light,
+/// straight alpha; colour glyphs keep their own colours and take only its alpha. Returns the
+/// number of glyphs FreeType could not load or render (drawn as nothing), normally 0.
+size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, int height, float *pixels, size_t row_floats,
+                             const float *colors);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 //   hands them over instead of a float tile).
 // - `BandedInputReader`: takes a large input region a band of rows at a time (reductions), so its
 //   memory is bounded by a band and its output, not by the whole region.
+// - `RegionalOperation`: changes only a rectangle of its first input (a composite); output tiles
+//   outside it copy the stored rows of the source below (TileWriter, PassThrough).
 
 import PixelBufferModule
 
@@ -134,4 +136,14 @@ public protocol WindowChoosingOperation: AnalysedOperation where Analysis.Result
 public protocol GainMapCarrying: ImageOperation {
   /// Whether this instance carries the map (false: the output is SDR).
   var carriesGainMap: Bool { get }
+}
+
+/// An operation that changes only `changedRect` of its first input: its output has input 0's
+/// extent, reads input 0's region equal to the output rectangle, and equals input 0 outside
+/// `changedRect` (a composite outside its overlay). Output tiles outside the changed rectangles of
+/// a chain of them down to a stored source in the output's format are that source's rows copied
+/// (`PassThrough`), which the float path would give back unchanged.
+protocol RegionalOperation: ImageOperation {
+  /// The rectangle, in output coordinates, outside which the output is input 0.
+  var changedRect: Rect { get }
 }

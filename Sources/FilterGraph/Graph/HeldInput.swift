@@ -11,7 +11,9 @@
 //
 // The cost is the input's pixels in memory as premultiplied float RGBA (16 bytes a pixel) for the
 // length of the render; the renderer keeps such results across renders only within
-// `AnalysisCache`'s byte limit. Used where the input is a reduced image (GaussianBlurPyramid.swift).
+// `AnalysisCache`'s byte limit. Used where the input is a reduced image (GaussianBlurPyramid.swift),
+// and by the renderer for the small computed input of an analysed operation, which its analysis
+// and the operation would otherwise each compute (Renderer.heldInputSpace).
 
 import ImageCodecs
 import PixelBufferModule
@@ -39,10 +41,7 @@ struct HeldInputOperation: AnalysedOperation {
 
   /// The operation reading the held pixels instead of `input`.
   func resolvedNode(with result: PixelBuffer, inputs: [ImageNode]) -> ImageNode {
-    let input = inputs[0]
-    let identity = "held \(analysis.workingSpace.rawValue) of \(input.structuralKey)"
-    let held = ImageNode(operation: HeldPixelsSource(buffer: result, info: input.info, identity: identity), inputs: [])
-    return ImageNode(operation: operation, inputs: [held])
+    ImageNode(operation: operation, inputs: [HeldPixelsAnalysis.source(holding: result, of: inputs[0], space: analysis.workingSpace)])
   }
 }
 
@@ -95,4 +94,10 @@ struct HeldPixelsAnalysis: ImageAnalysis {
   }
 
   func retainedBytes(of result: PixelBuffer) -> Int { result.rowBytes * result.height }
+
+  /// A source node of `pixels`, the pixels of `node` held in `space`.
+  static func source(holding pixels: PixelBuffer, of node: ImageNode, space: WorkingSpace) -> ImageNode {
+    let identity = "held \(space.rawValue) of \(node.structuralKey)"
+    return ImageNode(operation: HeldPixelsSource(buffer: pixels, info: node.info, identity: identity), inputs: [])
+  }
 }

@@ -2,7 +2,8 @@
 //
 // When the optimized graph is nothing but a decoded source (a JPEG re-encoded at another quality,
 // a PNG converted to JPEG without alpha changes, `fgrun -e input`), and the source's stored format
-// is the output's, there is nothing to compute: converting every pixel to float premultiplied
+// is the output's, there is nothing to compute (nor in the tiles of a composite on such a source
+// outside its overlay: `RegionalOperation`, TileWriter.swift): converting every pixel to float premultiplied
 // RGBA and back returns the same bytes (8 → float → 8 and 16 → float → 16 are exact) at a cost
 // of ~20 % of a JPEG → JPEG run. Such tiles copy their rows instead, like libvips's `copy`.
 // Formats with alpha keep the float path: premultiplying clears the colour of fully transparent
@@ -27,16 +28,22 @@ struct PassThrough {
   /// The pass-through for `plan` written in `format`, or nil when the root computes anything or
   /// its stored pixels are in another format (then tiles are evaluated as usual).
   init?(plan: RenderPlan, format: PixelFormat) {
-    let root = plan.root
-    guard root.operation is SourceOperation, !format.layout.hasAlpha else { return nil }
-    let id = ObjectIdentifier(root)
+    self.init(plan: plan, source: plan.root, format: format)
+  }
+
+  /// Copies of `source`'s stored rows written in `format`, or nil when it is not a decoded or
+  /// streamed source or its stored pixels are in another format. For the root's tiles where it
+  /// equals `source` (itself, or outside what `RegionalOperation`s above it change).
+  init?(plan: RenderPlan, source: ImageNode, format: PixelFormat) {
+    guard source.operation is SourceOperation, !format.layout.hasAlpha else { return nil }
+    let id = ObjectIdentifier(source)
     bytesPerPixel = format.bytesPerPixel
     if let stream = plan.streamed[id] {
-      guard stream.format == format, Self.codesMatch(stream.colorSpace, root.info.colorSpace, format) else { return nil }
+      guard stream.format == format, Self.codesMatch(stream.colorSpace, source.info.colorSpace, format) else { return nil }
       prepare = { try stream.prepare($0) }
       rows = { y, x in stream.row(y, x: x) }
     } else if let pixels = plan.decoded[id] {
-      guard pixels.format == format, Self.codesMatch(pixels.colorSpace, root.info.colorSpace, format) else { return nil }
+      guard pixels.format == format, Self.codesMatch(pixels.colorSpace, source.info.colorSpace, format) else { return nil }
       let (base, rowBytes) = pixels.withUnsafeBaseAddress { p, r in (UnsafeRawPointer(p), r) }
       prepare = { _ in withExtendedLifetime(pixels) {} }
       let bpp = format.bytesPerPixel, origin = plan.decodedOrigins[id] ?? Point(x: 0, y: 0)

@@ -197,8 +197,32 @@ extension Renderer {
   }
 
   private func resolve<O: AnalysedOperation>(_ operation: O, inputs: [ImageNode]) throws -> ImageNode {
+    var inputs = inputs
+    if let space = Self.heldInputSpace(of: operation, input: inputs[0]) {
+      let pixels = try analyse(Image(node: inputs[0]), HeldPixelsAnalysis(workingSpace: space))
+      inputs[0] = HeldPixelsAnalysis.source(holding: pixels, of: inputs[0], space: space)
+    }
     let result = try analyse(Image(node: inputs[0]), operation.analysis)
     return operation.resolvedNode(with: result, inputs: inputs)
+  }
+
+  /// The most pixels of a computed input an analysed operation holds (64 MiB of float pixels).
+  static let heldAnalysedInputPixels = 1 << 22
+
+  /// The space `operation`'s input is held in, or nil when it is not held. An analysed operation
+  /// reads its input twice, its analysis's view before the tiles and the resolved operation in
+  /// them, so a computed input (a scale, a blur: not a source, which the decode cache serves) of
+  /// at most `heldAnalysedInputPixels` is computed whole once, like a held blur's reduction, and
+  /// both read it: one decode and one resample instead of two, and no input pixel computed twice
+  /// for the halo of a blur above. It is held in the space it computes in, so the pixels read
+  /// from it are the ones its tiles would have given; an input that takes whichever space it is
+  /// asked for (a crop of a source) is not held.
+  static func heldInputSpace(of operation: any AnalysedOperation, input: ImageNode) -> WorkingSpace? {
+    let size = input.info.size
+    guard !(operation is HeldInputOperation), !(input.operation is SourceOperation),
+      size.width * size.height <= heldAnalysedInputPixels
+    else { return nil }
+    return outputSpace(of: input)
   }
 
   /// The pixels `view` asks for: the image itself, or the image scaled to fit the pixel budget

@@ -7,7 +7,8 @@
 // bound of what writing the image holds of its own, from the graph alone (no decode, no
 // analysis; rendering into a buffer adds the buffer), the sum of:
 //
-//   held       Σ held intermediates (a large blur's two reduced copies): height × row bytes
+//   held       Σ held intermediates (a large blur's two reduced copies, an analysed operation's
+//              small computed input: Renderer.heldInputSpace): height × row bytes
 //              (16 a pixel, rows aligned), kept until the render ends
 //   decoded    Σ distinct encoded sources decoded whole and not in the decode cache yet: their
 //              decoded rows (the cache keeps them)
@@ -62,7 +63,14 @@ extension Renderer {
       pending.append(contentsOf: node.inputs)
       guard let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first else { continue }
       let analysis = analysed.analysis
-      let view = Self.view(of: Image(node: cut.node(input)), analysis.view, space: analysis.workingSpace)
+      var read = cut.node(input)
+      if Self.heldInputSpace(of: analysed, input: input) != nil {
+        // The held copy's own render, then the copy, which the view and the tiles read.
+        addPhase(read, analysis: true, to: &estimate)
+        estimate.held = Self.saturated(estimate.held, plus: Self.floatBytes(input.info.size))
+        read = ImageNode(operation: HeldStandIn(info: input.info), inputs: [])
+      }
+      let view = Self.view(of: Image(node: read), analysis.view, space: analysis.workingSpace)
       addPhase(view.node, analysis: true, to: &estimate)
       if node.operation is HeldInputOperation {
         estimate.held = Self.saturated(estimate.held, plus: Self.floatBytes(input.info.size))
@@ -157,7 +165,8 @@ struct MemoryEstimate {
 }
 
 /// The graph with each `HeldInputOperation` replaced by its operation reading a stand-in for the
-/// held pixels: what the phases after the held copy's own render read (nothing below it).
+/// held pixels, and each analysed operation whose input is held reading one: what the phases
+/// after the held copy's own render read (nothing below it).
 private struct HeldInputsCut {
   private var done: [ObjectIdentifier: ImageNode] = [:]
 
@@ -167,6 +176,10 @@ private struct HeldInputsCut {
     var result = node
     if let held = node.operation as? HeldInputOperation, let input = node.inputs.first {
       result = ImageNode(operation: held.operation, inputs: [ImageNode(operation: HeldStandIn(info: input.info), inputs: [])])
+    } else if let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first,
+      Renderer.heldInputSpace(of: analysed, input: input) != nil
+    {
+      result = ImageNode(operation: node.operation, inputs: [ImageNode(operation: HeldStandIn(info: input.info), inputs: [])])
     } else {
       let inputs = node.inputs.map { self.node($0) }
       if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) { result = ImageNode(operation: node.operation, inputs: inputs) }

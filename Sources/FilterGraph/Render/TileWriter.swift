@@ -2,7 +2,9 @@
 // output's format.
 //
 // Tiles are evaluated in the space the output needs and stored by one of four paths: rows copied
-// as bytes when the graph is just its source in the output's own format (PassThrough); through
+// as bytes when the graph is just its source in the output's own format (PassThrough), or when
+// the tile lies outside every rectangle a chain of `RegionalOperation`s above such a source
+// changes (a credit composited on a photo: every tile but the credit's is the photo's rows); through
 // an lcms2 transform into an output ICC profile; linear light straight to 8-bit sRGB codes
 // through one table (TileConversion.storeLinear8); or the plain store of encoded values.
 
@@ -15,6 +17,9 @@ struct TileWriter {
   private let evaluator: TileEvaluator
   private let format: PixelFormat
   private let passThrough: PassThrough?
+  /// What the root's `RegionalOperation`s change, and the copy of the stored source below them
+  /// for the tiles outside every one of those rectangles.
+  private let regional: (changed: [Rect], copy: PassThrough)?
   private let outputTransform: ColorTransform?
   /// Linear tiles go to 8-bit codes through one table (`storeLinear8`).
   private let linearStore: Bool
@@ -44,6 +49,23 @@ struct TileWriter {
       storedAsWritten = true
     }
     passThrough = storedAsWritten ? PassThrough(plan: plan, format: format) : nil
+    regional = passThrough == nil && storedAsWritten ? Self.regionalCopy(plan, format: format) : nil
+  }
+
+  /// The rectangles the root's chain of `RegionalOperation`s changes and the copy of the source
+  /// at its foot, when that source is stored in `format` with no profile to apply (its pixels
+  /// then come back unchanged from the float path too).
+  private static func regionalCopy(_ plan: RenderPlan, format: PixelFormat) -> (changed: [Rect], copy: PassThrough)? {
+    var node = plan.root
+    var changed: [Rect] = []
+    while let op = node.operation as? any RegionalOperation, let base = node.inputs.first {
+      changed.append(op.changedRect)
+      node = base
+    }
+    guard !changed.isEmpty, plan.sourceTransforms[ObjectIdentifier(node)] == nil,
+      let copy = PassThrough(plan: plan, source: node, format: format)
+    else { return nil }
+    return (changed, copy)
   }
 
   /// Computes `rect` of the output and stores it at `destination` (its first pixel), rows
@@ -51,6 +73,10 @@ struct TileWriter {
   func write(_ rect: Rect, to destination: UnsafeMutableRawPointer, rowBytes: Int) throws {
     if let passThrough {
       try passThrough.copy(rect, to: destination, rowBytes: rowBytes)
+      return
+    }
+    if let regional, !regional.changed.contains(where: { !$0.intersection(rect).isEmpty }) {
+      try regional.copy.copy(rect, to: destination, rowBytes: rowBytes)
       return
     }
     var memo: [TileEvaluator.MemoKey: Tile] = [:]

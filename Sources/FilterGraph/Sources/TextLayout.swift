@@ -214,7 +214,9 @@ final class TextLayout: Sendable {
     }
     let failed = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
       handle.withLock { handle in
-        fg_text_layout_render(handle, base.assumingMemoryBound(to: Float.self), rowBytes / MemoryLayout<Float>.stride, &linear)
+        fg_text_layout_render(
+          handle, 0, 0, Int32(size.width), Int32(size.height), base.assumingMemoryBound(to: Float.self),
+          rowBytes / MemoryLayout<Float>.stride, &linear)
       }
     }
     return (buffer, Int(failed))

@@ -65,7 +65,7 @@ public enum Gravity: String, Hashable, Sendable, CaseIterable, ParameterChoice {
 }
 
 /// Blends an overlay (input 1), placed at an integer point, onto a base (input 0).
-public struct CompositeOperation: ImageOperation {
+public struct CompositeOperation: ImageOperation, RegionalOperation {
   /// How overlay and base colours combine.
   public let mode: BlendMode
   /// The factor the overlay's premultiplied pixels are scaled by, 0…1.
@@ -144,6 +144,9 @@ public struct CompositeOperation: ImageOperation {
 
   /// The overlay's extent in base coordinates.
   public var overlayRect: Rect { Rect(origin: origin, size: overlaySize) }
+
+  /// Outside the overlay the base shows unchanged, in every mode.
+  var changedRect: Rect { overlayRect }
 
   /// Input 0: `output`. Input 1: the part of `output` the overlay covers, in overlay coordinates
   /// (one pixel at the overlay's origin when it covers none, since a region cannot be empty).

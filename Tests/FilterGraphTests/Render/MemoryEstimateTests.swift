@@ -56,6 +56,8 @@ final class MemoryEstimateTests: XCTestCase {
       ("thumbnail", photo.scaled(toFit: Size(width: 200, height: 200))),
       ("flip (decoded whole)", photo.flippedVertically()),
       ("normalize", photo.normalized()),
+      // The scale is smartcrop's small computed input, held (Renderer.heldInputSpace).
+      ("smartcrop of a scale", photo.scaled(toWidth: 400).smartCropped(to: Size(width: 200, height: 150))),
     ]
     var blurTiles: [String: Int] = [:]
     for (name, image) in cases {
