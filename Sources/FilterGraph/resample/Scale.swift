@@ -33,7 +33,7 @@ import Foundation
 import PixelBufferModule
 
 /// Resamples its input to `targetSize` (see the definition at the top of Scale.swift).
-public struct ScaleOperation: ResampleOperation, StoredRowsReader, BandedInputReader {
+public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   /// The output size.
   public let targetSize: Size
   /// The interpolation kernel.
@@ -164,61 +164,6 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader, BandedInputRe
     }
   }
 
-  /// `BandedInputReader`'s render: the vertical pass sums each band's rows into output rows as
-  /// they arrive (`ResampleAxis.rows(band:)`, the same floats in the same order as the whole
-  /// region's pass), so only one band of the input is held; the sums are then stored transposed
-  /// for the horizontal pass. Nearest keeps the one row each output row copies, then picks.
-  func render(
-    into output: inout Tile, input: Rect, inputImageSize: Size, bandRows: Int, band: (Range<Int>) throws -> Tile
-  ) throws {
-    let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
-    let rowFloats = 4 * input.width, outH = output.rect.height
-    if kernel == .nearest {
-      var picked = Tile(rect: Rect(x: input.x, y: 0, width: input.width, height: outH))
-      for top in stride(from: input.y, to: input.maxY, by: bandRows) {
-        let rows = top..<min(top + bandRows, input.maxY)
-        let tile = try band(rows)
-        tile.withPixels { src in
-          picked.withMutablePixels { dst in
-            for y in 0..<outH where rows.contains(input.y + yAxis.starts[y]) {
-              dst[row: y].update(from: src[row: input.y + yAxis.starts[y] - rows.lowerBound], count: input.width)
-            }
-          }
-        }
-      }
-      picked.withPixels { src in
-        output.withMutablePixels { dst in
-          xAxis.starts.withUnsafeBufferPointer { xs in
-            for y in 0..<dst.height {
-              let s = src[row: y], d = dst[row: y]
-              for x in 0..<dst.width { d[x] = s[xs[x]] }
-            }
-          }
-        }
-      }
-      return
-    }
-    let (sumsStorage, sums) = TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
-    defer { withExtendedLifetime(sumsStorage) {} }
-    for top in stride(from: input.y, to: input.maxY, by: bandRows) {
-      let rows = top..<min(top + bandRows, input.maxY)
-      let tile = try band(rows)
-      tile.withPixels { src in
-        yAxis.rows(
-          band: (rows.lowerBound - input.y)..<(rows.upperBound - input.y), from: src.base.assumingMemoryBound(to: Float.self),
-          rowFloats: src.rowBytes / MemoryLayout<Float>.stride, count: rowFloats, into: sums, outputFloats: rowFloats,
-          pixelFloats: 4)
-      }
-    }
-    Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
-      for y in 0..<outH {
-        for p in 0..<input.width {
-          (scratch + p * column + 4 * y).update(from: sums + y * rowFloats + 4 * p, count: 4)
-        }
-      }
-    }
-  }
-
   /// `StoredRowsReader`'s render: the rows are converted into the working space (code / 255, or
   /// through the sRGB decoding table in linear light) a strip of columns at a time, into a block
   /// that stays in cache for the vertical pass, where `render(into:inputs:)` converts the whole
@@ -270,7 +215,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader, BandedInputRe
   var readsStoredRows: Bool { kernel != .nearest }
 
   /// The taps of output `rect` over an input region `input` of an image of `inputImageSize`.
-  private func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
+  func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
     let (xIn, xOut) = ratio(inSize.width, targetSize.width, full: \.width)
     let (yIn, yOut) = ratio(inSize.height, targetSize.height, full: \.height)
     let xAxis = ResampleAxis(
@@ -352,24 +297,6 @@ struct ResampleAxis {
           fg_resample_rows(
             src, rowFloats, count, starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, stride, starts.count,
             dst, outputFloats, pixelFloats)
-        }
-      }
-    }
-  }
-
-  /// `rows(from:…)` for the band of rows `band` (relative to `origin`; `src` is its first row):
-  /// the taps in the band continue the sums already in `dst` (`fg_resample_rows_band`). Bands
-  /// passed in order that cover every tap give exactly `rows(from:…)`'s floats.
-  func rows(
-    band: Range<Int>, from src: UnsafePointer<Float>, rowFloats: Int, count: Int, into dst: UnsafeMutablePointer<Float>,
-    outputFloats: Int = 4, pixelFloats: Int
-  ) {
-    starts.withUnsafeBufferPointer { starts in
-      counts.withUnsafeBufferPointer { counts in
-        weights.withUnsafeBufferPointer { weights in
-          fg_resample_rows_band(
-            src, rowFloats, count, starts.baseAddress!, counts.baseAddress!, weights.baseAddress!, stride, starts.count,
-            dst, outputFloats, pixelFloats, band.lowerBound, band.upperBound)
         }
       }
     }

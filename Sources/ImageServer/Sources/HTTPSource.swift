@@ -11,6 +11,7 @@
 
 import AsyncHTTPClient
 import Foundation
+import Locking
 import NIOCore
 
 /// Fetches remote sources.
@@ -114,15 +115,15 @@ struct HTTPSource: Sendable {
 
 /// `Last-Modified` / `If-Modified-Since` dates (RFC 9110 §5.6.7, the IMF-fixdate form).
 enum HTTPDate {
-  private static let formatter: DateFormatter = {
+  /// One formatter (DateFormatter is not safe to share unlocked).
+  private static let formatter: Locked<DateFormatter> = {
     let f = DateFormatter()
     f.locale = Locale(identifier: "en_US_POSIX")
     f.timeZone = TimeZone(identifier: "GMT")
     f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return f
+    return Locked(f)
   }()
-  private static let lock = NSLock()
 
-  static func format(_ date: Date) -> String { lock.withLock { formatter.string(from: date) } }
-  static func parse(_ text: String) -> Date? { lock.withLock { formatter.date(from: text) } }
+  static func format(_ date: Date) -> String { formatter.withLock { $0.string(from: date) } }
+  static func parse(_ text: String) -> Date? { formatter.withLock { $0.date(from: text) } }
 }
