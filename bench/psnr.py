@@ -5,7 +5,8 @@ management, no ICC conversion: every workload writes sRGB). Two gray files are c
 one channel; a gray file and a colour file after turning the gray one into RGB (the value repeated
 in R, G, B); alpha is dropped
 (the benchmark's outputs are opaque). PSNR = 10 log10(255^2 / MSE), MSE over every sample of every
-channel. Images of different sizes are not compared.
+channel. Images of different sizes are not compared. Animations (GIF, WebP) are compared frame by
+frame (Pillow's ImageSequence, each frame composed as shown): the median of the frames' PSNRs.
 """
 import math
 import sys
@@ -24,7 +25,22 @@ def load(path):
     return im
 
 
+def frames(path):
+    """Every frame of an animation (Pillow's ImageSequence), or the one image."""
+    im = Image.open(path)
+    for k in range(getattr(im, "n_frames", 1)):
+        im.seek(k)
+        yield load_frame(im)
+
+
+def load_frame(im):
+    im.load()
+    return im.convert("RGB") if im.mode != "L" else im
+
+
 def psnr(a_path, b_path):
+    if getattr(Image.open(a_path), "n_frames", 1) > 1 or getattr(Image.open(b_path), "n_frames", 1) > 1:
+        return animation_psnr(a_path, b_path)
     a, b = load(a_path), load(b_path)
     if a.size != b.size:
         return None, f"sizes differ: {a.size[0]}x{a.size[1]} vs {b.size[0]}x{b.size[1]}"
@@ -34,6 +50,18 @@ def psnr(a_path, b_path):
     y = np.asarray(b, dtype=np.float64)
     mse = float(np.mean((x - y) ** 2))
     return (math.inf if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)), None
+
+
+def animation_psnr(a_path, b_path):
+    """The median of the frames' PSNRs (frame k of one file against frame k of the other)."""
+    values = []
+    for a, b in zip(frames(a_path), frames(b_path)):
+        if a.size != b.size:
+            return None, f"frame sizes differ: {a.size[0]}x{a.size[1]} vs {b.size[0]}x{b.size[1]}"
+        x, y = np.asarray(a.convert("RGB"), dtype=np.float64), np.asarray(b.convert("RGB"), dtype=np.float64)
+        mse = float(np.mean((x - y) ** 2))
+        values.append(math.inf if mse == 0 else 10 * math.log10(255.0 ** 2 / mse))
+    return (float(np.median(values)) if values else None), (None if values else "no frames")
 
 
 if __name__ == "__main__":

@@ -209,7 +209,7 @@ final class FGRunTests: XCTestCase {
 
   func testUsageErrorsExit64() throws {
     XCTAssertEqual(try fgrun(["-e", "flip", "in.png"]).status, 64)
-    XCTAssertEqual(try fgrun(["-e", "flip", "in.png", "out.gif"]).status, 64)
+    XCTAssertEqual(try fgrun(["-e", "flip", "in.png", "out.xyz"]).status, 64)  // no format writes .xyz
     XCTAssertEqual(try fgrun(["-e", "flip", "--quality", "0", "in.png", "out.jpg"]).status, 64)
     XCTAssertEqual(try fgrun(["-e", "flip", "--compression", "10", "in.png", "out.png"]).status, 64)
     XCTAssertEqual(try fgrun(["-e", "flip", "--depth", "12", "in.png", "out.png"]).status, 64)

@@ -92,7 +92,7 @@ public protocol ImageCodec: Sendable {
   /// `EncodeOptions.table`.
   static var encodeOptions: [FormatOption] { get }
   /// Nil when the codec writes files; otherwise the sentence explaining that it does not
-  /// (`"GIF output is not supported; write PNG or WebP instead."`).
+  /// (`"<format> output is not supported; write PNG or WebP instead."`).
   static var encoderUnavailableReason: String? { get }
   /// The pixel format rows must have when an image with `layout` channels and `component`
   /// samples is written with `options` (for example JPEG drops alpha and writes 8 bits; PNG keeps

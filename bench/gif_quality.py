@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""W12a's quality table: GIF quality at equal file size, fgrun against libvips and gifsicle.
+
+usage: python3 bench/gif_quality.py FGRUN [INPUT.gif] [OUTDIR]
+
+The input (default bench/inputs/anim-640x360.gif, bench/make-animation-input.py) is fitted into
+320x320 by each tool: `vipsthumbnail IN[n=-1] -s 320x320` (cgif, libimagequant) and `gifsicle
+--resize-fit 320x320 --colors 256 -O3`. For each peer's output size S, fgrun (bench/recipes/
+W12a.txt, Floyd-Steinberg) is run with --colors chosen by bisection until its file is within
+±2 % of S. Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
+shown) against the same frame of the input resized by Pillow (LANCZOS, unquantised: a reference
+that is none of the tools' own resampler), RGB, 8-bit; the table gives the size, the median and
+the minimum over the frames. Needs python3 with NumPy and Pillow.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+from PIL import Image
+
+here = os.path.dirname(os.path.abspath(__file__))
+fgrun = sys.argv[1]
+inp = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "inputs", "anim-640x360.gif")
+out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "out")
+os.makedirs(out, exist_ok=True)
+
+
+def frames(path, size=None):
+    im = Image.open(path)
+    for k in range(getattr(im, "n_frames", 1)):
+        im.seek(k)
+        f = im.convert("RGB")
+        yield np.asarray(f.resize(size, Image.Resampling.LANCZOS) if size else f, dtype=np.float64)
+
+
+src = Image.open(inp)
+scale = min(320 / src.width, 320 / src.height)
+reference = list(frames(inp, (round(src.width * scale), round(src.height * scale))))
+
+
+def quality(path):
+    values = []
+    for a, b in zip(frames(path), reference):
+        mse = float(np.mean((a - b) ** 2)) if a.shape == b.shape else float("nan")
+        values.append(10 * np.log10(255 ** 2 / mse) if mse else float("inf"))
+    return os.path.getsize(path), len(values), float(np.median(values)), float(np.min(values))
+
+
+def run_fgrun(colors, dither="floyd-steinberg"):
+    path = os.path.join(out, f"W12a-fgrun-c{colors}-{dither}.gif")
+    if not os.path.exists(path):
+        subprocess.run([fgrun, "--colors", str(colors), "--dither", dither, os.path.join(here, "recipes", "W12a.txt"),
+                        inp, path], check=True)
+    return path
+
+
+peers = [("libvips vipsthumbnail [n=-1]", os.path.join(out, "W12a-q-vips.gif"),
+          ["vipsthumbnail", f"{inp}[n=-1]", "-s", "320x320", "-o", os.path.join(out, "W12a-q-vips.gif")]),
+         ("gifsicle --colors 256 -O3", os.path.join(out, "W12a-q-gifsicle-O3.gif"),
+          ["gifsicle", "--resize-fit", "320x320", "--colors", "256", "-O3", inp, "-o",
+           os.path.join(out, "W12a-q-gifsicle-O3.gif")])]
+rows = ["| tool | settings | size KB | frames | median PSNR dB | min PSNR dB |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+for name, path, argv in peers:
+    if not os.path.exists(path):
+        subprocess.run(argv, check=True)
+    size, n, med, low = quality(path)
+    rows.append(f"| {name} | | {size / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
+    lo, hi, best = 2, 256, None
+    for _ in range(9):
+        colors = (lo + hi) // 2 if best else 256
+        fsize = os.path.getsize(run_fgrun(colors))
+        if best is None or abs(fsize / size - 1) < abs(best[1] / size - 1):
+            best = (colors, fsize)
+        if abs(fsize / size - 1) <= 0.02:
+            break
+        if fsize > size:
+            hi = colors - 1
+        else:
+            lo = colors + 1
+        if lo > hi:
+            break
+    fsize, n, med, low = quality(run_fgrun(best[0]))
+    rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --colors {best[0]} | "
+                f"{fsize / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
+for dither in ("floyd-steinberg", "none", "ordered"):
+    size, n, med, low = quality(run_fgrun(256, dither))
+    rows.append(f"| fgrun | --colors 256 --dither {dither} | {size / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
+print("\n".join(rows))
