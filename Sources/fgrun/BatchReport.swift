@@ -97,23 +97,24 @@ func json(_ text: String) -> String {
 
 /// The report file, appended to line by line from any thread.
 final class BatchReport: Sendable {
-  private let fd: Int32
+  /// The descriptor, used only with its lock held, so lines never interleave.
+  private let file: Locked<Int32>
   private let path: String
-  /// Held while a line is written, so lines never interleave.
-  private let writing = Locked(())
 
   /// Opens (creating, appending to) `path`.
   ///
   /// - Throws: `Failure` (output) when it cannot be opened.
   init(path: String) throws {
     self.path = path
-    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    let openError = errno
+    file = Locked(fd)
     guard fd >= 0 else {
-      throw Failure(status: ExitStatus.output, message: "Cannot open the report \(path): \(String(cString: strerror(errno))).")
+      throw Failure(status: ExitStatus.output, message: "Cannot open the report \(path): \(String(cString: strerror(openError))).")
     }
   }
 
-  deinit { close(fd) }
+  deinit { file.withLock { _ = close($0) } }
 
   /// Before a resumed batch appends to the report at `path`, removes the lines of the inputs it
   /// will report again (`rerun`), so the report ends with exactly one line per input, however
@@ -148,7 +149,7 @@ final class BatchReport: Sendable {
   /// Appends one line for `outcome` with a single write; a failed write (a full disk,
   /// `/dev/full`) is kept as lost output, which ends the batch with exit 73 (`Console.lost`).
   func record(_ outcome: BatchOutcome) {
-    writing.withLock { _ in
+    file.withLock { fd in
       if let code = Console.write(outcome.jsonLine + "\n", to: fd) { Console.lost("the report \(path)", errno: code) }
     }
   }
