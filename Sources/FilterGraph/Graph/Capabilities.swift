@@ -8,6 +8,8 @@
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
 // - `GainMapCarrying`: leaves a gain map following its input right as it is (HDR/GainMapPolicy.swift).
+// - `OverlayingOperation`: places its second input on its first (a gain map then gets "no boost"
+//   under the overlay: HDR/GainMapOverlay.swift).
 // - `WindowChoosingOperation`: an analysis chooses a window that the operation crops to (decided
 //   once for an animation; taken by a gain map at its own resolution).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
@@ -146,4 +148,12 @@ public protocol GainMapCarrying: ImageOperation {
 protocol RegionalOperation: ImageOperation {
   /// The rectangle, in output coordinates, outside which the output is input 0.
   var changedRect: Rect { get }
+}
+
+/// An operation that places its second input, an overlay, on its first, the base (composite): a
+/// gain map following the base takes "no boost" where the overlay covers (HDR/GainMapOverlay.swift).
+public protocol OverlayingOperation: ImageOperation {
+  /// The operation that puts `layer` (made from `overlay`) on a map of `mapSize` following a base
+  /// of `baseSize`, so the map is `fill` ("no boost") where the overlay covers, blended by coverage.
+  func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image)
 }

@@ -16,8 +16,10 @@
 // - colour and tone operations that keep brighter brighter, and sharpen (`GainMapCarrying`), leave
 //   the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the HDR rendition
 //   of the edited base is the same edit seen through the same highlights;
+// - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
+//   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
-// - anything else (tone reversals, convolve, composites, text) ends the
+// - anything else (tone reversals, convolve, two images with maps) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
@@ -111,6 +113,12 @@ extension Image {
     }
     guard let (index, map, metadata, ratio) = carried.first else { return .none }
     let name = node.operation.descriptor.name
+    if let overlaying = node.operation as? any OverlayingOperation, node.inputs.count == 2, index == 0, carried.count == 1 {
+      let (operation, layer) = overlaying.mapOverlay(
+        of: Image(node: node.inputs[1]), baseSize: node.inputs[0].info.size, mapSize: map.info.size, fill: metadata.neutralFill,
+        mapIsGray: map.info.layout.isGray)
+      return .map(ImageNode(operation: operation, inputs: [map, layer.node]), metadata, ratio: ratio)
+    }
     guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
     let op = node.operation
     switch GainMapTreatment.of(op) {
@@ -126,7 +134,7 @@ extension Image {
         return .map(ImageNode(operation: mapped, inputs: [map]), metadata, ratio: turned ? (ratio.1, ratio.0) : ratio)
       }
     case .carried: return .map(map, metadata, ratio: ratio)
-    case .dropped: break
+    case .overlaid, .dropped: break
     }
     return .dropped("\(name) is not applied to gain maps")
   }

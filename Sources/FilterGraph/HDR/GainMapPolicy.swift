@@ -22,6 +22,8 @@
 //   HDR rendition of the edit is f(B)·G(m), the edit seen through the same highlights. Sharpen's
 //   detail is finer than the map resolves (a quarter of the base's); sharpening the map's log
 //   boosts instead would overshoot them into halos around every highlight.
+// - **overlaid** (`OverlayingOperation`: composite): an overlay without a map of its own (a logo,
+//   text) is SDR content: the map is "no boost" under it, blended by its coverage.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
 //   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
 //   a shadow), `convolve` (an arbitrary kernel: an edge map or an emboss is a new picture whose
@@ -36,12 +38,15 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   case windowed
   /// The map unchanged.
   case carried
+  /// "No boost" where an overlay covers (GainMapOverlay.swift).
+  case overlaid
   /// The map ends: the output is SDR, with a warning.
   case dropped
 
   /// The treatment `operation` declares by the capabilities it adopts.
   public static func of(_ operation: any ImageOperation) -> GainMapTreatment {
     if operation is any WindowChoosingOperation { return .windowed }
+    if operation is any OverlayingOperation { return .overlaid }
     if operation is any ResolutionMappable { return .transformed }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }
     return .dropped

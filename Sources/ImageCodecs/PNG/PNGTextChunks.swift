@@ -5,7 +5,9 @@
 // `tEXt`, `zTXt` or `iTXt` with keyword `Comment` the comment (Latin-1 in tEXt/zTXt, UTF-8 in
 // iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a block over
 // that limit is left out with a warning (the pixels do not depend on it, and no file FilterGraph
-// writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped.
+// writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped. A cICP chunk (PNG 3rd
+// edition: H.273 primaries, transfer, matrix, range) whose transfer is PQ or HLG is a warning: such
+// a PNG is not tone-mapped, and its signal read as sRGB would otherwise be silently wrong.
 import CPNG
 import Foundation
 import PixelBufferModule
@@ -49,6 +51,13 @@ enum PNGTextChunks {
         if type == "IDAT" || type == "IEND" { return }
         let dataRange = (at + 8)..<(at + 8 + length)
         defer { at += 12 + length }
+        if type == "cICP", length == 4, let transfer = HDRTransfer(code: Int(b[at + 9])),
+          cpng_crc32(0, b.baseAddress! + at + 4, length + 4) == UInt32(truncatingIfNeeded: u32(at + 8 + length))
+        {
+          warnings.append(
+            "The PNG's cICP chunk says its signal is \(transfer.name) HDR; HDR PNGs are not tone-mapped yet, so it is read as sRGB and its colours are wrong (AVIF and HEIC HDR files are tone-mapped).")
+          continue
+        }
         guard type == "tEXt" || type == "zTXt" || type == "iTXt" else { continue }
         let crc = cpng_crc32(0, b.baseAddress! + at + 4, length + 4)
         guard crc == UInt32(truncatingIfNeeded: u32(at + 8 + length)) else { continue }

@@ -1,0 +1,56 @@
+// GainMapOverlayTests.swift — an SDR overlay composited on an Ultra HDR photo renders at its SDR
+// value on an HDR screen: read back by libvips 8.18 (uhdrload, uhdr2scRGB) through
+// scripts/hdr-overlay-check.py in the oracles' venv, the HDR rendition over the SDR base is ≈ 1 under
+// the overlay and the photo's boost elsewhere.
+import FilterGraph
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class GainMapOverlayTests: XCTestCase {
+  /// The ratio HDR / SDR (linear light, medians) inside and outside a rectangle, as libvips renders `file`.
+  func ratios(_ file: Data, inside rect: Rect) throws -> (inside: Double, outside: Double) {
+    let root = UltraHDRRoundTripTests.root
+    let python = root.appendingPathComponent(".venv-oracles/bin/python").path
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+      throw XCTSkip("the HDR oracles are not installed (bash scripts/install-hdr-oracles.sh)")
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("overlay-\(UUID().uuidString).jpg")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try file.write(to: url)
+    let run = try ChildProcess.run(
+      python, [root.appendingPathComponent("scripts/hdr-overlay-check.py").path, url.path] + [rect.x, rect.y, rect.width, rect.height].map(String.init),
+      in: root)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Double])
+    return (try XCTUnwrap(json["inside"]), try XCTUnwrap(json["outside"]))
+  }
+
+  /// A 256×192 mid-gray photo whose map boosts it everywhere by 2^2 (map 255, max boost log2 2).
+  func boostedPhoto() throws -> Data {
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    var options = WriteOptions(format: .jpeg, options: ["quality": 95])
+    options.keptMetadata = []
+    let base = try renderer.encode(Image(color: Color(red: 0.5, green: 0.5, blue: 0.5), size: Size(width: 256, height: 192)), format: .jpeg, options: options)
+    let map = try renderer.encode(Image(color: .white, size: Size(width: 64, height: 48)).converted(to: .gray), format: .jpeg, options: options)
+    return try UltraHDRFile.assemble(primary: base, map: map, metadata: GainMapMetadata(gainMapMax: [2, 2, 2], hdrCapacityMax: 2))
+  }
+
+  func testAnOverlayRendersAtItsSDRValue() throws {
+    let photo = try Image(data: boostedPhoto())
+    let logo = Image(color: Color(red: 0.8, green: 0.7, blue: 0.6), size: Size(width: 96, height: 64))
+    let image = photo.overlaid(with: logo, gravity: .center, margin: 0)
+    XCTAssertNotNil(image.gainMapBranch().branch)
+    let file = try Renderer(options: RendererOptions(threads: 2)).encode(image, format: .jpeg)
+    // The logo covers (80, 64)–(176, 128); measured 8 pixels in from its edges and from the rest.
+    let measured = try ratios(file, inside: Rect(x: 88, y: 72, width: 80, height: 48))
+    XCTAssertEqual(measured.inside, 1, accuracy: 0.03, "the logo renders at its SDR value")
+    XCTAssertGreaterThan(measured.outside, 3.8, "the photo keeps its boost (2^2)")
+    // At half opacity the log boost is halved: 2^1.
+    let half = photo.overlaid(with: logo, gravity: .center, margin: 0, opacity: 0.5)
+    let halfMeasured = try ratios(Renderer(options: RendererOptions(threads: 2)).encode(half, format: .jpeg), inside: Rect(x: 88, y: 72, width: 80, height: 48))
+    XCTAssertEqual(halfMeasured.inside, 2, accuracy: 0.1)
+  }
+}
