@@ -146,3 +146,15 @@ extension AnimationFrameReader {
     return buffer
   }
 }
+
+extension PixelBuffer {
+  /// Throws unless this is a frame an animation writer of `size` takes: that size, RGB or RGBA
+  /// 8-bit (`format` names the output in the message).
+  func checkAnimationFrame(of size: Size, format: String) throws {
+    guard width == size.width, height == size.height, self.format.component == .uint8,
+      self.format.layout == .rgb || self.format.layout == .rgba
+    else {
+      throw CodecError(.invalidArgument, "\(format) frame must be \(size) RGB or RGBA 8-bit, not \(width)x\(height) \(self.format).")
+    }
+  }
+}

@@ -85,11 +85,7 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
   static func centiseconds(_ delay: Int) -> Int32 { Int32(min(65535, max(0, (delay + 5) / 10))) }
 
   public func add(_ frame: PixelBuffer, delay: Int) throws {
-    guard frame.width == size.width, frame.height == size.height, frame.format.component == .uint8,
-      frame.format.layout == .rgb || frame.format.layout == .rgba
-    else {
-      throw CodecError(.invalidArgument, "A GIF frame must be \(size) RGB or RGBA 8-bit, not \(frame.width)x\(frame.height) \(frame.format).")
-    }
+    try frame.checkAnimationFrame(of: size, format: "A GIF")
     var message = [CChar](repeating: 0, count: 256)
     let channels = Int32(frame.format.channelCount)
     let status = frame.withUnsafeBaseAddress { base, stride in

@@ -36,11 +36,7 @@ public final class WebPAnimationWriter: AnimationFrameWriter {
   public var stateBytes: Int { size.width * size.height * 4 * 3 }
 
   public func add(_ frame: PixelBuffer, delay: Int) throws {
-    guard frame.width == size.width, frame.height == size.height, frame.format.component == .uint8,
-      frame.format.layout == .rgb || frame.format.layout == .rgba
-    else {
-      throw CodecError(.invalidArgument, "An animated WebP frame must be \(size) RGB or RGBA 8-bit, not \(frame.width)x\(frame.height) \(frame.format).")
-    }
+    try frame.checkAnimationFrame(of: size, format: "An animated WebP")
     var message = [CChar](repeating: 0, count: 256)
     let channels = Int32(frame.format.channelCount)
     let status = frame.withUnsafeBaseAddress { base, stride in
