@@ -62,11 +62,11 @@ fuzz: deps
 docs:
 	bash scripts/gen-filter-docs.sh
 
-# The DocC documentation of FilterGraph and PixelBufferModule as static sites in out/docs/ (README.md,
+# The DocC documentation of FilterGraph, ImageCodecs and PixelBufferModule as static sites in out/docs/ (README.md,
 # Documentation, says how to open them).
 documentation:
 	mkdir -p out/docs
-	for target in FilterGraph PixelBufferModule; do \
+	for target in FilterGraph ImageCodecs PixelBufferModule; do \
 	  swift package --allow-writing-to-directory out/docs generate-documentation --target $$target \
 	    --disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path out/docs/$$target || exit 1; \
 	done
