@@ -108,6 +108,29 @@ enum HEIF {
     return offsets.map { String(decoding: head[$0..<$0 + 4], as: UTF8.self) }
   }
 
+  /// True for an image sequence: a sequence brand (`avis`, `msf1`, `hevs`) and a top-level `moov`
+  /// box (the sequence's track).
+  static func isSequence(_ data: Data) -> Bool {
+    guard brands([UInt8](data.prefix(64))).contains(where: { ["avis", "msf1", "hevs"].contains($0) }) else { return false }
+    var offset = 0
+    while offset + 8 <= data.count {
+      let box = [UInt8](data[data.startIndex + offset..<data.startIndex + offset + 8])
+      if box[4..<8].elementsEqual("moov".utf8) { return true }
+      let size = Int(box[0]) << 24 | Int(box[1]) << 16 | Int(box[2]) << 8 | Int(box[3])
+      guard size >= 8 else { return false }  // 64-bit or to-the-end sizes: no box follows that we need
+      offset += size
+    }
+    return false
+  }
+
+  /// What reading a sequence gives: libheif before 1.20 has no sequence API, so its still primary image.
+  static func sequenceWarning(_ format: ImageFileFormat) -> String {
+    "the \(format.rawValue.uppercased()) is an image sequence; libheif \(libheifVersion) reads only its still primary image (sequences need libheif 1.20), so only that image is read, not the sequence's frames."
+  }
+
+  /// The linked libheif's version ("1.15.1").
+  static var libheifVersion: String { String(cString: cheif_version()) }
+
   /// The `gain-map` decode option.
   static let gainMapOption = FormatOption(
     "gain-map", .boolean, default: .boolean(false),
@@ -155,7 +178,8 @@ enum HEIF {
       }
       try HEIFFile.check(status, message)
     }
-    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata) { output in
+    let warnings = request.options["page"] == nil && isSequence(data) ? [sequenceWarning(format)] : []
+    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings) { output in
       if let hdr, map {
         var signal = try PixelBuffer.forDecoding(
           width: file.size.width, height: file.size.height, format: pixelFormat, colorSpace: .sRGB, metadata: ImageMetadata())

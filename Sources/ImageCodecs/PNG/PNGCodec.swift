@@ -8,13 +8,14 @@ extension ImageFileFormat {
 }
 
 /// PNG: reads every colour type and depth (1–16 bits, palettes, tRNS, Adam7), 16-bit kept as 16;
-/// writes gray, gray + alpha, RGB, RGBA at 8 or 16 bits, compressing segments in parallel.
+/// writes gray, gray + alpha, RGB, RGBA at 8 or 16 bits, compressing segments in parallel, and
+/// animations as APNG (APNGWriter.swift).
 public enum PNGCodec: ImageCodec {
   public static let format = ImageFileFormat.png
   public static let displayName = "PNG"
   public static let fileExtensions = ["png"]
   public static let summary =
-    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate."
+    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate. Animations are written as APNG (8-bit; frames after the first store only the rectangle that changed; delays and loop count kept); an APNG is read as its default image."
 
   /// The 8-byte PNG signature.
   public static func sniff(_ head: [UInt8]) -> Bool {
