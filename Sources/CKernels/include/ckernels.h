@@ -116,6 +116,27 @@ typedef struct {
 /// interpolations (its weights 1 − f and f sum to 1).
 void fg_affine_window(const fg_affine_params *p, ptrdiff_t column, ptrdiff_t count, double cy, float *out);
 
+/// SSIMULACRA2's per-pixel steps (FilterGraph's statistics/SSIMULACRA2.swift defines them), on
+/// planes of `width · height` floats, row-major. None allocates.
+///
+/// fg_ssim2_linear: `count` float pixels of `channels` (3: RGB; 4: straight RGBA, blended onto
+/// the encoded gray `background` first) in sRGB-encoded 0…1 (clamped) → linear R, G, B planes.
+void fg_ssim2_linear(const float *src, size_t count, int channels, float background, float *r, float *g, float *b);
+/// Linear RGB planes → positive XYB planes (`count` values each).
+void fg_ssim2_xyb(const float *r, const float *g, const float *b, float *x, float *y, float *bb, size_t count);
+/// 2 × 2 block means of a plane into one of ⌈width/2⌉ × ⌈height/2⌉ (a last odd row or column
+/// averages the pixels it has).
+void fg_ssim2_halve(const float *src, size_t width, size_t height, float *dst);
+/// out = a · b, `count` values.
+void fg_ssim2_product(const float *a, const float *b, size_t count, float *out);
+/// The 11-tap Gaussian of σ = 1.5 (`taps`, normalised), zero left and right of the plane,
+/// mirrored above and below it; `scratch` holds one plane.
+void fg_ssim2_blur(const float *src, size_t width, size_t height, const float *taps, float *scratch, float *dst);
+/// Adds the six per-pixel sums of one channel over `count` pixels to `sums`: d, d⁴ (ssim),
+/// artifact, artifact⁴, detail lost, detail lost⁴.
+void fg_ssim2_sums(const float *i1, const float *mu1, const float *s11, const float *i2, const float *mu2,
+                   const float *s22, const float *s12, size_t count, double sums[6]);
+
 #ifdef __cplusplus
 }
 #endif
