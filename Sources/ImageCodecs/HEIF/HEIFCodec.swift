@@ -41,7 +41,7 @@ public enum AVIFCodec: ImageCodec {
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
@@ -74,7 +74,7 @@ public enum HEICCodec: ImageCodec {
       && brands.contains { ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"].contains($0) }
   }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
@@ -89,11 +89,6 @@ public enum HEICCodec: ImageCodec {
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     try HEIFStreamEncoder(request, compression: .hevc)
   }
-}
-
-extension DecodeRequest {
-  /// The `gain-map` decode option (HEIF).
-  var wantsGainMap: Bool { if case .boolean(true)? = options["gain-map"] { return true } else { return false } }
 }
 
 /// What AVIF and HEIC share.
@@ -130,11 +125,6 @@ enum HEIF {
 
   /// The linked libheif's version ("1.15.1").
   static var libheifVersion: String { String(cString: cheif_version()) }
-
-  /// The `gain-map` decode option.
-  static let gainMapOption = FormatOption(
-    "gain-map", .boolean, default: .boolean(false),
-    help: "For an HDR (PQ/HLG) image: decode the 8-bit gain map that restores its HDR light from its tone-mapped SDR rendition (how an HDR source is written as Ultra HDR JPEG), instead of the image.")
 
   /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile (8-bit
   /// RGB for the gain map `request` asks for).
