@@ -35,11 +35,17 @@ struct FormatFlags: ParsableArguments {
 
   /// The option `flag` (`--quality`, `-q`, `--depth`) names, or nil for a flag that is not a format option.
   static func option(named flag: Substring) -> FormatOption? {
-    let bare = flag.hasPrefix("--") ? flag.dropFirst(2) : flag.hasPrefix("-") && flag.count == 2 ? flag.dropFirst() : nil
-    guard let bare else { return nil }
-    let name = aliases[String(bare)] ?? String(bare)
-    guard flag.hasPrefix("--") || aliases[String(bare)] != nil else { return nil }
-    return FormatFlags.declarations(of: name).first?.option
+    let name: String
+    if flag.hasPrefix("--") {
+      // A one-letter alias is a short flag only (`-q`, not `--q`).
+      let long = String(flag.dropFirst(2))
+      name = long.count > 1 ? aliases[long] ?? long : long
+    } else if flag.hasPrefix("-"), flag.count == 2, let long = aliases[String(flag.dropFirst())] {
+      name = long
+    } else {
+      return nil
+    }
+    return declarations(of: name).first?.option
   }
 
   /// `arguments` with every format flag written as `--format-option NAME=VALUE`; a boolean given
@@ -67,11 +73,12 @@ struct FormatFlags: ParsableArguments {
           index += 1
         }
         value = value ?? "true"
-      } else if value == nil, index < arguments.count {
+      } else if value == nil, index < arguments.count, !arguments[index].hasPrefix("--") {
         value = arguments[index]
         index += 1
       }
-      // A flag without its value reaches validation as an empty value, which it names.
+      // A flag without its value (last, or followed by another flag) reaches validation as an
+      // empty value, which it names.
       result += ["--format-option", "\(option.name)=\(value ?? "")"]
     }
     return result
