@@ -34,6 +34,8 @@ let package = Package(
     .library(name: "PixelBufferModule", targets: ["PixelBufferModule"]),
     .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
     .library(name: "FilterGraph", targets: ["FilterGraph"]),
+    // The server as a library, for the fuzz targets (Fuzz/) and embedding.
+    .library(name: "ImageServer", targets: ["ImageServer"]),
     .executable(name: "fgrun", targets: ["fgrun"]),
   ],
   dependencies: [

@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 //
-// FilterGraphFuzz — libFuzzer targets for every decoder, the metadata parsers, the recipe
-// compiler and the PNG writer's deflate block walker. A package of its own, next to the
+// FilterGraphFuzz — libFuzzer targets for every decoder, the animation readers, the gain-map
+// container, the metadata parsers, the recipe compiler, the text layout, the image server's
+// URLs and the PNG writer's deflate block walker. A package of its own, next to the
 // library's (like Benchmarks/): neither users nor `make test` build it. `make fuzz` builds it
 // with `--sanitize=fuzzer --sanitize=address` and runs every target (see docs/Reliability.md).
 // The deflate block walker is C and is fuzzed by deflate/fuzz_deflate.c, built with clang alone.
@@ -34,6 +35,10 @@ let package = Package(
     fuzzTarget("fuzz-webp", ["ImageCodecs"], local: ["FuzzCodec"]),
     fuzzTarget("fuzz-gif", ["ImageCodecs"], local: ["FuzzCodec"]),
     fuzzTarget("fuzz-heif", ["ImageCodecs"], local: ["FuzzCodec"]),
+    fuzzTarget("fuzz-animation", ["ImageCodecs"]),
+    fuzzTarget("fuzz-gainmap", ["ImageCodecs", "PixelBufferModule"]),
+    fuzzTarget("fuzz-text", ["FilterGraph"]),
+    fuzzTarget("fuzz-server-url", ["ImageServer", "FilterGraph"]),
     // The formats without a target of their own above go through this library's driver.
     .target(
       name: "FuzzCodec",

@@ -8,18 +8,25 @@
 # timeout or slow unit alone (`.../fuzz-tiff -timeout=120 FILE`) before calling it a finding.
 #   FUZZ_SECONDS=600 make fuzz          longer runs
 #   FUZZ_TARGETS="fuzz-png fuzz-recipe" make fuzz
+#   FUZZ_PARALLEL=1 FUZZ_NICE=19 make fuzz   every target at once, at the lowest priority (a shared machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-180}
 timeout=${FUZZ_TIMEOUT:-10}
 rss=${FUZZ_RSS_MB:-2560}
+parallel=${FUZZ_PARALLEL:-0}
+niceness=${FUZZ_NICE:-0}
 work=.build-fuzz
 fixtures=Tests/TestSupport/Fixtures
 export SWIFT_BACKTRACE=enable=no   # a crash report from libFuzzer, not an interactive backtrace
 export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"   # a leak inside libdav1d
 
-swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address 2>&1 | grep -v "ld.gold: warning" | tail -n 3
-bin=$(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --show-bin-path 2>/dev/null)
+# SwiftPM passes `-sanitize=fuzzer -sanitize=address` to swiftc, and swiftc keeps only the last
+# `-sanitize=`: Swift code would get AddressSanitizer and no coverage counters (libFuzzer would see
+# only the C shims' edges). One combined flag, last, gives it both.
+build=(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
+"${build[@]}" 2>&1 | grep -v "ld.gold: warning" | tail -n 3
+bin=$("${build[@]}" --show-bin-path 2>/dev/null)
 clang=$(dirname "$(command -v swift)")/clang
 mkdir -p "$work/bin"
 "$clang" -O1 -g -fsanitize=fuzzer,address -ISources/CPNG/include Fuzz/deflate/fuzz_deflate.c \
@@ -100,19 +107,95 @@ for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
   [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
 done
 
-targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-webp fuzz-gif fuzz-heif fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate"}
+# fuzz-animation: every GIF behind 0 (GIF reader) and 2 (frames skipped), every WebP behind 1 and 3.
+seed fuzz-animation "0 2" "$fixtures"/gif/*.gif "$fixtures"/animation/*.gif
+seed fuzz-animation "1 3" "$fixtures"/webp/*.webp "$fixtures"/animation/*.webp
+
+# fuzz-gainmap: Ultra HDR and plain JPEGs behind 0, the XMP packets behind 1, and the ISO 21496-1
+# blocks (2) and MPF payloads (3) of the primary image and the map cut out of the Ultra HDR fixtures.
+seed fuzz-gainmap "0" "$fixtures"/uhdr/*.jpg "$fixtures"/jpeg/*.jpg
+seed fuzz-gainmap "1" "$fixtures"/uhdr/*.xmp
+python3 - "$fixtures" "$work/corpus/fuzz-gainmap" <<'PY'
+import glob, os, struct, sys
+fixtures, out = sys.argv[1], sys.argv[2]
+for path in glob.glob(fixtures + '/uhdr/*.jpg'):
+    b, name = open(path, 'rb').read(), os.path.basename(path)
+    for n, (signature, selector) in enumerate([(b'urn:iso:std:iso:ts:21496:-1\0', 2), (b'MPF\0', 3)] * 2):
+        i = b.find(signature, 0 if n < 2 else b.find(b'\xff\xd8', 2))
+        if i >= 4:
+            length = struct.unpack('>H', b[i - 2:i])[0]
+            payload = b[i + len(signature):i - 2 + length]
+            open(os.path.join(out, '%d-%s-%d' % (selector, name, n)), 'wb').write(bytes([selector]) + payload)
+PY
+
+# fuzz-text: strings in several scripts, in the families (selector bits 0-1), and after a NUL in
+# the font fixture and a few small installed fonts (TrueType outlines, CFF, COLR).
+mkdir -p "$work/corpus/fuzz-text"
+strings=("Hello, world" "fi ffl AV To. 1/2" $'Two\nlines' "שלום עולם abc" "مرحبا بالعالم" "สวัสดีครับ" "👋🏽 🇫🇷 a😀b" "ᚠᚢᚦᚨᚱᚲ")
+for i in "${!strings[@]}"; do
+  for s in 0 3 84 201; do printf "\\x$(printf %02x $((s + i)))%s" "${strings[$i]}" > "$work/corpus/fuzz-text/$s-$i"; done
+done
+for f in "$fixtures"/text/*.ttf /usr/share/fonts/truetype/noto/NotoSansRunic-Regular.ttf \
+    /usr/share/fonts/truetype/noto/NotoSerifHebrew-Bold.ttf /usr/share/fonts/opentype/urw-base35/D050000L.otf; do
+  [ -f "$f" ] && { printf '\x25ABC ᚠᚢ שלום\0'; cat "$f"; } > "$work/corpus/fuzz-text/font-$(basename "$f")"
+done
+
+# fuzz-server-url: imgproxy URLs (docs/Server.md's options), unsigned behind 1, signed with the
+# target's key ("secret", salt "hello") behind 0; the option names as a dictionary.
+mkdir -p "$work/corpus/fuzz-server-url"
+python3 - "$work/corpus/fuzz-server-url" <<'PY'
+import base64, hashlib, hmac, os, sys
+out = sys.argv[1]
+paths = ['/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png',
+         '/w:10/plain/local:///photo.jpg@png', '/rs:fit:20:10:1:1:so/bg:ff8000/plain/local:///a.png',
+         '/s:8:8/rt:fill/g:noea:2:0.5/plain/local:///a%20b.jpg@webp', '/c:0.5:10:we/t:10:ffffff/rot:90/plain/x@jpg',
+         '/bl:2/sh:1.5/pd:1:2:3:4/dpr:2/q:50/sm:0/cb:x/plain/http://example.com/i.gif@gif',
+         '/ex:1:ce/el:1/h:12/f:avif/plain/local:///i.png', '/wm:0.5:soea:2:2:0.2/recipe:a:b/plain/local:///i.png',
+         '/g:fp:0.3:0.7/rs:auto:0:9/aHR0cHM6Ly9leGFtcGxlLmNvbS9hLnBuZw']
+for n, p in enumerate(paths):
+    signature = base64.urlsafe_b64encode(hmac.new(b'secret', b'hello' + p.encode(), hashlib.sha256).digest()).rstrip(b'=')
+    open(os.path.join(out, '0-%d' % n), 'wb').write(b'\0/' + signature + p.encode())
+    open(os.path.join(out, '1-%d' % n), 'wb').write(b'\1/_' + p.encode() + (b'\nimage/avif,image/webp,*/*;q=0.8' if n % 2 else b''))
+PY
+sed -n 's/^| `\([a-z_]*\)` | `\([a-z]*\)`.*/"\1:"\n"\2:"/p' docs/Server.md > "$work/url.dict"
+printf '%s\n' '"/plain/"' '"local:///"' '"http://"' '"@"' '":"' '"%2F"' '"fill"' '"fit"' '"sm"' '"fp"' >> "$work/url.dict"
+
+targets=${FUZZ_TARGETS:-"fuzz-jpeg fuzz-png fuzz-webp fuzz-gif fuzz-heif fuzz-tiff fuzz-exif fuzz-metadata fuzz-recipe fuzz-deflate fuzz-animation fuzz-gainmap fuzz-text fuzz-server-url"}
 failed=()
-for t in $targets; do
-  exe="$bin/$t"; [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"
-  dict=(); [ "$t" = fuzz-recipe ] && dict=(-dict="$work/recipe.dict")
+# fuzz_one TARGET: runs it for `seconds`, its output in $work/TARGET.log; fails on a finding.
+fuzz_one() {
+  local t=$1 exe="$bin/$1" dict=()
+  [ "$t" = fuzz-deflate ] && exe="$work/bin/fuzz-deflate"
+  [ "$t" = fuzz-recipe ] && dict=(-dict="$work/recipe.dict")
+  [ "$t" = fuzz-server-url ] && dict=(-dict="$work/url.dict")
   mkdir -p "Fuzz/findings/$t"
-  echo "fuzz: $t for ${seconds}s"
-  if ! "$exe" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" -print_final_stats=1 \
-      -artifact_prefix="Fuzz/findings/$t/" "${dict[@]}" "$work/corpus/$t" > "$work/$t.log" 2>&1; then
-    failed+=("$t")
-    grep -E "ERROR|SUMMARY|Test unit written|error" "$work/$t.log" | head -n 5 || true
+  nice -n "$niceness" "$exe" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" -print_final_stats=1 \
+    -artifact_prefix="Fuzz/findings/$t/" "${dict[@]}" "$work/corpus/$t" > "$work/$t.log" 2>&1
+}
+# summarise TARGET STATUS: what a run found and how far it got.
+summarise() {
+  if [ "$2" != 0 ]; then
+    failed+=("$1")
+    grep -E "ERROR|SUMMARY|Test unit written|error" "$work/$1.log" | head -n 5 || true
   fi
-  grep -E "stat::number_of_executed_units|cov:" "$work/$t.log" | tail -n 2 || true
+  grep -E "stat::number_of_executed_units|cov:" "$work/$1.log" | tail -n 2 || true
+}
+pids=()
+for t in $targets; do
+  echo "fuzz: $t for ${seconds}s"
+  if [ "$parallel" = 1 ]; then
+    fuzz_one "$t" & pids+=("$!")
+  else
+    status=0; fuzz_one "$t" || status=$?
+    summarise "$t" "$status"
+  fi
+done
+k=0
+for t in $targets; do
+  [ "$parallel" = 1 ] || break
+  status=0; wait "${pids[$k]}" || status=$?
+  echo "fuzz: $t"; summarise "$t" "$status"
+  k=$((k + 1))
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]} (inputs in Fuzz/findings/)"

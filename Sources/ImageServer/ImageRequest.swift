@@ -20,17 +20,9 @@ extension ImageServer {
   /// Answers one image request.
   func respond(to request: Request) async throws -> Response {
     let rawPath = request.uri.path
-    if !configuration.allowsUnsigned {
-      let (signature, signedPart) = ProcessingPath.signature(of: rawPath)
-      guard signer.isValid(signature: signature, path: signedPart) else {
-        throw ServerError.forbidden("The URL's signature is missing or wrong.")
-      }
-    }
-    let path = try ProcessingPath(rawPath)
-    let options = try ProcessingOptions(path.options)
+    let (path, options) = try checkedURL(rawPath)
     let reference = try countingSourceErrors { try sourceReference(path.source) }
-    let choice = try FormatChoice.decide(
-      named: options.format ?? path.fileExtension, accept: request.headers[.accept], offered: configuration.negotiatedFormats)
+    let choice = try formatChoice(path, options, accept: request.headers[.accept])
     let etag = entityTag(source: reference.identity, path: path, choice: choice)
     var headers = cacheHeaders(etag: etag, lastModified: reference.lastModified, variesWithAccept: choice.variesWithAccept)
     if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
@@ -68,6 +60,36 @@ extension ImageServer {
     if !result.warnings.isEmpty { logger.warning("render warnings", metadata: ["path": "\(rawPath.prefix(200))", "warnings": "\(result.warnings)"]) }
     let output = result.data ?? Data()
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: output)))
+  }
+
+  /// The signature checked (403), then the URL split and its options read (400).
+  func checkedURL(_ rawPath: String) throws -> (ProcessingPath, ProcessingOptions) {
+    if !configuration.allowsUnsigned {
+      let (signature, signedPart) = ProcessingPath.signature(of: rawPath)
+      guard signer.isValid(signature: signature, path: signedPart) else {
+        throw ServerError.forbidden("The URL's signature is missing or wrong.")
+      }
+    }
+    let path = try ProcessingPath(rawPath)
+    return (path, try ProcessingOptions(path.options))
+  }
+
+  /// The output format the URL names or `accept` negotiates (400 for one not written).
+  func formatChoice(_ path: ProcessingPath, _ options: ProcessingOptions, accept: String?) throws -> FormatChoice {
+    try FormatChoice.decide(named: options.format ?? path.fileExtension, accept: accept, offered: configuration.negotiatedFormats)
+  }
+
+  /// The graph the request path `rawPath` asks for, applied to `image` in place of its source,
+  /// after the checks a request gets before its source is read: signature (403), grammar and
+  /// options (400), output format (400). The source the URL names is neither checked nor read,
+  /// and nothing is rendered: the URL's whole effect on the graph, for the fuzzer
+  /// (Fuzz/Targets/fuzz-server-url).
+  ///
+  /// - Throws: `ServerError` as the request would answer it.
+  public func plan(path rawPath: String, accept: String? = nil, on image: Image) throws -> Image {
+    let (path, options) = try checkedURL(rawPath)
+    _ = try formatChoice(path, options, accept: accept)
+    return try options.apply(to: image, resources: resources)
   }
 
   /// Where the source is, checked (nothing read).

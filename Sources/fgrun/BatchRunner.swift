@@ -21,7 +21,10 @@
 //
 // A file past its time limit is reported failed at once; its render stops after the band in
 // progress (tiles not yet started are dropped), its output is never linked into place, and only
-// then does its slot go to the next file, so memory stays bounded. The limit is wall time, which
+// then does its slot go to the next file, so memory stays bounded. A file that has not stopped
+// after as long again (at most 5 s) is stuck in a system call no band check reaches — a write to
+// a named pipe whose reader stopped reading, a read from a stalled pipe or network file — and is
+// abandoned: its slots go on, the batch ends without it, and the process's exit ends its thread. The limit is wall time, which
 // includes waiting for the shared pool behind the other files in flight. Every output carries a
 // record of what made it (OutputRecord.swift); `--resume` skips a file whose output exists with
 // the record this run would write, and makes the others again. `--fail-on` (FailOn.swift) refuses
@@ -113,12 +116,15 @@ final class BatchRunner: Sendable {
       // inputs that would write one file the earlier one wins, whatever the timing.
       settings.protection.protect(item.input, as: "the input")
       let claimed = Result { try self.predictedTarget(item) }
+      job.whenDone {
+        slots.signal()
+        group.leave()
+      }
       DispatchQueue.global().async {
         var outcome = self.process(item, claimed: claimed, job: job)
         outcome.milliseconds = (Stats.now() - started) * 1000
         if job.claim() { self.record(outcome) }
-        slots.signal()
-        group.leave()
+        job.done()
       }
       if let timeout = settings.timeout { watch(item, job: job, started: started, timeout: timeout, after: timeout) }
     }
@@ -142,6 +148,7 @@ final class BatchRunner: Sendable {
       outcome.timedOut = true
       outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
       self.record(outcome)
+      DispatchQueue.global().asyncAfter(deadline: .now() + min(timeout, 5)) { job.done() }
     }
   }
 
@@ -150,13 +157,16 @@ final class BatchRunner: Sendable {
     progress.finished(outcome)
   }
 
-  /// One file in flight: whoever claims it first (its render or its timer) reports it.
+  /// One file in flight: whoever claims it first (its render or its timer) reports it; whoever
+  /// calls `done` first (its render, returning, or its timer, abandoning it) ends it.
   private final class Job: Sendable {
     private struct State {
       var claimed = false
       var target: String?
       var waited = 0.0
       var waitingSince: Double?
+      /// What ending the file gives back (its slots), run once; nil once run.
+      var ending: [@Sendable () -> Void]? = []
     }
     private let state = Locked(State())
     /// The file starts or stops waiting for a render slot.
@@ -184,6 +194,23 @@ final class BatchRunner: Sendable {
     /// True once the job is claimed: by the timer (the render must not publish its output) or by
     /// its render, finished.
     var expired: Bool { state.withLock { $0.claimed } }
+    /// Runs `body` when the file ends (at once if it has ended).
+    func whenDone(_ body: @escaping @Sendable () -> Void) {
+      let ended = state.withLock { state -> Bool in
+        guard state.ending != nil else { return true }
+        state.ending!.append(body)
+        return false
+      }
+      if ended { body() }
+    }
+    /// Ends the file: the first call runs what `whenDone` gave, later calls do nothing.
+    func done() {
+      let ending = state.withLock { state -> [@Sendable () -> Void] in
+        defer { state.ending = nil }
+        return state.ending ?? []
+      }
+      ending.forEach { $0() }
+    }
     /// Claims the job; true for the first caller only.
     func claim() -> Bool {
       state.withLock {
@@ -229,6 +256,7 @@ final class BatchRunner: Sendable {
       job.waitingForSlot(false)
       let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: prepared.image))
       defer { rendering.release() }
+      job.whenDone { rendering.release() }
       // Once its bytes are written the file is flushed to disk, which needs no worker and no
       // render memory: the slot passes on then.
       let failOn = settings.failOn
@@ -292,11 +320,11 @@ final class BatchRunner: Sendable {
 /// A file's turn to render: one of `--jobs` render slots (taken before it is made) and its
 /// estimate in the memory budget (taken, waiting as needed, when made), given back by the first
 /// `release`.
-private final class RenderSlot {
+private final class RenderSlot: Sendable {
   private let slots: DispatchSemaphore
   private let budget: MemoryBudget
   private let bytes: Int
-  private var held = true
+  private let held = Locked(true)
 
   init(slots: DispatchSemaphore, budget: MemoryBudget, bytes: Int) {
     self.slots = slots
@@ -307,8 +335,7 @@ private final class RenderSlot {
 
   /// Gives the slot and the bytes back; later calls do nothing.
   func release() {
-    guard held else { return }
-    held = false
+    guard held.withLock({ held in defer { held = false }; return held }) else { return }
     budget.release(bytes)
     slots.signal()
   }

@@ -1,7 +1,8 @@
 // FuzzRegressionTests.swift — replays every input the fuzzers reported (make fuzz), committed under
 // Fixtures/fuzz-regressions/TARGET/ with the target's selector byte first, through the code that
 // target drives: every decode path of the format (header, whole and in strips, at each reduced
-// scale, strict and not) or the metadata parsers. Each must end in pixels or a CodecError, never a
+// scale, strict and not), every frame of an animation, the gain-map container, or the metadata
+// parsers (the text and server URL targets are replayed in FilterGraphTests and ImageServerTests). Each must end in pixels or a CodecError, never a
 // crash; under `make test-asan` never a memory error either.
 import Foundation
 import ImageCodecs
@@ -34,8 +35,12 @@ final class FuzzRegressionTests: XCTestCase {
             var metadata = ImageMetadata()
             JPEGMetadata.read([JPEGSegment(marker: marker, payload: bytes)], into: &metadata)
           }
-        case "fuzz-text":
-          continue  // replayed where the text layout is (FilterGraphTests' TextFuzzRegressionTests)
+        case "fuzz-animation":
+          replayAnimation(input[input.startIndex], data, what)
+        case "fuzz-gainmap":
+          replayGainMap(input[input.startIndex], data, what)
+        case "fuzz-text", "fuzz-server-url":
+          continue  // replayed where the text layout and the server are (FilterGraphTests, ImageServerTests)
         default:
           XCTFail("\(what): no replay for the target \(target)")
         }
@@ -43,6 +48,53 @@ final class FuzzRegressionTests: XCTestCase {
       }
     }
     XCTAssertGreaterThan(replayed, 0, "the committed inputs were found")
+  }
+
+  /// Every frame of a GIF (selector bit 0 clear) or WebP animation, read or skipped (bit 1).
+  private func replayAnimation(_ selector: UInt8, _ data: Data, _ what: String) {
+    let codec: any AnimationDecoding.Type = selector & 1 == 0 ? GIFCodec.self : WebPCodec.self
+    let limits = DecodeLimits(maxPixels: 4 << 20, maxFrames: 16)
+    do {
+      let info = try codec.readAnimation(data, limits: limits)
+      let reader = try codec.makeFrameReader(data, limits: limits)
+      for _ in 0..<info.frameCount {
+        if selector & 2 != 0 { try reader.skip(1) }
+        guard let frame = try reader.nextFrame() else { break }
+        XCTAssertEqual(Size(width: frame.width, height: frame.height), info.canvasSize, "\(what): a frame is the canvas")
+      }
+    } catch {
+      XCTAssertTrue(error is CodecError, "\(what): \(type(of: error)) \(error)")
+    }
+  }
+
+  /// The gain-map container: a whole JPEG (selector 0: the map found, cut out, decoded and
+  /// applied), an XMP packet (1), an ISO 21496-1 block (2), an MPF payload (3).
+  private func replayGainMap(_ selector: UInt8, _ data: Data, _ what: String) {
+    let limits = DecodeLimits(maxPixels: 1 << 20)
+    do {
+      switch selector & 3 {
+      case 0:
+        let baseSize = (try? JPEGDecoder.readHeader(data, limits: limits))?.size ?? Size(width: 1024, height: 1024)
+        guard let map = try UltraHDR.gainMap(in: data, baseSize: baseSize, limits: limits) else { return }
+        _ = UltraHDR.plainMapJPEG(map, in: data)
+        let pixels = try UltraHDR.decodeMap(map, in: data, limits: limits)
+        _ = GainMapRendition.render(base: pixels, map: pixels, metadata: map.metadata, displayHeadroom: 1)
+      case 1:
+        _ = GainMapXMP.version(data)
+        _ = GainMapXMP.gainMapItemLength(data)
+        _ = GainMapXMP.removingGainMapDescriptions(String(decoding: data, as: UTF8.self))
+        _ = GainMapXMP.primaryPacket(gainMapLength: data.count + 1, merging: data)
+        _ = try GainMapXMP.metadata(data)
+      case 2:
+        guard let metadata = try GainMapISO.metadata(Array(data)[...]), metadata.problem == nil else { return }
+        _ = try GainMapISO.metadata(GainMapISO.block(metadata)[...])
+        _ = GainMapXMP.gainMapPacket(metadata)
+      default:
+        _ = try MultiPictureIndex(payload: Array(data), tiffStart: 0, fileLength: 2 * data.count)
+      }
+    } catch {
+      XCTAssertTrue(error is CodecError, "\(what): \(type(of: error)) \(error)")
+    }
   }
 
   /// Header, whole and strip decodes at every scale the header offers, strict and not.

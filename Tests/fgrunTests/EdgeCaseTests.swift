@@ -49,6 +49,21 @@ final class EdgeCaseTests: XCTestCase {
     XCTAssertEqual(read.status, 0, read.stderr)
   }
 
+  /// A batch output that is a named pipe whose reader never reads (the pipe's 64 KB fill, then the
+  /// write waits) is ended by `--timeout`: the file is reported as timed out and the batch exits
+  /// (it reported the timeout, then waited for the write forever).
+  func testABatchWriteToAStalledPipeEndsAtItsTimeout() throws {
+    try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
+    XCTAssertEqual(mkfifo(file("out/in.png").path, 0o644), 0)
+    let started = Date()
+    // `sleep` holds the pipe open (read and write, so opening it does not wait) and never reads.
+    let run = try bash(
+      "sleep 100 <>out/in.png & r=$!; timeout 60 \"$F\" -e 'scale size=300x300; grain amount=0.5' -o out --timeout 0.5 in.png; s=$?; kill $r; exit $s")
+    XCTAssertEqual(run.status, 1, run.stderr)
+    XCTAssertTrue(run.stderr.contains("Took longer than --timeout 0.5 s"), run.stderr)
+    XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+  }
+
   /// A recipe from a named pipe or `<(…)` is read like a file; one over 4 MiB is refused, exit 64.
   func testRecipesFromPipesAndTheirSizeLimit() throws {
     let substituted = try bash("\"$F\" <(echo flip) in.png out.png")

@@ -12,7 +12,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   guard let recipe = try? Recipe.parse(text, file: "fuzz"), (try? recipe.check()) != nil else { return 0 }
   let context = FilterContext(baseDirectory: URL(fileURLWithPath: "/nonexistent"))
   guard let image = try? recipe.compile(input: input, context: context) else { return 0 }
-  _ = renderer.explain(image)
+  _ = try? renderer.explain(image)
   if image.size.width * image.size.height <= 1 << 16 { _ = try? renderer.render(image) }
   return 0
 }

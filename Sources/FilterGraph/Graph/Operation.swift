@@ -32,14 +32,27 @@ public struct Tile: Sendable {
   public var buffer: PixelBuffer
 
   /// A tile with fresh, uninitialised pixels (memory recycled from earlier tiles when possible),
-  /// part of an image of `imageSize` (default: the smallest image holding `rect`).
+  /// part of an image of `imageSize` (default: the smallest image holding `rect`); stops the
+  /// process when the memory cannot be had. For tiles of a bounded size: the renderer makes the
+  /// tiles a graph asks for with `init(allocating:imageSize:)`, which throws instead.
   public init(rect: Rect, imageSize: Size? = nil) {
+    do {
+      try self.init(allocating: rect, imageSize: imageSize)
+    } catch {
+      fatalError("\(error)")
+    }
+  }
+
+  /// A tile with fresh, uninitialised pixels, as `init(rect:imageSize:)` makes.
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the memory.
+  public init(allocating rect: Rect, imageSize: Size? = nil) throws(PixelAllocationError) {
     self.rect = rect
     self.imageSize = imageSize ?? Tile.smallestImage(holding: rect)
     let format = PixelFormat.rgbaFloatPremultiplied
     let rowBytes = PixelBuffer.alignedRowBytes(width: rect.width, format: format)
     self.buffer = PixelBuffer(
-      storage: TileMemoryPool.storage(byteCount: rowBytes * rect.height), width: rect.width, height: rect.height,
+      storage: try TileMemoryPool.storage(byteCount: rowBytes * rect.height), width: rect.width, height: rect.height,
       rowBytes: rowBytes, format: format)
   }
 

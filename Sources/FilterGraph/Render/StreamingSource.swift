@@ -75,7 +75,7 @@ final class StreamingSource: @unchecked Sendable {  // decoder, ring and `failur
     let windowBytes = PixelBuffer.alignedRowBytes(width: size.width, format: format) * self.capacity
     var ring =
       windowBytes <= Self.pooledWindowBytes
-      ? TileMemoryPool.buffer(width: size.width, height: self.capacity, format: format, colorSpace: colorSpace, counted: false)
+      ? try TileMemoryPool.buffer(width: size.width, height: self.capacity, format: format, colorSpace: colorSpace, counted: false)
       : try decoder.makeBuffer(rows: self.capacity)
     self.colorSpace = colorSpace
     self.base = ring.withUnsafeMutableBaseAddress { p, _ in p }

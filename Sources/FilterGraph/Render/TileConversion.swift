@@ -257,8 +257,10 @@ enum TileConversion {
 
   /// `inner` extended to `rect`: each pixel of `rect` is the pixel of `inner` nearest to it
   /// (coordinates clamped into `inner.rect`), so `rect`'s pixels inside `inner` are a copy.
-  static func extendEdges(_ inner: Tile, to rect: Rect) -> Tile {
-    var out = Tile(rect: rect)
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the tile's memory.
+  static func extendEdges(_ inner: Tile, to rect: Rect) throws(PixelAllocationError) -> Tile {
+    var out = try Tile(allocating: rect)
     let ir = inner.rect
     inner.withPixels { src in
       out.withMutablePixels { dst in

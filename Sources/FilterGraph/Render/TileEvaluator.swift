@@ -22,7 +22,7 @@ final class TileEvaluator: Sendable {
     if rect.contains(inside) && !isShared(node) && hasStoredPixels(node) {
       // A decoded or streamed source loads straight into the larger tile and repeats its edges
       // there, without a second copy of the tile.
-      var tile = Tile(rect: rect, imageSize: node.info.size)
+      var tile = try Tile(allocating: rect, imageSize: node.info.size)
       let inner = inside.offsetBy(dx: -rect.x, dy: -rect.y)
       try tile.withMutablePixels { pixels in
         try loadStored(node, inside, into: pixels.cropped(to: inner), space: space)
@@ -30,7 +30,7 @@ final class TileEvaluator: Sendable {
       }
       return tile
     }
-    var extended = TileConversion.extendEdges(try compute(node, inside, space: space, memo: &memo), to: rect)
+    var extended = try TileConversion.extendEdges(try compute(node, inside, space: space, memo: &memo), to: rect)
     extended.imageSize = node.info.size
     return extended
   }
@@ -109,7 +109,7 @@ final class TileEvaluator: Sendable {
     let input = node.inputs[0]
     let region = Regions.input(0, of: node, for: rect)
     let bandRows = Self.bandRows(forWidth: region.width)
-    var tile = Tile(rect: rect, imageSize: node.info.size)
+    var tile = try Tile(allocating: rect, imageSize: node.info.size)
     try op.render(into: &tile, input: region, inputImageSize: input.info.size, bandRows: bandRows) { rows in
       var bandMemo: [MemoKey: Tile] = [:]
       return try evaluate(input, Rect(x: region.x, y: rows.lowerBound, width: region.width, height: rows.count), space: space, memo: &bandMemo)
@@ -124,7 +124,7 @@ final class TileEvaluator: Sendable {
     var tile: Tile
     let op = node.operation
     if let source = op as? SourceOperation {
-      tile = Tile(rect: rect, imageSize: node.info.size)
+      tile = try Tile(allocating: rect, imageSize: node.info.size)
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
       } else {
@@ -146,7 +146,7 @@ final class TileEvaluator: Sendable {
     } else {
       let opSpace = op.workingSpace ?? space
       if let reader = op as? any StoredRowsReader, reader.readsStoredRows, let stored = try storedRows8(node, rect) {
-        tile = Tile(rect: rect, imageSize: node.info.size)
+        tile = try Tile(allocating: rect, imageSize: node.info.size)
         reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
@@ -163,7 +163,7 @@ final class TileEvaluator: Sendable {
         }
         // Allocated after the inputs: down a chain of operations only the tiles of the level
         // being computed are held, not one output tile per level waiting for its inputs.
-        tile = Tile(rect: rect, imageSize: node.info.size)
+        tile = try Tile(allocating: rect, imageSize: node.info.size)
         try op.render(into: &tile, inputs: inputs)
       }
       if opSpace != space {

@@ -8,12 +8,21 @@
 // too: left to malloc, a downscale's multi-MB input tiles fragmented its arenas and raised the
 // peak (measured on W1).
 //
+// A block the system refuses (an address-space limit, an overcommit refusal) is asked for once
+// more after the idle blocks are freed, then thrown as `PixelAllocationError`: a tile the renderer
+// makes fails the render with a sentence, not an abort. A filter's scratch rows and the encoder's
+// band buffers, a few rows of a tile or of the output, stop the process instead.
+//
 // The pool also counts the blocks in use (by the size class asked for) and the most in use at
 // once: the renderer's own accounting of its working tiles, which `Renderer.estimatedMemory`
 // bounds (tested in MemoryEstimateTests).
 
 import Foundation
 import Locking
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 import PixelBufferModule
 
 enum TileMemoryPool {
@@ -41,8 +50,10 @@ enum TileMemoryPool {
 
   /// Storage of at least `byteCount` bytes whose block returns to the pool when released;
   /// `counted: false` leaves it out of `bytesInUse` (memory the renderer accounts for elsewhere).
-  static func storage(byteCount: Int, counted isCounted: Bool = true) -> PixelStorage {
-    guard byteCount >= minimumPooled else { return PixelStorage(byteCount: byteCount) }
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the block, even with no idle block held.
+  static func storage(byteCount: Int, counted isCounted: Bool = true) throws(PixelAllocationError) -> PixelStorage {
+    guard byteCount >= minimumPooled else { return try PixelStorage(allocating: byteCount) }
     let counted = isCounted ? sizeClass(byteCount) : 0
     var size = sizeClass(byteCount)
     // The smallest idle block of this class or up to 1.5× larger: edge tiles and the last column
@@ -59,7 +70,10 @@ enum TileMemoryPool {
       idle.bytes -= best
       return idle.free[best]!.popLast()
     }
-    let block = reused ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: PixelStorage.alignment)
+    guard let block = reused ?? allocate(size) ?? (releaseIdle() ? allocate(size) : nil) else {
+      idle.withLock { $0.inUse -= counted }
+      throw PixelAllocationError(byteCount: size)
+    }
     let blockSize = size
     return PixelStorage(adopting: block, byteCount: blockSize) { pointer in
       TileMemoryPool.give(pointer, size: blockSize, counted: counted)
@@ -74,7 +88,33 @@ enum TileMemoryPool {
       idle.bytes += size
       return true
     }
-    if !kept { pointer.deallocate() }
+    if !kept { free(pointer) }
+  }
+
+  /// A fresh block of `size` bytes, or nil when the system refuses it.
+  private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+    var block: UnsafeMutableRawPointer?
+    return posix_memalign(&block, PixelStorage.alignment, size) == 0 ? block : nil
+  }
+
+  /// Frees every idle block; true when there were any.
+  private static func releaseIdle() -> Bool {
+    let blocks = idle.withLock { idle in
+      defer { (idle.free, idle.bytes) = ([:], 0) }
+      return idle.free.values.flatMap { $0 }
+    }
+    blocks.forEach { free($0) }
+    return !blocks.isEmpty
+  }
+
+  /// `storage(byteCount:)` for blocks of a bounded size (scratch rows, band buffers): stops the
+  /// process when the memory cannot be had.
+  static func boundedStorage(byteCount: Int) -> PixelStorage {
+    do {
+      return try storage(byteCount: byteCount)
+    } catch {
+      fatalError("\(error)")
+    }
   }
 
   /// Bytes of pooled blocks in use now, each counted by the size class asked for (a block reused
@@ -89,10 +129,12 @@ enum TileMemoryPool {
 
   /// A buffer of `format` over pooled memory (the renderer's band buffers; with `counted: false`,
   /// a streamed source's row window, which the renderer counts as such).
-  static func buffer(width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace, counted: Bool = true) -> PixelBuffer {
+  static func buffer(
+    width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace, counted: Bool = true
+  ) throws(PixelAllocationError) -> PixelBuffer {
     let rowBytes = PixelBuffer.alignedRowBytes(width: width, format: format)
     return PixelBuffer(
-      storage: storage(byteCount: rowBytes * height, counted: counted), width: width, height: height, rowBytes: rowBytes,
+      storage: try storage(byteCount: rowBytes * height, counted: counted), width: width, height: height, rowBytes: rowBytes,
       format: format, colorSpace: colorSpace)
   }
 }
@@ -105,7 +147,7 @@ extension TileMemoryPool {
   /// for the process's address-space lock.
   static func scratch<T>(_ type: T.Type, count: Int) -> (PixelStorage, UnsafeMutablePointer<T>) {
     let n = max(count, 1)
-    let storage = storage(byteCount: n * MemoryLayout<T>.stride)
+    let storage = boundedStorage(byteCount: n * MemoryLayout<T>.stride)
     return (storage, storage.baseAddress.bindMemory(to: T.self, capacity: n))
   }
 }

@@ -92,7 +92,7 @@ public final class EncodedSource: Sendable {
       return nil
     }
     let size = Int(info.st_size)
-    let storage = TileMemoryPool.storage(byteCount: size + 1, counted: false)
+    let storage = try TileMemoryPool.storage(byteCount: size + 1, counted: false)
     let base = storage.baseAddress
     var done = 0
     // One byte more than the size asks whether the file grew since `fstat`.

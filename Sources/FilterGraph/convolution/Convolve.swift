@@ -217,12 +217,12 @@ public struct ConvolveOperation: ImageOperation {
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    let input = inputs[0].covering(Tile.window(around: output.rect, dx: reach.width, dy: reach.height))
+    let input = try inputs[0].covering(Tile.window(around: output.rect, dx: reach.width, dy: reach.height))
     let o = Float(kernel.offset)
     let w = output.rect.width, h = output.rect.height
     plans[0].run(input, into: &output)
     if gradientMagnitude {
-      var vertical = Tile(rect: output.rect, imageSize: output.imageSize)
+      var vertical = try Tile(allocating: output.rect, imageSize: output.imageSize)
       plans[1].run(input, into: &vertical)
       vertical.withPixels { gy in
         output.withMutablePixels { gx in

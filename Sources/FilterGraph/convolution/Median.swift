@@ -72,7 +72,7 @@ public struct MedianOperation: ImageOperation {
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     let r = radius
-    let input = inputs[0].covering(Tile.window(around: output.rect, dx: r, dy: r))
+    let input = try inputs[0].covering(Tile.window(around: output.rect, dx: r, dy: r))
     if r == 0 {
       input.withPixels { src in
         output.withMutablePixels { dst in

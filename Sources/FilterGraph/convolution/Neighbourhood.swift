@@ -13,7 +13,7 @@ extension Tile {
 
   /// This tile when it is exactly `rect`; otherwise a copy of `rect` with coordinates outside this
   /// tile clamped to its edges (the renderer's edge extension).
-  func covering(_ rect: Rect) -> Tile {
-    self.rect == rect ? self : TileConversion.extendEdges(self, to: rect)
+  func covering(_ rect: Rect) throws(PixelAllocationError) -> Tile {
+    self.rect == rect ? self : try TileConversion.extendEdges(self, to: rect)
   }
 }

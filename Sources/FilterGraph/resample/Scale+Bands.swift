@@ -17,7 +17,7 @@ extension ScaleOperation: BandedInputReader {
     let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
     let rowFloats = 4 * input.width, outH = output.rect.height
     if kernel == .nearest {
-      var picked = Tile(rect: Rect(x: input.x, y: 0, width: input.width, height: outH))
+      var picked = try Tile(allocating: Rect(x: input.x, y: 0, width: input.width, height: outH))
       for top in stride(from: input.y, to: input.maxY, by: bandRows) {
         let rows = top..<min(top + bandRows, input.maxY)
         let tile = try band(rows)

@@ -36,7 +36,7 @@ final class BandedReductionTests: XCTestCase {
       let op = ScaleOperation(targetSize: Size(width: 37, height: 29), kernel: kernel)
       for rect in [Rect(x: 0, y: 0, width: 37, height: 29), Rect(x: 5, y: 11, width: 20, height: 9)] {
         let region = op.inputRegion(for: rect, input: 0, inputs: [info])
-        let inside = TileConversion.extendEdges(cropped(input, to: Regions.computed(region, extent: Rect(x: 0, y: 0, width: inSize.width, height: inSize.height))), to: region)
+        let inside = try TileConversion.extendEdges(cropped(input, to: Regions.computed(region, extent: Rect(x: 0, y: 0, width: inSize.width, height: inSize.height))), to: region)
         var whole = Tile(rect: rect, imageSize: op.targetSize)
         try op.render(into: &whole, inputs: [withSize(inside, inSize)])
         for bandRows in [1, 7, 64] {

@@ -77,7 +77,7 @@ final class StreamingDecodeTests: XCTestCase {
           let plan = try r.prepare(image)
           let stream = try XCTUnwrap(plan.streamed.values.first)
           let size = image.size
-          let out = TileMemoryPool.buffer(width: size.width, height: size.height, format: .rgb8, colorSpace: .sRGB)
+          let out = try TileMemoryPool.buffer(width: size.width, height: size.height, format: .rgb8, colorSpace: .sRGB)
           try r.run(plan, format: .rgb8, band: { y, h in out.cropped(to: Rect(x: 0, y: y, width: size.width, height: h)) }) { _, _ in }
           XCTAssertEqual(stream.stalls.load(ordering: .relaxed), 0, "\(threads) threads")
         }

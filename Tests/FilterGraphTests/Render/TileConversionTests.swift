@@ -149,7 +149,7 @@ final class TileConversionTests: XCTestCase {
     }
   }
 
-  func testEdgesRepeatedInPlaceEqualTheCopyingExtension() {
+  func testEdgesRepeatedInPlaceEqualTheCopyingExtension() throws {
     // A block inside a larger tile, its surroundings filled by extendEdges(in:around:), against
     // extendEdges(_:to:) of the block alone, for blocks touching each side or none.
     var rng = SeededGenerator(seed: 4)
@@ -164,7 +164,7 @@ final class TileConversionTests: XCTestCase {
           for x in 0..<px.width { px[row: y][x] = SIMD4(Float(rng.next() % 1000), Float(x), Float(y), 1) }
         }
       }
-      let copied = TileConversion.extendEdges(block, to: outer)
+      let copied = try TileConversion.extendEdges(block, to: outer)
       var inPlace = Tile(rect: outer)
       inPlace.withMutablePixels { px in
         block.withPixels { b in
