@@ -22,9 +22,10 @@
 // A file past its time limit is reported failed at once; its render stops after the band in
 // progress (tiles not yet started are dropped), its output is never linked into place, and only
 // then does its slot go to the next file, so memory stays bounded. A file that has not stopped
-// after as long again (at most 5 s) is stuck in a system call no band check reaches — a write to
-// a named pipe whose reader stopped reading, a read from a stalled pipe or network file — and is
-// abandoned: its slots go on, the batch ends without it, and the process's exit ends its thread. The limit is wall time, which
+// while the worker pool stayed idle as long again (at most 5 s) computes nothing: it is stuck in
+// a system call no band check reaches — a write to a named pipe whose reader stopped reading, a
+// read from a stalled pipe or network file — and is abandoned: its slots go on, the batch ends
+// without it, and the process's exit ends its thread. The limit is wall time, which
 // includes waiting for the shared pool behind the other files in flight. Every output carries a
 // record of what made it (OutputRecord.swift); `--resume` skips a file whose output exists with
 // the record this run would write, and makes the others again. `--fail-on` (FailOn.swift) refuses
@@ -148,7 +149,24 @@ final class BatchRunner: Sendable {
       outcome.timedOut = true
       outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
       self.record(outcome)
-      DispatchQueue.global().asyncAfter(deadline: .now() + min(timeout, 5)) { job.done() }
+      self.abandonIfStuck(job, grace: min(timeout, 5))
+    }
+  }
+
+  /// Ends a timed-out `job` whose render has not stopped once the worker pool has been idle for
+  /// `grace` seconds: no tile of it is being computed, so it is stuck in a system call (a write to
+  /// a pipe whose reader stopped reading) and its slots may go on. A render still computing its
+  /// last band keeps the pool busy and its slots until it stops, so that the files after it are
+  /// not timed out behind it.
+  private func abandonIfStuck(_ job: Job, grace: Double, idleSince: Double? = nil) {
+    let look = min(grace / 4, 0.25)
+    DispatchQueue.global().asyncAfter(deadline: .now() + look) {
+      guard !job.isDone else { return }
+      let now = Stats.now()
+      guard self.renderer.isIdle else { return self.abandonIfStuck(job, grace: grace) }
+      let since = idleSince ?? now
+      if now - since >= grace { return job.done() }
+      self.abandonIfStuck(job, grace: grace, idleSince: since)
     }
   }
 
@@ -203,6 +221,8 @@ final class BatchRunner: Sendable {
       }
       if ended { body() }
     }
+    /// True once the file has ended.
+    var isDone: Bool { state.withLock { $0.ending == nil } }
     /// Ends the file: the first call runs what `whenDone` gave, later calls do nothing.
     func done() {
       let ending = state.withLock { state -> [@Sendable () -> Void] in

@@ -49,6 +49,10 @@ public final class Renderer: Sendable {
     self.drivers = DriverThreads(count: options.threads)
   }
 
+  /// True when its worker threads have no job queued or running: no render is computing
+  /// pixels (one may still be waiting, as for a write that a reader does not take).
+  public var isIdle: Bool { pool.isIdle }
+
   /// A sentence for the user when the system refused some of the worker threads asked for (a
   /// pids cgroup, a low address-space limit): the renders still run, on fewer threads or on the
   /// calling thread alone. Nil when every thread started.

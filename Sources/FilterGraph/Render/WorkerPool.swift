@@ -65,6 +65,9 @@ public final class WorkerPool: Sendable {
     }
   }
 
+  /// True when no job is queued or running: nothing of any render is being computed.
+  public var isIdle: Bool { jobs.isIdle }
+
   /// Queues a job; it runs on one of the pool's threads.
   public func submit(_ job: @escaping () -> Void) {
     if threadCount == 0 { return job() }
@@ -95,8 +98,10 @@ public final class WorkerPool: Sendable {
       var urgent: [() -> Void] = []
       var urgentHead = 0
       var stopping = false
+      /// Jobs taken by a thread and not finished.
+      var running = 0
 
-      var isIdle: Bool { head == queue.count && urgentHead == urgent.count }
+      var isEmpty: Bool { head == queue.count && urgentHead == urgent.count }
 
       /// The next job, urgent ones first; nil when the queue is empty.
       mutating func next() -> (() -> Void)? {
@@ -136,9 +141,19 @@ public final class WorkerPool: Sendable {
     /// Lets the threads drain the queue and exit.
     func stop() { state.update { $0.stopping = true } }
 
+    /// No job queued or running.
+    var isIdle: Bool { state.withLock { $0.isEmpty && $0.running == 0 } }
+
     func run() {
       // A nil job: the queue is empty and stopping.
-      while let job = state.withLock(waitingUntil: { !$0.isIdle || $0.stopping }, { $0.next() }) { job() }
+      while let job = state.withLock(waitingUntil: { !$0.isEmpty || $0.stopping }, { state -> (() -> Void)? in
+        let job = state.next()
+        if job != nil { state.running += 1 }
+        return job
+      }) {
+        job()
+        state.withLock { $0.running -= 1 }
+      }
     }
   }
 

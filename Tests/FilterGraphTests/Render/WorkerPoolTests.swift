@@ -29,6 +29,27 @@ final class WorkerPoolTests: XCTestCase {
     XCTAssertEqual(seen, [Int](repeating: 1, count: 500))
   }
 
+  /// A job running (not only one queued) makes the pool busy: the batch's timeout tells a render
+  /// still computing from one stuck in a system call by it.
+  func testThePoolIsBusyWhileAJobRuns() {
+    let pool = WorkerPool(threadCount: 2)
+    XCTAssertTrue(pool.isIdle)
+    let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+    pool.submit {
+      started.signal()
+      gate.wait()
+    }
+    started.wait()
+    XCTAssertFalse(pool.isIdle, "a running job, with the queue empty")
+    pool.submit { finished.signal() }
+    finished.wait()
+    XCTAssertFalse(pool.isIdle)
+    gate.signal()
+    let deadline = Date().addingTimeInterval(5)
+    while !pool.isIdle && Date() < deadline { usleep(1000) }
+    XCTAssertTrue(pool.isIdle)
+  }
+
   func testUrgentJobsRunBeforeQueuedOrdinaryOnes() {
     let pool = WorkerPool(threadCount: 1)
     let lock = NSLock()
