@@ -37,6 +37,20 @@ private struct InvertOperation: PointOperation {
   }
 }
 
+/// Test operation reaching `reach` pixels beyond its output on every side: its input tile is that
+/// large, mostly the evaluator's edge extension.
+private struct ReachOperation: ImageOperation {
+  let reach: Int
+  static let table = OperationDescriptor(name: "testreach", category: .geometry, summary: "", parameters: [], example: "")
+  var descriptor: OperationDescriptor { Self.table }
+  var arguments: Arguments { Arguments([("reach", .number(Double(reach)))]) }
+  var workingSpace: WorkingSpace? { nil }
+  func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    Rect(x: output.x - reach, y: output.y - reach, width: output.width + 2 * reach, height: output.height + 2 * reach)
+  }
+  func render(into output: inout Tile, inputs: [Tile]) throws {}
+}
+
 final class TileEvaluatorTests: XCTestCase {
   private func gradient(_ w: Int, _ h: Int) -> PixelBuffer {
     var b = PixelBuffer(width: w, height: h, format: .gray8)
@@ -93,6 +107,16 @@ final class TileEvaluatorTests: XCTestCase {
           }
         }
       }
+    }
+  }
+
+  /// A tile the system cannot give (here 4.2 million pixels on a side, 280 TB) fails the render
+  /// with `PixelAllocationError`, which fgrun reports (exit 65), instead of stopping the process.
+  func testATileTheSystemRefusesFailsTheRender() throws {
+    let image = Image(size: Size(width: 16, height: 16)).applying(ReachOperation(reach: 1 << 21))
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    XCTAssertThrowsError(try renderer.render(image)) { error in
+      XCTAssertNotNil(error as? PixelAllocationError, "\(error)")
     }
   }
 }
