@@ -37,7 +37,7 @@ extension ImageServer {
       bytes = try await fetch(reference)
       metrics.sourceBytes(bytes.data.count)
       let job = try prepareRender(bytes.data, options: options, format: choice)
-      let estimate = renderer.estimatedMemory(for: job.image)
+      let estimate = job.estimatedMemory
       let prepared = clock.now
       try await admission.acquire(estimate, waitingAtMost: configuration.admissionWait - waited / .seconds(1))
       waited += clock.now - prepared

@@ -274,7 +274,7 @@ final class BatchRunner: Sendable {
       job.waitingForSlot(true)
       renderSlots.wait()
       job.waitingForSlot(false)
-      let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: renderer.estimatedMemory(for: prepared.image))
+      let rendering = RenderSlot(slots: renderSlots, budget: settings.budget, bytes: prepared.estimatedMemory)
       defer { rendering.release() }
       job.whenDone { rendering.release() }
       // Once its bytes are written the file is flushed to disk, which needs no worker and no

@@ -50,6 +50,19 @@ public struct PreparedRenderJob {
     return try OutputFormatChoice.format(requested: options.format, destination: file, input: inputFormat) ?? inputFormat
   }
 
+  /// An upper bound, in bytes, of what rendering and encoding the image hold at once: the
+  /// render's (`Renderer.estimatedMemory(for:)`) plus what the output's encoder holds of its own
+  /// (`ImageCodec.encoderHeldBytes`: a whole-picture encoder such as HEIC's holds the picture and
+  /// its working copies). Batches and the server admit a job by it before anything is allocated.
+  public var estimatedMemory: Int {
+    let render = renderer.estimatedMemory(for: image)
+    guard render != .max, let format = try? outputFormat(), let (codec, resolved) = try? Renderer.encoding(format, options) else {
+      return render
+    }
+    let encoded = codec.encodedPixelFormat(layout: image.info.layout, component: image.info.component, options: resolved)
+    return Renderer.saturated(render, plus: codec.encoderHeldBytes(for: image.size, format: encoded, options: resolved))
+  }
+
   /// Renders, encodes and delivers the image.
   ///
   /// - Parameters:

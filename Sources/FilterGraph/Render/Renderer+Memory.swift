@@ -35,6 +35,10 @@
 // block is counted as the tile pool counts it (its size class). The worst of five tiles (the
 // grid's corners and centre) stands for all.
 //
+// The estimate does not know the output's format: a job (`PreparedRenderJob.estimatedMemory`)
+// adds what its encoder holds of its own, which is the whole picture and more for libwebp,
+// libheif and the GIF quantiser (`ImageCodec.encoderHeldBytes`).
+//
 // What a render shares with others — sources already cached, such as a batch's watermark; the
 // analysis results kept from earlier renders; the tile pool's idle blocks (at most 32 MB) — is
 // not counted: each has its own byte limit.

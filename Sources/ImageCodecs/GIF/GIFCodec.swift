@@ -70,6 +70,13 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: .uint8)
   }
 
+  /// The quantiser takes a whole frame: its RGBA rows, the palette indices and the dithering's
+  /// error rows. Measured as peak RSS above a PNG write of the same 4096² image (release): 10.5
+  /// bytes a pixel.
+  public static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int {
+    heldBytes(size, 12)
+  }
+
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     try GIFStillEncoder(request)
   }

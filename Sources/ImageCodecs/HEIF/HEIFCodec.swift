@@ -53,6 +53,9 @@ public enum AVIFCodec: ImageCodec {
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
     HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
   }
+  public static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int {
+    HEIF.encoderHeldBytes(for: size, format: format)
+  }
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     try HEIFStreamEncoder(request, compression: .av1)
   }
@@ -86,6 +89,9 @@ public enum HEICCodec: ImageCodec {
   public static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat {
     HEIF.encodedPixelFormat(layout: layout, component: component, options: options)
   }
+  public static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int {
+    HEIF.encoderHeldBytes(for: size, format: format)
+  }
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     try HEIFStreamEncoder(request, compression: .hevc)
   }
@@ -93,6 +99,13 @@ public enum HEICCodec: ImageCodec {
 
 /// What AVIF and HEIC share.
 enum HEIF {
+  /// libheif encodes a whole picture: the rows gathered, its YCbCr planes and the AV1 or HEVC
+  /// encoder's frames. Measured as peak RSS above a PNG write of the same image (release, 2048²
+  /// and 4096²): 8-bit AVIF 22 bytes a pixel, HEIC 20 (18 at 16383²); 10-bit HEIC 33.
+  static func encoderHeldBytes(for size: Size, format: PixelFormat) -> Int {
+    AVIFCodec.heldBytes(size, format.component == .uint8 ? 24 : 36)
+  }
+
   /// The major and compatible brands of an `ftyp` box at the start of `head` (as many as it holds).
   static func brands(_ head: [UInt8]) -> [String] {
     guard head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) else { return [] }

@@ -98,6 +98,12 @@ public protocol ImageCodec: Sendable {
   /// samples is written with `options` (for example JPEG drops alpha and writes 8 bits; PNG keeps
   /// 16 bits unless `bit-depth` says 8). Straight alpha, encoded (not linear) values.
   static func encodedPixelFormat(layout: ChannelLayout, component: ComponentType, options: ResolvedFormatOptions) -> PixelFormat
+  /// The bytes its encoder holds of its own while writing an image of `size` in `format` (as
+  /// `encodedPixelFormat` gives it) with `options`, beyond the bands of rows the renderer hands it: 0 for an encoder that compresses rows as
+  /// they arrive; an encoder of whole pictures (libwebp, libheif, the GIF quantiser) holds the
+  /// picture and its working copies, and says how much, so that batches and the server admit
+  /// the render by it before any of it is allocated.
+  static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int
   /// Starts an encode.
   ///
   /// - Throws: `CodecError` — `.invalidArgument` for an option out of range or a size the format
@@ -124,6 +130,14 @@ extension ImageCodec {
   public static var encodeOptions: [FormatOption] { EncodeOptions.table }
   /// Writes files.
   public static var encoderUnavailableReason: String? { nil }
+  /// An encoder that compresses rows as they arrive.
+  public static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int { 0 }
+  /// `bytesPerPixel` for each pixel of `size`, or `Int.max` when that overflows.
+  static func heldBytes(_ size: Size, _ bytesPerPixel: Int) -> Int {
+    let (pixels, o1) = max(size.width, 0).multipliedReportingOverflow(by: max(size.height, 0))
+    let (bytes, o2) = pixels.multipliedReportingOverflow(by: bytesPerPixel)
+    return o1 || o2 ? .max : bytes
+  }
   /// True when the codec writes files.
   public static var canEncode: Bool { encoderUnavailableReason == nil }
 }

@@ -95,6 +95,12 @@ public enum WebPCodec: ImageCodec {
     PixelFormat(layout: layout.hasAlpha ? .rgba : .rgb, component: .uint8)
   }
 
+  /// libwebp encodes a whole picture: its ARGB copy and working planes. Measured as peak RSS
+  /// above a PNG write of the same 4096² image (release): 13.3 bytes a pixel lossy, 31 lossless.
+  public static func encoderHeldBytes(for size: Size, format: PixelFormat, options: ResolvedFormatOptions) -> Int {
+    heldBytes(size, WebPEncodeSettings(options).isLossless ? 32 : 14)
+  }
+
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     let settings = WebPEncodeSettings(request.options)
     return try WebPStreamEncoder(

@@ -81,6 +81,25 @@ final class RenderJobTests: XCTestCase {
     XCTAssertEqual(try Data(contentsOf: copy), try Data(contentsOf: photo))
   }
 
+  /// A job's estimate counts what a whole-picture encoder holds: libheif gathers the picture's
+  /// RGB rows and converts them to YCbCr planes before its encoder's own frames, so a HEIC
+  /// output's estimate is at least 3 + 1.5 bytes a pixel over the render's; PNG and JPEG compress
+  /// bands as they come and add nothing.
+  func testAWholePictureEncoderIsInTheJobsEstimate() throws {
+    let renderer = Renderer()
+    let photo = Fixtures.url("jpeg/testorig.jpg")
+    func estimate(_ format: ImageFileFormat) throws -> Int {
+      try RenderJob(input: .file(photo), destination: .memory, options: WriteOptions(format: format)).prepare(on: renderer).estimatedMemory
+    }
+    let job = try RenderJob(input: .file(photo), destination: .memory, options: WriteOptions(format: .png)).prepare(on: renderer)
+    let render = renderer.estimatedMemory(for: job.image), pixels = job.image.size.width * job.image.size.height
+    XCTAssertEqual(try estimate(.png), render)
+    XCTAssertEqual(try estimate(.jpeg), render)
+    for format in [ImageFileFormat.heic, .avif, .webp, .gif] {
+      XCTAssertGreaterThanOrEqual(try estimate(format) - render, pixels * 9 / 2, "\(format)")
+    }
+  }
+
   func testAlphaIsFlattenedOntoTheBackgroundForAFormatWithoutIt() throws {
     let renderer = Renderer()
     // Random colours under random alpha, with a column of fully transparent pure red: the colour
