@@ -14,7 +14,12 @@
               signal taken through the ST 2084 EOTF, BT.2020 → BT.709 (BT.2087's inverse) and
               divided by 203 cd/m² (BT.2408's HDR reference white = the rendition's SDR white); one
               ending in .png is the rendition as a 16-bit PQ PNG (fgrun --hdr hdr to PNG), read by
-              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way
+              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way;
+              for both, output holds "light": the mastering display and content light levels the
+              file declares (PNG mDCv and cLLi, PNG 3rd edition 11.3.2.7–8; HEIF mdcv and clli
+              boxes, ISO/IEC 23008-2 D.3.28 and D.3.35 orders and units; absent: null) and MaxCLL and
+              MaxFALL computed from the decoded pixels (CTA-861.3: the largest and the mean max(R, G,
+              B) in cd/m², BT.2020)
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
@@ -31,6 +36,28 @@ def fields(path):
     gm = im.get_gainmap()
     out.update(width=im.width, height=im.height, map_width=gm.width, map_height=gm.height, map_bands=gm.bands)
     return out
+
+
+def declared_light(data, png):
+    """The mastering display (red, green, blue, white x, y; max, min cd/m²) and MaxCLL, MaxFALL (cd/m²)."""
+    out = {}
+    at = data.find(b"mDCv" if png else b"mdcv")
+    if at > 0:
+        xy = [int.from_bytes(data[at + 4 + 2 * i:at + 6 + 2 * i], "big") * 0.00002 for i in range(8)]
+        if not png:  # green, blue, red, white
+            xy = xy[4:6] + xy[0:4] + xy[6:8]
+        lum = [int.from_bytes(data[at + 20 + 4 * i:at + 24 + 4 * i], "big") * 0.0001 for i in range(2)]
+        out["mastering"] = xy + lum
+    at = data.find(b"cLLi" if png else b"clli")
+    if at > 0:
+        if png:
+            out["max_cll"], out["max_fall"] = (int.from_bytes(data[at + 4 + 4 * i:at + 8 + 4 * i], "big") * 0.0001 for i in range(2))
+        else:
+            out["max_cll"], out["max_fall"] = (int.from_bytes(data[at + 4 + 2 * i:at + 6 + 2 * i], "big") for i in range(2))
+    return out
+
+
+LIGHT = {}
 
 
 def pq_rendition(path):
@@ -50,6 +77,8 @@ def pq_rendition(path):
     s = np.power(decoded[..., :3].astype(np.float64) / (2 ** depth - 1), 1 / (2523 / 4096 * 128))
     c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
     nits = 10000 * np.power(np.maximum(s - c1, 0) / (c2 - c3 * s), 1 / (2610 / 16384))
+    brightest = nits.max(axis=2)
+    LIGHT[path] = dict(declared_light(data, path.endswith(".png")), max_cll_pixels=float(brightest.max()), max_fall_pixels=float(brightest.mean()))
     to709 = np.linalg.inv(np.array([[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]]))
     return ((nits @ to709.T) / 203).astype(np.float32)
 
@@ -74,7 +103,7 @@ def main(src, dst):
     ref = im.resize(b.shape[1] / w, vscale=b.shape[0] / h, kernel="lanczos3").numpy()[: b.shape[0], : b.shape[1]]
     mse = float(np.mean((ref - b) ** 2))
     peak = float(ref.max())
-    output = {} if dst.endswith((".tif", ".avif", ".png")) else fields(dst)
+    output = {"light": LIGHT[dst]} if dst in LIGHT else {} if dst.endswith(".tif") else fields(dst)
     print(json.dumps({"input": fields(src) if src.endswith(".jpg") else {}, "output": output, "psnr_ic": 10 * np.log10(peak * peak / mse)}))
 
 

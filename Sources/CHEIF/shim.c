@@ -503,6 +503,21 @@ int cheif_encode(const uint8_t *pixels, int width, int height, size_t stride, in
     status = fail_heif(error, "The HEIF colour description cannot be set", message, capacity);
     goto done;
   }
+  if (options->light_levels.present) {
+    const cheif_light_levels *levels = &options->light_levels;
+    struct heif_mastering_display_colour_volume mdcv;
+    for (int i = 0; i < 3; i++) {
+      mdcv.display_primaries_x[i] = levels->primaries_xy[2 * i];
+      mdcv.display_primaries_y[i] = levels->primaries_xy[2 * i + 1];
+    }
+    mdcv.white_point_x = levels->white_xy[0];
+    mdcv.white_point_y = levels->white_xy[1];
+    mdcv.max_display_mastering_luminance = levels->max_luminance;
+    mdcv.min_display_mastering_luminance = levels->min_luminance;
+    heif_image_set_mastering_display_colour_volume(image, &mdcv);
+    struct heif_content_light_level clli = {levels->max_cll, levels->max_fall};
+    heif_image_set_content_light_level(image, &clli);
+  }
   encoding->output_nclx_profile = nclx;
   encoding->save_two_colr_boxes_when_ICC_and_nclx_available = 1;
   encoding->save_alpha_channel = 1;

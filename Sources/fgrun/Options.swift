@@ -152,7 +152,7 @@ struct OutputOptions: ParsableArguments {
   var strip = false
 
   @Option(help: ArgumentHelp(
-    "A source's HDR gain map: keep (default) writes it again where the format carries it (JPEG: Ultra HDR) and warns where it cannot; sdr writes the SDR image alone; hdr writes the HDR rendition (base × map at full headroom) as a linear float TIFF or a 12-bit PQ AVIF/HEIC (BT.2020, SDR white at 203 cd/m²). PQ/HLG AVIF/HEIC sources are tone-mapped to SDR (BT.2446 method A) and carry a gain map that restores their HDR light.",
+    "A source's HDR gain map: keep (default) writes it again where the format carries it (JPEG: Ultra HDR) and warns where it cannot; sdr writes the SDR image alone; hdr writes the HDR rendition (base × map at full headroom) as a linear float TIFF, a 12-bit PQ AVIF/HEIC or a 16-bit PQ PNG (BT.2020, SDR white at 203 cd/m²; mastering display and MaxCLL/MaxFALL declared). PQ/HLG AVIF/HEIC sources are tone-mapped to SDR (BT.2446 method A) and carry a gain map that restores their HDR light.",
     valueName: "keep|sdr|hdr"))
   var hdr: HDROutput = .keep
 

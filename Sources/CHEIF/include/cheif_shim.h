@@ -67,6 +67,16 @@ void cheif_info_free(cheif_info *info);
 int cheif_decode(const uint8_t *data, size_t size, int index, int64_t max_pixels, int strict, int channels,
                  int sixteen, int width, int height, uint8_t *out, size_t stride, char *message, size_t capacity);
 
+/// An HDR image's mdcv and clli boxes (written when `present` is 1).
+typedef struct {
+  int present;
+  uint16_t primaries_xy[6];  ///< green, blue, red (x, y), in units of 0.00002
+  uint16_t white_xy[2];      ///< white (x, y), in units of 0.00002
+  uint32_t max_luminance;    ///< the mastering display's, in units of 0.0001 cd/m²
+  uint32_t min_luminance;    ///< the mastering display's, in units of 0.0001 cd/m²
+  uint16_t max_cll, max_fall;  ///< MaxCLL and MaxFALL, cd/m²
+} cheif_light_levels;
+
 /// Encoder settings (see the AVIF and HEIC option tables).
 typedef struct {
   int format;                ///< CHEIF_AV1 or CHEIF_HEVC
@@ -78,6 +88,7 @@ typedef struct {
   int bit_depth;             ///< 8, 10 or 12
   int primaries;             ///< nclx colour_primaries (ITU-T H.273), or 0 for BT.709 (sRGB)
   int transfer;              ///< nclx transfer_characteristics, or 0 for sRGB's (13)
+  cheif_light_levels light_levels;  ///< mdcv and clli of an HDR image
 } cheif_encode_options;
 
 /// Encodes `width` × `height` pixels (RGB when `channels` is 3, straight-alpha RGBA when 4, rows

@@ -8,8 +8,8 @@
 // follow (a filter that ends the branch) or the format cannot carry it, the SDR base is written
 // and the renderer's warning handler says so. `.sdr`: the base alone, without a warning. `.hdr`:
 // the base and the map rendered whole, combined by `GainMapRendition` at the map's full headroom,
-// and written as a float TIFF in linear light or as a PQ AVIF/HEIC (Renderer+PQ.swift); other
-// formats are refused.
+// and written as a float TIFF in linear light or as a PQ AVIF/HEIC/PNG (Renderer+HDRSignal.swift);
+// other formats are refused.
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -21,8 +21,8 @@ public enum HDROutput: String, CaseIterable, Hashable, Sendable {
   /// Write the SDR base alone, knowingly.
   case sdr
   /// Write the HDR rendition itself: base × map at the map's full headroom, as a 32-bit float
-  /// TIFF (linear light, 1 = SDR white, sRGB primaries) or a 12-bit PQ AVIF/HEIC (BT.2020, SDR
-  /// white at 203 cd/m²).
+  /// TIFF (linear light, 1 = SDR white, sRGB primaries) or a 12-bit PQ AVIF/HEIC or 16-bit PQ PNG
+  /// (BT.2020, SDR white at 203 cd/m², with mastering display and content light levels).
   case hdr
 }
 
@@ -58,14 +58,14 @@ extension Renderer {
 }
 
 extension Renderer {
-  /// The float TIFF of `image`'s HDR rendition (`HDROutput.hdr`).
+  /// The float TIFF, PQ AVIF/HEIC or PQ PNG of `image`'s HDR rendition (`HDROutput.hdr`).
   ///
-  /// - Throws: `.invalidArgument` when the output is not TIFF or the image has no gain map that
+  /// - Throws: `.invalidArgument` when the output is not TIFF, AVIF, HEIC or PNG or the image has no gain map that
   ///   follows its graph (the reason is named).
   func hdrRenditionBytes(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> Data {
-    guard [.tiff, .avif, .heic].contains(format) else {
+    guard [.tiff, .avif, .heic, .png].contains(format) else {
       throw CodecError(
-        .invalidArgument, "--hdr hdr writes a float TIFF (tif) or a PQ AVIF/HEIC; \(format.rawValue) output of the HDR rendition is not available.")
+        .invalidArgument, "--hdr hdr writes a float TIFF (tif) or a PQ AVIF/HEIC/PNG; \(format.rawValue) output of the HDR rendition is not available.")
     }
     let (branch, problem) = image.gainMapBranch()
     guard let branch else {
@@ -76,7 +76,10 @@ extension Renderer {
     let base = try render(image, format: .rgb8)
     let map = try render(branch.map, format: branch.map.info.layout == .gray ? .gray8 : .rgb8)
     let values = GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
-    if format != .tiff { return try pqHEIFBytes(values, width: base.width, height: base.height, format: format, options: options) }
+    if format != .tiff {
+      return try hdrSignalBytes(
+        values, width: base.width, height: base.height, headroom: branch.metadata.hdrCapacityMax, format: format, options: options)
+    }
     var hdr = try PixelBuffer.forDecoding(
       width: base.width, height: base.height, format: PixelFormat(layout: .rgb, component: .float32), colorSpace: .linearSRGB, metadata: ImageMetadata())
     hdr.withUnsafeMutablePixels(as: Float.self) { p in

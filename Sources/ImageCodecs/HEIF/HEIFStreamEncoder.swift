@@ -27,13 +27,10 @@ public struct HEIFEncodeSettings: Hashable, Sendable {
   public var bitDepth: Int
   /// libheif's id of the encoder to use ("aom", "x265"…), or nil for libheif's default for the format.
   public var encoderName: String?
-  /// The nclx primaries and transfer (ITU-T H.273 codes) the file declares, or nil for sRGB's
-  /// (1 and 13). An HDR file says 9 (BT.2020) and 16 (PQ); the samples must be encoded so.
-  public var nclx: (primaries: Int, transfer: Int)? {
-    get { nclxCodes.map { ($0[0], $0[1]) } }
-    set { nclxCodes = newValue.map { [$0.primaries, $0.transfer] } }
-  }
-  private var nclxCodes: [Int]?
+  /// An HDR signal's description, or nil for sRGB's: its primaries and transfer go in the nclx box
+  /// (BT.2020 and PQ: 9 and 16), its mastering display and content light levels in mdcv and clli
+  /// boxes. The samples must be encoded as it says.
+  public var hdrSignal: HDRSignalMetadata?
 
   /// Creates settings; the defaults are `HEIFEncodeOptions`'.
   public init(
@@ -110,6 +107,17 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
     try image.append(rows)
   }
 
+  /// The mdcv and clli values of `hdr` in libheif's units: chromaticities in 0.00002, green, blue,
+  /// red (ISO/IEC 23008-2 D.3.28's order), luminance in 0.0001 cd/m²; light levels in cd/m².
+  static func lightLevels(_ hdr: HDRSignalMetadata) -> cheif_light_levels {
+    let xy = [2, 4, 0, 6].flatMap { [hdr.chromaticityCode($0), hdr.chromaticityCode($0 + 1)] }
+    return cheif_light_levels(
+      present: 1, primaries_xy: (xy[0], xy[1], xy[2], xy[3], xy[4], xy[5]), white_xy: (xy[6], xy[7]),
+      max_luminance: HDRSignalMetadata.luminanceCode(hdr.masteringMaxLuminance),
+      min_luminance: HDRSignalMetadata.luminanceCode(hdr.masteringMinLuminance),
+      max_cll: UInt16(min(hdr.maxContentLightLevel.rounded(), 65535)), max_fall: UInt16(min(hdr.maxFrameAverageLightLevel.rounded(), 65535)))
+  }
+
   public func finish() throws -> Data? {
     let pixels = try image.complete()
     var out: UnsafeMutablePointer<UInt8>?
@@ -122,7 +130,8 @@ public final class HEIFStreamEncoder: ImageRowEncoder {
       var options = cheif_encode_options(
         format: s.compression == .hevc ? Int32(CHEIF_HEVC) : Int32(CHEIF_AV1), encoder_name: encoderName,
         quality: Int32(s.quality), lossless: s.isLossless ? 1 : 0, effort: Int32(s.effort ?? -1), chroma: Int32(s.chroma),
-        bit_depth: Int32(s.bitDepth), primaries: Int32(s.nclx?.primaries ?? 0), transfer: Int32(s.nclx?.transfer ?? 0))
+        bit_depth: Int32(s.bitDepth), primaries: Int32(s.hdrSignal?.primaries ?? 0), transfer: Int32(s.hdrSignal?.transfer ?? 0),
+        light_levels: s.hdrSignal.map(Self.lightLevels) ?? cheif_light_levels())
       return pixels.withUnsafeBaseAddress { base, stride in
         Self.withBytes(iccProfile) { icc, iccLength in
           Self.withBytes(exif) { exif, exifLength in

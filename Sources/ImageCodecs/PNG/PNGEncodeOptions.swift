@@ -43,12 +43,17 @@ public struct PNGEncodeOptions: Hashable, Sendable {
   /// (perceptual intent), so viewers need not guess. Buffers tagged `.icc(profile)` get an iCCP
   /// chunk instead; other colour spaces (linear, Display P3 without a profile) get no colour chunk.
   public var writeSRGBChunk: Bool
+  /// An HDR signal's description: when set, the PNG gets cICP, mDCv and cLLi chunks (PNG 3rd
+  /// edition) saying so, and no other colour chunk (cICP outranks them). The samples must be
+  /// encoded as it says.
+  public var hdrSignal: HDRSignalMetadata?
 
   /// Creates options.
-  public init(compressionLevel: Int = 6, filter: Filter = .adaptive, writeSRGBChunk: Bool = true) {
+  public init(compressionLevel: Int = 6, filter: Filter = .adaptive, writeSRGBChunk: Bool = true, hdrSignal: HDRSignalMetadata? = nil) {
     self.compressionLevel = compressionLevel
     self.filter = filter
     self.writeSRGBChunk = writeSRGBChunk
+    self.hdrSignal = hdrSignal
   }
 
   /// Level 6, adaptive filtering, sRGB chunk for sRGB buffers.

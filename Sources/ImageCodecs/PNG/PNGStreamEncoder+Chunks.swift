@@ -6,8 +6,8 @@ import Foundation
 import PixelBufferModule
 
 extension PNGStreamEncoder {
-  /// The signature, IHDR, the colour chunk (iCCP for `.icc`, sRGB for `.sRGB` when
-  /// `options.writeSRGBChunk`) and the metadata chunks of a PNG of `channels` (1…4) at `bitDepth`;
+  /// The signature, IHDR, the colour chunks (cICP, mDCv and cLLi for `options.hdrSignal`, else
+  /// iCCP for `.icc`, sRGB for `.sRGB` when `options.writeSRGBChunk`) and the metadata chunks of a PNG of `channels` (1…4) at `bitDepth`;
   /// with the warnings for what was left out (an ICC profile that does not suit the image).
   static func header(
     size: Size, channels: Int, bitDepth: Int, options: PNGEncodeOptions, colorSpace: ColorSpace, metadata: ImageMetadata
@@ -20,6 +20,20 @@ extension PNGStreamEncoder {
     let colorType: UInt8 = [0, 4, 2, 6][channels - 1]
     ihdr.append(contentsOf: [UInt8(bitDepth), colorType, 0, 0, 0])
     appendChunk("IHDR", ihdr, to: &header)
+    if let hdr = options.hdrSignal {
+      appendHDRChunks(hdr, to: &header)
+    } else {
+      try appendColorChunk(colorSpace, channels: channels, options: options, to: &header, warnings: &warnings)
+    }
+    if metadata.hasDescriptiveBlocks { appendMetadata(metadata, to: &header) }
+    return (header, warnings)
+  }
+
+  /// Appends the iCCP chunk of an ICC colour space, or the sRGB chunk of `.sRGB` when
+  /// `options.writeSRGBChunk`.
+  static func appendColorChunk(
+    _ colorSpace: ColorSpace, channels: Int, options: PNGEncodeOptions, to header: inout Data, warnings: inout [String]
+  ) throws {
     switch colorSpace {
     case .icc(let profile):
       if let problem = iccProblem(profile, channels: channels) {
@@ -34,8 +48,25 @@ extension PNGStreamEncoder {
       appendChunk("sRGB", Data([0]), to: &header)
     default: break
     }
-    if metadata.hasDescriptiveBlocks { appendMetadata(metadata, to: &header) }
-    return (header, warnings)
+  }
+
+  /// Appends cICP (primaries, transfer, matrix 0: RGB, full range), mDCv (red, green, blue and
+  /// white x, y in units of 0.00002; maximum and minimum luminance in units of 0.0001 cd/m²) and
+  /// cLLi (MaxCLL, MaxFALL in units of 0.0001 cd/m²), PNG 3rd edition 11.3.2.6–8.
+  static func appendHDRChunks(_ hdr: HDRSignalMetadata, to header: inout Data) {
+    appendChunk("cICP", Data([UInt8(hdr.primaries), UInt8(hdr.transfer), 0, 1]), to: &header)
+    var mdcv = Data()
+    for i in 0..<8 {
+      let code = hdr.chromaticityCode(i)
+      mdcv.append(contentsOf: [UInt8(code >> 8), UInt8(code & 0xFF)])
+    }
+    mdcv.appendBigEndian(HDRSignalMetadata.luminanceCode(hdr.masteringMaxLuminance))
+    mdcv.appendBigEndian(HDRSignalMetadata.luminanceCode(hdr.masteringMinLuminance))
+    appendChunk("mDCv", mdcv, to: &header)
+    var clli = Data()
+    clli.appendBigEndian(HDRSignalMetadata.luminanceCode(hdr.maxContentLightLevel))
+    clli.appendBigEndian(HDRSignalMetadata.luminanceCode(hdr.maxFrameAverageLightLevel))
+    appendChunk("cLLi", clli, to: &header)
   }
 
   /// A zlib stream's two header bytes (CMF: deflate, 32 KiB window; FLG: the level class of

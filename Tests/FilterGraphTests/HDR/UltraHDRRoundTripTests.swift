@@ -46,14 +46,16 @@ final class UltraHDRRoundTripTests: XCTestCase {
     }
   }
 
-  /// `--hdr hdr`: the rendition written as a float TIFF in linear light, and as a 12-bit PQ AVIF
-  /// with nclx BT.2020/PQ (read back by libavif and taken to linear light by the ST 2084 EOTF, SDR
-  /// white at 203 cd/m²), is the input's (as libultrahdr renders it) resized.
-  func testHDRRenditionAsFloatTIFFAndPQAVIF() throws {
+  /// `--hdr hdr`: the rendition written as a float TIFF in linear light, as a 12-bit PQ AVIF with
+  /// nclx BT.2020/PQ (read back by libavif) and as a 16-bit PQ PNG with cICP 9/16/0/1 (read back by
+  /// libpng through imagecodecs), each taken to linear light by the ST 2084 EOTF, SDR white at
+  /// 203 cd/m², is the input's (as libultrahdr renders it) resized. The PNG and AVIF declare their
+  /// light (`checkDeclaredLight`).
+  func testHDRRenditionAsFloatTIFFAndPQAVIFAndPNG() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    for (name, format) in [("libultrahdr", "tif"), ("vips", "tif"), ("libultrahdr", "avif"), ("vips", "avif")] {
+    for (name, format) in [("libultrahdr", "tif"), ("vips", "tif"), ("libultrahdr", "avif"), ("vips", "avif"), ("libultrahdr", "png"), ("vips", "png")] {
       let input = Fixtures.url("uhdr/\(name).jpg")
       let output = folder.appendingPathComponent("\(name).\(format)")
       var options = format == "avif" ? WriteOptions(format: .avif, options: ["quality": 90]) : WriteOptions()
@@ -63,6 +65,27 @@ final class UltraHDRRoundTripTests: XCTestCase {
       let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
       print("HDR rendition as \(format) \(name): \(psnr) dB from libultrahdr's rendition resized")
       XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(format)")
+      if format != "tif" { try checkDeclaredLight(result, headroom: 49.26108, "\(name) \(format)") }
+    }
+  }
+
+  /// The mastering display (mDCv / mdcv) is BT.709's primaries and D65 from 0 to 203 × the map's
+  /// headroom cd/m² (at most 10000), and MaxCLL and MaxFALL (cLLi / clli) are those of the decoded
+  /// pixels (CTA-861.3, computed by the checker): within 0.5 % for the lossless PNG, 5 % for the
+  /// lossy AVIF.
+  func checkDeclaredLight(_ result: [String: Any], headroom: Double, _ name: String) throws {
+    let output = try XCTUnwrap(result["output"] as? [String: Any], name)
+    let light = try XCTUnwrap(output["light"] as? [String: Any], name)
+    let mastering = try XCTUnwrap(light["mastering"] as? [Double], "\(name): no mastering display colour volume")
+    for (value, expected) in zip(mastering, [0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290, min(203 * headroom, 10000), 0]) {
+      XCTAssertEqual(value, expected, accuracy: expected > 1 ? 0.01 : 1e-4, "\(name): mastering display \(mastering)")
+    }
+    let tolerance = name.hasSuffix("png") ? 0.005 : 0.05
+    for key in ["max_cll", "max_fall"] {
+      let declared = try XCTUnwrap(light[key] as? Double, "\(name): no \(key)")
+      let measured = try XCTUnwrap(light["\(key)_pixels"] as? Double, name)
+      print("\(name): \(key) declared \(declared) cd/m², measured \(measured)")
+      XCTAssertEqual(declared, measured, accuracy: measured * tolerance + 1, "\(name): \(key)")
     }
   }
 }
