@@ -1,7 +1,7 @@
 // Animate.swift — animated inputs in `fgrun run`: --frames, --frame, --fps, --speed, and the
 // frame loop (Renderer.renderAnimation) when the output format can hold an animation.
 //
-// An animated GIF or WebP written to an animated format (GIF, WebP, PNG as APNG) keeps every frame, its delays and
+// An animated GIF, WebP or PNG (APNG) written to an animated format (GIF, WebP, PNG as APNG) keeps every frame, its delays and
 // loop count, the recipe applied to each frame (geometry decided on the first). Written to a
 // still-only format, or with --frame N, one frame becomes a still (without --frame the decoder
 // warns once that only frame 1 is read). A still input always gives a still output.

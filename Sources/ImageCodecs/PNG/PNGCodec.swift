@@ -15,20 +15,37 @@ public enum PNGCodec: ImageCodec {
   public static let displayName = "PNG"
   public static let fileExtensions = ["png"]
   public static let summary =
-    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate. Animations are written as APNG (8-bit; frames after the first store only the rectangle that changed; delays and loop count kept); an APNG is read as its default image."
+    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate. Animations are written as APNG (8-bit; frames after the first store only the rectangle that changed; delays and loop count kept); an APNG's frames are read one at a time, each composed on the canvas by its blend op (source, over) after the previous frame's dispose op (none, background, previous) as browsers show them; a page is a frame; delays and loop count read; RGBA unless every frame is opaque."
 
   /// The 8-byte PNG signature.
   public static func sniff(_ head: [UInt8]) -> Bool {
     head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
   }
 
-  /// `gain-map`: an HDR (cICP PQ or HLG) image's gain map instead of the image.
-  public static var decodeOptions: [FormatOption] { [FormatOption.gainMap] }
+  /// `gain-map`: an HDR (cICP PQ or HLG) image's gain map instead of the image; `page`: an
+  /// APNG's frame.
+  public static var decodeOptions: [FormatOption] { [FormatOption.gainMap, .page] }
 
-  /// The header; for the gain map `request` asks for, 8-bit RGB without a profile.
+  /// The header; for the gain map `request` asks for, 8-bit RGB without a profile; for an APNG,
+  /// its frames (`APNGFrames.swift`) in 8-bit RGB or RGBA.
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     let decoder = try PNGDecoder(data: data, limits: request.limits)
-    guard request.wantsGainMap else { return decoder.header }
+    guard request.wantsGainMap else {
+      guard let structure = try APNGStructure(data, limits: request.limits) else {
+        guard request.page == 0 else {
+          throw CodecError(.invalidArgument, "The PNG has 1 image; page \(request.page) does not exist (pages count from 0).")
+        }
+        return decoder.header
+      }
+      let frames = structure.frames.count
+      guard request.page < frames else {
+        throw CodecError(.invalidArgument, "The APNG has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
+      }
+      var header = decoder.header
+      (header.layout, header.component, header.pageCount) = (structure.hasAlpha ? .rgba : .rgb, .uint8, frames)
+      header.animation = frames > 1 ? animation(of: structure) : nil
+      return header
+    }
     _ = try gainMapSignal(decoder)
     var header = decoder.header
     (header.layout, header.component, header.hdrTransfer) = (.rgb, .uint8, nil)
@@ -43,7 +60,7 @@ public enum PNGCodec: ImageCodec {
   }
 
   /// Box averages while decoding (`BoxShrinkingDecoder`).
-  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { [2, 4, 8] }
+  public static func reducedScaleDenominators(for header: ImageHeader) -> [Int] { header.pageCount > 1 ? [] : [2, 4, 8] }
   /// A box average of light (BoxShrinkingDecoder.swift) needs three times the target.
   public static func reductionMargin(denominator: Int) -> Double { 1.5 }
   /// A box average (`BoxShrinkingDecoder`).
@@ -56,6 +73,21 @@ public enum PNGCodec: ImageCodec {
       throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
     let map = request.wantsGainMap
+    if !map, let structure = try APNGStructure(data, limits: request.limits) {
+      guard d == 1 else { throw CodecError(.invalidArgument, "APNG frames decode at full size only, not at 1/\(d).") }
+      let header = try readHeader(data, request: request)
+      let warnings = animationReadAsStillWarning("APNG", frames: structure.frames.count, request: request)
+      let page = request.page, limits = request.limits
+      return WholeImageDecoder(
+        size: header.size, format: PixelFormat(layout: header.layout, component: .uint8), colorSpace: try PNGDecoder(data: data, limits: request.limits).colorSpace,
+        metadata: header.metadata, warnings: warnings
+      ) { buffer in
+        let reader = try APNGFrameReader(data, limits: limits)
+        try reader.skip(page)
+        guard let frame = try reader.nextFrame() else { throw CodecError(.corrupt, "The APNG's frame \(page + 1) cannot be read.") }
+        buffer = frame
+      }
+    }
     let png = try PNGDecoder(data: data, limits: request.limits, toneMaps: !map)
     let decoder: any ImageRowDecoder = map ? HDRGainMapDecoder(png, signal: try gainMapSignal(png)) : png
     return d == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: d)
