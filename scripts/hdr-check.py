@@ -14,7 +14,9 @@
               signal taken through the ST 2084 EOTF, BT.2020 → BT.709 (BT.2087's inverse) and
               divided by 203 cd/m² (BT.2408's HDR reference white = the rendition's SDR white); one
               ending in .png is the rendition as a 16-bit PQ PNG (fgrun --hdr hdr to PNG), read by
-              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way;
+              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way; a
+              transfer of 18 (HLG, both formats) is taken through BT.2100's HLG inverse OETF and
+              the OOTF of a 1000 cd/m² display (black 0, γ 1.2) instead of the ST 2084 EOTF;
               for both, output holds "light": the mastering display and content light levels the
               file declares (PNG mDCv and cLLi, PNG 3rd edition 11.3.2.7–8; HEIF mdcv and clli
               boxes, ISO/IEC 23008-2 D.3.28 and D.3.35 orders and units; absent: null) and MaxCLL and
@@ -65,18 +67,29 @@ def pq_rendition(path):
         data = f.read()
     if path.endswith(".png"):  # 16-bit, cICP chunk: primaries, transfer, matrix, full range
         at = data.find(b"cICP")
-        assert at > 0 and data[at + 4:at + 8] == b"\x09\x10\x00\x01", "not a BT.2020 PQ full-range cICP chunk"
+        assert at > 0 and data[at + 4] == 9 and data[at + 6:at + 8] == b"\x00\x01", "not a BT.2020 full-range cICP chunk"
+        transfer = data[at + 5]
         decoded, depth = imagecodecs.png_decode(data), 16
     else:
         at = data.find(b"nclx")
-        assert at > 0 and data[at + 4:at + 8] == b"\x00\x09\x00\x10", "not BT.2020 primaries with the PQ transfer"
+        assert at > 0 and data[at + 4:at + 6] == b"\x00\x09", "not BT.2020 primaries"
+        transfer = int.from_bytes(data[at + 6:at + 8], "big")
         decoded = imagecodecs.avif_decode(data)
         pixi = data.find(b"pixi")  # version/flags, channel count, bits per channel
         depth = data[pixi + 9]
         assert pixi > 0 and depth in (10, 12), "no pixi box with a deep bit depth"
-    s = np.power(decoded[..., :3].astype(np.float64) / (2 ** depth - 1), 1 / (2523 / 4096 * 128))
-    c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
-    nits = 10000 * np.power(np.maximum(s - c1, 0) / (c2 - c3 * s), 1 / (2610 / 16384))
+    assert transfer in (16, 18), f"transfer {transfer} is neither PQ (16) nor HLG (18)"
+    s = decoded[..., :3].astype(np.float64) / (2 ** depth - 1)
+    if transfer == 16:  # SMPTE ST 2084 EOTF
+        s = np.power(s, 1 / (2523 / 4096 * 128))
+        c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+        nits = 10000 * np.power(np.maximum(s - c1, 0) / (c2 - c3 * s), 1 / (2610 / 16384))
+    else:  # BT.2100 HLG: inverse OETF, then the OOTF of a 1000 cd/m² display (black 0, gamma 1.2)
+        a = 0.17883277
+        b, c = 1 - 4 * a, 0.5 - a * np.log(4 * a)
+        e = np.where(s <= 0.5, s * s / 3, (np.exp((s - c) / a) + b) / 12)
+        ys = e @ np.array([0.2627, 0.6780, 0.0593])
+        nits = 1000 * np.power(ys, 0.2)[..., None] * e
     brightest = nits.max(axis=2)
     LIGHT[path] = dict(declared_light(data, path.endswith(".png")), max_cll_pixels=float(brightest.max()), max_fall_pixels=float(brightest.mean()))
     to709 = np.linalg.inv(np.array([[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]]))

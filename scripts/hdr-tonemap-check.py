@@ -6,7 +6,8 @@ image it should become computed independently of FilterGraph (numpy over libavif
       writes a 96×64 test pattern (grey ramps and saturated BT.2020 colours from 0 to 4000 cd/m²)
       as a 16-bit PNG and encodes it with heif-enc: 10-bit 4:2:2 (libaom in libheif 1.15 writes
       10-bit at 4:2:2 only), nclx BT.2020 primaries, BT.601 matrix, full range, transfer 16 (PQ)
-      or 18 (HLG)
+      or 18 (HLG); OUT.png instead writes the 16-bit pattern itself as a PNG with a cICP chunk
+      (9, 16 or 18, 0, 1) after IHDR
   hdr-tonemap-check.py check IN.avif|IN.png OUT.png
       decodes IN.avif with imagecodecs (libavif, not libheif), or IN.png (a 16-bit PNG whose cICP
       chunk says BT.2020 and PQ or HLG, scripts/png-cicp.py) with imagecodecs' PNG decoder, tone-maps it by ITU-R BT.2446
@@ -20,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import zlib
 
 import imagecodecs
 import numpy as np
@@ -71,11 +73,18 @@ def make(transfer, out):
         scene = np.clip(light / 1000 * (ys / np.maximum(y / 1000, 1e-9))[..., None], 0, 1)
         signal = hlg_oetf(scene)
     codes = np.round(np.clip(signal, 0, 1) * 65535).astype(np.uint16)
+    code = {"pq": "16", "hlg": "18"}[transfer]
+    if out.endswith(".png"):
+        png = imagecodecs.png_encode(codes)
+        cicp = b"cICP" + bytes([9, int(code), 0, 1])
+        chunk = len(cicp[4:]).to_bytes(4, "big") + cicp + zlib.crc32(cicp).to_bytes(4, "big")
+        with open(out, "wb") as f:
+            f.write(png[:33] + chunk + png[33:])  # signature (8) and IHDR (25), then cICP
+        return
     with tempfile.TemporaryDirectory() as folder:
         png = os.path.join(folder, "in.png")
         with open(png, "wb") as f:
             f.write(imagecodecs.png_encode(codes))
-        code = {"pq": "16", "hlg": "18"}[transfer]
         subprocess.run(["heif-enc", "-b", "10", "-q", "95", "-p", "chroma=422", "-o", out, png], check=True,
                        capture_output=True)
     # heif-enc 1.15 writes nclx 2/2/6 (unspecified primaries and transfer, BT.601 matrix) whatever

@@ -35,3 +35,4 @@ extension Info {
   }
 }
 extension HDROutput: ExpressibleByArgument {}
+extension HDRTransfer: ExpressibleByArgument {}

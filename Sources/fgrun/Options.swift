@@ -156,12 +156,22 @@ struct OutputOptions: ParsableArguments {
     valueName: "keep|sdr|hdr"))
   var hdr: HDROutput = .keep
 
+  @Option(
+    name: .customLong("hdr-transfer"),
+    help: ArgumentHelp(
+      "The transfer of --hdr hdr's AVIF, HEIC or PNG: pq (default; SMPTE ST 2084, up to 10000 cd/m²) or hlg (ITU-R BT.2100 hybrid log-gamma for a 1000 cd/m² display; SDR white at the 75 % signal).",
+      valueName: "pq|hlg"))
+  var hdrTransfer: HDRTransfer = .pq
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
     if let format, let reason = format.codec?.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     if strip && keep != .all && keep != .none {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
+    }
+    if hdrTransfer != .pq && hdr != .hdr {
+      throw ValidationError("--hdr-transfer \(hdrTransfer.rawValue) chooses the transfer of --hdr hdr's output; give --hdr hdr with it.")
     }
   }
 
@@ -178,6 +188,7 @@ struct OutputOptions: ParsableArguments {
     options.background = color.background
     options.keptMetadata = strip ? .none : keep
     options.hdr = hdr
+    options.hdrTransfer = hdrTransfer
     return options
   }
 }

@@ -75,6 +75,9 @@ extension Renderer {
     }
     let base = try render(image, format: .rgb8)
     let map = try render(branch.map, format: branch.map.info.layout == .gray ? .gray8 : .rgb8)
+    if format == .tiff && options.hdrTransfer != .pq {
+      throw CodecError(.invalidArgument, "--hdr-transfer \(options.hdrTransfer.rawValue) is for AVIF, HEIC or PNG; a float TIFF holds linear light.")
+    }
     let values = GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
     if format != .tiff {
       return try hdrSignalBytes(

@@ -29,6 +29,8 @@ public struct WriteOptions: Hashable, Sendable {
   public var keptMetadata: MetadataKinds = .all
   /// What becomes of a source's gain map (default `.keep`: Ultra HDR JPEG; see `HDROutput`).
   public var hdr: HDROutput = .keep
+  /// The transfer of an `.hdr` AVIF, HEIC or PNG output (default PQ; HLG for a 1000 cd/m² display).
+  public var hdrTransfer: HDRTransfer = .pq
   /// The colour an image with alpha is flattened onto (`FlattenOperation`, in linear light) when
   /// the format cannot store alpha (JPEG), so that transparent pixels do not show the colours they
   /// hide. Default `WriteOptions.defaultBackground`, white.

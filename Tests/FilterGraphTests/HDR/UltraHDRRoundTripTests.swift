@@ -5,6 +5,7 @@
 // relative to the base, and the output's HDR rendition is within 35 dB of the input's resized in
 // linear light.
 import FilterGraph
+import ImageCodecs
 import Foundation
 import TestSupport
 import XCTest
@@ -49,35 +50,44 @@ final class UltraHDRRoundTripTests: XCTestCase {
   /// `--hdr hdr`: the rendition written as a float TIFF in linear light, as a 12-bit PQ AVIF with
   /// nclx BT.2020/PQ (read back by libavif) and as a 16-bit PQ PNG with cICP 9/16/0/1 (read back by
   /// libpng through imagecodecs), each taken to linear light by the ST 2084 EOTF, SDR white at
-  /// 203 cd/m², is the input's (as libultrahdr renders it) resized. The PNG and AVIF declare their
-  /// light (`checkDeclaredLight`).
+  /// 203 cd/m², is the input's (as libultrahdr renders it) resized. So are an HLG PNG and AVIF
+  /// (`--hdr-transfer hlg`, cICP / nclx transfer 18), taken to display light by the checker's own
+  /// BT.2100 inverse OETF and OOTF for a 1000 cd/m² display. The PNGs and AVIFs declare their light
+  /// (`checkDeclaredLight`).
   func testHDRRenditionAsFloatTIFFAndPQAVIFAndPNG() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    for (name, format) in [("libultrahdr", "tif"), ("vips", "tif"), ("libultrahdr", "avif"), ("vips", "avif"), ("libultrahdr", "png"), ("vips", "png")] {
+    let cases: [(String, String, HDRTransfer)] = [
+      ("libultrahdr", "tif", .pq), ("vips", "tif", .pq), ("libultrahdr", "avif", .pq), ("vips", "avif", .pq), ("libultrahdr", "png", .pq),
+      ("vips", "png", .pq), ("libultrahdr", "png", .hlg), ("vips", "avif", .hlg),
+    ]
+    for (name, format, transfer) in cases {
       let input = Fixtures.url("uhdr/\(name).jpg")
-      let output = folder.appendingPathComponent("\(name).\(format)")
+      let output = folder.appendingPathComponent("\(name)-\(transfer.rawValue).\(format)")
       var options = format == "avif" ? WriteOptions(format: .avif, options: ["quality": 90]) : WriteOptions()
       options.hdr = .hdr
+      options.hdrTransfer = transfer
       try Renderer(options: RendererOptions(threads: 2)).write(Image(contentsOf: input).scaled(by: 0.5), to: output, options: options)
       let result = try check(input, output)
       let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
-      print("HDR rendition as \(format) \(name): \(psnr) dB from libultrahdr's rendition resized")
-      XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(format)")
-      if format != "tif" { try checkDeclaredLight(result, headroom: 49.26108, "\(name) \(format)") }
+      print("HDR rendition as \(transfer.rawValue) \(format) \(name): \(psnr) dB from libultrahdr's rendition resized")
+      XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(transfer.rawValue) \(format)")
+      if format != "tif" {
+        try checkDeclaredLight(result, peak: min(203 * 49.26108, transfer == .pq ? 10000 : 1000), "\(name) \(transfer.rawValue) \(format)")
+      }
     }
   }
 
-  /// The mastering display (mDCv / mdcv) is BT.709's primaries and D65 from 0 to 203 × the map's
-  /// headroom cd/m² (at most 10000), and MaxCLL and MaxFALL (cLLi / clli) are those of the decoded
+  /// The mastering display (mDCv / mdcv) is BT.709's primaries and D65 from 0 to `peak` cd/m² (203 ×
+  /// the map's headroom, at most the transfer's 10000 or 1000), and MaxCLL and MaxFALL (cLLi / clli) are those of the decoded
   /// pixels (CTA-861.3, computed by the checker): within 0.5 % for the lossless PNG, 5 % for the
   /// lossy AVIF.
-  func checkDeclaredLight(_ result: [String: Any], headroom: Double, _ name: String) throws {
+  func checkDeclaredLight(_ result: [String: Any], peak: Double, _ name: String) throws {
     let output = try XCTUnwrap(result["output"] as? [String: Any], name)
     let light = try XCTUnwrap(output["light"] as? [String: Any], name)
     let mastering = try XCTUnwrap(light["mastering"] as? [Double], "\(name): no mastering display colour volume")
-    for (value, expected) in zip(mastering, [0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290, min(203 * headroom, 10000), 0]) {
+    for (value, expected) in zip(mastering, [0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290, peak, 0]) {
       XCTAssertEqual(value, expected, accuracy: expected > 1 ? 0.01 : 1e-4, "\(name): mastering display \(mastering)")
     }
     let tolerance = name.hasSuffix("png") ? 0.005 : 0.05
