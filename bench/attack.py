@@ -10,6 +10,8 @@ attack on loopback, at full scale (the fast versions are Tests/ImageServerTests/
   connections  --connections clients (default 10000; the descriptor limit is raised to its hard
                limit) connect and stay idle; then /health from one more. Reports how many
                connected, /health's status and latency, and the server's RSS before and after.
+               The server runs with --idle-timeout 300 (all stay open) and, when given,
+               --max-connections (then /health past it must be 503).
   body         a request declaring a 1 GiB body, then the body streamed: the status, the time to
                it, and how much of the body the server took before closing.
   url          a request whose URL is 1 MiB: the status (or reset) and the time to it.
@@ -131,7 +133,10 @@ def slowloris(args):
 def connections(args):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    server = Server(args.fgrun, args.port)
+    flags = ["--idle-timeout", "300"] if args.idle_timeout else []
+    if args.max_connections:
+        flags += ["--max-connections", str(args.max_connections)]
+    server = Server(args.fgrun, args.port, *flags)
     before = rss_mb(server.process.pid)
     clients, failures = [], 0
     start = time.monotonic()
@@ -149,7 +154,8 @@ def connections(args):
     time.sleep(1)
     after_status, _ = health(args.port)
     alive, rss = server.stop()
-    return (f"{args.connections} idle connections (client descriptor limit {hard})",
+    limit = f", --max-connections {args.max_connections}" if args.max_connections else ""
+    return (f"{args.connections} idle connections (client descriptor limit {hard}{limit})",
             f"{len(clients)} connected in {opened:.1f} s, {failures} failed; /health meanwhile {status} in "
             f"{seconds * 1000:.0f} ms, after they close {after_status}; RSS {before:.0f} -> {during:.0f} MB",
             alive, rss)
@@ -218,6 +224,7 @@ def main():
     parser.add_argument("--port", type=int, default=18490)
     parser.add_argument("--slow", type=int, default=1000)
     parser.add_argument("--idle-timeout", type=float, default=5)
+    parser.add_argument("--max-connections", type=int, default=0)
     parser.add_argument("--connections", type=int, default=10000)
     parser.add_argument("attacks", nargs="*", default=["slowloris", "connections", "body", "url"])
     args = parser.parse_args()

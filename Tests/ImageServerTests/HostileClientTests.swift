@@ -56,6 +56,12 @@ final class HostileClientTests: XCTestCase {
     XCTAssertEqual(refused.status, 503, refused.text)
     XCTAssertEqual(refused.headers["retry-after"], "1")
     XCTAssertTrue(refused.text.contains("too many connections"), refused.text)
+    let silent = try RawConnection(port: running.port)
+    let closed = await offThePool { () -> Bool in
+      usleep(1_300_000)
+      return silent.peerClosed()
+    }
+    XCTAssertTrue(closed, "a connection over the limit that sends nothing is closed after a second")
     idle.removeAll()
     try await waitUntil { running.server.connections.current == 0 }
     let served = try await running.get("/health")

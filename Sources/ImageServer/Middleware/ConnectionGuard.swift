@@ -5,9 +5,10 @@
 // soon as its head is read, and the connection stops reading and closes a second later (closing
 // with the body unread would reset the connection, and the client might lose the answer); a body
 // of undeclared length (chunked) that grows past the limit closes the connection. Connections past
-// `maxConnections` get 503 with Retry-After to their first request and are closed, so the descriptors the server needs for its sources, fetches and
-// logs are never all taken by idle clients. (Slow or idle clients are closed by Hummingbird's
-// idle timeout: a connection that completes no request head within it is closed.)
+// `maxConnections` get 503 with Retry-After to their first request and are closed (within a
+// second when they send none), so idle clients never take all the descriptors the server needs
+// for its sources, fetches and logs. (Slow or idle clients within the limit are closed by
+// Hummingbird's idle timeout: a connection that completes no request head within it is closed.)
 
 import Hummingbird
 import NIOCore
@@ -52,6 +53,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   func handlerAdded(context: ChannelHandlerContext) {
     counted = true
     overLimit = connections.open() > maxConnections
+    // Over the limit, a client gets a second to send the request that is answered 503.
+    if overLimit {
+      let channel = context.channel
+      _ = context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+    }
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
