@@ -19,17 +19,17 @@ final class HostileClientTests: XCTestCase {
     let running = try await RunningServer.start(root: nil) { $0.idleTimeout = 0.5 }
     // Ten clients each send a header line every 100 ms and never end their head, each on a thread
     // of its own (blocking writes, away from the pool the server's handlers run on).
-    let clients = try (0..<10).map { _ in try RawConnection(port: running.port) }
+    let clients = try (0..<10).map { _ in try LoopbackClient(port: running.port) }
     let closedAfter = Collected<Double>()
     let dripping = DispatchGroup()
     for client in clients {
       dripping.enter()
       Thread {
         let start = Date()
-        _ = client.send("GET /health HTTP/1.1\r\nHost: a\r\n")
+        _ = client.sendAll("GET /health HTTP/1.1\r\nHost: a\r\n")
         while Date().timeIntervalSince(start) < 1.8 {
           usleep(100_000)
-          if !client.send("X-Slow: a\r\n") || client.peerClosed() { break }
+          if !client.sendAll("X-Slow: a\r\n") || client.peerClosed() { break }
         }
         let closed = client.peerClosed()
         closedAfter.values.withLock { $0.append(closed ? Date().timeIntervalSince(start) : .infinity) }
@@ -45,24 +45,25 @@ final class HostileClientTests: XCTestCase {
     let times = closedAfter.values.withLock { $0 }
     XCTAssertEqual(times.count, 10)
     for time in times { XCTAssertLessThan(time, 1.5, "a slow head is closed after the 0.5 s idle timeout, not served") }
+    for client in clients { client.close() }
     try await running.stop()
   }
 
   func testConnectionsPastTheLimitGet503() async throws {
     let running = try await RunningServer.start(root: nil) { $0.maxConnections = 3 }
-    var idle = try (0..<3).map { _ in try RawConnection(port: running.port) }
+    let idle = try (0..<3).map { _ in try LoopbackClient(port: running.port) }
     try await waitUntil { running.server.connections.current == 3 }
     let refused = try await running.get("/health")
     XCTAssertEqual(refused.status, 503, refused.text)
     XCTAssertEqual(refused.headers["retry-after"], "1")
     XCTAssertTrue(refused.text.contains("too many connections"), refused.text)
-    let silent = try RawConnection(port: running.port)
+    let silent = try LoopbackClient(port: running.port)
     let closed = await offThePool { () -> Bool in
       usleep(1_300_000)
       return silent.peerClosed()
     }
     XCTAssertTrue(closed, "a connection over the limit that sends nothing is closed after a second")
-    idle.removeAll()
+    for client in idle + [silent] { client.close() }
     try await waitUntil { running.server.connections.current == 0 }
     let served = try await running.get("/health")
     XCTAssertEqual(served.status, 200, "served again once connections closed")
@@ -71,22 +72,24 @@ final class HostileClientTests: XCTestCase {
 
   func testAGigabyteBodyIsRefusedFromItsHead() async throws {
     let running = try await RunningServer.start(root: nil)
-    let client = try RawConnection(port: running.port)
+    let client = try LoopbackClient(port: running.port)
     let start = Date()
-    XCTAssertTrue(client.send("GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: 1073741824\r\n\r\n" + String(repeating: "x", count: 16_384)))
+    XCTAssertTrue(client.sendAll("GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: 1073741824\r\n\r\n" + String(repeating: "x", count: 16_384)))
     let answer = await offThePool { client.receiveUntilClosed(timeout: 2) }
     XCTAssertTrue(answer.hasPrefix("HTTP/1.1 413"), "refused from the head: \(answer.prefix(200))")
     XCTAssertTrue(answer.contains("at most 65536 bytes"), answer)
     XCTAssertLessThan(Date().timeIntervalSince(start), 1.8, "answered and closed without waiting for the body")
     // A body of undeclared length is cut off at the limit: the connection closes (unlimited, it
     // would be read to its end, and the connection stay open waiting for it).
-    let chunked = try RawConnection(port: running.port)
+    let chunked = try LoopbackClient(port: running.port)
     let chunk = String(repeating: "x", count: 0x8000)
-    _ = chunked.send("GET /health HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
-    for _ in 0..<8 { _ = chunked.send("8000\r\n\(chunk)\r\n") }
+    _ = chunked.sendAll("GET /health HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
+    for _ in 0..<8 { _ = chunked.sendAll("8000\r\n\(chunk)\r\n") }
     let cutOff = Date()
     _ = await offThePool { chunked.receiveUntilClosed(timeout: 1.5) }
     XCTAssertLessThan(Date().timeIntervalSince(cutOff), 1, "closed once 64 KiB of a chunked body had come")
+    client.close()
+    chunked.close()
     let health = try await running.get("/health")
     XCTAssertEqual(health.status, 200)
     try await running.stop()
@@ -94,10 +97,10 @@ final class HostileClientTests: XCTestCase {
 
   func testAMegabyteURLIsRefusedQuickly() async throws {
     let running = try await RunningServer.start(root: nil)
-    let client = try RawConnection(port: running.port)
+    let client = try LoopbackClient(port: running.port)
     let start = Date()
     let answer = await offThePool {
-      _ = client.send("GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: a\r\n\r\n")
+      _ = client.sendAll("GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: a\r\n\r\n")
       return client.receiveUntilClosed(timeout: 2)
     }
     // 400 from the 80 KiB head limit; the kernel may reset the connection first when the
@@ -105,6 +108,7 @@ final class HostileClientTests: XCTestCase {
     XCTAssertTrue(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), String(answer.prefix(200)))
     XCTAssertTrue(client.peerClosed(), "the connection is closed")
     XCTAssertLessThan(Date().timeIntervalSince(start), 1.5)
+    client.close()
     let health = try await running.get("/health")
     XCTAssertEqual(health.status, 200)
     try await running.stop()
@@ -152,26 +156,10 @@ final class Collected<T: Sendable>: Sendable {
   let values = Mutex<[T]>([])
 }
 
-/// A blocking TCP connection to 127.0.0.1, written byte by byte as a hostile client would.
-final class RawConnection: @unchecked Sendable {  // used by one thread at a time
-  private let fd: Int32
-
-  init(port: Int) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard fd >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-  }
-
-  deinit { close(fd) }
-
+/// What a hostile client does with its connection.
+extension LoopbackClient {
   /// Sends all of `text`; false once the server has closed or reset the connection.
-  func send(_ text: String) -> Bool {
+  func sendAll(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
