@@ -8,6 +8,7 @@
 #   bench/serve.sh                        # S1, S2, S3 for 30 s each, with thumbor
 #   bench/serve.sh -d 10 -w S1,S3         # shorter, some workloads
 #   bench/serve.sh -w SOAK --soak-minutes 10
+#   bench/serve.sh -w OVERLOAD --soak-minutes 10 --no-thumbor
 #   bench/serve.sh --no-thumbor --fgrun PATH
 #   bench/serve.sh --thumbor-processes 1   # thumbor as it starts by default: one process
 #
@@ -18,6 +19,10 @@
 # S3    one URL again and again with If-None-Match: the 304 path, 8 connections.
 # SOAK  S2's load for --soak-minutes (default 10); the server's RSS sampled every 5 s; drift is
 #       the last minute's mean RSS against the mean of the minute after the first (warm-up).
+# OVERLOAD  SOAK at 3x the server's capacity: 3 x (renders in flight + requests that may wait)
+#       connections (--overload-connections; 3 x (cores + 64) by default), so most requests are
+#       refused 429. Then the drain: 8 S1 renders asked at once, SIGTERM 1 s later; every one
+#       must end 200 and the server exit 0. Statuses from the server's /metrics.
 # Batch rows do the same renders (S1: 16 copies of the photo; S2: the 20 photos once per size and
 # format) with `--jobs 2`; files/s and peak RSS by GNU time. thumbor runs with one process per
 # core (--thumbor-processes), AUTO_WEBP/AUTO_AVIF on, QUALITY 80, no storage; its peak RSS is the sum over its processes.
@@ -27,17 +32,18 @@
 # Results: bench/out/serve-results.md. Quote the machine's load with the numbers.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-duration=30 workloads=S1,S2,S3 soak_minutes=10 thumbor=yes thumbor_processes=$(nproc)
+duration=30 workloads=S1,S2,S3 soak_minutes=10 thumbor=yes thumbor_processes=$(nproc) overload_connections=$((3 * ($(nproc) + 64)))
 fgrun=${FGRUN:-$here/../.build/release/fgrun} port=${PORT:-18480} thumbor_port=$((${PORT:-18480} + 1))
 while [ $# -gt 0 ]; do
   case "$1" in
     -d) duration=$2; shift 2 ;;
     -w) workloads=$2; shift 2 ;;
     --soak-minutes) soak_minutes=$2; shift 2 ;;
+    --overload-connections) overload_connections=$2; shift 2 ;;
     --no-thumbor) thumbor=no; shift ;;
     --thumbor-processes) thumbor_processes=$2; shift 2 ;;
     --fgrun) fgrun=$2; shift 2 ;;
-    -h|--help) sed -n 2,27p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,32p "$0"; exit 0 ;;
     *) echo "serve.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -53,7 +59,7 @@ s1=$here/../../shared/bench/inputs/photo-24mp.jpg
 # Hard links (or copies): the server refuses symlinks that lead out of its root.
 place() { ln -f "$1" "$2" 2>/dev/null || cp -f "$1" "$2"; }
 place "$s1" "$root/s1.jpg"
-if [[ $workloads == *S2* || $workloads == *SOAK* ]]; then
+if [[ $workloads == *S2* || $workloads == *SOAK* || $workloads == *OVERLOAD* ]]; then
   [ -d "$here/inputs/w10" ] || "${PYTHON:-python3}" "$here/make-batch-inputs.py" >/dev/null
   for f in $(ls "$here/inputs/w10"/*.jpg | head -20); do place "$f" "$root/s2/$(basename "$f")"; done
 fi
@@ -140,6 +146,24 @@ LUA
 fgrun_s2="/_/rs:fit:%d:%d/q:80/plain/local:///s2/%s"
 thumbor_s2="/unsafe/fit-in/%dx%d/s2/%s"
 
+# `soak NAME CONNECTIONS`: S2's URLs for --soak-minutes at CONNECTIONS, the server's RSS sampled
+# every 5 s into NAME-rss.csv; sets `drift` (mean RSS of minute 2 against the last minute's).
+soak() {
+  start_fgrun; s2_lua "$fgrun_s2"
+  local minutes=$soak_minutes t
+  wrk -t2 -c"$2" -d"$((minutes * 60))s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/$1-fgrun.txt" &
+  local load=$!
+  : > "$out/$1-rss.csv"
+  # Sampled while the load runs, by the time since it started (a count of 5 s sleeps overruns it).
+  local began=$SECONDS
+  while sleep 5; kill -0 $load 2>/dev/null; do echo "$((SECONDS - began)),$(current_rss_kb)" >> "$out/$1-rss.csv"; done
+  wait $load
+  drift=$(awk -F, -v end="$(tail -1 "$out/$1-rss.csv" | cut -d, -f1)" '
+    $1 > 60 && $1 <= 120 { early += $2; ne++ }
+    $1 > end - 60 { late += $2; nl++ }
+    END { early /= ne; late /= nl; d = (late - early) * 100 / early
+          printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %% (target <= 5 %%): %s", early / 1024, late / 1024, d, d <= 5 ? "met" : "NOT MET" }' "$out/$1-rss.csv")
+}
 # A row: the workload's wrk summary and the running server's peak RSS; the batch columns follow.
 row() {
   local server=$2; [ "$2" = thumbor ] && server="thumbor ($thumbor_processes processes)"
@@ -190,19 +214,23 @@ for w in ${workloads//,/ }; do
         row S3 thumbor; end_row "- | -"; stop_servers
       fi ;;
     SOAK)
-      start_fgrun; s2_lua "$fgrun_s2"
-      wrk -t2 -c8 -d"$((soak_minutes * 60))s" --timeout 30s --latency -s "$out/s2.lua" "http://127.0.0.1:$port" > "$out/SOAK-fgrun.txt" &
-      load=$!
-      : > "$out/soak-rss.csv"
-      for t in $(seq 5 5 $((soak_minutes * 60))); do sleep 5; echo "$t,$(current_rss_kb)" >> "$out/soak-rss.csv"; done
-      wait $load
-      drift=$(awk -F, -v end=$((soak_minutes * 60)) '
-        $1 > 60 && $1 <= 120 { early += $2; ne++ }
-        $1 > end - 60 { late += $2; nl++ }
-        END { early /= ne; late /= nl; d = (late - early) * 100 / early
-              printf "mean RSS %.0f MB (minute 2) -> %.0f MB (last minute): drift %+.1f %% (target <= 5 %%): %s", early / 1024, late / 1024, d, d <= 5 ? "met" : "NOT MET" }' "$out/soak-rss.csv")
+      soak SOAK 8
       row SOAK fgrun; end_row "- | -"; stop_servers
-      checks+=("SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/soak-rss.csv)") ;;
+      checks+=("SOAK, ${soak_minutes} min of S2: $drift (samples: bench/out/serve/SOAK-rss.csv)") ;;
+    OVERLOAD)
+      soak OVERLOAD "$overload_connections"
+      statuses=$(curl -fs "http://127.0.0.1:$port/metrics" | awk -F'[{}"]' '/^fgrun_serve_requests_total/ { split($0, f, " "); printf "%s %s, ", $3, f[2] }')
+      row OVERLOAD fgrun; end_row "- | -"
+      # The drain: renders in flight (and waiting) when SIGTERM comes still end 200.
+      for i in $(seq 8); do
+        curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port/_/rs:fit:500:500/q:80/plain/local:///s1.jpg@jpg?$i" > "$out/drain-$i.txt" &
+      done
+      sleep 1; term=$(date +%s.%N); kill -TERM "${pids[0]}"; wait "${pids[0]}" && code=0 || code=$?
+      took=$(echo "$term $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }'); wait; pids=()
+      drained=$(cat "$out"/drain-*.txt | sort | uniq -c | awk '{ printf "%s x %s ", $1, $2 }')
+      ok=$([ "$code" = 0 ] && [ "$(grep -c '^200$' "$out"/drain-*.txt | awk -F: '{ n += $2 } END { print n }')" = 8 ] && echo met || echo "NOT MET")
+      checks+=("OVERLOAD, ${soak_minutes} min at $overload_connections connections: $drift; statuses ${statuses%, } (samples: bench/out/serve/OVERLOAD-rss.csv)")
+      checks+=("OVERLOAD drain: SIGTERM with 8 renders asked, answers ${drained% }, server exit $code after $took s (target all 200, exit 0): $ok") ;;
     *) echo "serve.sh: unknown workload $w" >&2; exit 64 ;;
   esac
 done

@@ -2,7 +2,9 @@
 //
 // Routes: `/health` (the process answers), `/ready` (listening and not shutting down),
 // `/metrics` (Prometheus), and every other GET path is an image URL (ImageRequest.swift),
-// cancelled when its client goes away (ConnectionWatch.swift). HEAD answers every route as GET
+// cancelled when its client goes away (ConnectionWatch.swift). Before any route, a connection is
+// held to the connection count and request body limit (ConnectionGuard.swift) and closed when it
+// completes no request head within the idle timeout (slow-header clients). HEAD answers every route as GET
 // does, without the body.
 // Middleware, outermost first: the access log (and requests-by-status metric), then error
 // responses. The server runs in a ServiceGroup: on SIGTERM or SIGINT it stops being ready, stops
@@ -33,6 +35,8 @@ public final class ImageServer: Sendable {
   /// than the two renders did.
   let sourceSlots: Admission
   let metrics = ServerMetrics()
+  /// The client connections open now.
+  let connections = ConnectionCount()
   let logger: Logger
   private let httpClient: HTTPClient?
   private let readiness = Atomic<Bool>(false)
@@ -88,9 +92,15 @@ public final class ImageServer: Sendable {
   /// Serves until SIGTERM/SIGINT (when `handlesSignals`) or `shutDown()`, then drains.
   /// `onListening` gets the bound port.
   public func run(handlesSignals: Bool = true, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    let (limits, connections) = (configuration, self.connections)
     let app = Application(
       router: makeRouter(),
-      server: .http1(additionalChannelHandlers: [ConnectionWatch.Handler()]),
+      server: .http1(configuration: .init(
+        additionalChannelHandlers: [
+          ConnectionGuard(maxBodyBytes: limits.maxRequestBodyBytes, maxConnections: limits.maxConnections, connections: connections),
+          ConnectionWatch.Handler(),
+        ],
+        idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))),
       configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "fgrun"),
       onServerRunning: { [self] channel in
         boundPort.store(channel.localAddress?.port ?? 0, ordering: .releasing)

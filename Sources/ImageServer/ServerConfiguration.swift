@@ -53,6 +53,14 @@ public struct ServerConfiguration: Sendable {
   public var keptMetadata: MetadataKindsSetting = .colorProfileOnly
   /// Renderer worker threads.
   public var threads = ProcessInfo.processInfo.activeProcessorCount
+  /// Seconds a connection may go without sending a complete request head, or stay idle between
+  /// requests, before it is closed (clients sending their headers slowly hold nothing longer).
+  public var idleTimeout: Double = 10
+  /// Connections open at once; past it a client gets 503 and is closed. By default all but 1,024 of
+  /// the process's descriptor limit (the rest for sources, fetches and logs), at least 64.
+  public var maxConnections = max(64, ServerConfiguration.descriptorLimit - 1024)
+  /// The largest request body a client may declare (every route reads none); more gets 413 at once.
+  public var maxRequestBodyBytes = 64 << 10
   /// Seconds in-flight requests get to finish after SIGTERM.
   public var shutdownGrace: Double = 25
   /// Part of every ETag: a new release re-renders everything.
@@ -79,9 +87,19 @@ public struct ServerConfiguration: Sendable {
       ("timeout", "\(requestTimeout) s (fetch \(fetchTimeout) s, \(maxRedirects) redirects)"),
       ("memory", "\(memoryBudget >> 20) MiB, \(maxRenders) renders, wait \(admissionWait) s, queue \(maxQueued)"),
       ("accept-formats", negotiatedFormats.map(\.rawValue).joined(separator: ",")),
+      ("connections", "\(maxConnections) at most, idle timeout \(idleTimeout) s, request bodies \(maxRequestBodyBytes) bytes at most"),
       ("max-age", String(cacheMaxAge)),
       ("threads", String(threads)),
     ]
+  }
+}
+
+extension ServerConfiguration {
+  /// The process's soft limit on open descriptors (RLIMIT_NOFILE); Int.max when unlimited.
+  static var descriptorLimit: Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+    return limit.rlim_cur > UInt64(Int.max) ? Int.max : Int(limit.rlim_cur)  // RLIM_INFINITY is UInt64.max
   }
 }
 

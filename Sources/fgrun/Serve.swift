@@ -81,6 +81,12 @@ struct Serve: ParsableCommand {
   @Option(help: ArgumentHelp("Requests that may wait at once; more get 429 at once (FGRUN_MAX_QUEUED; default 64).", valueName: "n"))
   var maxQueued: Int?
 
+  @Option(help: ArgumentHelp("Seconds a connection may go without a complete request head, or idle, before it is closed (FGRUN_IDLE_TIMEOUT; default 10).", valueName: "s"))
+  var idleTimeout: Double?
+
+  @Option(help: ArgumentHelp("Connections open at once; more get 503 (FGRUN_MAX_CONNECTIONS; default: the descriptor limit less 1024).", valueName: "n"))
+  var maxConnections: Int?
+
   @Option(help: ArgumentHelp("Formats chosen from Accept when the URL names none, best first (FGRUN_ACCEPT_FORMATS; default webp).", valueName: "list"))
   var acceptFormats: String?
 
@@ -171,6 +177,8 @@ struct Serve: ParsableCommand {
     if let v: Int = try number(maxRenders, "MAX_RENDERS") { c.maxRenders = try positive(v, "max-renders") }
     if let v: Double = try number(queueWait, "QUEUE_WAIT") { c.admissionWait = max(0, v) }
     if let v: Int = try number(maxQueued, "MAX_QUEUED") { c.maxQueued = max(0, v) }
+    if let v: Double = try number(idleTimeout, "IDLE_TIMEOUT") { c.idleTimeout = try positive(v, "idle-timeout") }
+    if let v: Int = try number(maxConnections, "MAX_CONNECTIONS") { c.maxConnections = try positive(v, "max-connections") }
     if let text = acceptFormats ?? env("ACCEPT_FORMATS") {
       c.negotiatedFormats = try text.split(separator: ",").map {
         guard let format = ImageFileFormat(pathExtension: String($0).trimmingCharacters(in: .whitespaces)) else {

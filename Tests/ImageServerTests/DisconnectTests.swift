@@ -103,7 +103,7 @@ func until(_ what: String, _ condition: () async throws -> Bool) async throws {
 
 /// An HTTP client on a raw TCP socket to 127.0.0.1, closed when the test says.
 final class LoopbackClient: @unchecked Sendable {  // the socket is used by one task at a time
-  private let fd: Int32
+  let fd: Int32
 
   init(port: Int) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -81,5 +81,16 @@ final class SigningTests: XCTestCase {
     XCTAssertTrue(URLSigner.constantTimeEqual([1, 2, 3], [1, 2, 3]))
     XCTAssertFalse(URLSigner.constantTimeEqual([1, 2, 3], [1, 2, 4]))
     XCTAssertFalse(URLSigner.constantTimeEqual([1, 2, 3], [1, 2]))
+    // A digest differing in any one bit of any one byte is refused: the compare folds every byte
+    // into the result (no early exit, so its time does not tell how long a prefix matched).
+    let digest = (0..<32).map { UInt8($0 * 37 & 0xFF) }
+    for position in digest.indices {
+      for bit in 0..<8 {
+        var guess = digest
+        guess[position] ^= 1 << bit
+        XCTAssertFalse(URLSigner.constantTimeEqual(digest, guess), "byte \(position), bit \(bit)")
+      }
+    }
+    XCTAssertTrue(URLSigner.constantTimeEqual(digest, digest))
   }
 }

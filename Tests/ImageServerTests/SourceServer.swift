@@ -1,6 +1,7 @@
 // SourceServer.swift — a misbehaving origin on 127.0.0.1 for the remote-source tests: good
 // images, redirects (to itself, to another loopback address, to the metadata address), a slow
-// answer, a body cut short, one too large (declared and not), text, 404, and a gate the test
+// answer, a body cut short, one too large (declared and not), a body that never ends (fast, or a
+// byte at a time), a PNG declaring 60000×60000 pixels in 67 bytes, text, 404, and a gate the test
 // opens.
 
 import Foundation
@@ -82,6 +83,26 @@ final class SourceServer: Sendable {
         try await writer.finish(nil)
       })
     }
+    router.get("/forever.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: ResponseBody { writer in
+        let chunk = ByteBuffer(bytes: [UInt8](repeating: 0, count: 65_536))
+        while true { try await writer.write(chunk) }
+      })
+    }
+    router.get("/trickle.jpg") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: ResponseBody { writer in
+        while true {
+          try await writer.write(ByteBuffer(bytes: [0xFF]))
+          try await Task.sleep(nanoseconds: 50_000_000)
+        }
+      })
+    }
+    router.get("/bomb.png") { request, _ -> Response in
+      log(request)
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: pixelBomb(width: 60_000, height: 60_000))))
+    }
     router.get("/text.jpg") { request, _ -> Response in
       log(request)
       return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>not an image</html>")))
@@ -109,6 +130,27 @@ final class SourceServer: Sendable {
     await group.triggerGracefulShutdown()
     try await task.value
   }
+}
+
+/// A PNG whose header declares `width`×`height` RGB pixels, with an empty image stream: what a
+/// decoder that trusts the header allocates before it finds out.
+func pixelBomb(width: UInt32, height: UInt32) -> [UInt8] {
+  func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    let typed = Array(type.utf8) + data
+    return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
+  }
+  func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+  // CRC-32 of ISO 3309 (PNG specification, annex D), bit by bit.
+  func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+    }
+    return ~crc
+  }
+  let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+  return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", []) + chunk("IEND", [])
 }
 
 /// The origin, for its own handlers (set once it is listening).
