@@ -1,11 +1,11 @@
 // FilterDefinition.swift — a filter as recipes, `fgrun filters` and the docs know it.
 //
-// Each operation file declares its parameters once, as typed keys (`Parameter`, Parameter.swift),
-// and its table from them (`OperationDescriptor`); a `FilterDefinition` applies the table's checked
-// arguments, read with those keys (`FilterArguments`). Each folder lists its definitions
-// (`ResampleFilters.all`, …) and `FilterRegistry` joins the lists. The recipe compiler calls
-// `apply` — the same Swift methods users call — so a recipe and Swift code build the very same
-// graph.
+// Each operation file declares its parameters once, as the properties of a `FilterParameters`
+// struct (FilterParameters.swift), and its table from them (`OperationDescriptor`); a
+// `FilterDefinition` checks a recipe line's arguments against that table, decodes them into the
+// struct and applies it. Each folder lists its definitions (`ResampleFilters.all`, …) and
+// `FilterRegistry` joins the lists. The recipe compiler calls `apply` — the same Swift methods
+// users call — so a recipe and Swift code build the very same graph.
 
 import Foundation
 import PixelBufferModule
@@ -39,6 +39,20 @@ public struct FilterDefinition: Sendable {
   public let descriptor: OperationDescriptor
   private let body: @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
 
+  /// Creates a definition whose table is `Parameters.table`. `apply` receives
+  /// `descriptor.inputCount` images (the chain's current image first, then named images; then the
+  /// reference image, when the table `measuresAgainstReference` and one is named) and the recipe
+  /// line's arguments decoded into `Parameters`.
+  public init<Parameters: FilterParameters>(
+    _ descriptor: OperationDescriptor, reading: Parameters.Type,
+    apply: @escaping @Sendable (_ inputs: [Image], _ parameters: Parameters, _ context: FilterContext) throws -> Image
+  ) {
+    precondition(descriptor.parameters == Parameters.table, "\(descriptor.name)'s table is not its parameters' table")
+    self.descriptor = descriptor
+    self.body = { inputs, arguments, context in try apply(inputs, Parameters(checking: arguments), context) }
+  }
+
+// TRANSITIONAL_BEGIN
   /// Creates a definition. `apply` receives `descriptor.inputCount` images (the chain's current
   /// image first, then named images; then the reference image, when the table
   /// `measuresAgainstReference` and one is named) and the arguments checked against the table,
@@ -51,6 +65,7 @@ public struct FilterDefinition: Sendable {
     self.body = apply
   }
 
+// TRANSITIONAL_END
   /// Builds the filtered image from `arguments` (name, value) pairs: each value is checked against
   /// its row (kind, then the one clamp), omitted rows take their defaults.
   ///
@@ -65,11 +80,8 @@ public struct FilterDefinition: Sendable {
   }
 }
 
-/// The arguments of one filter call, checked against its table and read with typed keys.
-///
-/// Every row of the table has a value here except optional rows that were not given. Reading a
-/// key the table does not list is a programming error in the filter: it stops the program in
-/// every build (`precondition`), so a test that applies the filter once finds it.
+/// The arguments of one filter call, checked against its table: every row has a value here
+/// except optional rows that were not given.
 public struct FilterArguments: Sendable {
   /// The table the values were checked against.
   public let descriptor: OperationDescriptor
@@ -98,7 +110,7 @@ public struct FilterArguments: Sendable {
     self.descriptor = descriptor
     self.values = Arguments(checked)
   }
-
+// TRANSITIONAL_BEGIN
   /// The value of `key`: given, or its default (declared rows that are neither are required,
   /// and `init` refused their absence). Use `given(_:)` for optional rows.
   public subscript<Value>(_ key: Parameter<Value>) -> Value {
@@ -115,4 +127,5 @@ public struct FilterArguments: Sendable {
       "\(descriptor.name) reads parameter '\(key.name)', which its table does not declare")
     return values[key.name].flatMap(Value.init(parameterValue:))
   }
+// TRANSITIONAL_END
 }
