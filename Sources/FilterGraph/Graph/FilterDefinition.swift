@@ -52,20 +52,18 @@ public struct FilterDefinition: Sendable {
     self.body = { inputs, arguments, context in try apply(inputs, Parameters(checking: arguments), context) }
   }
 
-// TRANSITIONAL_BEGIN
-  /// Creates a definition. `apply` receives `descriptor.inputCount` images (the chain's current
-  /// image first, then named images; then the reference image, when the table
-  /// `measuresAgainstReference` and one is named) and the arguments checked against the table,
-  /// which it reads with the table's typed keys (`arguments[TintOperation.amount]`).
-  public init(
-    _ descriptor: OperationDescriptor,
-    apply: @escaping @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
+  /// Creates a definition whose table is `Parameters.table` followed by rows other tables
+  /// declare (`load`'s codec decode options): `apply` also receives the checked values of the
+  /// whole table, by name.
+  init<Parameters: FilterParameters>(
+    _ descriptor: OperationDescriptor, reading: Parameters.Type,
+    apply: @escaping @Sendable (_ inputs: [Image], _ parameters: Parameters, _ values: Arguments, _ context: FilterContext) throws -> Image
   ) {
+    precondition(descriptor.parameters.starts(with: Parameters.table), "\(descriptor.name)'s table does not start with its parameters' table")
     self.descriptor = descriptor
-    self.body = apply
+    self.body = { inputs, arguments, context in try apply(inputs, Parameters(checking: arguments), arguments.values, context) }
   }
 
-// TRANSITIONAL_END
   /// Builds the filtered image from `arguments` (name, value) pairs: each value is checked against
   /// its row (kind, then the one clamp), omitted rows take their defaults.
   ///
@@ -82,11 +80,9 @@ public struct FilterDefinition: Sendable {
 
 /// The arguments of one filter call, checked against its table: every row has a value here
 /// except optional rows that were not given.
-public struct FilterArguments: Sendable {
-  /// The table the values were checked against.
-  public let descriptor: OperationDescriptor
+struct FilterArguments: Sendable {
   /// The checked values in table order: the filter's cache-key spelling.
-  public let values: Arguments
+  let values: Arguments
 
   /// Checks `arguments` against `descriptor` (see `FilterDefinition.apply`).
   init(checking arguments: Arguments, against descriptor: OperationDescriptor) throws {
@@ -107,25 +103,6 @@ public struct FilterArguments: Sendable {
         throw FilterError("\(name) needs \(spec.name)= (\(spec.kind.typeName)).")
       }
     }
-    self.descriptor = descriptor
     self.values = Arguments(checked)
   }
-// TRANSITIONAL_BEGIN
-  /// The value of `key`: given, or its default (declared rows that are neither are required,
-  /// and `init` refused their absence). Use `given(_:)` for optional rows.
-  public subscript<Value>(_ key: Parameter<Value>) -> Value {
-    guard let value = given(key) ?? key.defaultValue else {
-      preconditionFailure("\(descriptor.name) reads optional parameter '\(key.name)' without checking it: use given(_:)")
-    }
-    return value
-  }
-
-  /// The value of `key`, or nil when the recipe did not give it and it has no default.
-  public func given<Value>(_ key: Parameter<Value>) -> Value? {
-    precondition(
-      descriptor.parameters.contains(key.spec),
-      "\(descriptor.name) reads parameter '\(key.name)', which its table does not declare")
-    return values[key.name].flatMap(Value.init(parameterValue:))
-  }
-// TRANSITIONAL_END
 }

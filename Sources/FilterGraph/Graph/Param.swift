@@ -51,6 +51,9 @@ public struct Param<Value: ParameterType>: Sendable, Decodable, ParameterField {
     self.value = value.map(row.clamped)
   }
 
+  /// A parameter with another struct's `row` (`$mode`), at its default: two verbs sharing rows.
+  public init(_ row: Parameter<Value>) { self.init(row, value: row.defaultValue) }
+
   /// Decoded by `FilterParameters.init(checking:)` only.
   public init(from decoder: Decoder) throws { self = try ParameterDecoder.field(decoder) }
 
@@ -155,6 +158,10 @@ extension Param where Value == Point {
 }
 
 extension Param where Value == Length {
+  /// Pixels in `range` or a percentage, required.
+  public init(_ name: String, pixels range: ClosedRange<Int>, help: String) {
+    self.init(Parameter(name, pixels: range, optional: false, help: help), value: nil)
+  }
   /// Pixels in `range`, or a percentage.
   public init(wrappedValue: Length, _ name: String, pixels range: ClosedRange<Int>, help: String) {
     let pixels: Int
@@ -261,5 +268,16 @@ extension OptionalParam where Value == String {
   /// Free text, or nothing.
   public init(text name: String, help: String) {
     self.init(Parameter(text: name, optional: true, help: help))
+  }
+  /// A file path, or nothing.
+  public init(path name: String, help: String) {
+    self.init(Parameter(spec: ParameterSpec(name, .path, optional: true, help: help)))
+  }
+}
+
+extension OptionalParam where Value: ParameterChoice {
+  /// One of `cases` (every case by default), or nothing.
+  public init(_ name: String, cases: [Value] = Array(Value.allCases), help: String) {
+    self.init(Parameter(spec: ParameterSpec(name, .choice(cases.map(\.recipeWord)), optional: true, help: help)))
   }
 }
