@@ -57,18 +57,13 @@ public struct ProfileConversionOperation: PointOperation {
     self.label = label ?? opened.name
   }
 
-  /// `profile`: the ICC profile file (required by this form of `convert`).
-  public static let profilePath = Parameter<String>(
-    spec: ParameterSpec("profile", .path, optional: true, help: "An RGB or gray ICC profile file, relative to the recipe: the image is written in it, the profile embedded."))
-  /// `intent`: the rendering intent of the conversion.
-  public static let intent = Parameter<RenderingIntent>(
-    "intent", default: .relative, help: "With profile=: relative (colorimetric, default) | perceptual | saturation | absolute.")
-  /// `bpc`: black-point compensation.
-  public static let bpc = Parameter<Bool>("bpc", default: false, help: "With profile=: black-point compensation.")
-
   public var descriptor: OperationDescriptor { ColorConversionOperation.table }
+  /// `profile=LABEL intent=… bpc=…` of `convert`'s parameters.
   public var arguments: Arguments {
-    Arguments([("profile", .path(label)), Self.intent.argument(intent), Self.bpc.argument(blackPointCompensation)])
+    let rows = ColorConversionOperation.Parameters()
+    return Arguments([
+      (rows.$profile.name, .path(label)), rows.$intent.argument(intent), rows.$bpc.argument(blackPointCompensation),
+    ])
   }
   /// Only the tag changes.
   public var workingSpace: WorkingSpace? { nil }

@@ -1,11 +1,11 @@
 // FilterDefinition.swift — a filter as recipes, `fgrun filters` and the docs know it.
 //
-// Each operation file declares its parameters once, as typed keys (`Parameter`, Parameter.swift),
-// and its table from them (`OperationDescriptor`); a `FilterDefinition` applies the table's checked
-// arguments, read with those keys (`FilterArguments`). Each folder lists its definitions
-// (`ResampleFilters.all`, …) and `FilterRegistry` joins the lists. The recipe compiler calls
-// `apply` — the same Swift methods users call — so a recipe and Swift code build the very same
-// graph.
+// Each operation file declares its parameters once, as the properties of a `FilterParameters`
+// struct (FilterParameters.swift), and its table from them (`OperationDescriptor`); a
+// `FilterDefinition` checks a recipe line's arguments against that table, decodes them into the
+// struct and applies it. Each folder lists its definitions (`ResampleFilters.all`, …) and
+// `FilterRegistry` joins the lists. The recipe compiler calls `apply` — the same Swift methods
+// users call — so a recipe and Swift code build the very same graph.
 
 import Foundation
 import PixelBufferModule
@@ -39,16 +39,29 @@ public struct FilterDefinition: Sendable {
   public let descriptor: OperationDescriptor
   private let body: @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
 
-  /// Creates a definition. `apply` receives `descriptor.inputCount` images (the chain's current
-  /// image first, then named images; then the reference image, when the table
-  /// `measuresAgainstReference` and one is named) and the arguments checked against the table,
-  /// which it reads with the table's typed keys (`arguments[TintOperation.amount]`).
-  public init(
-    _ descriptor: OperationDescriptor,
-    apply: @escaping @Sendable (_ inputs: [Image], _ arguments: FilterArguments, _ context: FilterContext) throws -> Image
+  /// Creates a definition whose table is `Parameters.table`. `apply` receives
+  /// `descriptor.inputCount` images (the chain's current image first, then named images; then the
+  /// reference image, when the table `measuresAgainstReference` and one is named) and the recipe
+  /// line's arguments decoded into `Parameters`.
+  public init<Parameters: FilterParameters>(
+    _ descriptor: OperationDescriptor, reading: Parameters.Type,
+    apply: @escaping @Sendable (_ inputs: [Image], _ parameters: Parameters, _ context: FilterContext) throws -> Image
   ) {
+    precondition(descriptor.parameters == Parameters.table, "\(descriptor.name)'s table is not its parameters' table")
     self.descriptor = descriptor
-    self.body = apply
+    self.body = { inputs, arguments, context in try apply(inputs, Parameters(checking: arguments), context) }
+  }
+
+  /// Creates a definition whose table is `Parameters.table` followed by rows other tables
+  /// declare (`load`'s codec decode options): `apply` also receives the checked values of the
+  /// whole table, by name.
+  init<Parameters: FilterParameters>(
+    _ descriptor: OperationDescriptor, reading: Parameters.Type,
+    apply: @escaping @Sendable (_ inputs: [Image], _ parameters: Parameters, _ values: Arguments, _ context: FilterContext) throws -> Image
+  ) {
+    precondition(descriptor.parameters.starts(with: Parameters.table), "\(descriptor.name)'s table does not start with its parameters' table")
+    self.descriptor = descriptor
+    self.body = { inputs, arguments, context in try apply(inputs, Parameters(checking: arguments), arguments.values, context) }
   }
 
   /// Builds the filtered image from `arguments` (name, value) pairs: each value is checked against
@@ -65,16 +78,11 @@ public struct FilterDefinition: Sendable {
   }
 }
 
-/// The arguments of one filter call, checked against its table and read with typed keys.
-///
-/// Every row of the table has a value here except optional rows that were not given. Reading a
-/// key the table does not list is a programming error in the filter: it stops the program in
-/// every build (`precondition`), so a test that applies the filter once finds it.
-public struct FilterArguments: Sendable {
-  /// The table the values were checked against.
-  public let descriptor: OperationDescriptor
+/// The arguments of one filter call, checked against its table: every row has a value here
+/// except optional rows that were not given.
+struct FilterArguments: Sendable {
   /// The checked values in table order: the filter's cache-key spelling.
-  public let values: Arguments
+  let values: Arguments
 
   /// Checks `arguments` against `descriptor` (see `FilterDefinition.apply`).
   init(checking arguments: Arguments, against descriptor: OperationDescriptor) throws {
@@ -95,24 +103,6 @@ public struct FilterArguments: Sendable {
         throw FilterError("\(name) needs \(spec.name)= (\(spec.kind.typeName)).")
       }
     }
-    self.descriptor = descriptor
     self.values = Arguments(checked)
-  }
-
-  /// The value of `key`: given, or its default (declared rows that are neither are required,
-  /// and `init` refused their absence). Use `given(_:)` for optional rows.
-  public subscript<Value>(_ key: Parameter<Value>) -> Value {
-    guard let value = given(key) ?? key.defaultValue else {
-      preconditionFailure("\(descriptor.name) reads optional parameter '\(key.name)' without checking it: use given(_:)")
-    }
-    return value
-  }
-
-  /// The value of `key`, or nil when the recipe did not give it and it has no default.
-  public func given<Value>(_ key: Parameter<Value>) -> Value? {
-    precondition(
-      descriptor.parameters.contains(key.spec),
-      "\(descriptor.name) reads parameter '\(key.name)', which its table does not declare")
-    return values[key.name].flatMap(Value.init(parameterValue:))
   }
 }

@@ -1,16 +1,11 @@
-// Parameter.swift — a parameter declared once and read back typed.
+// Parameter.swift — a typed table row, and the Swift types parameter values read back as.
 //
-// A filter declares each parameter as a static typed key, in the operation's file:
-//
-//     static let sigma = Parameter<Double>("sigma", range: 0...500, help: "Standard deviation in pixels.")
-//
-// The key holds the table row (`spec`: name, kind, range, default, help); the operation's table
-// lists the keys' rows, and that table drives recipes, `fgrun filters`, docs/Filters.md and cache
-// keys. The filter's `apply` reads the value with the key — `arguments[GaussianBlurOperation.sigma]`
-// is a `Double`, range applied — so a misspelt parameter does not compile, and reading a key the
-// filter's table does not list stops the program in every build (`FilterArguments`). The Swift
-// methods keep their inputs in range with the same key (`Self.sigma.clamped(sigma)`), and the
-// operation writes its cache key with it (`Self.sigma.argument(sigma)`).
+// `Parameter<Value>` is one row of a parameter table (`spec`: name, kind, range, default, help)
+// with the Swift type its value reads back as. A filter does not declare rows by hand: each
+// `@Param` property of its parameters struct holds one (Param.swift), reached as `$sigma`, and the
+// struct's table lists them (FilterParameters.swift). The row clamps a value into its range
+// (`clamped`) and spells it for a cache key (`argument`), which is how an operation whose own
+// fields differ from its verb's parameters spells its arguments with the verb's names.
 
 import PixelBufferModule
 
@@ -197,17 +192,19 @@ extension ParameterChoice {
 extension WorkingSpace: ParameterChoice {
   /// Both encodings.
   public static var allCases: [WorkingSpace] { [.encoded, .linear] }
+  /// The help of a `space` parameter.
+  public static let parameterHelp = "encoded = on stored values; linear = in linear light."
 }
 
 /// One parameter of a filter: its table row, and the Swift type its value reads back as.
 ///
-/// Declare it once, as a static property of the operation, and list `spec` in the table:
+/// A `@Param` property holds one, its projected value (`Fade().$amount`: "amount", 0…1, default 1):
 ///
 /// ```swift
-/// enum Fade {
-///   static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect.")
-///   static let table = OperationDescriptor(
-///     name: "fade", category: .color, summary: "Fades the image.", parameters: [amount.spec], example: "fade amount=0.5")
+/// struct Fade: FilterParameters {
+///   @Param("amount", range: 0...1, help: "How much of the effect.")
+///   var amount = 1.0
+///   init() {}
 /// }
 /// ```
 public struct Parameter<Value: ParameterType>: Sendable {

@@ -130,9 +130,9 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
 
 /// One row of an operation's parameter table.
 ///
-/// Filters declare rows through typed keys (`Parameter<Value>`), which carry the row; the table
-/// lists the keys' rows. `ParameterSpec` is the untyped form the recipe compiler, `fgrun filters`,
-/// the docs and the codecs' option tables share.
+/// Filters declare rows as the `@Param` properties of their parameters struct (Param.swift); the
+/// struct's table lists them. `ParameterSpec` is the untyped form the recipe compiler, `fgrun
+/// filters`, the docs and the codecs' option tables share.
 public struct ParameterSpec: Hashable, Sendable {
   /// The name used in recipes (`sigma`, `fit`, `color`…).
   public var name: String
@@ -231,9 +231,10 @@ public struct ParameterSpec: Hashable, Sendable {
 
 /// The argument values one operation node was built with, in table order.
 ///
-/// Operations publish theirs (`ImageOperation.arguments`, written with `Parameter.argument(_:)`):
-/// their text is the node's cache key and its label in `fgrun explain`. Filters read the checked
-/// values of a recipe line through `FilterArguments` and typed keys, never by name.
+/// Operations publish theirs (`ImageOperation.arguments`: their parameters struct's `arguments`,
+/// or pairs spelt with its rows' `argument(_:)`): their text is the node's cache key and its label
+/// in `fgrun explain`. Filters read the checked values of a recipe line as the typed properties of
+/// their parameters struct, never by name.
 public struct Arguments: Hashable, Sendable, CustomStringConvertible {
   /// The (name, value) pairs in the order of the parameter table.
   public private(set) var values: [(String, ParameterValue)]

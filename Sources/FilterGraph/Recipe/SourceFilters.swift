@@ -10,42 +10,41 @@ public enum SourceFilters {
   /// against the recipe's folder (`FilterContext.baseDirectory`), with the codecs' decode options.
   /// Reads the header only; a missing, unreadable or unsupported file is an error at the recipe
   /// line, before any pixel is decoded.
-  public static let load = FilterDefinition(EncodedSourceOperation.table) { _, args, context in
+  public static let load = FilterDefinition(EncodedSourceOperation.table, reading: EncodedSourceOperation.Parameters.self) {
+    _, p, decodeOptions, context in
     var options = context.loadOptions
-    for (name, value) in FormatOptionValues(decodeArguments: args.values).values { options.formatOptions[name] = value }
-    return try Image(contentsOf: context.resolve(args[EncodedSourceOperation.path]), options: options)
+    for (name, value) in FormatOptionValues(decodeArguments: decodeOptions).values { options.formatOptions[name] = value }
+    return try Image(contentsOf: context.resolve(p.path), options: options)
   }
 
   /// `solid color=C size=WxH`: a rectangle of one colour.
-  public static let solid = FilterDefinition(ColorSourceOperation.table) { _, args, _ in
-    Image(color: args[ColorSourceOperation.color], size: args[ColorSourceOperation.size])
+  public static let solid = FilterDefinition(ColorSourceOperation.table, reading: ColorSourceOperation.Parameters.self) { _, p, _ in
+    Image(color: p.color, size: p.size)
   }
 
   /// `text string=S [font=] size=N|P% [of=IMAGE] [color=] [width=N|P%] [align=] [line-spacing=]
   /// [dpi=] [weight=] [style=]` (TextSource.swift). The of= image is only measured: a percentage
   /// is of its height (size=) or width (width=); the compiler refuses a percentage without of=.
-  public static let text = FilterDefinition(TextSourceOperation.table) { inputs, args, context in
-    typealias Text = TextSourceOperation
+  public static let text = FilterDefinition(TextSourceOperation.table, reading: TextSourceOperation.Parameters.self) {
+    inputs, p, context in
     let reference = inputs[0].size
-    let sizeLength = args[Text.size], widthLength = args.given(Text.width)
-    let percentages = [sizeLength, widthLength].contains { if case .percent = $0 { true } else { false } }
+    let percentages = [p.size, p.width].contains { if case .percent = $0 { true } else { false } }
     if context.measuredImageIsAbsent, percentages {
       throw FilterError(
         "percentages of size= and width= are of the of= image, and this recipe has no input image; give pixels, of=NAME, or an INPUT")
     }
     var size: Double
-    switch sizeLength {
-    case .pixels(let n): size = Double(n) * (args.given(Text.dpi) ?? 72) / 72
-    case .percent(let p): size = Double(reference.height) * p / 100
+    switch p.size {
+    case .pixels(let n): size = Double(n) * (p.dpi ?? 72) / 72
+    case .percent(let percent): size = Double(reference.height) * percent / 100
     }
-    let width = widthLength.map { Double($0.pixels(of: reference.width)) }
-    var font = args[Text.font]
+    let width = p.width.map { Double($0.pixels(of: reference.width)) }
+    var font = p.font
     if TextStyle(font: font, size: 1).fontIsFile { font = context.resolve(font).path }
-    let string = args[Text.string].replacingOccurrences(of: "\\n", with: "\n")
+    let string = p.string.replacingOccurrences(of: "\\n", with: "\n")
     return try Image(
-      text: string, font: font, size: max(size, 1), color: args[Text.color], width: width.map { max($0, 1) },
-      alignment: args[Text.align], lineSpacing: args[Text.lineSpacing], weight: args[Text.weight],
-      italic: args[Text.fontStyle] == "italic")
+      text: string, font: font, size: max(size, 1), color: p.color, width: width.map { max($0, 1) },
+      alignment: p.align, lineSpacing: p.lineSpacing, weight: p.weight, italic: p.style == "italic")
   }
 
   /// Every source verb.

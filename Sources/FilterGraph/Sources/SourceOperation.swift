@@ -49,8 +49,15 @@ public struct EncodedSourceOperation: SourceOperation {
     self.scaleDenominator = scaleDenominator
   }
 
-  /// `path`: the file (required).
-  public static let path = Parameter<String>(path: "path", help: "The file to read, relative to the recipe.")
+  /// `load path=FILE`: the verb's own parameter (the codecs' decode options follow it in the table).
+  public struct Parameters: FilterParameters {
+    /// The file.
+    @Param(path: "path", help: "The file to read, relative to the recipe.")
+    public var path: String
+
+    /// The defaults; `path` must be given.
+    public init() {}
+  }
 
   /// The parameter table (`load` in `fgrun filters`): the path, then every codec's decode options
   /// (declared in the codecs' own tables).
@@ -58,12 +65,12 @@ public struct EncodedSourceOperation: SourceOperation {
     name: "load", category: .source,
     summary: "Reads an image file of any format `fgrun formats` lists (the recipe's input, or another file).",
     inputCount: 0,
-    parameters: [path.spec] + CodecRegistry.allDecodeOptions.map(ParameterSpec.init),
+    parameters: Parameters.table + CodecRegistry.allDecodeOptions.map(ParameterSpec.init),
     example: "logo = load path=logo.png")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    var values: [(String, ParameterValue)] = [(Self.path.name, .path(source.url?.lastPathComponent ?? "<data>"))]
+    var values: [(String, ParameterValue)] = [(Parameters().$path.name, .path(source.url?.lastPathComponent ?? "<data>"))]
     if scaleDenominator > 1 { values.append(("shrink", .number(Double(scaleDenominator)))) }
     return Arguments(values)
   }
@@ -181,19 +188,30 @@ public struct ColorSourceOperation: SourceOperation {
     self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
   }
 
-  /// `color`: the colour.
-  public static let color = Parameter<Color>("color", default: .white, help: "The colour.")
-  /// `size`: width and height (required).
-  public static let size = Parameter<Size>("size", sides: 1...65535, help: "Width and height.")
+  /// `solid color=white size=WxH`.
+  public struct Parameters: FilterParameters {
+    /// The colour.
+    @Param("color", help: "The colour.")
+    public var color = Color.white
+    /// Width and height.
+    @Param("size", sides: 1...65535, help: "Width and height.")
+    public var size: Size
+
+    /// The defaults; `size` must be given.
+    public init() {}
+  }
 
   /// The parameter table (`solid` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "solid", category: .source, summary: "A rectangle of one colour.", inputCount: 0,
-    parameters: [color.spec, size.spec],
-    example: "paper = solid color=#F4ECD8 size=800x600")
+    parameters: Parameters.table, example: "paper = solid color=#F4ECD8 size=800x600")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.color.argument(color), Self.size.argument(size)]) }
+  /// The colour and size (a canvas the Swift API makes may be larger than the row allows: spelt as it is).
+  public var arguments: Arguments {
+    let rows = Parameters()
+    return Arguments([rows.$color.argument(color), rows.$size.argument(size)])
+  }
   public var identity: String { "solid:\(color.hexString):\(size)" }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

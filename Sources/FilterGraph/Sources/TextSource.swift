@@ -58,55 +58,68 @@ public struct TextSourceOperation: SourceOperation {
     return "\(path)@\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
   }
 
-  /// `string`: the text (required).
-  public static let string = Parameter<String>(
-    text: "string", help: "The text, in any script; `\\n` starts a new line.")
-  /// `font`: a family name or a font file.
-  public static let font = Parameter<String>(
-    text: "font", default: "sans-serif", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
-  /// `size`: the em size.
-  public static let size = Parameter<Length>(
-    "size", pixels: 1...4096, optional: false,
-    help: "Em size in pixels (points with dpi=), or a percentage of the of= image's height (size=3% of=input).")
+  /// `text string=S font=sans-serif size=N|P% color=black width=N|P% align=left line-spacing=1
+  /// dpi=N weight=regular style=normal`: the verb's parameters (the operation holds the laid-out
+  /// text).
+  public struct Parameters: FilterParameters {
+    /// The text.
+    @Param(text: "string", help: "The text, in any script; `\\n` starts a new line.")
+    public var string: String
+    /// A family name or a font file.
+    @Param(text: "font", help: "A font family (fc-list lists them) or a font file (.ttf, .otf, .ttc).")
+    public var font = "sans-serif"
+    /// The em size.
+    @Param("size", pixels: 1...4096, help: "Em size in pixels (points with dpi=), or a percentage of the of= image's height (size=3% of=input).")
+    public var size: Length
+    /// The text colour.
+    @Param("color", help: "The text colour (emoji keep theirs).")
+    public var color = Color.black
+    /// The wrapping width.
+    @OptionalParam(
+      "width", pixels: 1...65535, help: "Wrap lines to this many pixels (UAX #14 break opportunities), or a percentage of the of= image's width.")
+    public var width: Length?
+    /// How lines sit in the box.
+    @Param("align", help: "How lines sit in the box.")
+    public var align = TextAlignment.left
+    /// The line pitch.
+    @Param("line-spacing", range: 0.1...10, help: "Line pitch as a multiple of the font's ascent + descent.")
+    public var lineSpacing = 1.0
+    /// Reads size= in points.
+    @OptionalParam("dpi", range: 1...4800, help: "Reads size= in points at this resolution (pixels = points × dpi / 72).")
+    public var dpi: Double?
+    /// The face's weight.
+    @Param("weight", help: "The weight fontconfig looks for.")
+    public var weight = FontWeight.regular
+    /// Upright or italic.
+    @Param("style", words: ["normal", "italic"], help: "Upright, or an italic (or oblique) face.")
+    public var style = "normal"
+
+    /// The defaults; `string` and `size` must be given.
+    public init() {}
+  }
+
   /// `of`: the image percentages are of.
   static let ofNote = "percentages of size= and width= are of the image named by of= (of=input: the recipe's input)"
-  /// `color`: the text colour.
-  public static let color = Parameter<Color>("color", default: .black, help: "The text colour (emoji keep theirs).")
-  /// `width`: the wrapping width.
-  public static let width = Parameter<Length>(
-    "width", pixels: 1...65535, optional: true,
-    help: "Wrap lines to this many pixels (UAX #14 break opportunities), or a percentage of the of= image's width.")
-  /// `align`: how lines sit in the box.
-  public static let align = Parameter<TextAlignment>("align", default: .left, help: "How lines sit in the box.")
-  /// `line-spacing`: the line pitch.
-  public static let lineSpacing = Parameter<Double>(
-    "line-spacing", range: 0.1...10, default: 1, help: "Line pitch as a multiple of the font's ascent + descent.")
-  /// `dpi`: reads size= in points.
-  public static let dpi = Parameter<Double>(
-    "dpi", range: 1...4800, optional: true, help: "Reads size= in points at this resolution (pixels = points × dpi / 72).")
-  /// `weight`: the face's weight.
-  public static let weight = Parameter<FontWeight>("weight", default: .regular, help: "The weight fontconfig looks for.")
-  /// `style`: upright or italic.
-  public static let fontStyle = Parameter<String>(
-    "style", words: ["normal", "italic"], default: "normal", help: "Upright, or an italic (or oblique) face.")
 
   /// The parameter table (`text` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "text", category: .source,
     summary: "Text in any script (HarfBuzz shaping, bidi, fallback fonts, colour emoji) on a transparent background; "
       + ofNote + ".",
-    inputCount: 1,
-    parameters: [string.spec, font.spec, size.spec, color.spec, width.spec, align.spec, lineSpacing.spec, dpi.spec, weight.spec, fontStyle.spec],
+    inputCount: 1, parameters: Parameters.table,
     example: "caption = text string=\"© 2026 A. Photographer\" font=\"DejaVu Sans\" size=3% of=input color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
+  /// The string (its first 40 characters), the style as laid out, and the number of lines.
   public var arguments: Arguments {
+    let rows = Parameters()
     let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
     var values: [(String, ParameterValue)] = [
-      ("string", .text(shown)), ("font", .text(style.font)), ("size", .number(style.size)), Self.color.argument(style.color),
+      (rows.$string.name, .text(shown)), (rows.$font.name, .text(style.font)), (rows.$size.name, .number(style.size)),
+      rows.$color.argument(style.color),
     ]
-    if let width = style.width { values.append(("width", .number(width))) }
-    values += [Self.align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
+    if let width = style.width { values.append((rows.$width.name, .number(width))) }
+    values += [rows.$align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
     return Arguments(values)
   }
   /// What the pixels depend on: the style, the font files as they were (`fontFiles`), the size

@@ -24,6 +24,7 @@
 // "linear" = curve removed, whatever an image's tag; the tag decides what the renderer finally
 // stores (linear tags are stored from linear tiles, see Renderer.run).
 
+import ImageCodecs
 import PixelBufferModule
 
 /// What `Image.converted(to:)` converts to.
@@ -87,20 +88,33 @@ public struct ColorConversionOperation: PointOperation {
     map = PremultipliedMatrix(c0: m0, c1: m1, c2: m2, c3: SIMD4(0, 0, 0, 1))
   }
 
-  /// `to`: the target (give `to` or, for an ICC profile, `profile`).
-  public static let to = Parameter<ColorTarget>(
-    spec: ParameterSpec("to", .choice(ColorTarget.allCases.map(\.recipeWord)), optional: true, help: "gray | srgb | linear | p3 (or give profile=)."))
+  /// `convert to=gray|srgb|linear|p3`, or `convert profile=PATH intent=relative bpc=false`
+  /// (`ProfileConversionOperation`): the verb's parameters, of two operations.
+  public struct Parameters: FilterParameters {
+    /// The target (give `to` or, for an ICC profile, `profile`).
+    @OptionalParam("to", help: "gray | srgb | linear | p3 (or give profile=).")
+    public var to: ColorTarget?
+    /// The ICC profile file.
+    @OptionalParam(path: "profile", help: "An RGB or gray ICC profile file, relative to the recipe: the image is written in it, the profile embedded.")
+    public var profile: String?
+    /// The rendering intent of a profile conversion.
+    @Param("intent", help: "With profile=: relative (colorimetric, default) | perceptual | saturation | absolute.")
+    public var intent = RenderingIntent.relative
+    /// Black-point compensation of a profile conversion.
+    @Param("bpc", help: "With profile=: black-point compensation.")
+    public var bpc = false
 
-  /// `convert to=gray|srgb|linear|p3`, or `convert profile=PATH intent=… bpc=…`
-  /// (`ProfileConversionOperation`).
+    /// The defaults.
+    public init() {}
+  }
+
   public static let table = OperationDescriptor(
     name: "convert", category: .color,
     summary: "Converts to gray (luminance of linear light), sRGB, linear sRGB or Display P3, or (profile=) to be written in an ICC profile.",
-    parameters: [to.spec, ProfileConversionOperation.profilePath.spec, ProfileConversionOperation.intent.spec, ProfileConversionOperation.bpc.spec],
-    example: "convert to=gray")
+    parameters: Parameters.table, example: "convert to=gray")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.to.argument(target)]) }
+  public var arguments: Arguments { Arguments([Parameters().$to.argument(target)]) }
   /// Linear light; nil when only the tag changes (no pixel is touched).
   public var workingSpace: WorkingSpace? { isIdentity ? nil : .linear }
 

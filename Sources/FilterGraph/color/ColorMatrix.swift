@@ -181,11 +181,93 @@ public struct ColorMatrixOperation: ComposablePointOperation {
   private let cA: SIMD4<Float>
   private let keepsAlpha: Bool, usesAlphaColumn: Bool
 
+  /// `matrix values=… space=encoded`.
+  public struct Parameters: FilterParameters {
+    /// The 20 matrix entries.
+    @Param("values", count: 20, help: "20 numbers, row by row: r g b a bias for R, G, B, then A.")
+    public var values: [Double]
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+
+    /// The defaults; `values` must be given.
+    public init() {}
+  }
+
+  /// `sepia intensity=1 space=encoded`.
+  public struct SepiaParameters: FilterParameters {
+    /// How much of the sepia matrix is mixed in.
+    @Param("intensity", range: 0...1, percent: .fraction, help: "0 = unchanged, 1 = full sepia.")
+    public var intensity = 1.0
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `saturate amount=1.2 space=encoded`.
+  public struct SaturationParameters: FilterParameters {
+    /// The saturation factor.
+    @Param("amount", range: 0...4, percent: .fraction, help: "Saturation factor.")
+    public var amount = 1.2
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `brightness amount=0.1 space=encoded`.
+  public struct BrightnessParameters: FilterParameters {
+    /// What is added to red, green and blue.
+    @Param("amount", range: -1...1, percent: .fraction, help: "Added to each channel (0…1 scale).")
+    public var amount = 0.1
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `contrast amount=1.2 space=encoded`.
+  public struct ContrastParameters: FilterParameters {
+    /// The contrast factor.
+    @Param("amount", range: 0...4, percent: .fraction, help: "Contrast factor.")
+    public var amount = 1.2
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `exposure ev=0.5 space=linear`.
+  public struct ExposureParameters: FilterParameters {
+    /// Photographic stops.
+    @Param("ev", range: -10...10, help: "Photographic stops; +1 doubles the light.")
+    public var ev = 0.5
+    /// The encoding the matrix is applied in: linear light by default.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.linear
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `invert space=encoded`.
+  public struct InversionParameters: FilterParameters {
+    /// The encoding the matrix is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+    /// The defaults.
+    public init() {}
+  }
+
   /// Applies `matrix` in `space` (encoded by default: values as stored).
   public init(_ matrix: ColorMatrix, space: WorkingSpace = .encoded) {
-    self.init(
-      matrix, space: space, table: Self.table,
-      arguments: Arguments([Self.values.argument(matrix.values), Self.space.argument(space)]))
+    var parameters = Parameters()
+    (parameters.values, parameters.space) = (matrix.values, space)
+    self.init(matrix, space: space, table: Self.table, arguments: parameters.arguments)
   }
 
   /// A preset's operation, labelled with the preset's verb and arguments.
@@ -206,71 +288,41 @@ public struct ColorMatrixOperation: ComposablePointOperation {
     usesAlphaColumn = keepsAlpha && cA != .zero
   }
 
-  /// `values`: the 20 matrix entries (required).
-  public static let values = Parameter<[Double]>(
-    "values", count: 20, help: "20 numbers, row by row: r g b a bias for R, G, B, then A.")
-  /// `space`: the encoding a matrix or gamma curve is applied in (encoded by default).
-  public static let space = Parameter<WorkingSpace>(
-    "space", cases: [.encoded, .linear], default: .encoded, help: "encoded = on stored values; linear = in linear light.")
-  /// `space` of `exposure`, linear light by default.
-  public static let exposureSpace = Parameter<WorkingSpace>(
-    "space", cases: [.encoded, .linear], default: .linear, help: "encoded = on stored values; linear = in linear light.")
-  /// `sepia intensity=`.
-  public static let sepiaIntensity = Parameter<Double>(
-    "intensity", range: 0...1, default: 1, percent: .fraction, help: "0 = unchanged, 1 = full sepia.")
-  /// `saturate amount=`.
-  public static let saturationAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, percent: .fraction, help: "Saturation factor.")
-  /// `brightness amount=`.
-  public static let brightnessAmount = Parameter<Double>(
-    "amount", range: -1...1, default: 0.1, percent: .fraction, help: "Added to each channel (0…1 scale).")
-  /// `contrast amount=`.
-  public static let contrastAmount = Parameter<Double>("amount", range: 0...4, default: 1.2, percent: .fraction, help: "Contrast factor.")
-  /// `exposure ev=`.
-  public static let exposureStops = Parameter<Double>(
-    "ev", range: -10...10, default: 0.5, help: "Photographic stops; +1 doubles the light.")
-
   /// `matrix values=… space=encoded`.
   public static let table = OperationDescriptor(
     name: "matrix", category: .color,
     summary: "Applies a 4×5 colour matrix to straight RGBA (rows R, G, B, A of r g b a bias), like feColorMatrix.",
-    parameters: [values.spec, space.spec],
-    example: "matrix values=1,0,0,0,0,0,1,0,0,0,0,0,1,0,0,0,0,0,1,0")
+    parameters: Parameters.table, example: "matrix values=1,0,0,0,0,0,1,0,0,0,0,0,1,0,0,0,0,0,1,0")
 
   /// `sepia intensity=1`.
   public static let sepiaTable = OperationDescriptor(
     name: "sepia", category: .color, summary: "Sepia toning (the classic sepia matrix mixed in by intensity).",
-    parameters: [sepiaIntensity.spec, space.spec],
-    example: "sepia intensity=0.8")
+    parameters: SepiaParameters.table, example: "sepia intensity=0.8")
 
   /// `saturate amount=1.2`.
   public static let saturationTable = OperationDescriptor(
     name: "saturate", category: .color, summary: "Scales saturation around Rec. 709 luma (1 = unchanged, 0 = gray).",
-    parameters: [saturationAmount.spec, space.spec],
-    example: "saturate amount=1.2")
+    parameters: SaturationParameters.table, example: "saturate amount=1.2")
 
   /// `brightness amount=0.1`.
   public static let brightnessTable = OperationDescriptor(
     name: "brightness", category: .color, summary: "Adds a constant to red, green and blue.",
-    parameters: [brightnessAmount.spec, space.spec],
-    example: "brightness amount=0.1")
+    parameters: BrightnessParameters.table, example: "brightness amount=0.1")
 
   /// `contrast amount=1.2`.
   public static let contrastTable = OperationDescriptor(
     name: "contrast", category: .color, summary: "Scales values around mid-gray 0.5 (1 = unchanged).",
-    parameters: [contrastAmount.spec, space.spec],
-    example: "contrast amount=1.2")
+    parameters: ContrastParameters.table, example: "contrast amount=1.2")
 
   /// `exposure ev=0.5` (linear light by default).
   public static let exposureTable = OperationDescriptor(
     name: "exposure", category: .color, summary: "Multiplies red, green and blue by 2^ev (in linear light by default).",
-    parameters: [exposureStops.spec, exposureSpace.spec],
-    example: "exposure ev=0.5")
+    parameters: ExposureParameters.table, example: "exposure ev=0.5")
 
   /// `invert`.
   public static let invertTable = OperationDescriptor(
     name: "invert", category: .color, summary: "Inverts red, green and blue (1 − c), keeping alpha.",
-    parameters: [space.spec],
-    example: "invert")
+    parameters: InversionParameters.table, example: "invert")
 
   public var descriptor: OperationDescriptor { table }
   public var arguments: Arguments { argumentValues }
@@ -311,47 +363,52 @@ extension Image {
 
   /// Sepia-toned by `intensity` (clamped to 0…1) in `space` (encoded values by default).
   public func sepiaToned(intensity: Double = 1, in space: WorkingSpace = .encoded) -> Image {
-    applying(preset: ColorMatrix.sepia(intensity:), ColorMatrixOperation.sepiaTable, ColorMatrixOperation.sepiaIntensity, intensity, space)
+    var p = ColorMatrixOperation.SepiaParameters()
+    (p.intensity, p.space) = (intensity, space)
+    return applying(preset: .sepia(intensity: p.intensity), p.space, ColorMatrixOperation.sepiaTable, p)
   }
 
   /// Saturation scaled by `amount` around Rec. 709 luma (clamped to 0…4; 1 = unchanged; 1.2 by
   /// default, as `saturate` with no amount) in `space` (encoded values by default).
   public func adjustingSaturation(_ amount: Double = 1.2, in space: WorkingSpace = .encoded) -> Image {
-    applying(preset: ColorMatrix.saturation, ColorMatrixOperation.saturationTable, ColorMatrixOperation.saturationAmount, amount, space)
+    var p = ColorMatrixOperation.SaturationParameters()
+    (p.amount, p.space) = (amount, space)
+    return applying(preset: .saturation(p.amount), p.space, ColorMatrixOperation.saturationTable, p)
   }
 
   /// `amount` added to red, green and blue (clamped to −1…1; 0.1 by default, as `brightness` with
   /// no amount) in `space` (encoded values by default).
   public func adjustingBrightness(_ amount: Double = 0.1, in space: WorkingSpace = .encoded) -> Image {
-    applying(preset: ColorMatrix.brightness, ColorMatrixOperation.brightnessTable, ColorMatrixOperation.brightnessAmount, amount, space)
+    var p = ColorMatrixOperation.BrightnessParameters()
+    (p.amount, p.space) = (amount, space)
+    return applying(preset: .brightness(p.amount), p.space, ColorMatrixOperation.brightnessTable, p)
   }
 
   /// Contrast scaled by `amount` around 0.5 (clamped to 0…4; 1 = unchanged; 1.2 by default, as
   /// `contrast` with no amount) in `space` (encoded values by default).
   public func adjustingContrast(_ amount: Double = 1.2, in space: WorkingSpace = .encoded) -> Image {
-    applying(preset: ColorMatrix.contrast, ColorMatrixOperation.contrastTable, ColorMatrixOperation.contrastAmount, amount, space)
+    var p = ColorMatrixOperation.ContrastParameters()
+    (p.amount, p.space) = (amount, space)
+    return applying(preset: .contrast(p.amount), p.space, ColorMatrixOperation.contrastTable, p)
   }
 
   /// Exposure changed by `ev` stops (clamped to −10…10; 0.5 by default, as `exposure` with no ev)
   /// in `space` (linear light by default).
   public func adjustingExposure(ev: Double = 0.5, in space: WorkingSpace = .linear) -> Image {
-    applying(preset: ColorMatrix.exposure(ev:), ColorMatrixOperation.exposureTable, ColorMatrixOperation.exposureStops, ev, space)
+    var p = ColorMatrixOperation.ExposureParameters()
+    (p.ev, p.space) = (ev, space)
+    return applying(preset: .exposure(ev: p.ev), p.space, ColorMatrixOperation.exposureTable, p)
   }
 
   /// Red, green and blue inverted (1 − c) in `space` (encoded values by default), alpha kept.
   public func inverted(in space: WorkingSpace = .encoded) -> Image {
-    let arguments = Arguments([ColorMatrixOperation.space.argument(space)])
-    return applying(ColorMatrixOperation(.invert, space: space, table: ColorMatrixOperation.invertTable, arguments: arguments))
+    var p = ColorMatrixOperation.InversionParameters()
+    p.space = space
+    return applying(preset: .invert, p.space, ColorMatrixOperation.invertTable, p)
   }
 
-  /// A preset's node: `make(value)` with `value` clamped by `key`, labelled with the preset's verb,
-  /// `key=value` and `space`.
-  func applying(
-    preset make: (Double) -> ColorMatrix, _ table: OperationDescriptor, _ key: Parameter<Double>, _ value: Double,
-    _ space: WorkingSpace
-  ) -> Image {
-    let v = key.clamped(value)
-    let arguments = Arguments([key.argument(v), ColorMatrixOperation.space.argument(space)])
-    return applying(ColorMatrixOperation(make(v), space: space, table: table, arguments: arguments))
+  /// A preset's node: `matrix` in `space`, labelled with the preset's verb and its parameters.
+  func applying(preset matrix: ColorMatrix, _ space: WorkingSpace, _ table: OperationDescriptor, _ parameters: some FilterParameters) -> Image {
+    applying(ColorMatrixOperation(matrix, space: space, table: table, arguments: parameters.arguments))
   }
 }

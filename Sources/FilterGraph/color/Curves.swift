@@ -48,10 +48,10 @@ extension CurvePoint: ParameterListElement {
   public static func parameterValue(of list: [CurvePoint]) -> ParameterValue { .pairs(list.map { SIMD2($0.input, $0.output) }) }
 }
 
-extension Parameter where Value == [CurvePoint] {
+extension Param where Value == [CurvePoint] {
   /// Between `count.lowerBound` and `count.upperBound` input:output pairs (required).
   public init(_ name: String, pairs count: ClosedRange<Int>, help: String) {
-    self.init(spec: ParameterSpec(name, .pairs(count: count), help: help))
+    self.init(Parameter(spec: ParameterSpec(name, .pairs(count: count), help: help)), value: nil)
   }
 }
 
@@ -66,6 +66,19 @@ public struct CurvesOperation: PointOperation {
   private let coefficients: [SIMD4<Float>]
   private let knots: [Float]
   private let inverseWidths: [Float]
+
+  /// `curves points=… channel=all`.
+  public struct Parameters: FilterParameters {
+    /// The curve's input:output pairs.
+    @Param("points", pairs: 2...64, help: "input:output pairs (0…1 as stored), inputs distinct, e.g. 0:0,0.5:0.6,1:1.")
+    public var points: [CurvePoint]
+    /// The channels changed.
+    @Param("channel", help: ToneChannel.parameterHelp)
+    public var channel = ToneChannel.all
+
+    /// The defaults; `points` must be given.
+    public init() {}
+  }
 
   /// Creates the operation from at least two points with distinct inputs (they are sorted); fewer
   /// usable points give the identity curve (0:0, 1:1). Of points with equal inputs the last is kept.
@@ -122,20 +135,16 @@ public struct CurvesOperation: PointOperation {
     return m
   }
 
-  /// `points`: the curve's input:output pairs.
-  public static let points = Parameter<[CurvePoint]>(
-    "points", pairs: 2...64, help: "input:output pairs (0…1 as stored), inputs distinct, e.g. 0:0,0.5:0.6,1:1.")
-
-  /// `curves points=0:0,0.5:0.6,1:1`.
   public static let table = OperationDescriptor(
     name: "curves", category: .color,
     summary: "A monotone cubic tone curve (Fritsch–Carlson) through input:output points.",
-    parameters: [Self.points.spec, ToneChannel.parameter.spec],
-    example: "curves points=0:0,0.25:0.2,0.75:0.85,1:1")
+    parameters: Parameters.table, example: "curves points=0:0,0.25:0.2,0.75:0.85,1:1")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.points.argument(points), ToneChannel.parameter.argument(channel)])
+    var parameters = Parameters()
+    (parameters.points, parameters.channel) = (points, channel)
+    return parameters.arguments
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

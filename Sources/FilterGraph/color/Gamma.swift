@@ -21,10 +21,30 @@ public struct GammaOperation: ComposablePointOperation {
   /// The encoding the curve is applied in.
   public let space: WorkingSpace
 
+  /// `gamma value=2.2 space=encoded`.
+  public struct Parameters: FilterParameters {
+    /// γ.
+    @Param("value", range: 0.1...10, help: "γ: the exponent is 1/γ.")
+    public var value = 2.2
+    /// The encoding the curve is applied in.
+    @Param("space", help: WorkingSpace.parameterHelp)
+    public var space = WorkingSpace.encoded
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.gamma = parameters.value
+    self.space = parameters.space
+  }
+
   /// Creates the operation; `gamma` is clamped to the table's 0.1…10 (NaN counts as the default, 2.2).
   public init(gamma: Double, space: WorkingSpace = .encoded) {
-    self.gamma = Self.value.clamped(gamma)
-    self.space = space
+    var parameters = Parameters()
+    (parameters.value, parameters.space) = (gamma, space)
+    self.init(parameters)
   }
 
   /// Two curves in a row, unclamped (the product of two valid γ may leave 0.1…10 and stays exact).
@@ -33,17 +53,16 @@ public struct GammaOperation: ComposablePointOperation {
     self.space = space
   }
 
-  /// `value`: γ.
-  public static let value = Parameter<Double>("value", range: 0.1...10, default: 2.2, help: "γ: the exponent is 1/γ.")
-
-  /// `gamma value=2.2`.
   public static let table = OperationDescriptor(
     name: "gamma", category: .color, summary: "Raises red, green and blue to the power 1/value (value > 1 brightens mid-tones).",
-    parameters: [value.spec, ColorMatrixOperation.space.spec],
-    example: "gamma value=2.2")
+    parameters: Parameters.table, example: "gamma value=2.2")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.value.argument(gamma), ColorMatrixOperation.space.argument(space)]) }
+  /// A merged curve's γ may leave the row's range: it is spelt as it is, not clamped.
+  public var arguments: Arguments {
+    let rows = Parameters()
+    return Arguments([rows.$value.argument(gamma), rows.$space.argument(space)])
+  }
   public var workingSpace: WorkingSpace? { space }
 
   public func composed(with next: any PointOperation) -> (any PointOperation)? {

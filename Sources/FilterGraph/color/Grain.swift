@@ -25,37 +25,35 @@ import PixelBufferModule
 
 /// Film grain; see the definition at the top of Grain.swift.
 public struct GrainOperation: PositionalPointOperation {
-  /// Strength: the largest change, as a fraction of full scale.
-  public let amount: Double
-  /// Grain size in pixels (the lattice spacing).
-  public let size: Double
-  /// The seed: each gives its own grain.
-  public let seed: Int
+  /// `grain amount=0.05 size=1 seed=0`.
+  public struct Parameters: FilterParameters {
+    /// Strength: the largest change, as a fraction of full scale.
+    @Param("amount", range: 0...1, percent: .fraction, help: "Largest change, as a fraction of full scale (0.05 = 5 %).")
+    public var amount = 0.05
+    /// Grain size in pixels (the lattice spacing).
+    @Param("size", range: 1...100, help: "Grain size in pixels (1: every pixel its own).")
+    public var size = 1.0
+    /// The seed: each gives its own grain.
+    @Param("seed", range: 0...2_147_483_647, help: "Each seed gives its own grain; the same seed the same.")
+    public var seed = 0
 
-  /// Creates the operation; arguments are clamped into the table's ranges (NaN takes the default).
-  public init(amount: Double = 0.05, size: Double = 1, seed: Int = 0) {
-    self.amount = Self.amount.clamped(amount)
-    self.size = Self.size.clamped(size)
-    self.seed = Self.seed.clamped(seed)
+    /// The defaults.
+    public init() {}
   }
 
-  /// `amount`: the strength.
-  public static let amount = Parameter<Double>(
-    "amount", range: 0...1, default: 0.05, percent: .fraction, help: "Largest change, as a fraction of full scale (0.05 = 5 %).")
-  /// `size`: the grain size.
-  public static let size = Parameter<Double>("size", range: 1...100, default: 1, help: "Grain size in pixels (1: every pixel its own).")
-  /// `seed`: which grain.
-  public static let seed = Parameter<Int>("seed", range: 0...2_147_483_647, default: 0, help: "Each seed gives its own grain; the same seed the same.")
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// `grain amount=0.05 size=1 seed=0`.
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
+
   public static let table = OperationDescriptor(
     name: "grain", category: .color,
     summary: "Adds film grain of a strength and size, the same for a seed however the image is tiled.",
-    parameters: [amount.spec, size.spec, seed.spec],
-    example: "grain amount=0.06 size=1.5 seed=7")
+    parameters: Parameters.table, example: "grain amount=0.06 size=1.5 seed=7")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.amount.argument(amount), Self.size.argument(size), Self.seed.argument(seed)]) }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .encoded }
 
   /// G(i, j) of the definition.
@@ -84,7 +82,7 @@ public struct GrainOperation: PositionalPointOperation {
   }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, at position: PixelRowPosition) {
-    let strength = Float(amount)
+    let (strength, size, seed) = (Float(parameters.amount), parameters.size, parameters.seed)
     for k in 0..<count {
       let p = pixels[k]
       let d = strength * Self.noise(seed, size: size, x: position.x + k, y: position.y) * p.w
@@ -102,13 +100,15 @@ extension Image {
   /// let filmic = photo.grained(amount: 0.06, size: 1.5, seed: 7)
   /// ```
   public func grained(amount: Double = 0.05, size: Double = 1, seed: Int = 0) -> Image {
-    applying(GrainOperation(amount: amount, size: size, seed: seed))
+    var parameters = GrainOperation.Parameters()
+    (parameters.amount, parameters.size, parameters.seed) = (amount, size, seed)
+    return applying(GrainOperation(parameters))
   }
 }
 
 extension ColorFilters {
   /// `grain amount=0.05 size=1 seed=0`.
-  public static let grain = FilterDefinition(GrainOperation.table) { inputs, args, _ in
-    inputs[0].grained(amount: args[GrainOperation.amount], size: args[GrainOperation.size], seed: args[GrainOperation.seed])
+  public static let grain = FilterDefinition(GrainOperation.table, reading: GrainOperation.Parameters.self) { inputs, p, _ in
+    inputs[0].grained(amount: p.amount, size: p.size, seed: p.seed)
   }
 }

@@ -36,9 +36,8 @@ public enum ToneChannel: String, Hashable, Sendable, CaseIterable, ParameterChoi
     }
   }
 
-  /// The parameter `channel=all|r|g|b` (levels, curves).
-  static let parameter = Parameter<ToneChannel>(
-    "channel", default: .all, help: "The channel changed: all (r, g and b alike), r, g or b.")
+  /// The help of the parameter `channel=all|r|g|b` (levels, curves).
+  static let parameterHelp = "The channel changed: all (r, g and b alike), r, g or b."
 }
 
 /// Maps input black/white points through a gamma to output black/white points; see the file's definition.
@@ -56,45 +55,65 @@ public struct LevelsOperation: PointOperation {
   /// The channels changed.
   public let channel: ToneChannel
 
+  /// `levels black=0 white=1 gamma=1 out-black=0 out-white=1 channel=all`. The black and white
+  /// points range over the values as stored (0…1), with room for the extended range of float and
+  /// wide-gamut sources.
+  public struct Parameters: FilterParameters {
+    /// The input value mapped to `outputBlack`.
+    @Param("black", range: -1...2, percent: .fraction, help: "Input value that becomes out-black (0…1, as stored).")
+    public var black = 0.0
+    /// The input value mapped to `outputWhite`.
+    @Param("white", range: -1...2, percent: .fraction, help: "Input value that becomes out-white; above black.")
+    public var white = 1.0
+    /// γ of the mid-tones.
+    @Param("gamma", range: 0.1...10, help: "Mid-tone gamma: t^(1/gamma), > 1 brightens.")
+    public var gamma = 1.0
+    /// The output value of `black`.
+    @Param("out-black", range: -1...2, percent: .fraction, help: "Output value of black.")
+    public var outputBlack = 0.0
+    /// The output value of `white`.
+    @Param("out-white", range: -1...2, percent: .fraction, help: "Output value of white.")
+    public var outputWhite = 1.0
+    /// The channels changed.
+    @Param("channel", help: ToneChannel.parameterHelp)
+    public var channel = ToneChannel.all
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Creates the operation from values in their ranges; `white` is raised to `black + 1/65535`
+  /// when not above `black`.
+  public init(_ parameters: Parameters) {
+    black = parameters.black
+    white = max(parameters.white, black + 1 / 65535)
+    gamma = parameters.gamma
+    outputBlack = parameters.outputBlack
+    outputWhite = parameters.outputWhite
+    channel = parameters.channel
+  }
+
   /// Creates the operation. Values are clamped to the table's ranges (NaN: the default), and
   /// `white` is raised to `black + 1/65535` when not above `black`.
   public init(black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1, channel: ToneChannel = .all) {
-    self.black = Self.black.clamped(black)
-    self.white = max(Self.white.clamped(white), self.black + 1 / 65535)
-    self.gamma = Self.gamma.clamped(gamma)
-    self.outputBlack = Self.outputBlack.clamped(outputBlack)
-    self.outputWhite = Self.outputWhite.clamped(outputWhite)
-    self.channel = channel
+    var parameters = Parameters()
+    (parameters.black, parameters.white, parameters.gamma) = (black, white, gamma)
+    (parameters.outputBlack, parameters.outputWhite, parameters.channel) = (outputBlack, outputWhite, channel)
+    self.init(parameters)
   }
 
-  /// The range of the black and white points (values as stored: 0…1, with room for the
-  /// extended range of float and wide-gamut sources).
-  static let pointRange = -1.0...2.0
-
-  /// `black`: the input black point.
-  public static let black = Parameter<Double>(
-    "black", range: pointRange, default: 0, percent: .fraction, help: "Input value that becomes out-black (0…1, as stored).")
-  /// `white`: the input white point.
-  public static let white = Parameter<Double>("white", range: pointRange, default: 1, percent: .fraction, help: "Input value that becomes out-white; above black.")
-  /// `gamma`: the mid-tone gamma.
-  public static let gamma = Parameter<Double>("gamma", range: 0.1...10, default: 1, help: "Mid-tone gamma: t^(1/gamma), > 1 brightens.")
-  /// `out-black`: the output of black.
-  public static let outputBlack = Parameter<Double>("out-black", range: pointRange, default: 0, percent: .fraction, help: "Output value of black.")
-  /// `out-white`: the output of white.
-  public static let outputWhite = Parameter<Double>("out-white", range: pointRange, default: 1, percent: .fraction, help: "Output value of white.")
-
-  /// `levels black=0.05 white=0.95 gamma=1.1`.
   public static let table = OperationDescriptor(
     name: "levels", category: .color,
     summary: "Maps input black and white points through a mid-tone gamma to output black and white points.",
-    parameters: [black.spec, white.spec, gamma.spec, outputBlack.spec, outputWhite.spec, ToneChannel.parameter.spec],
-    example: "levels black=0.05 white=0.9 gamma=1.2")
+    parameters: Parameters.table, example: "levels black=0.05 white=0.9 gamma=1.2")
 
   public var descriptor: OperationDescriptor { Self.table }
+  /// The raised `white` may leave its row's range: it is spelt as it is, not clamped.
   public var arguments: Arguments {
-    Arguments([
-      Self.black.argument(black), Self.white.argument(white), Self.gamma.argument(gamma),
-      Self.outputBlack.argument(outputBlack), Self.outputWhite.argument(outputWhite), ToneChannel.parameter.argument(channel),
+    let rows = Parameters()
+    return Arguments([
+      rows.$black.argument(black), rows.$white.argument(white), rows.$gamma.argument(gamma),
+      rows.$outputBlack.argument(outputBlack), rows.$outputWhite.argument(outputWhite), rows.$channel.argument(channel),
     ])
   }
   public var workingSpace: WorkingSpace? { .encoded }

@@ -39,11 +39,36 @@ public struct ModulateOperation: ComposablePointOperation {
   /// M₁, K, k and M₁⁻¹ as the AVX2 kernel `fg_modulate` reads them (the same floats).
   private let kernelConstants: [Float]
 
+  /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
+  public struct Parameters: FilterParameters {
+    /// Multiplies Oklab L.
+    @Param("brightness", range: 0...10, percent: .fraction, help: "Multiplies Oklab lightness L (1 = unchanged).")
+    public var brightness = 1.0
+    /// Multiplies Oklch chroma.
+    @Param("saturation", range: 0...10, percent: .fraction, help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray).")
+    public var saturation = 1.0
+    /// Rotates Oklch hue, in degrees.
+    @Param("hue", range: -360...360, help: "Rotates Oklch hue by this many degrees.")
+    public var hue = 0.0
+    /// Added to Oklab L.
+    @Param("lightness", range: -1...1, percent: .fraction, help: "Added to Oklab L (0 black … 1 white).")
+    public var lightness = 0.0
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.init(
+      merged: parameters.brightness, saturation: parameters.saturation, hue: parameters.hue, lightness: parameters.lightness)
+  }
+
   /// Creates the operation; values are clamped to the table's ranges (NaN: the default, unchanged).
   public init(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) {
-    self.init(
-      merged: Self.brightness.clamped(brightness), saturation: Self.saturation.clamped(saturation),
-      hue: Self.hue.clamped(hue), lightness: Self.lightness.clamped(lightness))
+    var parameters = Parameters()
+    (parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness) = (brightness, saturation, hue, lightness)
+    self.init(parameters)
   }
 
   /// Values already checked, or the composition of two valid operations (which may leave the ranges).
@@ -65,29 +90,18 @@ public struct ModulateOperation: ComposablePointOperation {
       + [b0.x, b1.x, b2.x, b0.y, b1.y, b2.y, b0.z, b1.z, b2.z]
   }
 
-  /// `brightness`: multiplies Oklab L.
-  public static let brightness = Parameter<Double>(
-    "brightness", range: 0...10, default: 1, percent: .fraction, help: "Multiplies Oklab lightness L (1 = unchanged).")
-  /// `saturation`: multiplies Oklch chroma.
-  public static let saturation = Parameter<Double>(
-    "saturation", range: 0...10, default: 1, percent: .fraction, help: "Multiplies Oklch chroma (1 = unchanged, 0 = gray).")
-  /// `hue`: rotation in degrees.
-  public static let hue = Parameter<Double>("hue", range: -360...360, default: 0, help: "Rotates Oklch hue by this many degrees.")
-  /// `lightness`: added to Oklab L.
-  public static let lightness = Parameter<Double>("lightness", range: -1...1, default: 0, percent: .fraction, help: "Added to Oklab L (0 black … 1 white).")
-
-  /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public static let table = OperationDescriptor(
     name: "modulate", category: .color,
     summary: "Brightness and saturation multipliers, hue rotation and lightness offset in Oklch (perceptual).",
-    parameters: [brightness.spec, saturation.spec, hue.spec, lightness.spec],
-    example: "modulate brightness=1.05 saturation=1.2 hue=10")
+    parameters: Parameters.table, example: "modulate brightness=1.05 saturation=1.2 hue=10")
 
   public var descriptor: OperationDescriptor { Self.table }
+  /// A merged operation's values may leave their rows' ranges: they are spelt as they are.
   public var arguments: Arguments {
-    Arguments([
-      Self.brightness.argument(brightness), Self.saturation.argument(saturation), Self.hue.argument(hue),
-      Self.lightness.argument(lightness),
+    let rows = Parameters()
+    return Arguments([
+      rows.$brightness.argument(brightness), rows.$saturation.argument(saturation), rows.$hue.argument(hue),
+      rows.$lightness.argument(lightness),
     ])
   }
   public var workingSpace: WorkingSpace? { .linear }

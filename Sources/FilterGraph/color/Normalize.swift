@@ -97,27 +97,39 @@ public struct NormalizeOperation: AnalysedOperation {
   /// The quantile mapped to white.
   public let high: Double
 
+  /// `normalize low=1 high=99`: percentiles, where the operation holds quantiles.
+  public struct Parameters: FilterParameters {
+    /// The percentile that becomes black.
+    @Param("low", range: 0...100, percent: .percent, help: "Percentile that becomes black (1 or 1% is the 1st percentile).")
+    public var low = 1.0
+    /// The percentile that becomes white.
+    @Param("high", range: 0...100, percent: .percent, help: "Percentile that becomes white (99 or 99% is the 99th percentile).")
+    public var high = 99.0
+
+    /// The defaults.
+    public init() {}
+  }
+
   /// Creates the operation; the quantiles are clamped to 0…1 and ordered.
   public init(low: Double = 0.01, high: Double = 0.99) {
-    let l = Self.low.clamped(low * 100) / 100, h = Self.high.clamped(high * 100) / 100
+    var percentiles = Parameters()
+    (percentiles.low, percentiles.high) = (low * 100, high * 100)
+    let l = percentiles.low / 100, h = percentiles.high / 100
     self.low = min(l, h)
     self.high = max(l, h)
   }
 
-  /// `low`: the percentile that becomes black.
-  public static let low = Parameter<Double>("low", range: 0...100, default: 1, percent: .percent, help: "Percentile that becomes black (1 or 1% is the 1st percentile).")
-  /// `high`: the percentile that becomes white.
-  public static let high = Parameter<Double>("high", range: 0...100, default: 99, percent: .percent, help: "Percentile that becomes white (99 or 99% is the 99th percentile).")
-
-  /// `normalize low=1 high=99`.
   public static let table = OperationDescriptor(
     name: "normalize", category: .color,
     summary: "Stretches the low and high percentiles of the image's r, g, b values to black and white.",
-    parameters: [low.spec, high.spec],
-    example: "normalize low=1 high=99")
+    parameters: Parameters.table, example: "normalize low=1 high=99")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.low.argument(low * 100), Self.high.argument(high * 100)]) }
+  public var arguments: Arguments {
+    var percentiles = Parameters()
+    (percentiles.low, percentiles.high) = (low * 100, high * 100)
+    return percentiles.arguments
+  }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public var analysis: HistogramAnalysis { HistogramAnalysis() }

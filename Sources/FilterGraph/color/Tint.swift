@@ -45,9 +45,32 @@ public struct TintOperation: PointOperation {
   /// The premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
   let map: PremultipliedMatrix
 
+  /// `tint color=#FF8000 amount=1 mode=mix`.
+  public struct Parameters: FilterParameters {
+    /// The tint: straight RGBA, sRGB-encoded.
+    @Param("color", help: "The tint colour; its alpha scales the effect (template: fades the shape).")
+    public var color: Color
+    /// How much of the effect.
+    @Param("amount", range: 0...1, percent: .fraction, help: "How much of the effect, 0 = none, 1 = full.")
+    public var amount = 1.0
+    /// How the colour is applied.
+    @Param("mode", help: "mix | multiply | template | monochrome.")
+    public var mode = TintMode.mix
+
+    /// The defaults; `color` must be given.
+    public init() {}
+  }
+
   /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as the default, 1).
   public init(color: Color, amount: Double = 1, mode: TintMode = .mix) {
-    let clampedAmount = Self.amount.clamped(amount)
+    var parameters = Parameters()
+    (parameters.color, parameters.amount, parameters.mode) = (color, amount, mode)
+    self.init(parameters)
+  }
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    let (color, clampedAmount, mode) = (parameters.color, parameters.amount, parameters.mode)
     self.color = color
     self.amount = clampedAmount
     self.mode = mode
@@ -83,24 +106,16 @@ public struct TintOperation: PointOperation {
     map = PremultipliedMatrix(c0: c0, c1: c1, c2: c2, c3: c3)
   }
 
-  /// `color`: the tint (required).
-  public static let color = Parameter<Color>(
-    "color", help: "The tint colour; its alpha scales the effect (template: fades the shape).")
-  /// `amount`: how much of the effect.
-  public static let amount = Parameter<Double>("amount", range: 0...1, default: 1, percent: .fraction, help: "How much of the effect, 0 = none, 1 = full.")
-  /// `mode`: how the colour is applied.
-  public static let mode = Parameter<TintMode>("mode", default: .mix, help: "mix | multiply | template | monochrome.")
-
-  /// `tint color=#FF8000 amount=0.3 mode=mix`.
   public static let table = OperationDescriptor(
     name: "tint", category: .color,
     summary: "Tints toward a colour (mix), multiplies by it, paints the shape in it (template) or maps luma onto it (monochrome).",
-    parameters: [color.spec, amount.spec, mode.spec],
-    example: "tint color=#FF8000 amount=0.3")
+    parameters: Parameters.table, example: "tint color=#FF8000 amount=0.3")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.color.argument(color), Self.amount.argument(amount), Self.mode.argument(mode)])
+    var parameters = Parameters()
+    (parameters.color, parameters.amount, parameters.mode) = (color, amount, mode)
+    return parameters.arguments
   }
   /// Encoded: tints are defined on stored values, as other tools define them.
   public var workingSpace: WorkingSpace? { .encoded }

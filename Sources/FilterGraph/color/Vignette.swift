@@ -20,41 +20,38 @@ import PixelBufferModule
 
 /// Darkens towards the corners; see the definition at the top of Vignette.swift.
 public struct VignetteOperation: PositionalPointOperation {
-  /// How much light the far corners lose, 0…1.
-  public let amount: Double
-  /// The normalised distance where darkening starts, 0…1.5.
-  public let radius: Double
-  /// The distance over which it reaches `amount`, 0.01…2.
-  public let softness: Double
+  /// `vignette amount=0.5 radius=0.5 softness=0.5`.
+  public struct Parameters: FilterParameters {
+    /// How much light the far corners lose, 0…1.
+    @Param("amount", range: 0...1, percent: .fraction, help: "Light the corners lose (1: they go black).")
+    public var amount = 0.5
+    /// The normalised distance where darkening starts, 0…1.5.
+    @Param("radius", range: 0...1.5, percent: .fraction, help: "Where darkening starts: 0 the centre, 1 a corner.")
+    public var radius = 0.5
+    /// The distance over which it reaches `amount`, 0.01…2.
+    @Param("softness", range: 0.01...2, percent: .fraction, help: "How far beyond the radius it reaches full strength.")
+    public var softness = 0.5
 
-  /// Creates the operation; arguments are clamped into the table's ranges (NaN takes the default).
-  public init(amount: Double = 0.5, radius: Double = 0.5, softness: Double = 0.5) {
-    self.amount = Self.amount.clamped(amount)
-    self.radius = Self.radius.clamped(radius)
-    self.softness = Self.softness.clamped(softness)
+    /// The defaults.
+    public init() {}
   }
 
-  /// `amount`: the light the far corners lose.
-  public static let amount = Parameter<Double>("amount", range: 0...1, default: 0.5, percent: .fraction, help: "Light the corners lose (1: they go black).")
-  /// `radius`: where darkening starts.
-  public static let radius = Parameter<Double>("radius", range: 0...1.5, default: 0.5, percent: .fraction, help: "Where darkening starts: 0 the centre, 1 a corner.")
-  /// `softness`: how far beyond the radius it reaches full strength.
-  public static let softness = Parameter<Double>(
-    "softness", range: 0.01...2, default: 0.5, percent: .fraction, help: "How far beyond the radius it reaches full strength.")
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// `vignette amount=0.5 radius=0.5 softness=0.5`.
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
+
   public static let table = OperationDescriptor(
     name: "vignette", category: .color, summary: "Darkens the image towards its corners, as a lens does.",
-    parameters: [amount.spec, radius.spec, softness.spec],
-    example: "vignette amount=0.4 radius=0.6")
+    parameters: Parameters.table, example: "vignette amount=0.4 radius=0.6")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    Arguments([Self.amount.argument(amount), Self.radius.argument(radius), Self.softness.argument(softness)])
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, at position: PixelRowPosition) {
+    let (amount, radius, softness) = (parameters.amount, parameters.radius, parameters.softness)
     let cx = Double(position.imageSize.width) / 2, cy = Double(position.imageSize.height) / 2
     let half = max((cx * cx + cy * cy).squareRoot(), .leastNonzeroMagnitude)
     let dy = Double(position.y) + 0.5 - cy
@@ -77,15 +74,15 @@ extension Image {
   /// let framed = photo.vignetted(amount: 0.4, radius: 0.6)
   /// ```
   public func vignetted(amount: Double = 0.5, radius: Double = 0.5, softness: Double = 0.5) -> Image {
-    applying(VignetteOperation(amount: amount, radius: radius, softness: softness))
+    var parameters = VignetteOperation.Parameters()
+    (parameters.amount, parameters.radius, parameters.softness) = (amount, radius, softness)
+    return applying(VignetteOperation(parameters))
   }
 }
 
 extension ColorFilters {
   /// `vignette amount=0.5 radius=0.5 softness=0.5`.
-  public static let vignette = FilterDefinition(VignetteOperation.table) { inputs, args, _ in
-    inputs[0].vignetted(
-      amount: args[VignetteOperation.amount], radius: args[VignetteOperation.radius],
-      softness: args[VignetteOperation.softness])
+  public static let vignette = FilterDefinition(VignetteOperation.table, reading: VignetteOperation.Parameters.self) { inputs, p, _ in
+    inputs[0].vignetted(amount: p.amount, radius: p.radius, softness: p.softness)
   }
 }

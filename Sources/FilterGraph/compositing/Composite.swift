@@ -81,7 +81,7 @@ public struct CompositeOperation: ImageOperation, RegionalOperation {
   /// methods pass it); `opacity` is clamped into 0…1 (NaN counts as 1).
   public init(mode: BlendMode, opacity: Double = 1, origin: Point, overlaySize: Size, linearLight: Bool = true) {
     self.mode = mode
-    self.opacity = Float(Self.opacity.clamped(opacity))
+    self.opacity = Float(Parameters().$opacity.clamped(opacity))
     self.origin = origin
     self.overlaySize = overlaySize
     self.linearLight = linearLight
@@ -90,45 +90,67 @@ public struct CompositeOperation: ImageOperation, RegionalOperation {
   /// The largest offset or margin accepted, in pixels.
   public static let maxOffset = 65535
 
-  /// `over`: the base image (required; the recipe compiler passes it as input 1).
-  public static let over = Parameter<String>(
-    image: "over", help: "The base image the chain's image is placed on; the output has its size.")
-  /// `mode`: the blend mode.
-  public static let mode = Parameter<BlendMode>("mode", default: .over, help: "How colours combine.")
-  /// `opacity`: scales the overlay.
-  public static let opacity = Parameter<Double>("opacity", range: 0...1, default: 1, percent: .fraction, help: "Scales the overlay's opacity.")
-  /// `gravity`: where the overlay sits.
-  public static let gravity = Parameter<Gravity>(
-    "gravity", default: .center, help: "Which side or corner of the base the overlay sits against.")
-  /// `margin`: distance from the named sides.
-  public static let margin = Parameter<Length>(
-    "margin", pixels: 0...maxOffset, default: 0,
-    help: "Distance from the side(s) gravity names, in pixels or N% of the base's shorter side.")
-  /// `x`: extra horizontal offset.
-  public static let x = Parameter<Int>(
-    "x", range: -maxOffset...maxOffset, default: 0, help: "Extra horizontal offset in pixels (positive moves right).")
-  /// `y`: extra vertical offset.
-  public static let y = Parameter<Int>(
-    "y", range: -maxOffset...maxOffset, default: 0, help: "Extra vertical offset in pixels (positive moves down).")
-  /// `linear`: blend linear light or encoded values.
-  public static let linear = Parameter<Bool>(
-    "linear", default: true, help: "Blend in linear light (true) or on sRGB-encoded values (false).")
+  /// `composite over=BASE mode=over opacity=1 gravity=center margin=0 x=0 y=0 linear=true`: the
+  /// verb's parameters (the operation holds the placement they resolve to).
+  public struct Parameters: FilterParameters {
+    /// The base image (the recipe compiler passes it as input 1).
+    @Param(image: "over", help: "The base image the chain's image is placed on; the output has its size.")
+    public var over: String
+    /// The blend mode.
+    @Param("mode", help: "How colours combine.")
+    public var mode = BlendMode.over
+    /// Scales the overlay.
+    @Param("opacity", range: 0...1, percent: .fraction, help: "Scales the overlay's opacity.")
+    public var opacity = 1.0
+    /// Where the overlay sits.
+    @Param("gravity", help: "Which side or corner of the base the overlay sits against.")
+    public var gravity = Gravity.center
+    /// Distance from the named sides.
+    @Param("margin", pixels: 0...maxOffset, help: "Distance from the side(s) gravity names, in pixels or N% of the base's shorter side.")
+    public var margin = Length.pixels(0)
+    /// Extra horizontal offset.
+    @Param("x", range: -maxOffset...maxOffset, help: "Extra horizontal offset in pixels (positive moves right).")
+    public var x = 0
+    /// Extra vertical offset.
+    @Param("y", range: -maxOffset...maxOffset, help: "Extra vertical offset in pixels (positive moves down).")
+    public var y = 0
+    /// Blend linear light or encoded values.
+    @Param("linear", help: "Blend in linear light (true) or on sRGB-encoded values (false).")
+    public var linear = true
 
-  /// The parameter table shared by the `composite` and `blend` recipe verbs.
+    /// The defaults; `over` must be given.
+    public init() {}
+  }
+
+  /// `blend mode=over opacity=1 linear=true`: rows of `composite`'s.
+  public struct BlendParameters: FilterParameters {
+    private static let rows = CompositeOperation.Parameters()
+    /// The blend mode.
+    @Param(BlendParameters.rows.$mode) public var mode: BlendMode
+    /// Scales the overlay.
+    @Param(BlendParameters.rows.$opacity) public var opacity: Double
+    /// Blend linear light or encoded values.
+    @Param(BlendParameters.rows.$linear) public var linear: Bool
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// The parameter table of the `composite` recipe verb.
   public static let table = OperationDescriptor(
     name: "composite", category: .compositing,
     summary: "Places the image over another (`over=`) at a gravity, margin and offset, and blends it.",
-    inputCount: 2,
-    parameters: [over.spec, mode.spec, opacity.spec, gravity.spec, margin.spec, x.spec, y.spec, linear.spec],
+    inputCount: 2, parameters: Parameters.table,
     example: "output = composite logo over=photo gravity=southeast margin=24 opacity=0.5")
 
   public var descriptor: OperationDescriptor { Self.table }
 
   /// Mode, opacity, the resolved placement (as `gravity=northwest x= y=`) and `linear`.
   public var arguments: Arguments {
-    Arguments([
-      Self.mode.argument(mode), Self.opacity.argument(Double(opacity)), Self.gravity.argument(.northWest),
-      Self.x.argument(origin.x), Self.y.argument(origin.y), Self.linear.argument(linearLight),
+    let rows = Parameters()
+    return Arguments([
+      rows.$mode.argument(mode), rows.$opacity.argument(Double(opacity)), rows.$gravity.argument(.northWest),
+      rows.$x.argument(origin.x), rows.$y.argument(origin.y), rows.$linear.argument(linearLight),
     ])
   }
 
@@ -191,9 +213,10 @@ extension Image {
     over base: Image, gravity: Gravity = .center, margin: Int = 0, offset: Point = Point(x: 0, y: 0),
     mode: BlendMode = .over, opacity: Double = 1, linearLight: Bool = true
   ) -> Image {
-    typealias Composite = CompositeOperation
-    let anchor = gravity.origin(of: size, in: base.size, margin: min(max(margin, 0), Composite.maxOffset))
-    let origin = Point(x: anchor.x + Composite.x.clamped(offset.x), y: anchor.y + Composite.y.clamped(offset.y))
+    let anchor = gravity.origin(of: size, in: base.size, margin: min(max(margin, 0), CompositeOperation.maxOffset))
+    var moved = CompositeOperation.Parameters()
+    (moved.x, moved.y) = (offset.x, offset.y)
+    let origin = Point(x: anchor.x + moved.x, y: anchor.y + moved.y)
     let op = CompositeOperation(mode: mode, opacity: opacity, origin: origin, overlaySize: size, linearLight: linearLight)
     return base.applying(op, with: [self])
   }

@@ -6,11 +6,11 @@
 //
 //   composite  the second image is named by the `.image` parameter `over=`:
 //                output = composite logo over=photo gravity=southeast margin=24 opacity=0.5
-//              parameters (CompositeOperation.table): over (image, required), mode, opacity,
-//              gravity, margin, x, y, linear.
+//              parameters (CompositeOperation.Parameters): over (image, required), mode,
+//              opacity, gravity, margin, x, y, linear.
 //   blend      the second image is the second positional image (same size images, centred):
 //                glow = blend soft base mode=screen opacity=0.4
-//              parameters: mode, opacity, linear (the same rows of CompositeOperation.table).
+//              parameters: mode, opacity, linear (composite's rows: CompositeOperation.BlendParameters).
 //
 // `apply` receives `inputs = [overlay, base]` in both cases (descriptor.inputCount = 2: the
 // chain's image plus one more; for `composite` the recipe compiler resolves `over=` into
@@ -21,14 +21,12 @@ import PixelBufferModule
 /// Recipe verbs: `composite`, `blend`, `flatten`, `mask` and `shadow` (Shadow.swift).
 public enum CompositingFilters {
   /// `composite OVERLAY over=BASE [mode=] [opacity=] [gravity=] [margin=] [x=] [y=] [linear=]`.
-  public static let composite = FilterDefinition(CompositeOperation.table) { inputs, args, _ in
-    typealias Composite = CompositeOperation
+  public static let composite = FilterDefinition(CompositeOperation.table, reading: CompositeOperation.Parameters.self) { inputs, p, _ in
     // A margin in % is of the base's shorter side, so a watermark sits alike on every photo.
-    let margin = args[Composite.margin].pixels(of: min(inputs[1].size.width, inputs[1].size.height))
+    let margin = p.margin.pixels(of: min(inputs[1].size.width, inputs[1].size.height))
     return inputs[0].composited(
-      over: inputs[1], gravity: args[Composite.gravity], margin: margin,
-      offset: Point(x: args[Composite.x], y: args[Composite.y]), mode: args[Composite.mode],
-      opacity: args[Composite.opacity], linearLight: args[Composite.linear])
+      over: inputs[1], gravity: p.gravity, margin: margin, offset: Point(x: p.x, y: p.y), mode: p.mode, opacity: p.opacity,
+      linearLight: p.linear)
   }
 
   /// `blend OVERLAY BASE [mode=] [opacity=] [linear=]`: the overlay centred on the base.
@@ -36,23 +34,20 @@ public enum CompositingFilters {
     OperationDescriptor(
       name: "blend", category: .compositing,
       summary: "Blends the image onto a second image (the base, given positionally), centred.",
-      inputCount: 2,
-      parameters: [CompositeOperation.mode.spec, CompositeOperation.opacity.spec, CompositeOperation.linear.spec],
-      example: "glow = blend soft base mode=screen opacity=0.4")
-  ) { inputs, args, _ in
-    typealias Composite = CompositeOperation
-    return inputs[0].composited(
-      over: inputs[1], mode: args[Composite.mode], opacity: args[Composite.opacity], linearLight: args[Composite.linear])
+      inputCount: 2, parameters: CompositeOperation.BlendParameters.table, example: "glow = blend soft base mode=screen opacity=0.4"),
+    reading: CompositeOperation.BlendParameters.self
+  ) { inputs, p, _ in
+    inputs[0].composited(over: inputs[1], mode: p.mode, opacity: p.opacity, linearLight: p.linear)
   }
 
   /// `flatten [color=]` (Flatten.swift).
-  public static let flatten = FilterDefinition(FlattenOperation.table) { inputs, args, _ in
-    inputs[0].flattened(onto: args[FlattenOperation.colorKey])
+  public static let flatten = FilterDefinition(FlattenOperation.table, reading: FlattenOperation.Parameters.self) { inputs, p, _ in
+    inputs[0].flattened(onto: p.color)
   }
 
   /// `mask with=NAME [source=luminance|alpha]` (Mask.swift).
-  public static let mask = FilterDefinition(MaskOperation.table) { inputs, args, _ in
-    inputs[0].masked(by: inputs[1], source: args[MaskOperation.sourceKey])
+  public static let mask = FilterDefinition(MaskOperation.table, reading: MaskOperation.Parameters.self) { inputs, p, _ in
+    inputs[0].masked(by: inputs[1], source: p.source)
   }
 
   /// Every compositing verb.

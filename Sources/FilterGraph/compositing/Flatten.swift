@@ -25,18 +25,27 @@ public struct FlattenOperation: PointOperation {
     under = opaque.premultiplied(in: .linear)
   }
 
-  /// The `flatten` verb's table.
-  /// `color`: the colour under the image.
-  public static let colorKey = Parameter<Color>("color", default: .black, help: "The colour under the image (opaque).")
+  /// `flatten color=black`.
+  public struct Parameters: FilterParameters {
+    /// The colour under the image.
+    @Param("color", help: "The colour under the image (opaque).")
+    public var color = Color.black
+
+    /// The defaults.
+    public init() {}
+  }
 
   public static let table = OperationDescriptor(
     name: "flatten", category: .compositing,
     summary: "Composites the image onto a colour (in linear light) and drops alpha.",
-    parameters: [colorKey.spec],
-    example: "flatten color=white")
+    parameters: Parameters.table, example: "flatten color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.colorKey.argument(color)]) }
+  public var arguments: Arguments {
+    var parameters = Parameters()
+    parameters.color = color
+    return parameters.arguments
+  }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

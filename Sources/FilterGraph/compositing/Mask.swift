@@ -29,22 +29,26 @@ public struct MaskOperation: ImageOperation {
   /// Creates the operation.
   public init(source: MaskSource) { self.source = source }
 
-  /// The `mask` verb's table.
-  /// `with`: the mask image (required; the recipe compiler passes it as input 1).
-  public static let with = Parameter<String>(
-    image: "with", help: "The mask image (white or opaque keeps, black or transparent removes).")
-  /// `source`: luminance or alpha.
-  public static let sourceKey = Parameter<MaskSource>("source", default: .luminance, help: "Use the mask's luminance or its alpha.")
+  /// `mask with=NAME source=luminance`: the verb's parameters (the operation holds the source).
+  public struct Parameters: FilterParameters {
+    /// The mask image (the recipe compiler passes it as input 1).
+    @Param(image: "with", help: "The mask image (white or opaque keeps, black or transparent removes).")
+    public var with: String
+    /// Luminance or alpha.
+    @Param("source", help: "Use the mask's luminance or its alpha.")
+    public var source = MaskSource.luminance
+
+    /// The defaults; `with` must be given.
+    public init() {}
+  }
 
   public static let table = OperationDescriptor(
     name: "mask", category: .compositing,
     summary: "Scales the image's opacity by another image's luminance or alpha (scaled to the image's size).",
-    inputCount: 2,
-    parameters: [with.spec, sourceKey.spec],
-    example: "output = mask input with=shape source=alpha")
+    inputCount: 2, parameters: Parameters.table, example: "output = mask input with=shape source=alpha")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.sourceKey.argument(source)]) }
+  public var arguments: Arguments { Arguments([Parameters().$source.argument(source)]) }
   /// Luminance is defined on encoded values; alpha is the same in either space.
   public var workingSpace: WorkingSpace? { source == .luminance ? .encoded : nil }
 

@@ -13,30 +13,35 @@
 
 import PixelBufferModule
 
-/// The `shadow` parameters.
-public enum ShadowParameters {
-  /// `sigma`: the shadow's softness.
-  public static let sigma = Parameter<Double>("sigma", range: 0...100, default: 2, help: "Blur of the shadow (Gaussian σ in pixels).")
-  /// `x`, `y`: the shadow's offset.
-  public static let x = Parameter<Int>("x", range: -1000...1000, default: 2, help: "Shadow offset to the right, in pixels.")
-  public static let y = Parameter<Int>("y", range: -1000...1000, default: 2, help: "Shadow offset downwards, in pixels.")
-  /// `color`: the shadow's colour and opacity.
-  public static let color = Parameter<Color>(
-    "color", default: Color(white: 0, alpha: 0.6), help: "Shadow colour; its alpha is the shadow's opacity.")
+/// `shadow sigma=2 x=2 y=2 color=#00000099`.
+public struct ShadowParameters: FilterParameters {
+  /// The shadow's softness.
+  @Param("sigma", range: 0...100, help: "Blur of the shadow (Gaussian σ in pixels).")
+  public var sigma = 2.0
+  /// The shadow's offset to the right.
+  @Param("x", range: -1000...1000, help: "Shadow offset to the right, in pixels.")
+  public var x = 2
+  /// The shadow's offset downwards.
+  @Param("y", range: -1000...1000, help: "Shadow offset downwards, in pixels.")
+  public var y = 2
+  /// The shadow's colour and opacity.
+  @Param("color", help: "Shadow colour; its alpha is the shadow's opacity.")
+  public var color = Color(white: 0, alpha: 0.6)
 
-  /// The parameter table (`shadow` in `fgrun filters`).
-  public static let table = OperationDescriptor(
-    name: "shadow", category: .compositing,
-    summary: "Lays the image over a soft shadow of its alpha (blurred, offset, coloured); the canvas grows to hold both.",
-    inputCount: 1, parameters: [sigma.spec, x.spec, y.spec, color.spec],
-    example: "badge = shadow caption sigma=3 x=2 y=2 color=#000000A0")
+  /// The defaults.
+  public init() {}
 }
 
 extension CompositingFilters {
   /// `shadow [sigma=] [x=] [y=] [color=]`.
-  public static let shadow = FilterDefinition(ShadowParameters.table) { inputs, args, _ in
-    typealias P = ShadowParameters
-    return inputs[0].shadowed(sigma: args[P.sigma], offset: Point(x: args[P.x], y: args[P.y]), color: args[P.color])
+  public static let shadow = FilterDefinition(
+    OperationDescriptor(
+      name: "shadow", category: .compositing,
+      summary: "Lays the image over a soft shadow of its alpha (blurred, offset, coloured); the canvas grows to hold both.",
+      inputCount: 1, parameters: ShadowParameters.table, example: "badge = shadow caption sigma=3 x=2 y=2 color=#000000A0"),
+    reading: ShadowParameters.self
+  ) { inputs, p, _ in
+    inputs[0].shadowed(sigma: p.sigma, offset: Point(x: p.x, y: p.y), color: p.color)
   }
 }
 
@@ -49,8 +54,9 @@ extension Image {
   /// let badge = try Image(text: "SALE", size: 48, color: .white).shadowed(sigma: 3, offset: Point(x: 2, y: 2))
   /// ```
   public func shadowed(sigma: Double = 2, offset: Point = Point(x: 2, y: 2), color: Color = Color(white: 0, alpha: 0.6)) -> Image {
-    let s = ShadowParameters.sigma.clamped(sigma)
-    let dx = ShadowParameters.x.clamped(offset.x), dy = ShadowParameters.y.clamped(offset.y)
+    var p = ShadowParameters()
+    (p.sigma, p.x, p.y) = (sigma, offset.x, offset.y)
+    let (s, dx, dy) = (p.sigma, p.x, p.y)
     let m = Int((3 * s).rounded(.up)) + max(abs(dx), abs(dy))
     let canvas = Image(color: .clear, size: Size(width: size.width + 2 * m, height: size.height + 2 * m))
     let silhouette = Image(color: color, size: size).masked(by: self, source: .alpha)

@@ -15,27 +15,43 @@ public struct BoxBlurOperation: ImageOperation {
   /// True to average linear light, false to average encoded values.
   public let linearLight: Bool
 
-  /// Creates the operation; `radius` is clamped to 0 … 1000.
-  public init(radius: Int, linearLight: Bool = true) {
-    self.radius = Self.radius.clamped(radius)
-    self.linearLight = linearLight
+  /// `boxblur radius=3 linear=true`.
+  public struct Parameters: FilterParameters {
+    /// The window radius.
+    @Param("radius", range: 0...1000, help: "Window radius in pixels; 0 leaves the image as is.")
+    public var radius: Int
+    /// Average linear light or stored values.
+    @Param("linear", help: "Average linear light (true) or the stored sRGB values (false).")
+    public var linear = true
+
+    /// The defaults; `radius` must be given.
+    public init() {}
   }
 
-  /// `radius`: the window radius (required).
-  public static let radius = Parameter<Int>("radius", range: 0...1000, help: "Window radius in pixels; 0 leaves the image as is.")
-  /// `linear`: average linear light or stored values.
-  public static let linear = Parameter<Bool>(
-    "linear", default: true, help: "Average linear light (true) or the stored sRGB values (false).")
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    radius = parameters.radius
+    linearLight = parameters.linear
+  }
 
-  /// The parameter table (`boxblur radius=3 linear=true`).
+  /// Creates the operation; `radius` is clamped to 0 … 1000.
+  public init(radius: Int, linearLight: Bool = true) {
+    var parameters = Parameters()
+    (parameters.radius, parameters.linear) = (radius, linearLight)
+    self.init(parameters)
+  }
+
   public static let table = OperationDescriptor(
     name: "boxblur", category: .convolution,
     summary: "Mean over the (2·radius+1)² square around each pixel (edges extended).",
-    parameters: [radius.spec, linear.spec],
-    example: "boxblur radius=3")
+    parameters: Parameters.table, example: "boxblur radius=3")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.radius.argument(radius), Self.linear.argument(linearLight)]) }
+  public var arguments: Arguments {
+    var parameters = Parameters()
+    (parameters.radius, parameters.linear) = (radius, linearLight)
+    return parameters.arguments
+  }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {

@@ -165,44 +165,49 @@ public struct ConvolveOperation: ImageOperation {
     self.plans = kernels.map { ConvolutionPlan($0, method: method) }
   }
 
-  /// `size`: the kernel's width and height.
-  public static let size = Parameter<Size>(
-    "size", sides: 1...ConvolutionKernel.maximumSide, optional: true, help: "Kernel width x height, odd sides up to 15 (with values=).")
-  /// `values`: the kernel, row by row.
-  public static let values = Parameter<[Double]>(
-    "values", counts: 1...(ConvolutionKernel.maximumSide * ConvolutionKernel.maximumSide), optional: true,
-    help: "The width·height kernel values, row by row (with size=).")
-  /// `scale`: the divisor.
-  public static let scale = Parameter<Double>(
-    "scale", range: -1e9...1e9, optional: true, help: "Divides the weighted sum (default: the sum of the values, or 1 when it is 0).")
-  /// `offset`: added after dividing.
-  public static let offset = Parameter<Double>(
-    "offset", range: -1000...1000, default: 0, percent: .fraction, help: "Added to each colour after dividing (0…1 units; times alpha).")
-  /// `preset`: a named kernel instead of size and values.
-  public static let preset = Parameter<ConvolutionPreset>(
-    spec: ParameterSpec(
-      "preset", .choice(ConvolutionPreset.allCases.map(\.recipeWord)), optional: true,
-      help: "edges: Sobel gradient magnitude; emboss; laplacian (instead of size= and values=)."))
-  /// `method`: how the sum is evaluated.
-  public static let methodKey = Parameter<ConvolutionMethod>(
-    "method", default: .automatic,
-    help: "direct: m·n taps per pixel; separable: the kernel's SVD terms; auto: whichever is cheaper for the kernel.")
+  /// `convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0 scale= offset=0 method=auto`, or
+  /// `convolve preset=edges|emboss|laplacian offset=0 method=auto`.
+  public struct Parameters: FilterParameters {
+    /// The kernel's width and height.
+    @OptionalParam("size", sides: 1...ConvolutionKernel.maximumSide, help: "Kernel width x height, odd sides up to 15 (with values=).")
+    public var size: Size?
+    /// The kernel, row by row.
+    @OptionalParam(
+      "values", counts: 1...(ConvolutionKernel.maximumSide * ConvolutionKernel.maximumSide),
+      help: "The width·height kernel values, row by row (with size=).")
+    public var values: [Double]?
+    /// The divisor.
+    @OptionalParam("scale", range: -1e9...1e9, help: "Divides the weighted sum (default: the sum of the values, or 1 when it is 0).")
+    public var scale: Double?
+    /// Added after dividing.
+    @Param("offset", range: -1000...1000, percent: .fraction, help: "Added to each colour after dividing (0…1 units; times alpha).")
+    public var offset = 0.0
+    /// A named kernel instead of size and values.
+    @OptionalParam("preset", help: "edges: Sobel gradient magnitude; emboss; laplacian (instead of size= and values=).")
+    public var preset: ConvolutionPreset?
+    /// How the sum is evaluated.
+    @Param("method", help: "direct: m·n taps per pixel; separable: the kernel's SVD terms; auto: whichever is cheaper for the kernel.")
+    public var method = ConvolutionMethod.automatic
 
-  /// The parameter table (`convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0`).
+    /// The defaults; a kernel or a preset must be given.
+    public init() {}
+  }
+
   public static let table = OperationDescriptor(
     name: "convolve", category: .convolution,
     summary: "Convolves with a kernel of odd size up to 15x15 given row by row, or a preset (edges, emboss, laplacian); edges extended.",
-    parameters: [size.spec, values.spec, scale.spec, offset.spec, preset.spec, methodKey.spec],
-    example: "convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0")
+    parameters: Parameters.table, example: "convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// `preset=edges` for the gradient magnitude; otherwise size, values and scale; then offset and method.
+  /// `preset=edges` for the gradient magnitude; otherwise size, values and scale; then offset and
+  /// method. The kernel's offset and scale are spelt as they are, not clamped.
   public var arguments: Arguments {
+    let rows = Parameters()
     let shape: [(String, ParameterValue)] =
       gradientMagnitude
-      ? [Self.preset.argument(.edges)]
-      : [Self.size.argument(kernel.size), Self.values.argument(kernel.values), Self.scale.argument(kernel.scale)]
-    return Arguments(shape + [Self.offset.argument(kernel.offset), Self.methodKey.argument(method)])
+      ? [rows.$preset.argument(.edges)]
+      : [rows.$size.argument(kernel.size), rows.$values.argument(kernel.values), rows.$scale.argument(kernel.scale)]
+    return Arguments(shape + [rows.$offset.argument(kernel.offset), rows.$method.argument(method)])
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

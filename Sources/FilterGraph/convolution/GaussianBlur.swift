@@ -45,11 +45,32 @@ public struct GaussianBlurOperation: ImageOperation {
   /// The requested method.
   public let method: Method
 
+  /// `blur sigma=2 linear=true method=auto`.
+  public struct Parameters: FilterParameters {
+    /// The standard deviation.
+    @Param("sigma", range: 0...500, help: "Standard deviation in pixels; 0 leaves the image as is.")
+    public var sigma: Double
+    /// Blur linear light or stored values.
+    @Param("linear", help: "Blur in linear light (true) or on the stored sRGB values, as most tools do (false).")
+    public var linear = true
+    /// Exact, box or auto.
+    @Param("method", help: "exact: sampled kernel; box: three extended boxes, O(1) per pixel; auto: box above sigma 12.")
+    public var method = Method.automatic
+
+    /// The defaults; `sigma` must be given.
+    public init() {}
+  }
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    (sigma, linearLight, method) = (parameters.sigma, parameters.linear, parameters.method)
+  }
+
   /// Creates the operation; `sigma` is clamped to 0 … 500 (NaN counts as 0).
   public init(sigma: Double, linearLight: Bool = true, method: Method = .automatic) {
-    self.sigma = Self.sigma.clamped(sigma)
-    self.linearLight = linearLight
-    self.method = method
+    var parameters = Parameters()
+    (parameters.sigma, parameters.linear, parameters.method) = (sigma, linearLight, method)
+    self.init(parameters)
   }
 
   /// True when the box cascade will run.
@@ -68,26 +89,16 @@ public struct GaussianBlurOperation: ImageOperation {
       : GaussianKernel.radius(for: sigma)
   }
 
-  /// `sigma`: the standard deviation (required).
-  public static let sigma = Parameter<Double>("sigma", range: 0...500, help: "Standard deviation in pixels; 0 leaves the image as is.")
-  /// `linear`: blur linear light or stored values.
-  public static let linear = Parameter<Bool>(
-    "linear", default: true, help: "Blur in linear light (true) or on the stored sRGB values, as most tools do (false).")
-  /// `method`: exact, box or auto.
-  public static let method = Parameter<Method>(
-    "method", default: .automatic,
-    help: "exact: sampled kernel; box: three extended boxes, O(1) per pixel; auto: box above sigma 12.")
-
-  /// The parameter table (`blur sigma=2 linear=true method=auto`).
   public static let table = OperationDescriptor(
     name: "blur", category: .convolution,
     summary: "Gaussian blur with standard deviation sigma pixels (edges extended).",
-    parameters: [sigma.spec, linear.spec, method.spec],
-    example: "blur sigma=2")
+    parameters: Parameters.table, example: "blur sigma=2")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.sigma.argument(sigma), Self.linear.argument(linearLight), Self.method.argument(method)])
+    var parameters = Parameters()
+    (parameters.sigma, parameters.linear, parameters.method) = (sigma, linearLight, method)
+    return parameters.arguments
   }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
 

@@ -46,24 +46,37 @@ public struct MedianOperation: ImageOperation {
   /// The window radius r (0 … 100).
   public let radius: Int
 
-  /// Creates the operation; `radius` is clamped into 0 … 100.
-  public init(radius: Int) {
-    self.radius = Self.radius.clamped(radius)
+  /// `median radius=1`.
+  public struct Parameters: FilterParameters {
+    /// The window radius.
+    @Param("radius", range: 0...100, help: "Window radius: each channel becomes the median of the (2·radius+1)² square.")
+    public var radius = 1
+
+    /// The defaults.
+    public init() {}
   }
 
-  /// `radius`: the window radius.
-  public static let radius = Parameter<Int>(
-    "radius", range: 0...100, default: 1, help: "Window radius: each channel becomes the median of the (2·radius+1)² square.")
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { radius = parameters.radius }
 
-  /// The parameter table (`median radius=1`).
+  /// Creates the operation; `radius` is clamped into 0 … 100.
+  public init(radius: Int) {
+    var parameters = Parameters()
+    parameters.radius = radius
+    self.init(parameters)
+  }
+
   public static let table = OperationDescriptor(
     name: "median", category: .convolution,
     summary: "Per channel, the median of the (2·radius+1)² square around each pixel (edges extended): removes speckle.",
-    parameters: [radius.spec],
-    example: "median radius=1")
+    parameters: Parameters.table, example: "median radius=1")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.radius.argument(radius)]) }
+  public var arguments: Arguments {
+    var parameters = Parameters()
+    parameters.radius = radius
+    return parameters.arguments
+  }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {

@@ -26,27 +26,38 @@ public struct SharpenOperation: ImageOperation {
   /// Differences at or below this (0 … 1, in encoded units) are left alone.
   public let threshold: Double
 
-  /// Creates the operation; each value is clamped into the table's range (NaN to its default).
-  public init(sigma: Double = 1, amount: Double = 1, threshold: Double = 0) {
-    self.sigma = Self.sigma.clamped(sigma)
-    self.amount = Self.amount.clamped(amount)
-    self.threshold = Self.threshold.clamped(threshold)
+  /// `sharpen sigma=1 amount=1 threshold=0`.
+  public struct Parameters: FilterParameters {
+    /// The blur's standard deviation.
+    @Param("sigma", range: 0...100, help: "Standard deviation of the blur, in pixels.")
+    public var sigma = 1.0
+    /// The strength.
+    @Param("amount", range: 0...20, percent: .fraction, help: "Strength: 1 adds the whole difference.")
+    public var amount = 1.0
+    /// Differences left alone.
+    @Param("threshold", range: 0...1, percent: .fraction, help: "Leave channels whose difference from the blur is at most this (0…1) unchanged.")
+    public var threshold = 0.0
+
+    /// The defaults.
+    public init() {}
   }
 
-  /// `sigma`: the blur's standard deviation.
-  public static let sigma = Parameter<Double>("sigma", range: 0...100, default: 1, help: "Standard deviation of the blur, in pixels.")
-  /// `amount`: the strength.
-  public static let amount = Parameter<Double>("amount", range: 0...20, default: 1, percent: .fraction, help: "Strength: 1 adds the whole difference.")
-  /// `threshold`: differences left alone.
-  public static let threshold = Parameter<Double>(
-    "threshold", range: 0...1, default: 0, percent: .fraction, help: "Leave channels whose difference from the blur is at most this (0…1) unchanged.")
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    (sigma, amount, threshold) = (parameters.sigma, parameters.amount, parameters.threshold)
+  }
 
-  /// The parameter table (`sharpen sigma=1 amount=1 threshold=0`).
+  /// Creates the operation; each value is clamped into the table's range (NaN to its default).
+  public init(sigma: Double = 1, amount: Double = 1, threshold: Double = 0) {
+    var parameters = Parameters()
+    (parameters.sigma, parameters.amount, parameters.threshold) = (sigma, amount, threshold)
+    self.init(parameters)
+  }
+
   public static let table = OperationDescriptor(
     name: "sharpen", category: .convolution,
     summary: "Unsharp mask: adds amount × (image − Gaussian blur) where that exceeds threshold.",
-    parameters: [sigma.spec, amount.spec, threshold.spec],
-    example: "sharpen sigma=1 amount=0.8")
+    parameters: Parameters.table, example: "sharpen sigma=1 amount=0.8")
 
   /// True when the blur uses the box cascade (the same rule as `blur method=auto`).
   var usesBoxes: Bool { sigma > GaussianBlurOperation.boxThreshold }
@@ -60,7 +71,9 @@ public struct SharpenOperation: ImageOperation {
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.sigma.argument(sigma), Self.amount.argument(amount), Self.threshold.argument(threshold)])
+    var parameters = Parameters()
+    (parameters.sigma, parameters.amount, parameters.threshold) = (sigma, amount, threshold)
+    return parameters.arguments
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

@@ -145,44 +145,67 @@ public struct AffineOperation: ImageOperation {
   /// The largest output side.
   public static let maximumSide = 65535
 
+  /// `affine matrix=a,b,c,d translate=0,0 size=WxH centre=false kernel=cubic background=clear`:
+  /// the verb's parameters (the operation holds a matrix with its translation).
+  public struct Parameters: FilterParameters {
+    /// a,b,c,d.
+    @Param("matrix", count: 4, help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate.")
+    public var matrix: [Double]
+    /// e,f.
+    @Param("translate", count: 2, help: "e,f added after the matrix (moves the image only when size is given).")
+    public var translate = [0.0, 0]
+    /// The output size (the bounding box when not given).
+    @OptionalParam(
+      "size", sides: 1...maximumSide, help: "Output size, its origin at the output plane's (0, 0); default: the mapped image's bounding box.")
+    public var size: Size?
+    /// Map the centre to the output's centre.
+    @Param("centre", help: "Map the image's centre to the output's centre, on its bounding box (translate and size ignored).")
+    public var centre = false
+    /// The interpolation kernel.
+    @Param("kernel", help: "Interpolation kernel.")
+    public var kernel = ResampleKernel.cubic
+    /// The colour outside the image.
+    @Param("background", help: "Colour outside the image (default transparent).")
+    public var background = Color.clear
+
+    /// The defaults; `matrix` must be given.
+    public init() {}
+  }
+
+  /// `rotate angle=θ kernel=cubic background=clear`: the `rotate` verb's parameters.
+  public struct RotationParameters: FilterParameters {
+    /// The clockwise angle.
+    @Param("angle", range: -3600...3600, help: "Clockwise angle in degrees (90, 180, 270 move pixels exactly).")
+    public var angle: Double
+    /// The interpolation kernel.
+    @Param("kernel", help: "Interpolation kernel for angles that are not multiples of 90°.")
+    public var kernel = ResampleKernel.cubic
+    /// The colour of the uncovered corners.
+    @Param("background", help: "Colour of the corners the rotation uncovers (default transparent).")
+    public var background = Color.clear
+
+    /// The defaults; `angle` must be given.
+    public init() {}
+  }
+
   /// The `affine` verb's table.
   public static let table = OperationDescriptor(
     name: "affine", category: .geometry,
     summary: "Maps the image through a 2×2 matrix (and translation), resampled with a scale kernel.",
-    parameters: [matrixKey.spec, translate.spec, size.spec, centre.spec, kernelKey.spec, backgroundKey.spec],
-    example: "affine matrix=1,0.3,0,1 background=white")
-
-  /// `matrix`: a,b,c,d (required).
-  public static let matrixKey = Parameter<[Double]>(
-    "matrix", count: 4, help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate.")
-  /// `translate`: e,f.
-  public static let translate = Parameter<[Double]>(
-    "translate", count: 2, default: [0, 0], help: "e,f added after the matrix (moves the image only when size is given).")
-  /// `size`: the output size (optional: the bounding box when not given).
-  public static let size = Parameter<Size>(
-    "size", sides: 1...maximumSide, optional: true,
-    help: "Output size, its origin at the output plane's (0, 0); default: the mapped image's bounding box.")
-  /// `centre`: map the centre to the output's centre.
-  public static let centre = Parameter<Bool>(
-    "centre", default: false,
-    help: "Map the image's centre to the output's centre, on its bounding box (translate and size ignored).")
-  /// `kernel`: the interpolation kernel.
-  public static let kernelKey = Parameter<ResampleKernel>("kernel", default: .cubic, help: "Interpolation kernel.")
-  /// `background`: the colour outside the image.
-  public static let backgroundKey = Parameter<Color>(
-    "background", default: .clear, help: "Colour outside the image (default transparent).")
+    parameters: Parameters.table, example: "affine matrix=1,0.3,0,1 background=white")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The map as given, the size when given (else `centre`), kernel and background.
   public var arguments: Arguments {
-    var values: [(String, ParameterValue)] = [("matrix", .numbers([matrix.a, matrix.b, matrix.c, matrix.d]))]
+    let rows = Parameters()
+    var values = [rows.$matrix.argument([matrix.a, matrix.b, matrix.c, matrix.d])]
     if centred {
-      values.append(("centre", .boolean(true)))
+      values.append(rows.$centre.argument(true))
     } else {
-      values.append(("translate", .numbers([matrix.tx, matrix.ty])))
-      if let outputSize { values.append(("size", .size(outputSize))) }
+      values.append(rows.$translate.argument([matrix.tx, matrix.ty]))
+      if let outputSize { values.append(rows.$size.argument(outputSize)) }
     }
-    values += [("kernel", .choice(kernel.rawValue)), ("background", .color(background))]
+    values += [rows.$kernel.argument(kernel), rows.$background.argument(background)]
     return Arguments(values)
   }
   public var workingSpace: WorkingSpace? { .linear }

@@ -38,32 +38,41 @@ public struct CropOperation: ImageOperation {
     self.gravity = gravity
   }
 
-  /// `size`: the rectangle's size (required).
-  public static let size = Parameter<Size>("size", sides: 1...65535, help: "Width and height of the rectangle.")
-  /// `x`: horizontal move from the gravity's place.
-  public static let x = Parameter<Int>(
-    "x", range: -65535...65535, default: 0, help: "Moves the rectangle right (negative: left) from where gravity puts it.")
-  /// `y`: vertical move from the gravity's place.
-  public static let y = Parameter<Int>(
-    "y", range: -65535...65535, default: 0, help: "Moves the rectangle down (negative: up) from where gravity puts it.")
-  /// `gravity`: the side or corner the rectangle sits against (the words `composite` uses).
-  public static let gravity = Parameter<Gravity>(
-    "gravity", cases: [.northWest, .north, .northEast, .west, .center, .east, .southWest, .south, .southEast],
-    default: .northWest, help: "Which side or corner of the image the rectangle sits against.")
+  /// `crop size=WxH x=0 y=0 gravity=northwest`: the verb's parameters (the operation holds a
+  /// region).
+  public struct Parameters: FilterParameters {
+    /// The rectangle's size.
+    @Param("size", sides: 1...65535, help: "Width and height of the rectangle.")
+    public var size: Size
+    /// Horizontal move from the gravity's place.
+    @Param("x", range: -65535...65535, help: "Moves the rectangle right (negative: left) from where gravity puts it.")
+    public var x = 0
+    /// Vertical move from the gravity's place.
+    @Param("y", range: -65535...65535, help: "Moves the rectangle down (negative: up) from where gravity puts it.")
+    public var y = 0
+    /// The side or corner the rectangle sits against (the words `composite` uses).
+    @Param(
+      "gravity", cases: [.northWest, .north, .northEast, .west, .center, .east, .southWest, .south, .southEast],
+      help: "Which side or corner of the image the rectangle sits against.")
+    public var gravity = Gravity.northWest
+
+    /// The defaults; `size` must be given.
+    public init() {}
+  }
 
   /// The `crop` verb's table.
   public static let table = OperationDescriptor(
     name: "crop", category: .geometry,
     summary: "Keeps a rectangle: a size placed at a gravity, moved by x and y, clipped to the image.",
-    parameters: [size.spec, x.spec, y.spec, gravity.spec],
-    example: "crop size=800x600 gravity=center")
+    parameters: Parameters.table, example: "crop size=800x600 gravity=center")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The region as `size`, `x`, `y`, and `gravity` unless it is northwest.
   public var arguments: Arguments {
-    Arguments(
-      [Self.size.argument(region.size), Self.x.argument(region.x), Self.y.argument(region.y)]
-        + (gravity == .northWest ? [] : [Self.gravity.argument(gravity)]))
+    let rows = Parameters()
+    return Arguments(
+      [rows.$size.argument(region.size), rows.$x.argument(region.x), rows.$y.argument(region.y)]
+        + (gravity == .northWest ? [] : [rows.$gravity.argument(gravity)]))
   }
   public var workingSpace: WorkingSpace? { nil }
 

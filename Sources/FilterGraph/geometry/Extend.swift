@@ -77,37 +77,46 @@ public struct ExtendOperation: ImageOperation {
     self.mode = mode
   }
 
-  /// The `extend` verb's table.
-  /// `top`: rows added above.
-  public static let top = Parameter<Int>("top", range: 0...maximumMargin, default: 0, help: "Rows added above.")
-  /// `right`: columns added on the right.
-  public static let right = Parameter<Int>("right", range: 0...maximumMargin, default: 0, help: "Columns added on the right.")
-  /// `bottom`: rows added below.
-  public static let bottom = Parameter<Int>("bottom", range: 0...maximumMargin, default: 0, help: "Rows added below.")
-  /// `left`: columns added on the left.
-  public static let left = Parameter<Int>("left", range: 0...maximumMargin, default: 0, help: "Columns added on the left.")
-  /// `mode`: color, copy or mirror.
-  public static let modeKey = Parameter<String>(
-    "mode", words: ["color", "copy", "mirror"], default: "color",
-    help: "Fill with color, repeat the edge pixels (copy), or reflect the image (mirror).")
-  /// `color`: the fill of mode=color.
-  public static let color = Parameter<Color>(
-    "color", default: .black, help: "The fill for mode=color (transparent colours give the image alpha).")
+  /// `extend top=0 right=0 bottom=0 left=0 mode=color color=black`: the verb's parameters (the
+  /// operation holds insets and a mode).
+  public struct Parameters: FilterParameters {
+    /// Rows added above.
+    @Param("top", range: 0...maximumMargin, help: "Rows added above.")
+    public var top = 0
+    /// Columns added on the right.
+    @Param("right", range: 0...maximumMargin, help: "Columns added on the right.")
+    public var right = 0
+    /// Rows added below.
+    @Param("bottom", range: 0...maximumMargin, help: "Rows added below.")
+    public var bottom = 0
+    /// Columns added on the left.
+    @Param("left", range: 0...maximumMargin, help: "Columns added on the left.")
+    public var left = 0
+    /// color, copy or mirror.
+    @Param("mode", words: ["color", "copy", "mirror"], help: "Fill with color, repeat the edge pixels (copy), or reflect the image (mirror).")
+    public var mode = "color"
+    /// The fill of mode=color.
+    @Param("color", help: "The fill for mode=color (transparent colours give the image alpha).")
+    public var color = Color.black
+
+    /// The defaults.
+    public init() {}
+  }
 
   public static let table = OperationDescriptor(
     name: "extend", category: .geometry,
     summary: "Adds margins filled with a colour, the repeated edge (copy) or the mirrored image.",
-    parameters: [top.spec, right.spec, bottom.spec, left.spec, modeKey.spec, color.spec],
-    example: "extend top=20 bottom=20 left=40 right=40 color=white")
+    parameters: Parameters.table, example: "extend top=20 bottom=20 left=40 right=40 color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The margins, mode and (for mode=color) colour.
   public var arguments: Arguments {
-    var values: [(String, ParameterValue)] = [
-      ("top", .number(Double(insets.top))), ("right", .number(Double(insets.right))),
-      ("bottom", .number(Double(insets.bottom))), ("left", .number(Double(insets.left))), ("mode", .choice(mode.name)),
+    let rows = Parameters()
+    var values = [
+      rows.$top.argument(insets.top), rows.$right.argument(insets.right), rows.$bottom.argument(insets.bottom),
+      rows.$left.argument(insets.left), rows.$mode.argument(mode.name),
     ]
-    if case .color(let c) = mode { values.append(("color", .color(c))) }
+    if case .color(let c) = mode { values.append(rows.$color.argument(c)) }
     return Arguments(values)
   }
 

@@ -65,18 +65,38 @@ public struct OrientOperation: ImageOperation {
   /// Creates the operation.
   public init(_ transform: OrientTransform) { self.transform = transform }
 
-  /// `orientation`: the EXIF orientation to undo.
-  public static let orientation = Parameter<Int>("orientation", range: 1...8, default: 1, help: "EXIF orientation to undo.")
+  /// `orient orientation=1`.
+  public struct Parameters: FilterParameters {
+    /// The EXIF orientation to undo.
+    @Param("orientation", range: 1...8, help: "EXIF orientation to undo.")
+    public var orientation = 1
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// `flip axis=horizontal|vertical`: the `flip` verb's parameters.
+  public struct FlipParameters: FilterParameters {
+    /// Which way to mirror.
+    @Param("axis", words: ["horizontal", "vertical"], help: "Which way to mirror.")
+    public var axis = "horizontal"
+
+    /// The defaults.
+    public init() {}
+  }
 
   /// The parameter table (`orient` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "orient", category: .geometry,
     summary: "Turns and mirrors by an EXIF orientation (1 = as is … 8); rotate and flip are shorthands.",
-    parameters: [orientation.spec],
-    example: "orient orientation=6")
+    parameters: Parameters.table, example: "orient orientation=6")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.orientation.argument(transform.orientation.rawValue)]) }
+  public var arguments: Arguments {
+    var parameters = Parameters()
+    parameters.orientation = transform.orientation.rawValue
+    return parameters.arguments
+  }
   public var workingSpace: WorkingSpace? { nil }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

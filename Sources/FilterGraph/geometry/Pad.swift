@@ -35,31 +35,37 @@ public struct PadOperation: ImageOperation {
     self.color = color
   }
 
-  /// The `pad` verb's table.
-  /// `size`: the canvas (optional: or `square`).
-  public static let size = Parameter<Size>(
-    "size", sides: 1...maximumSide, optional: true, help: "Canvas width and height (give size or square=true).")
-  /// `square`: a square canvas.
-  public static let square = Parameter<Bool>("square", default: false, help: "A square canvas as wide as the image's longer side.")
-  /// `gravity`: where the image sits.
-  public static let gravityKey = Parameter<Gravity>(
-    "gravity", default: .center, help: "Which side or corner of the canvas the image sits against.")
-  /// `color`: the canvas colour.
-  public static let colorKey = Parameter<Color>(
-    "color", default: .black, help: "Canvas colour (transparent colours give the image alpha).")
+  /// `pad size=WxH | square=true gravity=center color=black`: the verb's parameters (the
+  /// operation holds a canvas or none).
+  public struct Parameters: FilterParameters {
+    /// The canvas (or `square`).
+    @OptionalParam("size", sides: 1...maximumSide, help: "Canvas width and height (give size or square=true).")
+    public var size: Size?
+    /// A square canvas.
+    @Param("square", help: "A square canvas as wide as the image's longer side.")
+    public var square = false
+    /// Where the image sits.
+    @Param("gravity", help: "Which side or corner of the canvas the image sits against.")
+    public var gravity = Gravity.center
+    /// The canvas colour.
+    @Param("color", help: "Canvas colour (transparent colours give the image alpha).")
+    public var color = Color.black
+
+    /// The defaults; `size` or `square` must be given.
+    public init() {}
+  }
 
   public static let table = OperationDescriptor(
     name: "pad", category: .geometry,
     summary: "Places the image on a canvas of a size (or a square) and colour, against a side or corner (cut where larger).",
-    parameters: [size.spec, square.spec, gravityKey.spec, colorKey.spec],
-    example: "pad square=true color=white")
+    parameters: Parameters.table, example: "pad square=true color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
   /// `size` or `square=true`, then gravity and colour.
   public var arguments: Arguments {
-    var values: [(String, ParameterValue)] = canvas.map { [("size", .size($0))] } ?? [("square", .boolean(true))]
-    values += [("gravity", .choice(gravity.rawValue)), ("color", .color(color))]
-    return Arguments(values)
+    let rows = Parameters()
+    let shape = canvas.map { rows.$size.argument($0) } ?? rows.$square.argument(true)
+    return Arguments([shape, rows.$gravity.argument(gravity), rows.$color.argument(color)])
   }
   public var workingSpace: WorkingSpace? { .encoded }
 

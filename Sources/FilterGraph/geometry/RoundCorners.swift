@@ -22,19 +22,24 @@ public struct RoundCornersOperation: ImageOperation {
   /// Creates the operation.
   public init(radius: Double) { self.radius = radius.isFinite ? max(radius, 0) : 0 }
 
-  /// The `roundcorners` verb's table.
-  /// `radius`: the corner radius (required).
-  public static let radiusKey = Parameter<Double>(
-    "radius", range: 0...65535, help: "Corner radius in pixels (at most half the shorter side).")
+  /// `roundcorners radius=24`.
+  public struct Parameters: FilterParameters {
+    /// The corner radius.
+    @Param("radius", range: 0...65535, help: "Corner radius in pixels (at most half the shorter side).")
+    public var radius: Double
+
+    /// The defaults; `radius` must be given.
+    public init() {}
+  }
 
   public static let table = OperationDescriptor(
     name: "roundcorners", category: .geometry,
     summary: "Makes the corners transparent outside quarter circles of a radius, with antialiased edges.",
-    parameters: [radiusKey.spec],
-    example: "roundcorners radius=24")
+    parameters: Parameters.table, example: "roundcorners radius=24")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([("radius", .number(radius))]) }
+  /// The radius as given (above the row's range it is spelt as it is).
+  public var arguments: Arguments { Arguments([Parameters().$radius.argument(radius)]) }
   public var workingSpace: WorkingSpace? { nil }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

@@ -230,27 +230,42 @@ public struct SmartCropOperation: WindowChoosingOperation {
   /// `attention` or `entropy` (`centre` is an ordinary crop; see `Image.smartCropped`).
   public let strategy: SmartCropStrategy
 
-  /// Creates the operation.
-  public init(size: Size, strategy: SmartCropStrategy) {
-    self.size = Self.sizeKey.clamped(size)
-    self.strategy = strategy
+  /// `smartcrop size=WxH strategy=attention`.
+  public struct Parameters: FilterParameters {
+    /// The window.
+    @Param("size", sides: 1...65535, help: "Width and height of the window kept (clamped to the image).")
+    public var size: Size
+    /// How the window is chosen.
+    @Param("strategy", help: "attention: edges, skin and saturated colour; entropy: the most varied luma; centre: the middle.")
+    public var strategy = SmartCropStrategy.attention
+
+    /// The defaults; `size` must be given.
+    public init() {}
   }
 
-  /// `size`: the window.
-  public static let sizeKey = Parameter<Size>("size", sides: 1...65535, help: "Width and height of the window kept (clamped to the image).")
-  /// `strategy`: how the window is chosen.
-  public static let strategyKey = Parameter<SmartCropStrategy>(
-    "strategy", default: .attention, help: "attention: edges, skin and saturated colour; entropy: the most varied luma; centre: the middle.")
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    (size, strategy) = (parameters.size, parameters.strategy)
+  }
 
-  /// `smartcrop size=WxH strategy=attention`.
+  /// Creates the operation; the window's sides are clamped into 1…65535.
+  public init(size: Size, strategy: SmartCropStrategy) {
+    var parameters = Parameters()
+    (parameters.size, parameters.strategy) = (size, strategy)
+    self.init(parameters)
+  }
+
   public static let table = OperationDescriptor(
     name: "smartcrop", category: .geometry,
     summary: "Keeps the window of a given size where the image is most interesting (attention, entropy) or its centre.",
-    parameters: [sizeKey.spec, strategyKey.spec],
-    example: "smartcrop size=1080x1080 strategy=attention")
+    parameters: Parameters.table, example: "smartcrop size=1080x1080 strategy=attention")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments { Arguments([Self.sizeKey.argument(size), Self.strategyKey.argument(strategy)]) }
+  public var arguments: Arguments {
+    var parameters = Parameters()
+    (parameters.size, parameters.strategy) = (size, strategy)
+    return parameters.arguments
+  }
   public var workingSpace: WorkingSpace? { nil }
 
   /// The window clamped to an input of `size`.

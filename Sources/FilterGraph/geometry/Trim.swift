@@ -85,30 +85,41 @@ public struct TrimOperation: WindowChoosingOperation {
   /// The background colour, or nil for the input's top-left pixel.
   public let background: Color?
 
-  /// Creates the operation; `threshold` is clamped into 0…1.
-  public init(threshold: Double = 0.04, background: Color? = nil) {
-    self.threshold = Self.thresholdKey.clamped(threshold)
-    self.background = background
+  /// `trim threshold=0.04 background=white`.
+  public struct Parameters: FilterParameters {
+    /// How far from the background a border pixel may be.
+    @Param("threshold", range: 0...1, percent: .fraction, help: "Largest difference (0…1, any channel) from the background a border pixel may have.")
+    public var threshold = 0.04
+    /// The border's colour.
+    @OptionalParam("background", help: "The border's colour (default: the top-left pixel's).")
+    public var background: Color?
+
+    /// The defaults.
+    public init() {}
   }
 
-  /// `threshold`: how far from the background a border pixel may be.
-  public static let thresholdKey = Parameter<Double>(
-    "threshold", range: 0...1, default: 0.04,
-    percent: .fraction, help: "Largest difference (0…1, any channel) from the background a border pixel may have.")
-  /// `background`: the border's colour.
-  public static let backgroundKey = Parameter<Color>(
-    "background", optional: true, help: "The border's colour (default: the top-left pixel's).")
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    (threshold, background) = (parameters.threshold, parameters.background)
+  }
 
-  /// `trim threshold=0.04 background=white`.
+  /// Creates the operation; `threshold` is clamped into 0…1.
+  public init(threshold: Double = 0.04, background: Color? = nil) {
+    var parameters = Parameters()
+    (parameters.threshold, parameters.background) = (threshold, background)
+    self.init(parameters)
+  }
+
   public static let table = OperationDescriptor(
     name: "trim", category: .geometry,
     summary: "Crops away the border whose colour is within a threshold of the background (default: the top-left pixel).",
-    parameters: [thresholdKey.spec, backgroundKey.spec],
-    example: "trim threshold=0.1 background=white")
+    parameters: Parameters.table, example: "trim threshold=0.1 background=white")
 
   public var descriptor: OperationDescriptor { Self.table }
   public var arguments: Arguments {
-    Arguments([Self.thresholdKey.argument(threshold)] + (background.map { [Self.backgroundKey.argument($0)] } ?? []))
+    var parameters = Parameters()
+    (parameters.threshold, parameters.background) = (threshold, background)
+    return parameters.arguments
   }
   public var workingSpace: WorkingSpace? { nil }
 

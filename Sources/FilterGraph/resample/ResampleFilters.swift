@@ -11,26 +11,26 @@ public enum ResampleFilters {
   ///
   /// Throws `FilterError` unless exactly one of the six size modes is given, or when `focus=` is
   /// given without `fill=`.
-  public static let scale = FilterDefinition(ScaleOperation.table) { inputs, args, _ in
-    typealias Scale = ScaleOperation
+  public static let scale = FilterDefinition(ScaleOperation.table, reading: ScaleOperation.Parameters.self) { inputs, p, _ in
     // Percentages of width= and height= are of the reference (`scale logo width=15% of=photo`),
     // the input itself when none is named.
     let image = inputs[0], reference = inputs.count > 1 ? inputs[1] : inputs[0]
-    let k = args[Scale.kernel], l = args[Scale.linear], s = args[Scale.shrink], e = args[Scale.enlarge]
-    if args.given(Scale.fill) == nil, let focus = args.given(Scale.focus) {
+    let k = p.kernel, l = p.linear, s = p.shrink, e = p.enlarge
+    if p.fill == nil, let focus = p.focus {
       throw FilterError("focus=\(focus.parameterValue) chooses the window of fill=WxH; give fill= or remove focus=.")
     }
+    let names = (p.$factor.name, p.$width.name, p.$height.name, p.$fit.name, p.$fill.name, p.$size.name)
     let modes: [(name: String, image: Image)] = [
-      (Scale.factor.name, args.given(Scale.factor).map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.width.name, args.given(Scale.width).map { image.scaled(toWidth: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.height.name, args.given(Scale.height).map { image.scaled(toHeight: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.fit.name, args.given(Scale.fit).map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.fill.name, args.given(Scale.fill).map { image.scaled(
-          toFill: $0, focus: args.given(Scale.focus) ?? .centre, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
-      (Scale.size.name, args.given(Scale.size).map { image.scaled(to: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.0, p.factor.map { image.scaled(by: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.1, p.width.map { image.scaled(toWidth: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.2, p.height.map { image.scaled(toHeight: $0, of: reference, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.3, p.fit.map { image.scaled(toFit: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.4, p.fill.map { image.scaled(
+          toFill: $0, focus: p.focus ?? .centre, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
+      (names.5, p.size.map { image.scaled(to: $0, kernel: k, linearLight: l, allowsShrinkOnLoad: s, allowsEnlargement: e) }),
     ].compactMap { name, image in image.map { (name, $0) } }
     guard modes.count == 1 else {
-      let list = [Scale.factor.name, Scale.width.name, Scale.height.name, Scale.fit.name, Scale.fill.name, Scale.size.name]
+      let list = [names.0, names.1, names.2, names.3, names.4, names.5]
       throw FilterError(
         modes.isEmpty
           ? "scale needs a size: give one of \(list.joined(separator: "=, "))= (for example 'scale 0.5' or 'scale fit=800x800')."

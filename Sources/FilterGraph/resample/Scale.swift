@@ -59,59 +59,66 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
     self.allowsShrinkOnLoad = allowsShrinkOnLoad
   }
 
-  /// `factor`: one of the six size modes (`ResampleFilters.scale` takes exactly one).
-  public static let factor = Parameter<Double>(
-    "factor", range: 0.0001...100, optional: true, percent: .fraction, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
-  /// `width`: a size mode.
-  public static let width = Parameter<Length>(
-    "width", pixels: 1...maximumSide, optional: true,
-    help: "Target width in pixels, or N% of the width of the image of= names (the input's own by default); the height keeps the aspect ratio.")
-  /// `height`: a size mode.
-  public static let height = Parameter<Length>(
-    "height", pixels: 1...maximumSide, optional: true,
-    help: "Target height in pixels, or N% of the height of the image of= names (the input's own by default); the width keeps the aspect ratio.")
-  /// `fit`: a size mode.
-  public static let fit = Parameter<Size>(
-    "fit", sides: 1...maximumSide, optional: true, help: "Largest size inside the box that keeps the aspect ratio.")
-  /// `fill`: a size mode.
-  public static let fill = Parameter<Size>(
-    "fill", sides: 1...maximumSide, optional: true, help: "Covers the box keeping the aspect ratio, then crops to it (the centre, or where focus= says).")
-  /// `size`: a size mode.
-  public static let size = Parameter<Size>(
-    "size", sides: 1...maximumSide, optional: true, help: "Exact size (may change the aspect ratio).")
-  /// `kernel`: the interpolation kernel.
-  public static let kernel = Parameter<ResampleKernel>("kernel", default: .lanczos3, help: "Interpolation kernel.")
-  /// `linear`: resample linear light or encoded values.
-  public static let linear = Parameter<Bool>(
-    "linear", default: true, help: "Resample in linear light (false: in sRGB-encoded values).")
-  /// `shrink`: allow shrink-on-load.
-  public static let shrink = Parameter<Bool>(
-    "shrink", default: true, help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster).")
+  /// `scale`'s parameters: one of six size modes (`ResampleFilters.scale` takes exactly one), then
+  /// options; the operation holds the size they resolve to.
+  public struct Parameters: FilterParameters {
+    /// A size mode: a factor.
+    @OptionalParam("factor", range: 0.0001...100, percent: .fraction, help: "Scale factor (0.5 halves each side); sides round to the nearest pixel.")
+    public var factor: Double?
+    /// A size mode: a width.
+    @OptionalParam(
+      "width", pixels: 1...maximumSide,
+      help: "Target width in pixels, or N% of the width of the image of= names (the input's own by default); the height keeps the aspect ratio.")
+    public var width: Length?
+    /// A size mode: a height.
+    @OptionalParam(
+      "height", pixels: 1...maximumSide,
+      help: "Target height in pixels, or N% of the height of the image of= names (the input's own by default); the width keeps the aspect ratio.")
+    public var height: Length?
+    /// A size mode: a box to fit.
+    @OptionalParam("fit", sides: 1...maximumSide, help: "Largest size inside the box that keeps the aspect ratio.")
+    public var fit: Size?
+    /// A size mode: a box to fill.
+    @OptionalParam("fill", sides: 1...maximumSide, help: "Covers the box keeping the aspect ratio, then crops to it (the centre, or where focus= says).")
+    public var fill: Size?
+    /// A size mode: the exact size.
+    @OptionalParam("size", sides: 1...maximumSide, help: "Exact size (may change the aspect ratio).")
+    public var size: Size?
+    /// False leaves an image the size mode would enlarge at its size.
+    @Param("enlarge", help: "false: an image the size would enlarge (on either side) keeps its scale; fill still crops to the box's shape.")
+    public var enlarge = true
+    /// The window `fill` keeps.
+    @OptionalParam(
+      "focus",
+      help: "With fill: the window kept — centre (default), attention or entropy (as smartcrop), or the one centred on input pixel X,Y (no face: FilterGraph links no face detector).")
+    public var focus: FillFocus?
+    /// The interpolation kernel.
+    @Param("kernel", help: "Interpolation kernel.")
+    public var kernel = ResampleKernel.lanczos3
+    /// Resample linear light or encoded values.
+    @Param("linear", help: "Resample in linear light (false: in sRGB-encoded values).")
+    public var linear = true
+    /// Allow shrink-on-load.
+    @Param("shrink", help: "Allow decoding a JPEG input at 1/2, 1/4 or 1/8 size first (faster).")
+    public var shrink = true
 
-  /// `enlarge`: false leaves an image the size mode would enlarge at its size.
-  public static let enlarge = Parameter<Bool>(
-    "enlarge", default: true, help: "false: an image the size would enlarge (on either side) keeps its scale; fill still crops to the box's shape.")
-  /// `focus`: the window `fill` keeps.
-  public static let focus = Parameter<FillFocus>(
-    optional: "focus",
-    help: "With fill: the window kept — centre (default), attention or entropy (as smartcrop), or the one centred on input pixel X,Y (no face: FilterGraph links no face detector).")
+    /// The defaults; one size mode must be given.
+    public init() {}
+  }
 
   /// The `scale` verb's table: one of the six size modes, then the kernel and options.
   public static let table = OperationDescriptor(
     name: "scale", category: .resample,
     summary: "Resizes by a factor, to a width or height, to fit or fill a box, or to an exact size (give exactly one).",
-    parameters: [
-      factor.spec, width.spec, height.spec, fit.spec, fill.spec, size.spec, enlarge.spec, focus.spec, kernel.spec, linear.spec,
-      shrink.spec,
-    ],
-    example: "scale fit=1200x1200 kernel=lanczos3", measuresAgainstReference: true)
+    parameters: Parameters.table, example: "scale fit=1200x1200 kernel=lanczos3", measuresAgainstReference: true)
 
   public var descriptor: OperationDescriptor { Self.table }
   /// The resolved target as `size=`, then `kernel`, `linear`, `shrink`.
   public var arguments: Arguments {
-    Arguments([
-      Self.size.argument(targetSize), Self.kernel.argument(kernel), Self.linear.argument(linearLight),
-      Self.shrink.argument(allowsShrinkOnLoad),
+    let rows = Parameters()
+    return Arguments([
+      rows.$size.argument(targetSize), rows.$kernel.argument(kernel), rows.$linear.argument(linearLight),
+      rows.$shrink.argument(allowsShrinkOnLoad),
     ])
   }
   public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }

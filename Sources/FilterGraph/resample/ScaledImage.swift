@@ -37,7 +37,7 @@ extension Image {
     let f = factor.isNaN ? 1 : min(max(factor, 0.0001), 100)
     let target = Size(
       width: Self.roundedSide(Double(size.width) * f), height: Self.roundedSide(Double(size.height) * f))
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.factor.argument(f))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$factor.argument(f))
   }
 
   /// The image scaled to `width` (clamped to at least 1), the height keeping the aspect ratio.
@@ -47,7 +47,7 @@ extension Image {
   ) -> Image {
     let w = Self.clampedSide(width)
     let target = Size(width: w, height: Self.roundedRatio(size.height, times: w, over: size.width))
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.width.argument(.pixels(w)))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$width.argument(.pixels(w)))
   }
 
   /// The image scaled to `height` (clamped to at least 1), the width keeping the aspect ratio.
@@ -57,7 +57,7 @@ extension Image {
   ) -> Image {
     let h = Self.clampedSide(height)
     let target = Size(width: Self.roundedRatio(size.width, times: h, over: size.height), height: h)
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.height.argument(.pixels(h)))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$height.argument(.pixels(h)))
   }
 
   /// The image scaled to `width`: pixels, or a percentage of `reference`'s width (a watermark
@@ -96,7 +96,7 @@ extension Image {
     } else {
       target = Size(width: min(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
     }
-    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.fit.argument(b))
+    return resampled(to: target, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$fit.argument(b))
   }
 
   /// The image scaled to cover `box` keeping the aspect ratio (one side equals the box's, the
@@ -118,7 +118,7 @@ extension Image {
     } else {
       cover = Size(width: max(Self.roundedRatio(w, times: b.height, over: h), b.width), height: b.height)
     }
-    let scaled = resampled(to: cover, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.fill.argument(b))
+    let scaled = resampled(to: cover, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$fill.argument(b))
     cover = scaled.size
     // Not enlarged, the image is smaller than the box: the largest window of the box's shape.
     let window = cover.width >= b.width && cover.height >= b.height ? b
@@ -150,7 +150,7 @@ extension Image {
     allowsEnlargement: Bool = true
   ) -> Image {
     let b = Self.clampedBox(size)
-    return resampled(to: b, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: ScaleOperation.size.argument(b))
+    return resampled(to: b, kernel, linearLight, allowsShrinkOnLoad, allowsEnlargement, as: Self.scaleRows.$size.argument(b))
   }
 
   /// The scale node, or the image itself when the size does not change; without enlargement, a
@@ -161,12 +161,15 @@ extension Image {
     as mode: @autoclosure () -> (String, ParameterValue)
   ) -> Image {
     if !allowsEnlargement, target.width > size.width || target.height > size.height {
-      let written = Arguments([mode(), ScaleOperation.enlarge.argument(false)])
+      let written = Arguments([mode(), Self.scaleRows.$enlarge.argument(false)])
       return applying(UnchangedStepOperation(ScaleOperation.table, arguments: written) { _ in nil })
     }
     if target == size { return self }
     return applying(ScaleOperation(targetSize: target, kernel: kernel, linearLight: linearLight, allowsShrinkOnLoad: allowsShrinkOnLoad))
   }
+
+  /// The rows of `scale`, which spell a step's arguments.
+  private static let scaleRows = ScaleOperation.Parameters()
 
   /// Past every limit: computed sides stop here so arithmetic on them cannot overflow.
   private static let largestComputedSide = 1 << 31
@@ -224,9 +227,9 @@ public enum FillFocus: Hashable, Sendable, ParameterType {
   }
 }
 
-extension Parameter where Value == FillFocus {
-  /// `centre|attention|entropy|X,Y`, optional (it goes with another parameter).
-  public init(optional name: String, help: String) {
-    self.init(spec: ParameterSpec(name, .choiceOrPoint(FillFocus.words), optional: true, help: help))
+extension OptionalParam where Value == FillFocus {
+  /// `centre|attention|entropy|X,Y`, or nothing (it goes with another parameter).
+  public init(_ name: String, help: String) {
+    self.init(Parameter(spec: ParameterSpec(name, .choiceOrPoint(FillFocus.words), optional: true, help: help)))
   }
 }

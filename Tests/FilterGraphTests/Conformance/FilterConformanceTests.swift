@@ -7,7 +7,8 @@
 //   - the same bytes with 1 worker as with 2;
 //   - the same bytes twice in a row from one renderer (caches change nothing);
 //   - from a graph whose structural key (the cache key) is the same when the line is compiled twice;
-// and reads only the parameters its table declares (`FilterArguments` stops the program otherwise).
+// and reads only the parameters its table declares (its typed parameters struct, whose table the
+// definition's must be, has no others).
 // A new filter is covered by registering it: its table's example is what is run.
 
 import Foundation

@@ -1,5 +1,5 @@
-// ParameterTests.swift — typed parameter keys: the one clamp and NaN rule, checked arguments, and
-// every registered filter applied through its keys.
+// ParameterTests.swift — typed parameters: the one clamp and NaN rule, a parameters struct's table,
+// arguments and decoding, checked arguments, and every registered filter applied through its struct.
 
 import Foundation
 import PixelBufferModule
@@ -36,7 +36,29 @@ final class ParameterTests: XCTestCase {
     XCTAssertNil(TintMode(parameterValue: .choice("nope")))
     XCTAssertEqual(ColorTarget(parameterValue: .choice("p3")), .displayP3)
     XCTAssertEqual(ColorTarget.displayP3.parameterValue, .choice("p3"))
-    XCTAssertEqual(GaussianBlurOperation.method.spec.kind, .choice(["auto", "exact", "box"]))
+    XCTAssertEqual(GaussianBlurOperation.Parameters().$method.spec.kind, .choice(["auto", "exact", "box"]))
+  }
+
+  /// A parameters struct's table lists its properties in declaration order, initial values as
+  /// defaults (none for a required property); setting a property clamps it; `arguments` spells
+  /// the values given; a recipe line decodes into it, defaults filled in.
+  func testParametersStructIsTableArgumentsAndRecipeValues() throws {
+    let table = GaussianBlurOperation.Parameters.table
+    XCTAssertEqual(table.map(\.name), ["sigma", "linear", "method"])
+    XCTAssertEqual(table.map(\.defaultValue), [nil, .boolean(true), .choice("auto")])
+    XCTAssertEqual(table.map(\.isRequired), [true, false, false])
+    XCTAssertEqual(TrimOperation.Parameters.table.map(\.isOptional), [false, true])
+    var p = GaussianBlurOperation.Parameters()
+    p.sigma = 9000
+    p.method = .box
+    XCTAssertEqual(p.sigma, 500)
+    XCTAssertEqual(p.arguments.description, "sigma=500 linear=true method=box")
+    XCTAssertEqual(TrimOperation.Parameters().arguments.description, "threshold=0.04", "an absent optional value is left out")
+    let checked = try FilterArguments(checking: Arguments([("sigma", .number(3)), ("linear", .boolean(false))]), against: GaussianBlurOperation.table)
+    let decoded = try GaussianBlurOperation.Parameters(checking: checked)
+    XCTAssertEqual([decoded.sigma], [3])
+    XCTAssertEqual([decoded.linear], [false])
+    XCTAssertEqual(decoded.method, .automatic)
   }
 
   func testArgumentsAreCheckedAgainstTheTable() throws {
@@ -59,8 +81,9 @@ final class ParameterTests: XCTestCase {
   }
 
   /// Applies every registered filter with only its required parameters, and then with each other
-  /// parameter given once: a filter that reads a key its table does not declare stops the test
-  /// process here (`FilterArguments` preconditions), and every declared key reads back.
+  /// parameter given once: each line decodes into the filter's parameters struct (a definition
+  /// whose table is not its struct's, or a required property read before it is given, stops the
+  /// test process here), and every declared parameter reads back.
   func testEveryFilterReadsOnlyDeclaredKeys() throws {
     let input = Image(color: Color(white: 0.5), size: Size(width: 8, height: 6))
     let logo = Image(color: .black, size: Size(width: 2, height: 2))

@@ -21,60 +21,69 @@ private struct StandInOperation: ImageOperation {
   func render(into output: inout Tile, inputs: [Tile]) throws {}
 }
 
-private func standIn(_ descriptor: OperationDescriptor, check: (@Sendable (FilterArguments) throws -> Void)? = nil) -> FilterDefinition {
-  FilterDefinition(descriptor) { inputs, args, _ in
-    try check?(args)
-    return inputs[0].applying(StandInOperation(descriptor: descriptor, arguments: args.values), with: Array(inputs.dropFirst()))
+private func standIn<Parameters: FilterParameters>(
+  _ name: String, _ category: OperationCategory, inputCount: Int = 1, _ parameters: Parameters.Type, example: String,
+  check: (@Sendable (Parameters) throws -> Void)? = nil
+) -> FilterDefinition {
+  let descriptor = OperationDescriptor(
+    name: name, category: category, summary: "A stand-in.", inputCount: inputCount, parameters: Parameters.table, example: example)
+  return FilterDefinition(descriptor, reading: Parameters.self) { inputs, p, _ in
+    try check?(p)
+    return inputs[0].applying(StandInOperation(descriptor: descriptor, arguments: p.arguments), with: Array(inputs.dropFirst()))
   }
 }
 
-private let scaleFactor = Parameter<Double>("factor", range: 0.001...100, optional: true, help: "Factor.")
-private let scaleFit = Parameter<Size>("fit", sides: 1...65535, optional: true, help: "Box.")
+private struct ScaleStandIn: FilterParameters {
+  @OptionalParam("factor", range: 0.001...100, help: "Factor.") var factor: Double?
+  @OptionalParam("fit", sides: 1...65535, help: "Box.") var fit: Size?
+  @Param("kernel", words: ["lanczos3", "linear"], help: "Kernel.") var kernel = "lanczos3"
+  init() {}
+}
+
+private struct BlurStandIn: FilterParameters {
+  @Param("sigma", range: 0...100, help: "Sigma.") var sigma = 1.0
+  init() {}
+}
+
+private struct TintStandIn: FilterParameters {
+  @Param("color", help: "Colour.") var color = Color.black
+  @Param("amount", range: 0...1, percent: .fraction, help: "Amount.") var amount = 0.5
+  init() {}
+}
+
+private struct ConvertStandIn: FilterParameters {
+  @Param(Parameter(spec: ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."))) var to: String
+  @Param("dither", help: "Dither.") var dither = false
+  @Param("levels", range: 2...256, help: "Levels.") var levels = 256
+  @OptionalParam(Parameter(spec: ParameterSpec("weights", .numbers(count: 3), optional: true, help: "Weights."))) var weights: [Double]?
+  init() {}
+}
+
+private struct BlendStandIn: FilterParameters {
+  @Param("mode", words: ["normal", "screen", "multiply"], help: "Mode.") var mode = "normal"
+  @Param("opacity", range: 0...1, help: "Opacity.") var opacity = 1.0
+  init() {}
+}
+
+private struct CompositeStandIn: FilterParameters {
+  @Param(image: "over", help: "The background.") var over: String
+  @Param("gravity", words: ["center", "southeast", "northwest"], help: "Where.") var gravity = "center"
+  @Param("margin", range: 0...10000, help: "Margin.") var margin = 0
+  @OptionalParam(Parameter(spec: ParameterSpec("offset", .point, optional: true, help: "Offset."))) var offset: Point?
+  init() {}
+}
 
 private let standIns: [FilterDefinition] = [
   standIn(
-    OperationDescriptor(
-      name: "scale", category: .resample, summary: "Scales.",
-      parameters: [
-        scaleFactor.spec, scaleFit.spec,
-        ParameterSpec("kernel", .choice(["lanczos3", "linear"]), default: .choice("lanczos3"), help: "Kernel."),
-      ], example: "scale 0.5"),
-    check: { args in
-      if (args.given(scaleFactor) == nil) == (args.given(scaleFit) == nil) {
-        throw FilterError("scale needs exactly one of factor= and fit=.")
-      }
+    "scale", .resample, ScaleStandIn.self, example: "scale 0.5",
+    check: { p in
+      if (p.factor == nil) == (p.fit == nil) { throw FilterError("scale needs exactly one of factor= and fit=.") }
     }),
-  standIn(OperationDescriptor(
-    name: "blur", category: .convolution, summary: "Blurs.",
-    parameters: [ParameterSpec("sigma", .number(0...100), default: .number(1), help: "Sigma.")], example: "blur sigma=2")),
-  standIn(OperationDescriptor(
-    name: "tint", category: .color, summary: "Tints.",
-    parameters: [
-      ParameterSpec("color", .color, default: .color(.black), help: "Colour."),
-      ParameterSpec("amount", .number(0...1), default: .number(0.5), percent: .fraction, help: "Amount."),
-    ], example: "tint color=#FF8000")),
-  standIn(OperationDescriptor(
-    name: "convert", category: .color, summary: "Converts.",
-    parameters: [
-      ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."),
-      ParameterSpec("dither", .boolean, default: .boolean(false), help: "Dither."),
-      ParameterSpec("levels", .integer(2...256), default: .number(256), help: "Levels."),
-      ParameterSpec("weights", .numbers(count: 3), optional: true, help: "Weights."),
-    ], example: "convert to=gray")),
-  standIn(OperationDescriptor(
-    name: "blend", category: .compositing, summary: "Blends two images.", inputCount: 2,
-    parameters: [
-      ParameterSpec("mode", .choice(["normal", "screen", "multiply"]), default: .choice("normal"), help: "Mode."),
-      ParameterSpec("opacity", .number(0...1), default: .number(1), help: "Opacity."),
-    ], example: "blend mode=screen a b")),
-  standIn(OperationDescriptor(
-    name: "composite", category: .compositing, summary: "Places an image over another.", inputCount: 2,
-    parameters: [
-      ParameterSpec("over", .image, help: "The background."),
-      ParameterSpec("gravity", .choice(["center", "southeast", "northwest"]), default: .choice("center"), help: "Where."),
-      ParameterSpec("margin", .integer(0...10000), default: .number(0), help: "Margin."),
-      ParameterSpec("offset", .point, optional: true, help: "Offset."),
-    ], example: "composite logo over=photo")),
+  standIn("blur", .convolution, BlurStandIn.self, example: "blur sigma=2"),
+  standIn("tint", .color, TintStandIn.self, example: "tint color=#FF8000"),
+  standIn("convert", .color, ConvertStandIn.self, example: "convert to=gray"),
+  standIn("blend", .compositing, inputCount: 2, BlendStandIn.self, example: "blend mode=screen a b"),
+  standIn("composite", .compositing, inputCount: 2, CompositeStandIn.self, example: "composite logo over=photo"),
 ]
 
 private let filters = standIns + SourceFilters.all + GeometryFilters.all

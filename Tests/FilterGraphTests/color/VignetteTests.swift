@@ -79,7 +79,8 @@ final class VignetteTests: XCTestCase {
   }
 
   func testArgumentsAreClampedAndNaNTakesTheDefault() {
-    let op = VignetteOperation(amount: 7, radius: -1, softness: .nan)
-    XCTAssertEqual([op.amount, op.radius, op.softness], [1, 0, 0.5])
+    var parameters = VignetteOperation.Parameters()
+    (parameters.amount, parameters.radius, parameters.softness) = (7, -1, .nan)
+    XCTAssertEqual([parameters.amount, parameters.radius, parameters.softness], [1, 0, 0.5])
   }
 }
