@@ -59,7 +59,8 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
   ]
 }
 
-/// Writes a GIF one frame at a time; holds two canvases of RGBA, the last frame's indices (written
+/// Writes a GIF one frame at a time; holds three canvases of RGBA (this and the last frame's
+/// targets, what is shown), the last frame's indices (written
 /// when the next frame says how it is disposed of), the quantiser's histogram and the output.
 public final class GIFAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
