@@ -6,8 +6,9 @@ usage: python3 bench/gif_quality.py FGRUN [INPUT.gif] [OUTDIR]
 The input (default bench/inputs/anim-640x360.gif, bench/make-animation-input.py) is fitted into
 320x320 by each tool: `vipsthumbnail IN[n=-1] -s 320x320` (cgif, libimagequant) and `gifsicle
 --resize-fit 320x320 --colors 256 -O3`. For each peer's output size S, fgrun (bench/recipes/
-W12a.txt, Floyd-Steinberg) is run with --colors chosen by bisection until its file is within
-±2 % of S. Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
+W12a.txt) is run twice: Floyd-Steinberg with --colors chosen by bisection, and 256 colours without
+dithering with --lossy (the frame-difference tolerance) chosen by bisection, each until its file is
+within ±2 % of S. Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
 shown) against the same frame of the input resized by Pillow (LANCZOS, unquantised: a reference
 that is none of the tools' own resampler), RGB, 8-bit; the table gives the size, the median and
 the minimum over the frames. Needs python3 with NumPy and Pillow.
@@ -47,12 +48,31 @@ def quality(path):
     return os.path.getsize(path), len(values), float(np.median(values)), float(np.min(values))
 
 
-def run_fgrun(colors, dither="floyd-steinberg"):
-    path = os.path.join(out, f"W12a-fgrun-c{colors}-{dither}.gif")
+def run_fgrun(colors, dither="floyd-steinberg", lossy=0):
+    path = os.path.join(out, f"W12a-fgrun-c{colors}-{dither}-l{lossy}.gif")
     if not os.path.exists(path):
-        subprocess.run([fgrun, "--colors", str(colors), "--dither", dither, os.path.join(here, "recipes", "W12a.txt"),
-                        inp, path], check=True)
+        subprocess.run([fgrun, "--colors", str(colors), "--dither", dither, "--lossy", str(lossy),
+                        os.path.join(here, "recipes", "W12a.txt"), inp, path], check=True)
     return path
+
+
+def bisect(size, run, lo, hi, start, larger_is_smaller):
+    """The setting in lo...hi whose file from `run` is nearest `size` (stops within 2 %)."""
+    best, value = None, start
+    for _ in range(9):
+        fsize = os.path.getsize(run(value))
+        if best is None or abs(fsize / size - 1) < abs(best[1] / size - 1):
+            best = (value, fsize)
+        if abs(fsize / size - 1) <= 0.02:
+            break
+        if (fsize > size) != larger_is_smaller:
+            hi = value - 1
+        else:
+            lo = value + 1
+        if lo > hi:
+            break
+        value = (lo + hi) // 2
+    return best[0]
 
 
 peers = [("libvips vipsthumbnail [n=-1]", os.path.join(out, "W12a-q-vips.gif"),
@@ -66,22 +86,13 @@ for name, path, argv in peers:
         subprocess.run(argv, check=True)
     size, n, med, low = quality(path)
     rows.append(f"| {name} | | {size / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
-    lo, hi, best = 2, 256, None
-    for _ in range(9):
-        colors = (lo + hi) // 2 if best else 256
-        fsize = os.path.getsize(run_fgrun(colors))
-        if best is None or abs(fsize / size - 1) < abs(best[1] / size - 1):
-            best = (colors, fsize)
-        if abs(fsize / size - 1) <= 0.02:
-            break
-        if fsize > size:
-            hi = colors - 1
-        else:
-            lo = colors + 1
-        if lo > hi:
-            break
-    fsize, n, med, low = quality(run_fgrun(best[0]))
-    rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --colors {best[0]} | "
+    colors = bisect(size, run_fgrun, 2, 256, 256, False)
+    fsize, n, med, low = quality(run_fgrun(colors))
+    rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --colors {colors} | "
+                f"{fsize / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
+    lossy = bisect(size, lambda v: run_fgrun(256, "none", v), 0, 96, 0, True)
+    fsize, n, med, low = quality(run_fgrun(256, "none", lossy))
+    rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --dither none --lossy {lossy} | "
                 f"{fsize / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
 for dither in ("floyd-steinberg", "none", "ordered"):
     size, n, med, low = quality(run_fgrun(256, dither))

@@ -5,6 +5,10 @@
 // transparent). Only the smallest rectangle holding every changed pixel is written; inside it,
 // unchanged pixels take the frame's transparent index, so the decoder keeps the previous frame's
 // pixels there (disposal "do not dispose"), and only changed pixels are quantised and mapped.
+// With a tolerance t > 0 (lossy), an opaque pixel whose target is within Euclidean RGB distance t
+// of the colour the decoder already shows there (the earlier frames' mapped output, kept as the
+// `shown` canvas) also counts as unchanged: its small change is dropped, and the longer runs of
+// the transparent index cost LZW fewer bytes.
 // A pixel can become transparent again only by disposal: when frame k+1 clears a pixel frame k
 // shows, frame k (held, as palette indices, until then) is widened to the whole canvas with its
 // transparent index around its rectangle and written with disposal "restore to background", and
@@ -26,9 +30,10 @@ struct cgif_writer {
   uint8_t *bytes;
   size_t length, capacity;
   int out_of_memory;
-  int width, height, max_colors, dither, keep_transparent;
+  int width, height, max_colors, dither, keep_transparent, tolerance;
   cgif_quantizer *quantizer;
   uint8_t *current, *previous;  ///< the target frames, straight RGBA, alpha 0 or 255
+  uint8_t *shown;               ///< what the decoder shows after the frames written, RGBA
   uint8_t *take;                ///< 1 where a pixel of the rectangle is written in colour
   uint8_t *indices;             ///< the held frame's indices, rows `held.width` apart
   uint8_t *wide;                ///< the held frame widened to the canvas
@@ -75,11 +80,11 @@ static int gif_failure(cgif_writer *w, char *message, size_t capacity) {
 }
 
 size_t cgif_writer_state_bytes(int width, int height) {
-  return (size_t)width * height * 11 + cgif_quantizer_bytes();
+  return (size_t)width * height * 15 + cgif_quantizer_bytes();
 }
 
 cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, int keep_transparent,
-                             int *status, char *message, size_t capacity) {
+                             int tolerance, int *status, char *message, size_t capacity) {
   *status = CGIF_OK;
   if (width < 1 || height < 1 || width > 65535 || height > 65535) {
     *status = fail(CGIF_INVALID, message, capacity, "A GIF is 1 to 65535 pixels a side, not %d × %d.", width, height);
@@ -93,6 +98,8 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
     w->max_colors = max_colors < 2 ? 2 : max_colors > 256 ? 256 : max_colors;
     w->dither = dither;
     w->keep_transparent = keep_transparent;
+    w->tolerance = tolerance < 0 ? 0 : tolerance > 255 ? 255 : tolerance;
+    w->shown = calloc(pixels, 4);
     w->quantizer = cgif_quantizer_new();
     w->current = calloc(pixels, 4);
     w->previous = calloc(pixels, 4);
@@ -100,7 +107,7 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
     w->indices = malloc(pixels);
     w->wide = malloc(pixels);
   }
-  if (!w || !w->quantizer || !w->current || !w->previous || !w->take || !w->indices || !w->wide) {
+  if (!w || !w->quantizer || !w->current || !w->previous || !w->shown || !w->take || !w->indices || !w->wide) {
     *status = fail(CGIF_NO_MEMORY, message, capacity, "Out of memory for a %d × %d GIF writer.", width, height);
     cgif_writer_free(w);
     return NULL;
@@ -135,6 +142,7 @@ void cgif_writer_free(cgif_writer *w) {
   cgif_quantizer_free(w->quantizer);
   free(w->current);
   free(w->previous);
+  free(w->shown);
   free(w->take);
   free(w->indices);
   free(w->wide);
@@ -185,6 +193,16 @@ static void widen_held(cgif_writer *w) {
   w->held.disposal = DISPOSE_BACKGROUND;
 }
 
+/// Whether canvas pixel `i` must be written: its target differs from the previous frame's and,
+/// with a tolerance, from what is shown there by more than the tolerance.
+static inline int changed(const cgif_writer *w, size_t i) {
+  const uint8_t *now = w->current + 4 * i, *before = w->previous + 4 * i, *shown = w->shown + 4 * i;
+  if (memcmp(now, before, 4) == 0) return 0;
+  if (!w->tolerance || now[3] != 255 || shown[3] != 255) return 1;
+  const int r = now[0] - shown[0], g = now[1] - shown[1], b = now[2] - shown[2];
+  return r * r + g * g + b * b > w->tolerance * w->tolerance;
+}
+
 int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int channels, int delay, char *message,
                     size_t capacity) {
   if (!w || !pixels || (channels != 3 && channels != 4))
@@ -208,6 +226,7 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   if (clears && w->held.present) {
     widen_held(w);
     memset(w->previous, 0, (size_t)width * height * 4);
+    memset(w->shown, 0, (size_t)width * height * 4);
   }
   int status = write_held(w, message, capacity);
   if (status != CGIF_OK) return status;
@@ -215,12 +234,11 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   // The rectangle of changed pixels.
   int x0 = width, x1 = -1, y0 = height, y1 = -1;
   for (int y = 0; y < height; y++) {
-    const uint32_t *now = (const uint32_t *)(w->current + (size_t)y * width * 4);
-    const uint32_t *before = (const uint32_t *)(w->previous + (size_t)y * width * 4);
+    const size_t row = (size_t)y * width;
     int first = 0, last = width - 1;
-    while (first < width && now[first] == before[first]) first++;
+    while (first < width && !changed(w, row + first)) first++;
     if (first == width) continue;
-    while (now[last] == before[last]) last--;
+    while (!changed(w, row + last)) last--;
     if (first < x0) x0 = first;
     if (last > x1) x1 = last;
     if (y < y0) y0 = y;
@@ -230,12 +248,11 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   const int rw = x1 - x0 + 1, rh = y1 - y0 + 1;
   int unchanged = 0;
   for (int y = 0; y < rh; y++) {
-    const uint32_t *now = (const uint32_t *)(w->current + ((size_t)(y0 + y) * width + x0) * 4);
-    const uint32_t *before = (const uint32_t *)(w->previous + ((size_t)(y0 + y) * width + x0) * 4);
-    const uint8_t *alpha = w->current + ((size_t)(y0 + y) * width + x0) * 4 + 3;
+    const size_t row = (size_t)(y0 + y) * width + x0;
+    const uint8_t *alpha = w->current + row * 4 + 3;
     uint8_t *t = w->take + (size_t)y * rw;
     for (int x = 0; x < rw; x++) {
-      t[x] = now[x] != before[x] && alpha[4 * x] != 0;
+      t[x] = changed(w, row + x) && alpha[4 * x] != 0;
       unchanged |= !t[x];
     }
   }
@@ -246,6 +263,15 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
                                        w->held.palette, &exact);
   cgif_map_pixels(w->quantizer, origin, width, w->take, x0, y0, rw, rh, w->held.palette, count, exact,
                   transparent ? count : 0, w->dither, w->indices);
+  for (int y = 0; y < rh; y++) {
+    const uint8_t *t = w->take + (size_t)y * rw, *index = w->indices + (size_t)y * rw;
+    uint8_t *shown = w->shown + ((size_t)(y0 + y) * width + x0) * 4;
+    for (int x = 0; x < rw; x++) {
+      if (!t[x]) continue;
+      const uint8_t *entry = w->held.palette + 3 * index[x];
+      shown[4 * x] = entry[0], shown[4 * x + 1] = entry[1], shown[4 * x + 2] = entry[2], shown[4 * x + 3] = 255;
+    }
+  }
   w->held.present = 1;
   w->held.x = x0, w->held.y = y0, w->held.width = rw, w->held.height = rh;
   w->held.count = count;

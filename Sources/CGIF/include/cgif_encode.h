@@ -19,9 +19,11 @@ typedef struct cgif_writer cgif_writer;
 /// repeat n times after the first play), or -1 for no such extension (played once).
 /// `max_colors` (2…256) bounds each frame's colour table including its transparent index;
 /// `dither` is a CGIF_DITHER_ value; `keep_transparent` reserves a transparent index in every
-/// frame (needed when frames have transparent pixels). NULL with `*status` on failure.
+/// frame (needed when frames have transparent pixels); `tolerance` (0…255, 0: exact) is the RGB
+/// distance within which an opaque pixel's change from what is shown is dropped (lossy). NULL
+/// with `*status` on failure.
 cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, int keep_transparent,
-                             int *status, char *message, size_t capacity);
+                             int tolerance, int *status, char *message, size_t capacity);
 
 /// Adds a frame (RGB or RGBA, `channels` 3 or 4, rows `stride` bytes apart; alpha below 128 is
 /// transparent) shown for `delay` centiseconds (clamped to 0…65535).

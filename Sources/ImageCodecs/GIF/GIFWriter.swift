@@ -5,7 +5,8 @@
 // when it has that few, otherwise Wu's variance-minimising cut refined by one k-means step, in
 // sRGB), mapped with Floyd–Steinberg error diffusion, an 8×8 ordered pattern, or to the nearest
 // entry; alpha below 128 is transparent. Frames after the first store only the rectangle that
-// changed, with unchanged pixels transparent ("do not dispose"). Delays are stored in
+// changed, with unchanged pixels transparent ("do not dispose"; with `lossy`, also pixels within
+// that RGB distance of what is shown). Delays are stored in
 // centiseconds, rounded to the nearest (5 ms up); the loop count is the NETSCAPE2.0 extension's
 // (an animation played n > 1 times repeats n − 1 times; once: no extension).
 import CGIF
@@ -36,11 +37,15 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
   public var colors: Int
   /// The mapping to the table.
   public var dither: GIFDither
+  /// The RGB distance (0…255, 0 exact) within which an opaque pixel's change from what the
+  /// previous frames show is dropped, so it costs nothing.
+  public var lossy: Int
 
-  /// 256 colours, Floyd–Steinberg.
+  /// 256 colours, Floyd–Steinberg, exact frame differences.
   public init() {
     colors = 256
     dither = .floydSteinberg
+    lossy = 0
   }
 
   public static let fields: [FormatField<GIFEncodeOptions>] = [
@@ -48,10 +53,14 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
     .choice(
       "dither", \.dither, GIFDither.allCases,
       help: "GIF: map colours a frame's table lacks by error diffusion (floyd-steinberg), an ordered 8x8 pattern, or to the nearest (none)."),
+    .integer(
+      "lossy", \.lossy, in: 0...255,
+      help: "GIF: keep a pixel that changed by at most this RGB distance from what the earlier frames show (0: only unchanged pixels are kept; larger values make smaller files)."),
   ]
 }
 
-/// Writes a GIF one frame at a time; holds two canvases of RGBA, the last frame's indices (written
+/// Writes a GIF one frame at a time; holds three canvases of RGBA (this and the last frame's
+/// targets, what is shown), the last frame's indices (written
 /// when the next frame says how it is disposed of), the quantiser's histogram and the output.
 public final class GIFAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
@@ -68,7 +77,7 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
     guard
       let opened = cgif_writer_new(
         Int32(clamping: size.width), Int32(clamping: size.height), Int32(netscape), Int32(options.colors), options.dither.shimValue,
-        hasAlpha ? 1 : 0, &status, &message, message.count)
+        hasAlpha ? 1 : 0, Int32(options.lossy), &status, &message, message.count)
     else {
       try GIFCodec.check(status, message)
       throw CodecError(.invalidArgument, "giflib could not start the GIF.")

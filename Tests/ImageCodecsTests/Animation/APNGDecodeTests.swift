@@ -1,7 +1,7 @@
 // APNGDecodeTests.swift — APNG frames composed as browsers show them (every blend and dispose
 // op, a default image that is not a frame, a palette with tRNS), frame by frame against Pillow's
-// ImageSequence; delays, loop count, pages; the translucent "over" formula; hostile animation
-// chunks refused with clear errors.
+// ImageSequence; delays, loop count; the translucent "over" formula; hostile animation chunks
+// refused with clear errors (pages are AnimationDecodeTests').
 
 import Foundation
 import ImageCodecs
@@ -41,28 +41,6 @@ final class APNGDecodeTests: XCTestCase {
     XCTAssertEqual(pillow.loopCount, 3)
     let still = try PNGCodec.readAnimation(CodecTest.data("pngsuite/basn6a08.png"), limits: .default)
     XCTAssertEqual(still.frameCount, 1)
-  }
-
-  /// An APNG's pages are its composed frames (hidden.png's page 0 is its first frame, not the
-  /// default image); a page past the last is a clear error; reading it unasked warns once.
-  func testPagesAreFrames() throws {
-    for (path, count) in [("animation/ops.png", 6), ("animation/hidden.png", 3)] {
-      let data = try CodecTest.data(path)
-      let header = try PNGCodec.readHeader(data, request: DecodeRequest())
-      XCTAssertEqual(header.pageCount, count, path)
-      XCTAssertEqual(header.animation?.frameCount, count, path)
-      let frames = try AnimationReferences.ourFrames(path).frames
-      for page in 0..<count {
-        let decoder = try PNGCodec.makeDecoder(data, request: DecodeRequest(options: ["page": .integer(page)]))
-        XCTAssertEqual(CodecTest.samples(try decoder.decodeAll()), frames[page], "\(path) page \(page)")
-      }
-      XCTAssertThrowsError(try PNGCodec.readHeader(data, request: DecodeRequest(options: ["page": .integer(count)]))) {
-        XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument, path)
-        XCTAssertTrue("\($0)".contains("has \(count) frames"), "\($0)")
-      }
-      let unasked = try PNGCodec.makeDecoder(data, request: DecodeRequest())
-      XCTAssertEqual(unasked.warnings.count, 1, path)
-    }
   }
 
   /// A translucent pixel over a translucent one, against the over operator computed by hand:

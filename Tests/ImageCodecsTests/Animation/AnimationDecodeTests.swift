@@ -51,10 +51,13 @@ final class AnimationDecodeTests: XCTestCase {
     XCTAssertEqual(gif.canvasSize, Size(width: 24, height: 16))
   }
 
-  /// GIF and WebP count frames alike as pages, and every page decodes to its frame; a page past
+  /// GIF, WebP and APNG count frames alike as pages, and every page decodes to its frame (an
+  /// APNG's page 0 is its first frame, not a default image outside the animation); a page past
   /// the last is a clear error. Reading page 0 of an animation without asking warns once.
   func testPagesAreFrames() throws {
-    for (path, count) in [("animation/disposal.gif", 5), ("animation/blend.webp", 4)] {
+    for (path, count) in [
+      ("animation/disposal.gif", 5), ("animation/blend.webp", 4), ("animation/ops.png", 6), ("animation/hidden.png", 3),
+    ] {
       let data = try CodecTest.data(path)
       let codec = try XCTUnwrap(CodecRegistry.sniff(data))
       let header = try codec.readHeader(data, request: DecodeRequest())

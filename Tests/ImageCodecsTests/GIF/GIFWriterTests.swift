@@ -2,7 +2,7 @@
 // (`vips copy FILE[n=-1]`, which reads GIFs with its own nsgif, not giflib): frames within a
 // stated PSNR of what was written, exact where a frame has few colours; delays and loop count
 // round-trip; frames after the first store only what changed, and decode as the full frames do;
-// one-colour, many-colour and transparent animations.
+// one-colour, many-colour and transparent animations; lossy frame differences.
 
 import Foundation
 import ImageCodecs
@@ -196,6 +196,35 @@ final class GIFWriterTests: XCTestCase {
       XCTAssertEqual(r, Rect(x: 8 + 5 * (k - 1), y: 10, width: 17, height: 12), "frame \(k + 1)")
     }
     XCTAssertLessThan(gif.count, stills)
+  }
+
+  /// `lossy` 8, a background stepping by RGB distance 5.2 a frame under a moving square: in frame
+  /// 2 the step is dropped (libvips decodes frame 1's colour) except where the square left, which
+  /// is written, and frame 2 stores only the rectangle of the square's two places; in frame 3 the
+  /// background is 10.4 from what is shown and is written, except where frame 2 wrote its colour
+  /// (5.2 away): compared with the shown pixels, not the last target, small steps cannot drift
+  /// unseen. `lossy` 0 writes every change.
+  func testLossyDropsSmallChangesFromWhatIsShown() throws {
+    func background(_ k: Int) -> [UInt8] { [UInt8(60 + 3 * k), UInt8(90 + 3 * k), UInt8(120 + 3 * k), 255] }
+    /// The square at `square`, the background of step `k`, and of step `left.k` over `left.x`'s columns.
+    func picture(_ k: Int, square: Int, patches: [(x: Int, k: Int)] = []) -> PixelBuffer {
+      frame(40, 20) { x, y in
+        guard (4..<10).contains(y) else { return background(k) }
+        if (square..<square + 6).contains(x) { return [220, 20, 20, 255] }
+        return patches.first { ($0.x..<$0.x + 6).contains(x) }.map { background($0.k) } ?? background(k)
+      }
+    }
+    let frames = [picture(0, square: 2), picture(1, square: 12), picture(2, square: 22)]
+    let lossy = try write(frames, options: { var o = GIFEncodeOptions(); o.lossy = 8; return o }())
+    let decoded = try libvipsFrames(lossy, height: 20)
+    XCTAssertEqual(decoded.count, 3)
+    guard decoded.count == 3 else { return }
+    CodecTest.assertSame(decoded[0], CodecTest.samples(frames[0]), "frame 1")
+    CodecTest.assertSame(decoded[1], CodecTest.samples(picture(0, square: 12, patches: [(2, 1)])), "frame 2")
+    CodecTest.assertSame(decoded[2], CodecTest.samples(picture(2, square: 22, patches: [(2, 1)])), "frame 3")
+    XCTAssertEqual(rectangles(lossy)[1], Rect(x: 2, y: 4, width: 16, height: 6))
+    let exact = try libvipsFrames(try write(frames), height: 20)
+    for k in 0..<3 { CodecTest.assertSame(exact[k], CodecTest.samples(frames[k]), "lossy 0 frame \(k + 1)") }
   }
 
   /// One colour: frames of one colour each (the same twice, then another) decode exactly; an
