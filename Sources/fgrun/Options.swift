@@ -156,9 +156,17 @@ struct OutputOptions: ParsableArguments {
     valueName: "keep|sdr|hdr"))
   var hdr: HDROutput = .keep
 
+  @Option(
+    help: ArgumentHelp(
+      "Write the smallest file whose score is at least N, its --quality chosen in at most 3 encodes (JPEG, WebP, AVIF, HEIC; lossy only). SSIMULACRA2: 90 very high, 70 high, 50 medium quality. The score, quality and bytes are printed (a batch's --report gets them); when no quality reaches N the best one is written, with a warning.",
+      valueName: "ssimulacra2=N"),
+    transform: { try QualityTarget(parsing: $0) })
+  var target: QualityTarget?
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
+    if target != nil && flags.quality != nil { throw ValidationError("--target chooses the quality: give --target or --quality, not both.") }
     if let format, let reason = format.codec?.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     if strip && keep != .all && keep != .none {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
@@ -178,6 +186,7 @@ struct OutputOptions: ParsableArguments {
     options.background = color.background
     options.keptMetadata = strip ? .none : keep
     options.hdr = hdr
+    options.target = target
     return options
   }
 }
