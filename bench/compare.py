@@ -7,7 +7,7 @@ usage: bench/compare.sh [options] [INPUT.jpg]     (compare.sh runs this file wit
   -q, --quick    one measured run (-n 1)
   -w LIST        workloads, comma-separated: W1,W1a,W2,W3,W3s50,W3s200,W3s500,W4a,W4b,W5,W6,W7,W8,W9,W9p,
                  W10,W11rot,W11aff,W11pad,W11ext,W11flat,W11trim,W11smart,W11med,W11conv,W11norm,W11mod,W12,W12sdr,
-                 W12a,W13,W14
+                 W12a,W12b,W12c,W13,W14
                  (W4 = W4a,W4b; W3s = the three large-sigma rows; W11 = every W11 row; default all but the
                  W3s rows, whose libvips runs take minutes to hours)
   -t LIST        tools: fgrun,vips,imagemagick,graphicsmagick,pillow,opencv,libjpeg-turbo,gifsicle (default all)
@@ -47,7 +47,8 @@ ROOT = os.path.dirname(HERE)
 ALL_WORKLOADS = ["W1", "W1a", "W2", "W3", "W3s50", "W3s200", "W3s500", "W4a", "W4b", "W5", "W6", "W7", "W8", "W9",
                  "W9p", "W10",
                  "W11rot", "W11aff", "W11pad", "W11ext", "W11flat", "W11trim", "W11smart",
-                 "W11med", "W11conv", "W11norm", "W11mod", "W12", "W12sdr", "W12a", "W13", "W14"]
+                 "W11med", "W11conv", "W11norm", "W11mod", "W12", "W12sdr", "W12a", "W12b", "W12c", "W13",
+                 "W14"]
 ALL_TOOLS = ["fgrun", "vips", "imagemagick", "graphicsmagick", "pillow", "opencv", "libjpeg-turbo", "gifsicle"]
 SEPIA = "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131"
 TITLES = {
@@ -82,6 +83,9 @@ TITLES = {
     "W12sdr": "W12sdr the same file thumbnailed as SDR only (the gain map dropped), JPEG Q85",
     "W12a": "W12a animated GIF: 200 frames of 640x360 (bench/make-animation-input.py), fit 320x320, GIF "
             "(PSNR: median over frames)",
+    "W12b": "W12b the same 200-frame animated GIF, fit 320x320, animated WebP Q75",
+    "W12c": "W12c animated WebP: 100 frames of 640x360 (W12a's first 100, WebP Q90), crop the central 480x270, "
+            "fit 320x320 (320x180), animated WebP Q75",
     "W13": "W13 credit line (recipes/credit.txt: text at 3% of the height, soft shadow, composite) on the 24 MP photo, "
            "JPEG Q90 4:2:0, beside the same recipe without it",
     "W14": "W14 social card (recipes/social-card.txt: 1200 wide, 1200x630 attention crop, blur 12, darken, "
@@ -91,7 +95,7 @@ EXT = {"W1": "jpg", "W1a": "jpg", "W2": "png", "W3": "png", "W3s50": "png", "W3s
        "W9": "png", "W9p": "jpg", "W10": "jpg", "W11rot": "jpg", "W11aff": "jpg", "W11pad": "jpg", "W11ext": "jpg", "W11flat": "jpg",
        "W11trim": "jpg", "W11smart": "jpg",
        "W11med": "jpg", "W11conv": "jpg", "W11norm": "jpg", "W11mod": "jpg", "W12": "jpg", "W12sdr": "jpg",
-       "W12a": "gif", "W13": "jpg", "W14": "jpg"}
+       "W12a": "gif", "W12b": "webp", "W12c": "webp", "W13": "jpg", "W14": "jpg"}
 LOSSY = ["W1", "W4b", "W5"]  # the JPEG workloads with a lossless (PNG) variant
 
 
@@ -134,6 +138,14 @@ def animation_input():
     return path
 
 
+def webp_animation_input():
+    """W12c's animated WebP: the first 100 frames of W12a's GIF as WebP Q90 (libvips), made when missing."""
+    path = os.path.join(HERE, "inputs", "anim-640x360-100.webp")
+    if not os.path.exists(path):
+        subprocess.run(["vips", "copy", f"{animation_input()}[n=100]", f"{path}[Q=90]"], check=True)
+    return path
+
+
 def uhdr_input(inp):
     """W12's input: photo-24mp-uhdr.jpg beside the JPEG photo, made from it by
     bench/make-uhdr-input.py in the oracles' venv (scripts/install-hdr-oracles.sh) when missing."""
@@ -160,8 +172,10 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
         inp = bordered_input(inp)
     if w in ("W12", "W12sdr"):
         inp = uhdr_input(inp)
-    if w == "W12a":
+    if w in ("W12a", "W12b"):
         inp = animation_input()
+    if w == "W12c":
+        inp = webp_animation_input()
     jpeg90 = "[Q=90,subsample-mode=on,strip]"
     if w == "W6":
         r += [("vips", "vipsthumbnail", f"{o}-vips.webp",
@@ -311,6 +325,12 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
               ("gifsicle", "--resize-fit 320x320 --colors 256 -O3", f"{o}-gifsicle-O3.gif",
                ["gifsicle", "--resize-fit", "320x320", "--colors", "256", "-O3", inp, "-o", f"{o}-gifsicle-O3.gif"],
                False)]
+    elif w == "W12b":
+        r += [("vips", "vipsthumbnail [n=-1], WebP Q75", f"{o}-vips.webp",
+               ["vipsthumbnail", f"{inp}[n=-1]", "-s", "320x320", "-o", f"{o}-vips.webp[Q=75]"], True)]
+    elif w == "W12c":
+        r += [("vips 8.18", "pyvips: crop every page, arrayjoin, resize, webpsave Q75", f"{o}-vips.webp",
+               [ORACLES_PY, os.path.join(HERE, "peer_ops.py"), "pyvips818-W12c", inp, f"{o}-vips.webp"], True)]
     elif w == "W13":
         # The text's cost, two ways: the recipe without the credit at all (W4b's identity recipe,
         # which fgrun writes by copying the JPEG's coefficients, no pixels decoded), and the same

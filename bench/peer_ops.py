@@ -36,6 +36,8 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
 
   W12 (pyvips818 only, libvips 8.18 from the oracles' venv): thumbnail to fit 800x800 (Lanczos3;
       libvips shrinks the gain map with the image), uhdrsave Q85.
+  W12c (pyvips818 only): every page of the 100-frame animated WebP cropped to its central 480x270,
+      the pages resized by 2/3 (Lanczos3, as one strip), animated WebP Q75 with the delays and loop.
 
 OpenCV's thread pool is capped by BENCH_THREADS when set (bench/compare.py --threads).
 """
@@ -205,9 +207,22 @@ def pyvips_(op, inp, out):
 def pyvips818(op, inp, out):
     import pyvips
 
-    if op != "W12":
+    if op == "W12":
+        pyvips.Image.thumbnail(inp, 800, height=800).uhdrsave(out, Q=85)
+    elif op == "W12c":
+        # Every page of the animation (n=-1: one strip, page-height tall pages) cropped to its
+        # central 480x270, the crops joined into a strip again and resized by 2/3 (Lanczos3) to
+        # 320x180 pages, then WebP Q75 (vipsthumbnail cannot crop an animation: it crops the strip).
+        im = pyvips.Image.new_from_file(inp, n=-1, access="sequential")
+        page = im.get("page-height")
+        crops = [im.crop((im.width - 480) // 2, k * page + (page - 270) // 2, 480, 270) for k in range(im.height // page)]
+        strip = pyvips.Image.arrayjoin(crops, across=1).resize(320 / 480, kernel="lanczos3").copy()
+        strip.set_type(pyvips.GValue.gint_type, "page-height", 180)
+        strip.set_type(pyvips.GValue.array_int_type, "delay", im.get("delay"))
+        strip.set_type(pyvips.GValue.gint_type, "loop", im.get("loop"))
+        strip.webpsave(out, Q=75)
+    else:
         raise SystemExit(f"peer_ops: pyvips818 has no {op}")
-    pyvips.Image.thumbnail(inp, 800, height=800).uhdrsave(out, Q=85)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ image it should become computed independently of FilterGraph (numpy over libavif
       as a 16-bit PNG and encodes it with heif-enc: 10-bit 4:2:2 (libaom in libheif 1.15 writes
       10-bit at 4:2:2 only), nclx BT.2020 primaries, BT.601 matrix, full range, transfer 16 (PQ)
       or 18 (HLG)
-  hdr-tonemap-check.py check IN.avif OUT.png
-      decodes IN.avif with imagecodecs (libavif, not libheif), tone-maps it by ITU-R BT.2446
+  hdr-tonemap-check.py check IN.avif|IN.png OUT.png
+      decodes IN.avif with imagecodecs (libavif, not libheif), or IN.png (a 16-bit PNG whose cICP
+      chunk says BT.2020 and PQ or HLG, scripts/png-cicp.py) with imagecodecs' PNG decoder, tone-maps it by ITU-R BT.2446
       method A (1000 → 100 cd/m²) and gamut-maps BT.2020 → BT.709 by desaturation at constant
       luminance, all written out below from the published formulas, and prints {"psnr": dB} of
       OUT.png (FilterGraph's 16-bit sRGB output) against that
@@ -123,13 +124,21 @@ def srgb(l):
     return np.where(l <= 0.0031308, 12.92 * l, 1.055 * np.power(l, 1 / 2.4) - 0.055)
 
 
-def check(avif, png):
-    with open(avif, "rb") as f:
-        decoded = imagecodecs.avif_decode(f.read()).astype(np.float64)
-    signal = decoded[..., :3] / 1023
-    with open(avif, "rb") as f:
-        head = f.read()
-    if b"nclx\x00\x09\x00\x12" in head:  # transfer 18: HLG
+def signal_and_transfer(path):
+    """The R'G'B' signal (0…1) of an HDR AVIF or PNG, and its H.273 transfer code (BT.2020 primaries)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".png"):
+        at = data.find(b"cICP")
+        assert at > 0 and data[at + 4] == 9 and data[at + 6:at + 8] == b"\x00\x01", "no cICP chunk for BT.2020 RGB, full range"
+        return imagecodecs.png_decode(data).astype(np.float64)[..., :3] / 65535, data[at + 5]
+    transfer = 18 if b"nclx\x00\x09\x00\x12" in data else 16
+    return imagecodecs.avif_decode(data).astype(np.float64)[..., :3] / 1023, transfer
+
+
+def check(source, png):
+    signal, transfer = signal_and_transfer(source)
+    if transfer == 18:  # HLG
         scene = hlg_inverse_oetf(signal)
         ys = scene @ np.array([0.2627, 0.6780, 0.0593])
         light = 1000 * np.power(np.maximum(ys, 1e-12), 0.2)[..., None] * scene

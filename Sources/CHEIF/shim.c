@@ -551,3 +551,5 @@ done:
 }
 
 void cheif_free(uint8_t *bytes) { free(bytes); }
+
+const char *cheif_version(void) { return heif_get_version(); }

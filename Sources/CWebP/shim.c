@@ -307,6 +307,11 @@ cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int lo
   }
   options.anim_params.loop_count = loop_count;
   options.allow_mixed = 0;
+  // A key frame at least every 17 frames (gif2webp's lossy default; libwebp's own default never
+  // forces one): the encoder holds the frames since the last possible key frame, so without a
+  // bound it holds every frame of the animation.
+  options.kmin = 9;
+  options.kmax = 17;
   w->encoder = WebPAnimEncoderNew(width, height, &options);
   if (!w->encoder) {
     free(w);

@@ -1,7 +1,7 @@
 // Animate.swift — animated inputs in `fgrun run`: --frames, --frame, --fps, --speed, and the
 // frame loop (Renderer.renderAnimation) when the output format can hold an animation.
 //
-// An animated GIF or WebP written to an animated format (GIF, WebP) keeps every frame, its delays and
+// An animated GIF or WebP written to an animated format (GIF, WebP, PNG as APNG) keeps every frame, its delays and
 // loop count, the recipe applied to each frame (geometry decided on the first). Written to a
 // still-only format, or with --frame N, one frame becomes a still (without --frame the decoder
 // warns once that only frame 1 is read). A still input always gives a still output.
@@ -107,7 +107,7 @@ extension Run {
     }
     guard let encoding = format.codec as? any AnimationEncoding.Type else {
       if animation.asksForAnimation {
-        throw Failure(status: ExitStatus.usage, message: "\(format.rawValue) cannot hold an animation; write GIF or WebP to keep the frames, or choose one with --frame N.")
+        throw Failure(status: ExitStatus.usage, message: "\(format.rawValue) cannot hold an animation; write GIF, WebP or PNG (APNG) to keep the frames, or choose one with --frame N.")
       }
       return false
     }

@@ -1,66 +1,57 @@
 // FormatFlags.swift — the codecs' encode and decode options as fgrun flags.
 //
-// Each flag's help is read from the codecs' option tables (`FormatOption`), where every option is
-// declared once; this file only gives each option name its flag. A test checks that every option
-// of every registered codec has one.
+// The flags are the codecs' option tables (`FormatOption`, every option declared once in its
+// codec): `--NAME VALUE`, `--NAME=VALUE`, and for a boolean option `--NAME` alone or followed by
+// true|false. fgrun keeps no list of them: before parsing, `FGRun.main` rewrites each into the one
+// declared option `--format-option NAME=VALUE` (`FormatFlags.rewritten`), so a codec that adds an
+// option has its flag, its help (listed under --format-option) and its did-you-mean at once.
 
 import ArgumentParser
 import FilterGraph
+import Foundation
 import ImageCodecs
 
 /// `--quality`, `--lossless`, `--page`… : values for the output codec's encode options and the
 /// input codec's decode options.
 struct FormatFlags: ParsableArguments {
-  @Option(name: [.customShort("q"), .long], help: FormatFlags.help("quality")) var quality: String?
-  @Option(help: FormatFlags.help("compression")) var compression: String?
-  @Option(name: [.customLong("bit-depth"), .customLong("depth")], help: FormatFlags.help("bit-depth")) var bitDepth: String?
-  @Option(help: FormatFlags.help("chroma")) var chroma: String?
-  @Option(help: FormatFlags.help("encoder")) var encoder: String?
-  @Option(help: FormatFlags.help("filter")) var filter: String?
-  @Option(help: FormatFlags.help("effort")) var effort: String?
-  @Option(name: .customLong("near-lossless"), help: FormatFlags.help("near-lossless")) var nearLossless: String?
-  @Option(name: .customLong("alpha-quality"), help: FormatFlags.help("alpha-quality")) var alphaQuality: String?
-  @Flag(help: FormatFlags.help("progressive")) var progressive = false
-  @Flag(name: .customLong("optimize-coding"), help: FormatFlags.help("optimize-coding")) var optimizeCoding = false
-  @Flag(help: FormatFlags.help("lossless")) var lossless = false
-  @Option(help: FormatFlags.help("page")) var page: String?
-  @Flag(name: .customLong("gain-map"), help: FormatFlags.help("gain-map")) var gainMap = false
-  @Option(help: FormatFlags.help("predictor")) var predictor: String?
-  @Option(help: FormatFlags.help("tile")) var tile: String?
-  @Option(help: FormatFlags.help("colors")) var colors: String?
-  @Option(help: FormatFlags.help("dither")) var dither: String?
+  @Option(name: .customLong("format-option"), parsing: .singleValue, help: FormatFlags.help)
+  var options: [String] = []
 
-  /// The option names these flags cover, with the text given (booleans: "true" when set).
+  /// The option names given, with their text (booleans: "true" or "false"); a later value wins.
   var given: [String: String] {
     var values: [String: String] = [:]
-    values["quality"] = quality
-    values["compression"] = compression
-    values["bit-depth"] = bitDepth
-    values["chroma"] = chroma
-    values["encoder"] = encoder
-    values["filter"] = filter
-    values["effort"] = effort
-    values["near-lossless"] = nearLossless
-    values["alpha-quality"] = alphaQuality
-    if progressive { values["progressive"] = "true" }
-    if optimizeCoding { values["optimize-coding"] = "true" }
-    if lossless { values["lossless"] = "true" }
-    values["page"] = page
-    if gainMap { values["gain-map"] = "true" }
-    values["predictor"] = predictor
-    values["tile"] = tile
-    values["colors"] = colors
-    values["dither"] = dither
+    for option in options {
+      let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      values[String(parts[0])] = parts.count == 2 ? String(parts[1]) : ""
+    }
     return values
   }
 
-  /// The boolean options: given alone (`--lossless`) or with a value, as the formats table
-  /// writes them (`--lossless true`, `--lossless=false`).
-  static let booleanNames = ["progressive", "optimize-coding", "lossless"]
+  /// Every option name of every registered codec, decode options first.
+  static var names: [String] { (CodecRegistry.allDecodeOptions + CodecRegistry.allEncodeOptions).map(\.name) }
 
-  /// `arguments` with every `--NAME true|false` (or `--NAME=VALUE`) of a boolean option written
-  /// as the parser reads it: `--NAME` for true, nothing for false. Arguments after `--` are kept.
-  static func normalizingBooleans(_ arguments: [String]) -> [String] {
+  /// Shorter spellings fgrun also accepts: `-q` as cwebp, avifenc and heif-enc spell quality.
+  static let aliases = ["q": "quality", "depth": "bit-depth"]
+
+  /// The option `flag` (`--quality`, `-q`, `--depth`) names, or nil for a flag that is not a format option.
+  static func option(named flag: Substring) -> FormatOption? {
+    let name: String
+    if flag.hasPrefix("--") {
+      // A one-letter alias is a short flag only (`-q`, not `--q`).
+      let long = String(flag.dropFirst(2))
+      name = long.count > 1 ? aliases[long] ?? long : long
+    } else if flag.hasPrefix("-"), flag.count == 2, let long = aliases[String(flag.dropFirst())] {
+      name = long
+    } else {
+      return nil
+    }
+    return declarations(of: name).first?.option
+  }
+
+  /// `arguments` with every format flag written as `--format-option NAME=VALUE`; a boolean given
+  /// alone is true, and takes a following true|false (yes|no, on|off, 1|0) as its value, as the
+  /// formats table writes them. Arguments after `--` are kept as they are.
+  static func rewritten(_ arguments: [String]) -> [String] {
     var result: [String] = [], index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -70,21 +61,25 @@ struct FormatFlags: ParsableArguments {
         break
       }
       let equals = argument.firstIndex(of: "=")
-      let name = String(argument[..<(equals ?? argument.endIndex)])
-      guard name.hasPrefix("--"), booleanNames.contains(String(name.dropFirst(2))) else {
+      let flag = argument[..<(equals ?? argument.endIndex)]
+      guard let option = option(named: flag) else {
         result.append(argument)
         continue
       }
       var value = equals.map { String(argument[argument.index(after: $0)...]) }
-      if value == nil, index < arguments.count, let word = Self.boolean(arguments[index]) {
-        value = word ? "true" : "false"
+      if case .boolean = option.kind {
+        if value == nil, index < arguments.count, Self.boolean(arguments[index]) != nil {
+          value = arguments[index]
+          index += 1
+        }
+        value = value ?? "true"
+      } else if value == nil, index < arguments.count, !arguments[index].hasPrefix("--") {
+        value = arguments[index]
         index += 1
       }
-      switch value.map(Self.boolean) {
-      case .none, .some(.some(true)): result.append(name)
-      case .some(.some(false)): break
-      case .some(.none): result.append(argument)  // the parser reports the bad value
-      }
+      // A flag without its value (last, or followed by another flag) reaches validation as an
+      // empty value, which it names.
+      result += ["--format-option", "\(option.name)=\(value ?? "")"]
     }
     return result
   }
@@ -98,18 +93,22 @@ struct FormatFlags: ParsableArguments {
     }
   }
 
-  /// Every option name that has a flag here (checked against the codecs' tables by a test).
-  static let names: Set<String> = [
-    "quality", "compression", "bit-depth", "chroma", "encoder", "filter", "effort", "near-lossless", "alpha-quality",
-    "progressive", "optimize-coding", "lossless", "page", "gain-map",
-    "predictor", "tile", "colors", "dither",
-  ]
+  /// The closest format flag to an unknown `--flag` the parser refused, when one is close.
+  static func suggestion(for unknown: String) -> String? {
+    guard unknown.hasPrefix("--") else { return nil }
+    return RecipeError.suggestion(for: String(unknown.dropFirst(2)), among: names).map { "--" + $0 }
+  }
 
   /// Each value must suit at least one codec that has the option (the output's codec checks it
   /// again when it is known).
   func validate() throws {
     for (name, text) in given.sorted(by: { $0.key < $1.key }) {
       let declarations = Self.declarations(of: name)
+      guard !declarations.isEmpty else {
+        let hint = Self.suggestion(for: "--" + name).map { "; did you mean '\($0)'?" } ?? ""
+        throw ValidationError("--format-option \(name): no format has this option\(hint)")
+      }
+      guard !text.isEmpty else { throw ValidationError("--\(name) needs a value.") }
       var firstError: Error?
       var accepted = false
       for (_, option) in declarations {
@@ -164,20 +163,30 @@ struct FormatFlags: ParsableArguments {
     return found
   }
 
-  /// The help of flag `name`, from the tables: the first declaration's help, then per format
-  /// what it accepts and its default.
-  static func help(_ name: String) -> ArgumentHelp {
-    let declarations = declarations(of: name)
-    guard let first = declarations.first else { return ArgumentHelp("(no registered format has this option)") }
-    if name == FormatOption.page.name {
-      return ArgumentHelp(first.option.help + " (\(first.option.kind.typeName)).", valueName: "n")
+  /// `--format-option`'s help: every format option as its own flag, with the first declaration's
+  /// help, then per format what it accepts and its default.
+  static var help: ArgumentHelp {
+    var lines: [String] = []
+    var seen: Set<String> = []
+    for name in names where seen.insert(name).inserted {
+      let declarations = declarations(of: name)
+      guard let first = declarations.first else { continue }
+      let spelled = (aliases.filter { $0.value == name }.keys.sorted().map { $0.count == 1 ? "-\($0)" : "--\($0)" } + ["--\(name)"])
+        .joined(separator: ", ")
+      let value: String
+      if case .boolean = first.option.kind { value = " [true|false]" } else { value = " <value>" }
+      let accepts: String
+      if name == FormatOption.page.name {
+        accepts = first.option.kind.typeName
+      } else {
+        accepts = declarations.map { entry in
+          "\(entry.codec.displayName): \(entry.option.kind.typeName)" + (entry.option.defaultValue.map { ", default \($0)" } ?? "")
+        }.joined(separator: "; ")
+      }
+      lines.append(spelled + value + ": " + first.option.help + " (" + accepts + ")")
     }
-    let formats = declarations.map { entry -> String in
-      let fallback = entry.option.defaultValue.map { ", default \($0)" } ?? ""
-      return "\(entry.codec.displayName): \(entry.option.kind.typeName)\(fallback)"
-    }
-    let text = first.option.help + " (" + formats.joined(separator: "; ") + ")"
-    if case .boolean = first.option.kind { return ArgumentHelp(text + "; give it alone, or with true|false") }
-    return ArgumentHelp(text, valueName: "value")
+    return ArgumentHelp(
+      "A format's option, NAME=VALUE; each is also a flag of its own, as listed below (`fgrun formats` gives them per format).",
+      discussion: lines.joined(separator: "\n\n"), valueName: "name=value")
   }
 }

@@ -5,6 +5,7 @@
 // FormatFlags.swift (the codecs' options as flags), Failure.swift (exit codes and error reporting), Batch.swift (progress and summary).
 
 import ArgumentParser
+import Foundation
 
 /// The `fgrun` command.
 @main
@@ -46,10 +47,40 @@ struct FGRun: ParsableCommand {
     subcommands: [Run.self, Explain.self, Filters.self, Formats.self, Info.self, Montage.self, Serve.self],
     defaultSubcommand: Run.self)
 
-  /// Parses the arguments (a boolean format flag may be followed by true or false) and runs the
-  /// subcommand, with SIGPIPE and SIGXFSZ turned into errors.
+  /// Parses the arguments (the codecs' option flags rewritten as `--format-option NAME=VALUE`,
+  /// FormatFlags.swift) and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.
   static func main() {
     ProcessSignals.install()
-    main(FormatFlags.normalizingBooleans(Array(CommandLine.arguments.dropFirst())))
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    do {
+      var command = try parseAsRoot(FormatFlags.rewritten(arguments))
+      try command.run()
+    } catch {
+      exit(withError: error, suggesting: arguments)
+    }
+  }
+
+  /// Exits as ArgumentParser would for `error`, with a did-you-mean for an unknown option that is
+  /// a mistyped format flag (the parser knows those flags only as `--format-option`), and the
+  /// flag as the user wrote it where a command without format options refused one.
+  private static func exit(withError error: Error, suggesting arguments: [String]) -> Never {
+    var message = fullMessage(for: error)
+    let code = exitCode(for: error)
+    if let range = message.range(of: #"Unknown option '(--[^']+)'"#, options: .regularExpression) {
+      let unknown = String(message[range].dropFirst("Unknown option '".count).dropLast())
+      if unknown == "--format-option", let flag = arguments.first(where: { FormatFlags.option(named: $0.prefix { $0 != "=" }) != nil }) {
+        message.replaceSubrange(range, with: "Unknown option '\(flag.prefix { $0 != "=" })': this command takes no format options")
+      } else if !message.contains("Did you mean"), let suggestion = FormatFlags.suggestion(for: unknown) {
+        message.replaceSubrange(range, with: "Unknown option '\(unknown)'. Did you mean '\(suggestion)'?")
+      }
+    }
+    // fgrun's own errors (`Failure`) print their message already, ending in a newline.
+    if !message.isEmpty && !message.hasSuffix("\n") { message += "\n" }
+    if code == .success {
+      FileHandle.standardOutput.write(Data(message.utf8))
+    } else {
+      FileHandle.standardError.write(Data(message.utf8))
+    }
+    Foundation.exit(code.rawValue)
   }
 }

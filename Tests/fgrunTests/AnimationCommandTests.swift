@@ -33,7 +33,8 @@ extension FGRunTests {
   }
 
   /// `--page 1` of a WebP (which `info` counts as frames) and of a GIF give that frame, silently;
-  /// without --page, frame 1 is written with one warning; --max-frames refuses.
+  /// without --page, frame 1 is written to a still-only format (JPEG) with one warning;
+  /// --max-frames refuses.
   func testPagesOfAnimationsAndTheStillWarning() throws {
     try copyFixture("animation/disposal.gif", as: "anim.gif")
     try copyFixture("animation/blend.webp", as: "anim.webp")
@@ -41,7 +42,7 @@ extension FGRunTests {
       let page = try fgrun(["-e", "orient", "--page", "1", name, "page1.png"])
       XCTAssertEqual(page.status, 0, page.stderr)
       XCTAssertFalse(page.stderr.contains("warning"), page.stderr)
-      let still = try fgrun(["-e", "orient", name, "still.png"])
+      let still = try fgrun(["-e", "orient", name, "still.jpg"])
       XCTAssertEqual(still.status, 0, still.stderr)
       XCTAssertEqual(still.stderr.components(separatedBy: "only frame 1 is read").count, 2, still.stderr)
       let refused = try fgrun(["-e", "orient", "--max-frames", "3", name, "refused.png"])
@@ -87,6 +88,33 @@ extension FGRunTests {
     XCTAssertEqual(try field("n-pages"), "5")
     let explain = try fgrun(["explain", "-e", "trim", "anim.gif"])
     XCTAssertTrue(explain.text.contains("frame loop: 5 frames on a 24x16 canvas"), explain.text)
+  }
+
+  /// An animated WebP written to PNG becomes an APNG: Pillow's APNG reader gives every frame
+  /// exactly as Pillow reads that frame rendered alone with --frame N, and the delays and loop count.
+  func testAnimationWrittenToAPNG() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("python3 not installed") }
+    try copyFixture("animation/blend.webp", as: "anim.webp")
+    let run = try fgrun(["-e", "scale width=48; sharpen", "anim.webp", "out.png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertFalse(run.stderr.contains("warning"), run.stderr)
+    for k in 1...4 {
+      let alone = try fgrun(["-e", "scale width=48; sharpen", "--frame", "\(k)", "anim.webp", "frame\(k).png"])
+      XCTAssertEqual(alone.status, 0, alone.stderr)
+    }
+    // Per frame: the samples that differ from frame k's still.
+    let script = """
+      import json
+      from PIL import Image, ImageSequence
+      im = Image.open("out.png"); durations = []; differing = []
+      for k, f in enumerate(ImageSequence.Iterator(im)):
+          a = f.convert("RGBA").tobytes(); b = Image.open(f"frame{k + 1}.png").convert("RGBA").tobytes()
+          differing.append(sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))); durations.append(f.info.get("duration"))
+      print(json.dumps([im.format, im.n_frames, im.info.get("loop"), durations, differing]))
+      """
+    let read = try ChildProcess.run("/usr/bin/python3", ["-c", script], in: folder)
+    XCTAssertEqual(read.status, 0, read.stderr)
+    XCTAssertEqual(read.text.trimmingCharacters(in: .whitespacesAndNewlines), #"["PNG", 4, 2, [100.0, 50.0, 70.0, 30.0], [0, 0, 0, 0]]"#)
   }
 
   /// Animated GIF and WebP written to GIF keep every frame, delay and loop count: libvips's

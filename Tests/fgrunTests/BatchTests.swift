@@ -4,7 +4,10 @@ import Foundation
 import TestSupport
 import XCTest
 
-extension FGRunTests {
+/// fgrun batches: several files in flight on one pool, shared caches, the report and the summary.
+final class BatchTests: FGRunTestCase {}
+
+extension BatchTests {
   /// Twenty small PngSuite pictures copied in as p00.png…p19.png.
   private func batchInputs(_ count: Int = 20) throws -> [String] {
     let sources = ["basn0g08", "basn2c08", "basn2c16", "basn3p08", "basn4a08", "basn6a08", "basn6a16", "basi0g08",
@@ -241,5 +244,35 @@ extension FGRunTests {
       if most == 1 { XCTAssertGreaterThanOrEqual(used.waited, 1, "a later file waited: \(run.stderr)") }
       XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out\(memory)").path).count, 3)
     }
+  }
+
+  func testBatchGoesOnAfterAFailureAndSummarises() throws {
+    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
+    try write("rotate 90\n", to: "r.txt")
+    let run = try fgrun(["r.txt", "in.png", "missing.png", "b.png", "-o", "out"])
+    XCTAssertEqual(run.status, 1)
+    XCTAssertTrue(run.text.contains("ok in.png -> out/in.png"), run.text)
+    XCTAssertTrue(run.text.contains("3 files: 2 ok, 1 failed in "), run.text)
+    XCTAssertTrue(run.stderr.contains("fgrun: error: missing.png: "), run.stderr)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted(), ["b.png", "in.png"])
+  }
+
+  func testBatchSharesOneDecodeCacheAndExitsZeroWhenAllSucceed() throws {
+    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
+    try copyFixture("pngsuite/basn0g08.png", as: "logo.png")
+    // Every output is the same loaded file: decoded once for the whole batch.
+    try write("logo = load path=logo.png\noutput = rotate 90 of=logo\n", to: "r.txt")
+    let run = try fgrun(["--stats", "r.txt", "in.png", "b.png", "-o", "out", "--format", "png"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.text.contains("2 files: 2 ok, 0 failed"), run.text)
+    XCTAssertTrue(run.stderr.contains("decodes 1, cache hits 1"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("peak memory"), run.stderr)
+  }
+
+  func testBatchRejectsABadRecipeBeforeTouchingAnyFile() throws {
+    let run = try fgrun(["-e", "rotate 5000", "in.png", "-o", "out"])
+    XCTAssertEqual(run.status, 64)
+    XCTAssertTrue(run.stderr.contains("-e:1:8: error: angle=5000 is out of range"), run.stderr)
+    XCTAssertFalse(exists("out"))
   }
 }

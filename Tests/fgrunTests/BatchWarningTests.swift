@@ -10,7 +10,7 @@ import XCTest
   import Glibc
 #endif
 
-extension FGRunTests {
+extension BatchTests {
   /// `cut.jpg` (the first 40 % of a JPEG: libjpeg patches the rest up in grey) and `good.png`.
   private func damagedAndGoodInputs() throws {
     let whole = try Data(contentsOf: Fixtures.url("jpeg/testorig.jpg"))

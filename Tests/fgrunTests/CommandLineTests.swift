@@ -59,6 +59,21 @@ extension FGRunTests {
     XCTAssertTrue(formats.text.contains("--progressive      true|false"), formats.text)
   }
 
+  /// Format flags are rewritten before parsing (FormatFlags.rewritten): a flag followed by another
+  /// flag has no value, and a command without format options names the flag as it was typed.
+  func testFormatFlagsWithoutAValueOrOnTheWrongCommandAreNamed() throws {
+    let missing = try fgrun(["-e", "flip", "--quality", "--lossless", "in.png", "x.webp"])
+    XCTAssertEqual(missing.status, 64)
+    XCTAssertTrue(missing.stderr.contains("--quality needs a value."), missing.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("x.webp").path))
+    let info = try fgrun(["info", "--quality", "5", "in.png"])
+    XCTAssertEqual(info.status, 64)
+    XCTAssertTrue(info.stderr.contains("Unknown option '--quality': this command takes no format options"), info.stderr)
+    let direct = try fgrun(["-e", "flip", "--format-option", "qualty=5", "in.png", "y.jpg"])
+    XCTAssertEqual(direct.status, 64)
+    XCTAssertTrue(direct.stderr.contains("no format has this option; did you mean '--quality'?"), direct.stderr)
+  }
+
   func testRecipeThatMakesItsImageNeedsNoInput() throws {
     try write("solid color=#FF8000 size=40x30\nblur sigma=1\n", to: "card.txt")
     let run = try fgrun(["card.txt", "card.png"])

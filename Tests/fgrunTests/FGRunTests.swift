@@ -13,7 +13,10 @@ import XCTest
   import Glibc
 #endif
 
-final class FGRunTests: XCTestCase {
+/// The set-up and helpers of every test that runs the `fgrun` binary: a temporary folder with two
+/// PngSuite pictures, and `fgrun(…)`. Subclasses hold the tests (FGRunTests: one file at a time;
+/// BatchTests: batches, which `make test-tsan` runs under ThreadSanitizer with the library suites).
+class FGRunTestCase: XCTestCase {
   /// What one run of the binary did.
   struct Outcome {
     var status: Int32
@@ -36,6 +39,77 @@ final class FGRunTests: XCTestCase {
     try? FileManager.default.removeItem(at: folder)
   }
 
+
+  // MARK: - Helpers
+
+  func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+  func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name).path) }
+  func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+  func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: file(name)) }
+  func copyFixture(_ path: String, as name: String) throws {
+    try FileManager.default.copyItem(at: Fixtures.url(path), to: file(name))
+  }
+  func render(_ image: Image) throws -> PixelBuffer {
+    try Renderer(options: RendererOptions(threads: 1)).render(image)
+  }
+
+  /// The built `fgrun`: $FGRUN, or beside the test bundle.
+  static let binary: URL? = {
+    if let path = ProcessInfo.processInfo.environment["FGRUN"] { return URL(fileURLWithPath: path) }
+    var folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+    folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+      folders.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    return folders.map { $0.appendingPathComponent("fgrun") }.first {
+      FileManager.default.isExecutableFile(atPath: $0.path)
+    }
+  }()
+
+  /// Runs fgrun in the test's folder and waits for it. Standard input, output and error are
+  /// files (posix_spawn + waitpid: no pipes to drain, no Foundation.Process child monitoring).
+  func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
+    guard let binary = Self.binary else {
+      XCTFail("fgrun was not found next to the tests; run `swift build --build-tests` first (or set FGRUN).")
+      throw CocoaError(.fileNoSuchFile)
+    }
+    let io = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-io-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: io) }
+    let inPath = io.appendingPathComponent("stdin").path
+    let outPath = io.appendingPathComponent("stdout").path
+    let errPath = io.appendingPathComponent("stderr").path
+    try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    // The child starts in the test's folder through coreutils' `env -C` (glibc's
+    // posix_spawn_file_actions_addchdir_np is not visible to Swift).
+    let launcher = "/usr/bin/env"
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      (["env", "-C", folder.path, binary.path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, launcher, &actions, nil, argv, environ)
+    guard spawned == 0 else {
+      XCTFail("cannot start \(binary.path): \(String(cString: strerror(spawned)))")
+      throw CocoaError(.executableLoad)
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells report it.
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return Outcome(
+      status: code, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+      stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
+  }
+}
+
+final class FGRunTests: FGRunTestCase {
   // MARK: - One file
 
   func testRunsARecipeFileAndWritesWhatTheSwiftAPIRenders() throws {
@@ -229,38 +303,6 @@ final class FGRunTests: XCTestCase {
     }
   }
 
-  // MARK: - Batch
-
-  func testBatchGoesOnAfterAFailureAndSummarises() throws {
-    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
-    try write("rotate 90\n", to: "r.txt")
-    let run = try fgrun(["r.txt", "in.png", "missing.png", "b.png", "-o", "out"])
-    XCTAssertEqual(run.status, 1)
-    XCTAssertTrue(run.text.contains("ok in.png -> out/in.png"), run.text)
-    XCTAssertTrue(run.text.contains("3 files: 2 ok, 1 failed in "), run.text)
-    XCTAssertTrue(run.stderr.contains("fgrun: error: missing.png: "), run.stderr)
-    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).sorted(), ["b.png", "in.png"])
-  }
-
-  func testBatchSharesOneDecodeCacheAndExitsZeroWhenAllSucceed() throws {
-    try copyFixture("pngsuite/basn2c08.png", as: "b.png")
-    try copyFixture("pngsuite/basn0g08.png", as: "logo.png")
-    // Every output is the same loaded file: decoded once for the whole batch.
-    try write("logo = load path=logo.png\noutput = rotate 90 of=logo\n", to: "r.txt")
-    let run = try fgrun(["--stats", "r.txt", "in.png", "b.png", "-o", "out", "--format", "png"])
-    XCTAssertEqual(run.status, 0, run.stderr)
-    XCTAssertTrue(run.text.contains("2 files: 2 ok, 0 failed"), run.text)
-    XCTAssertTrue(run.stderr.contains("decodes 1, cache hits 1"), run.stderr)
-    XCTAssertTrue(run.stderr.contains("peak memory"), run.stderr)
-  }
-
-  func testBatchRejectsABadRecipeBeforeTouchingAnyFile() throws {
-    let run = try fgrun(["-e", "rotate 5000", "in.png", "-o", "out"])
-    XCTAssertEqual(run.status, 64)
-    XCTAssertTrue(run.stderr.contains("-e:1:8: error: angle=5000 is out of range"), run.stderr)
-    XCTAssertFalse(exists("out"))
-  }
-
   // MARK: - explain, filters
 
   func testExplainShowsBothGraphs() throws {
@@ -316,73 +358,5 @@ final class FGRunTests: XCTestCase {
     let typo = try fgrun(["filters", "flp"])
     XCTAssertEqual(typo.status, 64)
     XCTAssertTrue(typo.stderr.contains("unknown filter 'flp'; did you mean 'flip'?"), typo.stderr)
-  }
-
-  // MARK: - Helpers
-
-  func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
-  private func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name).path) }
-  private func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
-  func write(_ text: String, to name: String) throws { try Data(text.utf8).write(to: file(name)) }
-  func copyFixture(_ path: String, as name: String) throws {
-    try FileManager.default.copyItem(at: Fixtures.url(path), to: file(name))
-  }
-  private func render(_ image: Image) throws -> PixelBuffer {
-    try Renderer(options: RendererOptions(threads: 1)).render(image)
-  }
-
-  /// The built `fgrun`: $FGRUN, or beside the test bundle.
-  static let binary: URL? = {
-    if let path = ProcessInfo.processInfo.environment["FGRUN"] { return URL(fileURLWithPath: path) }
-    var folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-    folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-      folders.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    return folders.map { $0.appendingPathComponent("fgrun") }.first {
-      FileManager.default.isExecutableFile(atPath: $0.path)
-    }
-  }()
-
-  /// Runs fgrun in the test's folder and waits for it. Standard input, output and error are
-  /// files (posix_spawn + waitpid: no pipes to drain, no Foundation.Process child monitoring).
-  func fgrun(_ arguments: [String], stdin: Data? = nil) throws -> Outcome {
-    guard let binary = Self.binary else {
-      XCTFail("fgrun was not found next to the tests; run `swift build --build-tests` first (or set FGRUN).")
-      throw CocoaError(.fileNoSuchFile)
-    }
-    let io = FileManager.default.temporaryDirectory.appendingPathComponent("fgrun-io-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: io) }
-    let inPath = io.appendingPathComponent("stdin").path
-    let outPath = io.appendingPathComponent("stdout").path
-    let errPath = io.appendingPathComponent("stderr").path
-    try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    // The child starts in the test's folder through coreutils' `env -C` (glibc's
-    // posix_spawn_file_actions_addchdir_np is not visible to Swift).
-    let launcher = "/usr/bin/env"
-    let argv: [UnsafeMutablePointer<CChar>?] =
-      (["env", "-C", folder.path, binary.path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, launcher, &actions, nil, argv, environ)
-    guard spawned == 0 else {
-      XCTFail("cannot start \(binary.path): \(String(cString: strerror(spawned)))")
-      throw CocoaError(.executableLoad)
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells report it.
-    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return Outcome(
-      status: code, stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
-      stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
   }
 }

@@ -39,7 +39,7 @@ extension FGRunTests {
     XCTAssertEqual(help.status, 0, help.stderr)
     let text = help.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     for option in CodecRegistry.allEncodeOptions + CodecRegistry.allDecodeOptions {
-      XCTAssertTrue(text.contains("--\(option.name)"), "fgrun has no flag --\(option.name): add it to Sources/fgrun/FormatFlags.swift")
+      XCTAssertTrue(text.contains("--\(option.name)"), "fgrun run --help does not list --\(option.name) (FormatFlags.help)")
       let firstWords = option.help.split(separator: " ").prefix(3).joined(separator: " ")
       XCTAssertTrue(text.contains(firstWords), "--\(option.name)'s help does not come from its table")
     }

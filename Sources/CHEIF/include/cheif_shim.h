@@ -46,6 +46,9 @@ typedef struct {
   uint8_t *xmp; size_t xmp_length;    ///< the XMP packet
 } cheif_info;
 
+/// The linked libheif's version, as "1.15.1".
+const char *cheif_version(void);
+
 /// Reads image `index` (0: the primary image; 1…: the other top-level images in file order) of
 /// `data`. Fails with CHEIF_TOO_LARGE when either size is over `max_pixels`. Returns a status;
 /// `message` (of `capacity` bytes) receives a sentence on failure.

@@ -204,8 +204,11 @@ extension WorkingSpace: ParameterChoice {
 /// Declare it once, as a static property of the operation, and list `spec` in the table:
 ///
 /// ```swift
-/// static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect.")
-/// static let table = OperationDescriptor(name: "tint", …, parameters: [color.spec, amount.spec, mode.spec], …)
+/// enum Fade {
+///   static let amount = Parameter<Double>("amount", range: 0...1, default: 1, help: "How much of the effect.")
+///   static let table = OperationDescriptor(
+///     name: "fade", category: .color, summary: "Fades the image.", parameters: [amount.spec], example: "fade amount=0.5")
+/// }
 /// ```
 public struct Parameter<Value: ParameterType>: Sendable {
   /// The table row.

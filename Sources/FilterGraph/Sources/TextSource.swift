@@ -32,6 +32,10 @@ public struct TextSourceOperation: SourceOperation {
   /// How it is set (each run's own settings over it).
   public let style: TextStyle
   let layout: TextLayout
+  /// The font files the text is set in, each as it was when the text was laid out (device, inode,
+  /// size, modification time): a file rewritten or replaced at its path gives the text another
+  /// identity, so a renderer's cache never serves the pixels of the old font.
+  let fontFiles: [String]
 
   /// Lays `string` out in `style` (throws as `TextLayout.init` does).
   public init(string: String, style: TextStyle) throws {
@@ -43,7 +47,15 @@ public struct TextSourceOperation: SourceOperation {
     self.runs = runs
     self.string = runs.map(\.string).joined()
     self.style = style
+    fontFiles = Set(([style] + runs.map { style.applying($0) }).filter(\.fontIsFile).map(\.font)).sorted().map(Self.fileSignature)
     layout = try TextLayout(runs: runs, style: style)
+  }
+
+  /// `path` and what stat(2) says of the file (nothing more when it cannot be examined).
+  static func fileSignature(_ path: String) -> String {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return path }
+    return "\(path)@\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
   }
 
   /// `string`: the text (required).
@@ -97,13 +109,14 @@ public struct TextSourceOperation: SourceOperation {
     values += [Self.align.argument(style.alignment), ("lines", .number(Double(layout.lineCount)))]
     return Arguments(values)
   }
-  /// What the pixels depend on: the style and the string (itself when short, else its length and
-  /// hash), so a recipe run on many files of a batch rasterises one text once.
+  /// What the pixels depend on: the style, the font files as they were (`fontFiles`), the size
+  /// laid out and the string (itself when short, else its length and hash), so a recipe run on many
+  /// files of a batch rasterises one text once.
   public var identity: String {
     let attributes = runs.count == 1 && runs[0].identity.isEmpty ? "" : "|" + runs.map { "\($0.string.utf8.count):\($0.identity)" }.joined(separator: ";")
     let text = (string.utf8.count <= 256 ? string.debugDescription : "\(string.utf8.count) bytes #\(string.hashValue)") + attributes
     return "text:\(style.font)|\(style.size)|\(style.color.hexString)|\(style.width ?? 0)|\(style.alignment)|"
-      + "\(style.lineSpacing)|\(style.weight)|\(style.italic):\(text)"
+      + "\(style.lineSpacing)|\(style.weight)|\(style.italic)|\(fontFiles.joined(separator: ","))|\(layout.size.width)x\(layout.size.height):\(text)"
   }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

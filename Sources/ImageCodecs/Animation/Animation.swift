@@ -81,7 +81,7 @@ extension DecodeLimits {
 /// The warning a decoder of one page of an animation gives when the page was not asked for.
 func animationReadAsStillWarning(_ what: String, frames: Int, request: DecodeRequest) -> [String] {
   guard frames > 1, request.options["page"] == nil else { return [] }
-  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose one with --frame N, or write an animated format such as GIF or WebP to keep them all)."]
+  return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose one with --frame N, or write an animated format (GIF, WebP or PNG) to keep them all)."]
 }
 
 /// Writes an animation one full frame at a time; the bytes come out at the end.

@@ -21,8 +21,10 @@ extension HDRToneMapping {
     gainMapMin: [-2, -2, -2], gainMapMax: [6, 6, 6], hdrCapacityMin: 0, hdrCapacityMax: log2(10000 / 203))
 
   /// The 8-bit RGB gain map of `signal` (8- or 16-bit RGB(A), HDR signal in `transfer`, primaries to
-  /// BT.2020 by `toBT2020`), written into `map` (8-bit RGB, the same size).
-  public static func gainMap(ofSignal signal: PixelBuffer, into map: inout PixelBuffer, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
+  /// BT.2020 by `toBT2020`), written into `map` (8-bit RGB, the same width) from its row `firstRow`.
+  public static func gainMap(
+    ofSignal signal: PixelBuffer, into map: inout PixelBuffer, at firstRow: Int = 0, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]
+  ) {
     let channels = signal.format.channelCount, width = signal.width, height = signal.height
     let toBT709 = multipliedRows(bt2020ToBT709, toBT2020)
     let offset = 1.0 / 64
@@ -31,7 +33,7 @@ extension HDRToneMapping {
       signal.withUnsafePixels(as: T.self) { source in
         map.withUnsafeMutablePixels(as: UInt8.self) { out in
           for y in 0..<height {
-            let row = source[row: y], mapRow = out[row: y]
+            let row = source[row: y], mapRow = out[row: firstRow + y]
             for x in 0..<width {
               let i = x * channels
               let s = SIMD3(Double(row[i]), Double(row[i + 1]), Double(row[i + 2])) / scale

@@ -55,6 +55,20 @@ public enum HDRTransfer: String, Hashable, Sendable {
   }
 }
 
+/// An HDR signal: its transfer and the matrix from its primaries to BT.2020 (rows).
+public struct HDRSignal: Sendable {
+  /// PQ or HLG.
+  public var transfer: HDRTransfer
+  /// The primaries' matrix to BT.2020 (identity for BT.2020 itself).
+  public var toBT2020: [SIMD3<Double>]
+
+  /// A signal with this transfer and primaries.
+  public init(transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
+    self.transfer = transfer
+    self.toBT2020 = toBT2020
+  }
+}
+
 /// The HDR-to-SDR conversion described above.
 public enum HDRToneMapping {
   /// The nominal HDR peak (cd/m²) method A maps to SDR white.
@@ -144,15 +158,15 @@ public enum HDRToneMapping {
     return multipliedRows(inverse, source)
   }
 
-  /// Tone-maps the RGB samples of `buffer` (8- or 16-bit RGB or RGBA, HDR signal in `transfer`) in
-  /// place to sRGB-encoded SDR.
-  public static func apply(to buffer: inout PixelBuffer, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
-    let channels = buffer.format.channelCount, width = buffer.width, height = buffer.height
+  /// Tone-maps the RGB samples of `buffer`'s `rows` (default: all; 8- or 16-bit RGB or RGBA, HDR
+  /// signal in `transfer`) in place to sRGB-encoded SDR.
+  public static func apply(to buffer: inout PixelBuffer, rows: Range<Int>? = nil, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
+    let channels = buffer.format.channelCount, width = buffer.width, rows = rows ?? 0..<buffer.height
     let srgb: (Double) -> Double = { l in l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055 }
     func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
       let scale = Double(T.max)
       buffer.withUnsafeMutablePixels(as: T.self) { pixels in
-        for y in 0..<height {
+        for y in rows {
           let row = pixels[row: y]
           for x in 0..<width {
             let i = x * channels

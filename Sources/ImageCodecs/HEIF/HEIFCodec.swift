@@ -41,7 +41,7 @@ public enum AVIFCodec: ImageCodec {
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
@@ -74,7 +74,7 @@ public enum HEICCodec: ImageCodec {
       && brands.contains { ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"].contains($0) }
   }
 
-  public static var decodeOptions: [FormatOption] { [FormatOption.page, HEIF.gainMapOption] }
+  public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
   }
@@ -91,11 +91,6 @@ public enum HEICCodec: ImageCodec {
   }
 }
 
-extension DecodeRequest {
-  /// The `gain-map` decode option (HEIF).
-  var wantsGainMap: Bool { if case .boolean(true)? = options["gain-map"] { return true } else { return false } }
-}
-
 /// What AVIF and HEIC share.
 enum HEIF {
   /// The major and compatible brands of an `ftyp` box at the start of `head` (as many as it holds).
@@ -108,10 +103,28 @@ enum HEIF {
     return offsets.map { String(decoding: head[$0..<$0 + 4], as: UTF8.self) }
   }
 
-  /// The `gain-map` decode option.
-  static let gainMapOption = FormatOption(
-    "gain-map", .boolean, default: .boolean(false),
-    help: "For an HDR (PQ/HLG) image: decode the 8-bit gain map that restores its HDR light from its tone-mapped SDR rendition (how an HDR source is written as Ultra HDR JPEG), instead of the image.")
+  /// True for an image sequence: a sequence brand (`avis`, `msf1`, `hevs`) and a top-level `moov`
+  /// box (the sequence's track).
+  static func isSequence(_ data: Data) -> Bool {
+    guard brands([UInt8](data.prefix(64))).contains(where: { ["avis", "msf1", "hevs"].contains($0) }) else { return false }
+    var offset = 0
+    while offset + 8 <= data.count {
+      let box = [UInt8](data[data.startIndex + offset..<data.startIndex + offset + 8])
+      if box[4..<8].elementsEqual("moov".utf8) { return true }
+      let size = Int(box[0]) << 24 | Int(box[1]) << 16 | Int(box[2]) << 8 | Int(box[3])
+      guard size >= 8 else { return false }  // 64-bit or to-the-end sizes: no box follows that we need
+      offset += size
+    }
+    return false
+  }
+
+  /// What reading a sequence gives: libheif before 1.20 has no sequence API, so its still primary image.
+  static func sequenceWarning(_ format: ImageFileFormat) -> String {
+    "the \(format.rawValue.uppercased()) is an image sequence; libheif \(libheifVersion) reads only its still primary image (sequences need libheif 1.20), so only that image is read, not the sequence's frames."
+  }
+
+  /// The linked libheif's version ("1.15.1").
+  static var libheifVersion: String { String(cString: cheif_version()) }
 
   /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile (8-bit
   /// RGB for the gain map `request` asks for).
@@ -155,7 +168,8 @@ enum HEIF {
       }
       try HEIFFile.check(status, message)
     }
-    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata) { output in
+    let warnings = request.options["page"] == nil && isSequence(data) ? [sequenceWarning(format)] : []
+    return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings) { output in
       if let hdr, map {
         var signal = try PixelBuffer.forDecoding(
           width: file.size.width, height: file.size.height, format: pixelFormat, colorSpace: .sRGB, metadata: ImageMetadata())

@@ -11,7 +11,7 @@ import PixelBufferModule
 /// ```swift
 /// let decoder = try JPEGDecoder(data: bytes)
 /// let size = try decoder.start(options: JPEGDecodeOptions(scaleDenominator: 2))
-/// var strip = decoder.makeBuffer(rows: 16)
+/// var strip = try decoder.makeBuffer(rows: 16)
 /// while !decoder.isComplete {
 ///   let n = try decoder.readRows(16, into: &strip)
 ///   // use strip rows 0 ..< n, which are image rows decoder.nextRow - n ..< decoder.nextRow

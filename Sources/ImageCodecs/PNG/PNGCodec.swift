@@ -8,21 +8,38 @@ extension ImageFileFormat {
 }
 
 /// PNG: reads every colour type and depth (1–16 bits, palettes, tRNS, Adam7), 16-bit kept as 16;
-/// writes gray, gray + alpha, RGB, RGBA at 8 or 16 bits, compressing segments in parallel.
+/// writes gray, gray + alpha, RGB, RGBA at 8 or 16 bits, compressing segments in parallel, and
+/// animations as APNG (APNGWriter.swift).
 public enum PNGCodec: ImageCodec {
   public static let format = ImageFileFormat.png
   public static let displayName = "PNG"
   public static let fileExtensions = ["png"]
   public static let summary =
-    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate."
+    "libpng reads the header and chunks, and the rows of palette, sub-8-bit, tRNS and interlaced images; other images' rows come from our own IDAT reader (zlib, SSE2 unfiltering), row by row; the writer filters and deflates segments in parallel with libdeflate. Animations are written as APNG (8-bit; frames after the first store only the rectangle that changed; delays and loop count kept); an APNG is read as its default image."
 
   /// The 8-byte PNG signature.
   public static func sniff(_ head: [UInt8]) -> Bool {
     head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
   }
 
+  /// `gain-map`: an HDR (cICP PQ or HLG) image's gain map instead of the image.
+  public static var decodeOptions: [FormatOption] { [FormatOption.gainMap] }
+
+  /// The header; for the gain map `request` asks for, 8-bit RGB without a profile.
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    try PNGDecoder.readHeader(data, limits: request.limits)
+    let decoder = try PNGDecoder(data: data, limits: request.limits)
+    guard request.wantsGainMap else { return decoder.header }
+    _ = try gainMapSignal(decoder)
+    var header = decoder.header
+    (header.layout, header.component, header.hdrTransfer) = (.rgb, .uint8, nil)
+    header.metadata = ImageMetadata()
+    return header
+  }
+
+  /// The HDR signal a gain-map request needs; an image without one is refused.
+  private static func gainMapSignal(_ decoder: PNGDecoder) throws -> HDRSignal {
+    if let signal = decoder.hdrSignal { return signal }
+    throw CodecError(.invalidArgument, "gain-map: the PNG image is not HDR (no cICP chunk with a PQ or HLG transfer), so it has no gain map.")
   }
 
   /// Box averages while decoding (`BoxShrinkingDecoder`).
@@ -38,7 +55,9 @@ public enum PNGCodec: ImageCodec {
     guard d == 1 || [2, 4, 8].contains(d) else {
       throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
-    let decoder = try PNGDecoder(data: data, limits: request.limits)
+    let map = request.wantsGainMap
+    let png = try PNGDecoder(data: data, limits: request.limits, toneMaps: !map)
+    let decoder: any ImageRowDecoder = map ? HDRGainMapDecoder(png, signal: try gainMapSignal(png)) : png
     return d == 1 ? decoder : try BoxShrinkingDecoder(decoder, factor: d)
   }
 

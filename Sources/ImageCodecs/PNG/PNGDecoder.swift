@@ -44,6 +44,10 @@ public final class PNGDecoder {
   public let chromaticities: [Double]?
   /// The number of rows handed out so far.
   public private(set) var rowsRead = 0
+  /// The HDR signal a cICP chunk declares (PQ or HLG, RGB), or nil.
+  public let hdrSignal: HDRSignal?
+  /// Whether rows are tone-mapped to SDR sRGB (an HDR signal read with `toneMaps`).
+  private let toneMaps: Bool
 
   private let reader: OpaquePointer
   /// The encoded bytes libpng reads in place through the shim's read callback (see
@@ -80,11 +84,12 @@ public final class PNGDecoder {
   private let headerWarningSources: Set<String>
 
   /// Reads the header and every chunk before the image data, and checks the size against `limits`
-  /// before any pixel memory is allocated.
+  /// before any pixel memory is allocated. Rows of an HDR (cICP PQ or HLG) image are tone-mapped to
+  /// SDR sRGB unless `toneMaps` is false (they are then the HDR signal, `hdrSignal` says which).
   ///
   /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
   ///   early, `.tooLarge` when the size exceeds `limits`.
-  public init(data: Data, limits: DecodeLimits = .default) throws {
+  public init(data: Data, limits: DecodeLimits = .default, toneMaps: Bool = true) throws {
     // The size is checked against the pixel limit first: libpng's own check (its user limits, a
     // side of at most the pixel limit) ends in "Invalid IHDR data", which reads as a corrupt file.
     if let (width, height) = Self.headerSize(data) { try limits.check(width: width, height: height, what: "PNG image") }
@@ -144,8 +149,33 @@ public final class PNGDecoder {
     if info.has_chrm != 0 && info.has_srgb == 0 && profile == nil {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
-    metadataWarnings += PNGTextChunks.read(data, into: &metadata)
-    if info.has_srgb != 0 {
+    var cicp: PNGCICP?
+    metadataWarnings += PNGTextChunks.read(data, into: &metadata, cicp: &cicp)
+    var hdr: HDRSignal?
+    if let cicp, let transfer = cicp.hdrTransfer {
+      if layout == .gray || layout == .grayAlpha {
+        metadataWarnings.append(
+          "The PNG's cICP chunk says its gray signal is \(transfer.name) HDR; gray HDR PNGs are not tone-mapped, so it is read as sRGB and its tones are wrong.")
+      } else if cicp.matrix != 0 {
+        metadataWarnings.append(
+          "The PNG's cICP chunk names matrix coefficients \(cicp.matrix), where PNG allows only 0 (RGB); the chunk is ignored and the \(transfer.name) signal read as sRGB.")
+      } else {
+        let (toBT2020, warning) = cicp.toBT2020
+        metadataWarnings += warning.map { [$0] } ?? []
+        if !cicp.isFullRange {
+          metadataWarnings.append("The PNG's cICP chunk says its samples are narrow-range; they are read as full-range.")
+        }
+        hdr = HDRSignal(transfer: transfer, toBT2020: toBT2020)
+        // cICP outranks iCCP (PNG 3rd edition): the tone-mapped pixels are sRGB.
+        metadata.iccProfile = nil
+        profile = nil
+      }
+    }
+    hdrSignal = hdr
+    self.toneMaps = toneMaps && hdr != nil
+    if hdr != nil {
+      colorSpace = .sRGB
+    } else if info.has_srgb != 0 {
       colorSpace = .sRGB
     } else if let profile {
       colorSpace = .icc(profile)
@@ -163,7 +193,8 @@ public final class PNGDecoder {
       layout: layout, component: info.out_bit_depth == 16 ? .uint16 : .uint8, metadata: metadata,
       warnings: metadataWarnings
         + (rejections.isEmpty
-          ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]))
+          ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]),
+      hdrTransfer: hdr?.transfer)
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil
@@ -231,6 +262,7 @@ public final class PNGDecoder {
       }
       rowsRead += count
       if remainingRows == 0 { wholeImage = nil }
+      toneMap(&buffer, rows: destinationRow..<destinationRow + count)
       return count
     }
     let status = buffer.withUnsafeMutableBaseAddress { base, stride -> Int32 in
@@ -242,6 +274,7 @@ public final class PNGDecoder {
     try check(status)
     rowsRead += count
     if remainingRows == 0 { finishReading() }
+    toneMap(&buffer, rows: destinationRow..<destinationRow + count)
     return count
   }
 
@@ -260,9 +293,10 @@ public final class PNGDecoder {
   public func decodeRemaining() throws -> PixelBuffer {
     if let failure { throw failure }
     if isInterlaced && rowsRead == 0 {
-      let whole = try decodeWholeImage()
+      var whole = try decodeWholeImage()
       rowsRead = header.size.height
       wholeImage = nil
+      toneMap(&whole, rows: 0..<whole.height)
       return whole
     }
     var buffer = try makeBuffer(rows: remainingRows)
@@ -303,6 +337,12 @@ public final class PNGDecoder {
     let error = PNGShimSupport.readError(status, String(cString: cpng_reader_message(reader)))
     failure = error
     throw error
+  }
+
+  /// Tone-maps `rows` of `buffer` to SDR sRGB when this decoder does so.
+  private func toneMap(_ buffer: inout PixelBuffer, rows: Range<Int>) {
+    guard toneMaps, let hdrSignal else { return }
+    HDRToneMapping.apply(to: &buffer, rows: rows, transfer: hdrSignal.transfer, toBT2020: hdrSignal.toBT2020)
   }
 
   /// Reads the chunks after the image data; damage there only costs a warning.

@@ -6,6 +6,48 @@ import Foundation
 import PixelBufferModule
 
 extension PNGStreamEncoder {
+  /// The signature, IHDR, the colour chunk (iCCP for `.icc`, sRGB for `.sRGB` when
+  /// `options.writeSRGBChunk`) and the metadata chunks of a PNG of `channels` (1…4) at `bitDepth`;
+  /// with the warnings for what was left out (an ICC profile that does not suit the image).
+  static func header(
+    size: Size, channels: Int, bitDepth: Int, options: PNGEncodeOptions, colorSpace: ColorSpace, metadata: ImageMetadata
+  ) throws -> (Data, warnings: [String]) {
+    var header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    var warnings: [String] = []
+    var ihdr = Data()
+    ihdr.appendBigEndian(UInt32(size.width))
+    ihdr.appendBigEndian(UInt32(size.height))
+    let colorType: UInt8 = [0, 4, 2, 6][channels - 1]
+    ihdr.append(contentsOf: [UInt8(bitDepth), colorType, 0, 0, 0])
+    appendChunk("IHDR", ihdr, to: &header)
+    switch colorSpace {
+    case .icc(let profile):
+      if let problem = iccProblem(profile, channels: channels) {
+        warnings.append("The ICC profile was left out of the PNG: \(problem).")
+      } else {
+        var iccp = Data("ICC profile".utf8)
+        iccp.append(contentsOf: [0, 0])
+        iccp.append(try zlibCompress(profile))
+        appendChunk("iCCP", iccp, to: &header)
+      }
+    case .sRGB where options.writeSRGBChunk:
+      appendChunk("sRGB", Data([0]), to: &header)
+    default: break
+    }
+    if metadata.hasDescriptiveBlocks { appendMetadata(metadata, to: &header) }
+    return (header, warnings)
+  }
+
+  /// A zlib stream's two header bytes (CMF: deflate, 32 KiB window; FLG: the level class of
+  /// `level` 0…9, no dictionary, check bits).
+  static func zlibHeader(level: Int32) -> [UInt8] {
+    let cmf: UInt8 = 0x78
+    let flevel: UInt8 = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
+    var flg = flevel << 6
+    flg += UInt8(31 - (Int(cmf) * 256 + Int(flg)) % 31)
+    return [cmf, flg]
+  }
+
   static func appendChunk(_ type: String, _ payload: Data, to out: inout Data) {
     out.appendBigEndian(UInt32(payload.count))
     let typeBytes = Data(type.utf8)

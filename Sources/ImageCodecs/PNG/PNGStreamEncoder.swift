@@ -130,29 +130,9 @@ public final class PNGStreamEncoder {
     self.rowsPerSegment = max(1, min(max(1, segmentBytes) / rowBytes, (Int(UInt32.max) / 2) / (rowBytes + 1)))
     self.contextRows = 1
 
-    // Signature, IHDR, colour chunk.
-    var header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-    var ihdr = Data()
-    ihdr.appendBigEndian(UInt32(size.width))
-    ihdr.appendBigEndian(UInt32(size.height))
-    let colorType: UInt8 = [0, 4, 2, 6][channels - 1]
-    ihdr.append(contentsOf: [UInt8(component.bitDepth), colorType, 0, 0, 0])
-    Self.appendChunk("IHDR", ihdr, to: &header)
-    switch colorSpace {
-    case .icc(let profile):
-      if let problem = Self.iccProblem(profile, channels: channels) {
-        warnings.append("The ICC profile was left out of the PNG: \(problem).")
-      } else {
-        var iccp = Data("ICC profile".utf8)
-        iccp.append(contentsOf: [0, 0])
-        iccp.append(try Self.zlibCompress(profile))
-        Self.appendChunk("iCCP", iccp, to: &header)
-      }
-    case .sRGB where options.writeSRGBChunk:
-      Self.appendChunk("sRGB", Data([0]), to: &header)
-    default: break
-    }
-    if metadata.hasDescriptiveBlocks { Self.appendMetadata(metadata, to: &header) }
+    let (header, headerWarnings) = try Self.header(
+      size: size, channels: channels, bitDepth: component.bitDepth, options: options, colorSpace: colorSpace, metadata: metadata)
+    warnings += headerWarnings
     try emit(header)
   }
 
@@ -351,12 +331,7 @@ public final class PNGStreamEncoder {
     }
     var idat = Data()
     if !zlibHeaderWritten {
-      // CMF: deflate, 32 KiB window; FLG: the level class, no dictionary, check bits.
-      let cmf: UInt8 = 0x78
-      let flevel: UInt8 = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
-      var flg = flevel << 6
-      flg += UInt8(31 - (Int(cmf) * 256 + Int(flg)) % 31)
-      idat.append(contentsOf: [cmf, flg])
+      idat.append(contentsOf: Self.zlibHeader(level: level))
       zlibHeaderWritten = true
     }
     idat.append(output, count: segment.outputLength)

@@ -5,9 +5,8 @@
 // `tEXt`, `zTXt` or `iTXt` with keyword `Comment` the comment (Latin-1 in tEXt/zTXt, UTF-8 in
 // iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a block over
 // that limit is left out with a warning (the pixels do not depend on it, and no file FilterGraph
-// writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped. A cICP chunk (PNG 3rd
-// edition: H.273 primaries, transfer, matrix, range) whose transfer is PQ or HLG is a warning: such
-// a PNG is not tone-mapped, and its signal read as sRGB would otherwise be silently wrong.
+// writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped. The cICP chunk (PNG 3rd
+// edition: H.273 primaries, transfer, matrix, range; `PNGCICP`) is read on the same pass.
 import CPNG
 import Foundation
 import PixelBufferModule
@@ -36,9 +35,10 @@ enum PNGTextChunks {
   /// The comment keyword.
   static let commentKeyword = "Comment"
 
-  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`;
-  /// returns a warning for each block left out for being above `MetadataLimits.maxBlockBytes`.
-  static func read(_ png: Data, into metadata: inout ImageMetadata) -> [String] {
+  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`, and
+  /// `cicp` from its cICP chunk; returns a warning for each block left out for being above
+  /// `MetadataLimits.maxBlockBytes`.
+  static func read(_ png: Data, into metadata: inout ImageMetadata, cicp: inout PNGCICP?) -> [String] {
     var warnings: [String] = []
     png.withUnsafeBytes { raw in
       let b = raw.bindMemory(to: UInt8.self)
@@ -51,11 +51,10 @@ enum PNGTextChunks {
         if type == "IDAT" || type == "IEND" { return }
         let dataRange = (at + 8)..<(at + 8 + length)
         defer { at += 12 + length }
-        if type == "cICP", length == 4, let transfer = HDRTransfer(code: Int(b[at + 9])),
+        if type == "cICP", length == 4, cicp == nil,
           cpng_crc32(0, b.baseAddress! + at + 4, length + 4) == UInt32(truncatingIfNeeded: u32(at + 8 + length))
         {
-          warnings.append(
-            "The PNG's cICP chunk says its signal is \(transfer.name) HDR; HDR PNGs are not tone-mapped yet, so it is read as sRGB and its colours are wrong (AVIF and HEIC HDR files are tone-mapped).")
+          cicp = PNGCICP(primaries: Int(b[at + 8]), transfer: Int(b[at + 9]), matrix: Int(b[at + 10]), isFullRange: b[at + 11] != 0)
           continue
         }
         guard type == "tEXt" || type == "zTXt" || type == "iTXt" else { continue }

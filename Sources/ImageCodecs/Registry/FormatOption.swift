@@ -83,6 +83,12 @@ public struct FormatOption: Hashable, Sendable {
     "page", .integer(0...65535), default: 0,
     help: "The page (image, frame) to read, counting from 0; files of single-page formats have only page 0.")
 
+  /// The decode option of formats that carry HDR (PQ/HLG) images (AVIF, HEIC, PNG with cICP): read
+  /// the gain map that restores the HDR light from the tone-mapped SDR rendition instead of the image.
+  public static let gainMap = FormatOption(
+    "gain-map", .boolean, default: .boolean(false),
+    help: "For an HDR (PQ/HLG) image: decode the 8-bit gain map that restores its HDR light from its tone-mapped SDR rendition (how an HDR source is written as Ultra HDR JPEG), instead of the image.")
+
   /// Parses `text` (as typed on the command line or in a recipe) into a value of this option's
   /// kind, checking its range.
   ///

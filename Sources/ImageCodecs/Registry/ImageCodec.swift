@@ -180,6 +180,9 @@ public struct DecodeRequest: Hashable, Sendable {
     if case .integer(let p)? = options["page"] { return p }
     return 0
   }
+
+  /// Whether `options` ask for an HDR image's gain map (`FormatOption.gainMap`).
+  var wantsGainMap: Bool { if case .boolean(true)? = options["gain-map"] { return true } else { return false } }
 }
 
 /// A decode in progress: rows come out top to bottom.

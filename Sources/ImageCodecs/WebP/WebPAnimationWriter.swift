@@ -5,7 +5,8 @@ import Foundation
 import PixelBufferModule
 
 /// Writes an animated WebP; libwebp keeps the previous canvases it compares frames against
-/// (to store only the changed rectangle, blended or not, whichever is smaller) and the output.
+/// (to store only the changed rectangle, blended or not, whichever is smaller), the encoded
+/// frames since the last key frame (one is forced at least every 17 frames) and the output.
 public final class WebPAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
   private let size: Size

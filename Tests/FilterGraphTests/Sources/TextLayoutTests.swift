@@ -158,4 +158,21 @@ final class TextLayoutTests: XCTestCase {
     XCTAssertEqual(layout.warning?.contains("'No Such Family Anywhere' is not installed"), true, layout.warning ?? "no warning")
     XCTAssertNil(try TextLayout(string: "x", style: TextStyle(font: "DejaVu Sans", size: 20)).warning)
   }
+
+  /// A font file rewritten at its path between two renders on one renderer: the second text is
+  /// set and drawn in the new font (it was served the old font's cached pixels, of another size,
+  /// and the render stopped on a precondition; found by fuzz-text).
+  func testAFontFileRewrittenAtItsPathIsNotServedFromTheCache() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewritten-\(UUID().uuidString).ttf")
+    defer { try? FileManager.default.removeItem(at: path) }
+    let renderer = Renderer(options: RendererOptions(threads: 1))
+    let style = TextStyle(font: path.path, size: 40)
+    try Data(contentsOf: URL(fileURLWithPath: Self.fonts + "dejavu/DejaVuSans.ttf")).write(to: path)
+    let first = try renderer.render(try Image(text: "AAA", style: style))
+    try Data(contentsOf: URL(fileURLWithPath: Self.fonts + "dejavu/DejaVuSans-Bold.ttf")).write(to: path)
+    let text = try Image(text: "AAA", style: style)
+    let second = try renderer.render(text)
+    XCTAssertNotEqual(first.width, second.width, "the bold face is wider")
+    XCTAssertEqual(Size(width: second.width, height: second.height), text.size)
+  }
 }

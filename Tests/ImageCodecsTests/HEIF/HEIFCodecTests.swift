@@ -358,4 +358,22 @@ final class HEIFCodecTests: XCTestCase {
     box[0...3] = [0xFF, 0xFF, 0xFF, 0xF0]  // an ftyp box longer than the file
     CodecTest.assertRejected(Data(box), [.truncated, .corrupt], "ftyp length")
   }
+
+  /// An AVIF image sequence (libavif 0.11's, `avis` with a `moov` track): libheif 1.15 reads its
+  /// still primary image (frame 1, within 30 dB of what was encoded) and the decoder warns once
+  /// that the sequence's frames are not read and why; asked for a page, or for a still AVIF, no
+  /// warning.
+  func testSequenceIsReadAsItsPrimaryImageWithAWarning() throws {
+    let data = try CodecTest.data("heif/sequence.avif")
+    let decoder = try AVIFCodec.makeDecoder(data, request: DecodeRequest())
+    let first = try decoder.decodeAll()
+    XCTAssertEqual(first.size, Size(width: 16, height: 8))
+    var expected: [UInt8] = []
+    for y in 0..<8 { for x in 0..<16 { expected += [UInt8(x * 16 % 256), UInt8(y * 30), 0, 255] } }
+    XCTAssertGreaterThan(CodecTest.psnr(CodecTest.samples(first.converted(to: .rgba8)), expected), 30)
+    XCTAssertEqual(decoder.warnings.count, 1)
+    XCTAssertTrue(decoder.warnings.first?.contains("is an image sequence; libheif 1.15") ?? false, "\(decoder.warnings)")
+    XCTAssertEqual(try AVIFCodec.makeDecoder(data, request: DecodeRequest(options: ["page": .integer(0)])).warnings, [])
+    XCTAssertEqual(try AVIFCodec.makeDecoder(try CodecTest.data("heif/alpha.avif"), request: DecodeRequest()).warnings, [])
+  }
 }

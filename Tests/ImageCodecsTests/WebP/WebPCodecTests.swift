@@ -151,4 +151,44 @@ final class WebPCodecTests: XCTestCase {
       XCTAssertEqual(($0 as? CodecError)?.kind, .invalidArgument)
     }
   }
+
+  /// The animation writer forces a key frame (a whole-canvas frame) at least every 17 frames, so
+  /// libwebp's encoder holds at most that many frames: 40 frames of a square moving on a still
+  /// background have 3 or more whole-canvas frames (libwebp's default never forces one: only frame
+  /// 1 is whole), and every frame decodes as written (lossless).
+  func testAnimationWriterForcesKeyFrames() throws {
+    let size = Size(width: 32, height: 32)
+    let writer = try WebPAnimationWriter(size: size, loopCount: 0, settings: WebPEncodeSettings(isLossless: true), metadata: ImageMetadata())
+    var written: [[UInt8]] = []
+    for k in 0..<40 {
+      var frame = PixelBuffer(width: 32, height: 32, format: .rgba8)
+      frame.withUnsafeMutableBaseAddress { base, stride in
+        for y in 0..<32 {
+          for x in 0..<32 {
+            let inSquare = (k % 28..<k % 28 + 4).contains(x) && (10..<14).contains(y)
+            let pixel: [UInt8] = inSquare ? [255, 0, 0, 255] : [UInt8(x * 8), UInt8(y * 8), 100, 255]
+            for c in 0..<4 { base.storeBytes(of: pixel[c], toByteOffset: y * stride + 4 * x + c, as: UInt8.self) }
+          }
+        }
+      }
+      written.append(CodecTest.samples(frame))
+      try writer.add(frame, delay: 40)
+    }
+    let bytes = [UInt8](try writer.finish())
+    var i = 12, whole = 0
+    while i + 8 <= bytes.count {
+      let length = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
+      if bytes[i..<i + 4].elementsEqual("ANMF".utf8) {
+        func le24(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 }
+        if le24(i + 14) + 1 == 32 && le24(i + 17) + 1 == 32 { whole += 1 }
+      }
+      i += 8 + length + length % 2
+    }
+    XCTAssertGreaterThanOrEqual(whole, 3)
+    let reader = try WebPCodec.makeFrameReader(Data(bytes), limits: .default)
+    for (k, expected) in written.enumerated() {
+      guard let frame = try reader.nextFrame() else { return XCTFail("frame \(k + 1) is missing") }
+      CodecTest.assertSame(CodecTest.samples(frame), expected, "frame \(k + 1)")
+    }
+  }
 }

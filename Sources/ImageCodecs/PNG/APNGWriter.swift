@@ -1,0 +1,237 @@
+// APNGWriter.swift — animated PNG (APNG 1.0) written frame by frame with the PNG writer's
+// filtering and libdeflate compression (cpng_segment_encode).
+//
+// The file is PNG's signature and header chunks, acTL (frames, plays), then per frame an fcTL
+// (its rectangle, delay, dispose and blend operations) and its image data: IDAT for frame 1,
+// which is the whole canvas and the image a PNG reader without APNG support shows, fdAT for the
+// others. Frame k > 1 stores only the bounding rectangle R_k of the pixels where F_k differs from
+// F_(k−1) (a 1×1 rectangle at the origin when none do) and is never disposed of, so the canvas
+// it is drawn on is F_(k−1):
+//   - blend OVER, when the image has alpha and every changed pixel is opaque: changed pixels
+//     stored as they are, unchanged ones as transparent black (so they deflate to almost
+//     nothing), and OVER leaves F_(k−1) under them;
+//   - blend SOURCE otherwise: R_k of F_k as it is.
+// Either way the canvas after frame k is F_k exactly. A delay of d ms is stored as the reduced
+// fraction d / 1000 s (to the nearest 1/100, 1/10 or whole second when the numerator would pass
+// 65535); the loop count is acTL's plays (0 forever). With a single frame the file is a plain
+// PNG (no acTL, no fcTL).
+import CPNG
+import Foundation
+import PixelBufferModule
+
+/// Writes an APNG; holds the previous frame as shown (its RGB or RGBA samples), the rectangle
+/// being compressed, and the output so far.
+public final class APNGAnimationWriter: AnimationFrameWriter {
+  private let size: Size
+  private let channels: Int
+  private let options: PNGEncodeOptions
+  /// The output: header chunks, acTL, frames; acTL's frame count is filled in by `finish()`.
+  private var output: Data
+  private let animationControl: Range<Int>
+  private var firstFrameControl: Range<Int>?
+  private var previous: [UInt8]
+  private var frameCount = 0
+  private var sequence: UInt32 = 0
+
+  /// The warnings of the header (an ICC profile left out).
+  public private(set) var warnings: [String] = []
+
+  /// Starts an APNG of `size` frames in `layout` (RGB or RGBA, 8-bit) played `loopCount` times
+  /// (0 forever), compressed as `options` say, with `metadata`'s EXIF, XMP and comment chunks.
+  public init(size: Size, layout: ChannelLayout, loopCount: Int, options: PNGEncodeOptions, metadata: ImageMetadata) throws {
+    try options.validate()
+    try MetadataLimits.checkWritable(exif: metadata.exif, xmp: metadata.xmp, comment: metadata.comment, format: "PNG")
+    guard layout == .rgb || layout == .rgba else {
+      throw CodecError(.invalidArgument, "APNG frames are written as RGB or RGBA, not \(layout).")
+    }
+    guard size.width > 0, size.height > 0, size.width <= Int(Int32.max), size.height <= Int(Int32.max),
+      size.width.multipliedReportingOverflow(by: size.height * layout.channelCount).overflow == false
+    else {
+      throw CodecError(.invalidArgument, "An APNG cannot be \(size.width)×\(size.height) pixels.")
+    }
+    guard (0...Int(UInt32.max >> 1)).contains(loopCount) else {
+      throw CodecError(.invalidArgument, "An APNG's loop count is 0 (forever) or more, not \(loopCount).")
+    }
+    self.size = size
+    channels = layout.channelCount
+    self.options = options
+    let (header, warnings) = try PNGStreamEncoder.header(
+      size: size, channels: channels, bitDepth: 8, options: options, colorSpace: .sRGB, metadata: metadata)
+    self.warnings = warnings
+    output = header
+    var control = Data()
+    control.appendBigEndian(0)  // the frame count, known at the end
+    control.appendBigEndian(UInt32(loopCount))
+    let start = output.count
+    PNGStreamEncoder.appendChunk("acTL", control, to: &output)
+    animationControl = start..<output.count
+    previous = []
+  }
+
+  /// The previous frame and, at most, one frame's rectangle and its compressed bytes.
+  public var stateBytes: Int { size.width * size.height * channels * 3 }
+
+  /// `delay` ms as APNG's delay fraction (numerator, denominator) of seconds.
+  static func delayFraction(_ delay: Int) -> (UInt16, UInt16) {
+    let ms = max(0, delay)
+    var a = ms, b = 1000
+    while b != 0 { (a, b) = (b, a % b) }  // gcd(ms, 1000)
+    if ms / a <= 65535 { return (UInt16(ms / a), UInt16(1000 / a)) }
+    for denominator in [100, 10, 1] {
+      let numerator = (ms * denominator + 500) / 1000
+      if numerator <= 65535 { return (UInt16(numerator), UInt16(denominator)) }
+    }
+    return (65535, 1)
+  }
+
+  public func add(_ frame: PixelBuffer, delay: Int) throws {
+    try frame.checkAnimationFrame(of: size, format: "An APNG")
+    guard frame.format.channelCount == channels else {
+      throw CodecError(.invalidArgument, "An APNG frame must have \(channels) channels like the first, not \(frame.format.channelCount).")
+    }
+    let rowBytes = size.width * channels
+    var current = [UInt8](repeating: 0, count: rowBytes * size.height)
+    current.withUnsafeMutableBytes { target in
+      frame.withUnsafeBaseAddress { base, stride in
+        for y in 0..<size.height {
+          (target.baseAddress! + y * rowBytes).copyMemory(from: base + y * stride, byteCount: rowBytes)
+        }
+      }
+    }
+    let (rect, blendOver) = frameCount == 0 ? (Rect(x: 0, y: 0, width: size.width, height: size.height), false) : changes(current)
+    var control = Data()
+    control.appendBigEndian(sequence)
+    control.appendBigEndian(UInt32(rect.width))
+    control.appendBigEndian(UInt32(rect.height))
+    control.appendBigEndian(UInt32(rect.x))
+    control.appendBigEndian(UInt32(rect.y))
+    let (numerator, denominator) = Self.delayFraction(delay)
+    control.append(contentsOf: [UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF)])
+    control.append(contentsOf: [0, blendOver ? 1 : 0])  // dispose NONE; blend SOURCE or OVER
+    sequence += 1
+    let start = output.count
+    PNGStreamEncoder.appendChunk("fcTL", control, to: &output)
+    if frameCount == 0 { firstFrameControl = start..<output.count }
+
+    let stream = try compress(rectangle(rect, of: current, transparentWhereUnchanged: blendOver), rect: rect)
+    var offset = 0
+    repeat {
+      let n = min(stream.count - offset, 1 << 30)
+      let part = stream.subdata(in: offset..<(offset + n))
+      if frameCount == 0 {
+        PNGStreamEncoder.appendChunk("IDAT", part, to: &output)
+      } else {
+        var data = Data()
+        data.appendBigEndian(sequence)
+        sequence += 1
+        data.append(part)
+        PNGStreamEncoder.appendChunk("fdAT", data, to: &output)
+      }
+      offset += n
+    } while offset < stream.count
+    previous = current
+    frameCount += 1
+  }
+
+  /// The bounding rectangle of the pixels where `current` differs from `previous` (1×1 at the
+  /// origin when none does), and whether every one of them is opaque (blend OVER).
+  private func changes(_ current: [UInt8]) -> (Rect, Bool) {
+    let width = size.width, height = size.height, channels = channels
+    var minX = width, maxX = -1, minY = height, maxY = -1
+    var opaque = channels == 4
+    current.withUnsafeBufferPointer { now in
+      previous.withUnsafeBufferPointer { before in
+        for y in 0..<height {
+          let row = y * width * channels
+          if memcmp(now.baseAddress! + row, before.baseAddress! + row, width * channels) == 0 { continue }
+          minY = min(minY, y)
+          maxY = y
+          for x in 0..<width {
+            let p = row + x * channels
+            var same = true
+            for c in 0..<channels where now[p + c] != before[p + c] { same = false }
+            if same { continue }
+            minX = min(minX, x)
+            maxX = max(maxX, x)
+            if channels == 4 && now[p + 3] != 255 { opaque = false }
+          }
+        }
+      }
+    }
+    guard maxY >= 0 else { return (Rect(x: 0, y: 0, width: 1, height: 1), channels == 4) }
+    return (Rect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1), opaque)
+  }
+
+  /// The samples of `rect` of `current`, rows packed; with `transparentWhereUnchanged`, pixels
+  /// equal to the previous frame's are transparent black.
+  private func rectangle(_ rect: Rect, of current: [UInt8], transparentWhereUnchanged: Bool) -> [UInt8] {
+    let channels = channels, canvasRow = size.width * channels, rowBytes = rect.width * channels
+    var out = [UInt8](repeating: 0, count: rowBytes * rect.height)
+    for y in 0..<rect.height {
+      let source = (rect.y + y) * canvasRow + rect.x * channels
+      for i in 0..<rowBytes { out[y * rowBytes + i] = current[source + i] }
+      guard transparentWhereUnchanged else { continue }
+      for x in 0..<rect.width {
+        let p = source + x * channels
+        if current[p] == previous[p] && current[p + 1] == previous[p + 1] && current[p + 2] == previous[p + 2] && current[p + 3] == previous[p + 3] {
+          for c in 0..<4 { out[y * rowBytes + x * 4 + c] = 0 }
+        }
+      }
+    }
+    return out
+  }
+
+  /// `pixels` (the rows of `rect`) filtered and compressed as one zlib stream.
+  private func compress(_ pixels: [UInt8], rect: Rect) throws -> Data {
+    var out: UnsafeMutablePointer<UInt8>?
+    var length = 0, filtered = 0
+    var adler: UInt32 = 1
+    let level = Int32(options.compressionLevel)
+    let status = pixels.withUnsafeBufferPointer { rows in
+      cpng_segment_encode(
+        rows.baseAddress, rect.width * channels, UInt32(rect.height), 0, UInt32(rect.height), Int32(channels), 0,
+        options.filter.shimMask, level, 1, &out, &length, &adler, &filtered)
+    }
+    defer { cpng_free(out) }
+    guard status == CPNG_OK, let out else {
+      throw CodecError(status == CPNG_ERR_NO_MEMORY ? .io : .invalidArgument, "Compressing APNG frame \(frameCount + 1) failed (status \(status)).")
+    }
+    var stream = Data(PNGStreamEncoder.zlibHeader(level: level))
+    stream.append(out, count: length)
+    stream.appendBigEndian(adler)
+    return stream
+  }
+
+  public func finish() throws -> Data {
+    guard frameCount > 0, let firstFrameControl else { throw CodecError(.invalidArgument, "An APNG needs at least one frame.") }
+    if frameCount == 1 {
+      // A still: a plain PNG.
+      output.removeSubrange(firstFrameControl)
+      output.removeSubrange(animationControl)
+    } else {
+      var control = Data()
+      control.appendBigEndian(UInt32(frameCount))
+      control.append(output.subdata(in: (animationControl.lowerBound + 12)..<(animationControl.lowerBound + 16)))
+      var chunk = Data()
+      PNGStreamEncoder.appendChunk("acTL", control, to: &chunk)
+      output.replaceSubrange(animationControl, with: chunk)
+    }
+    PNGStreamEncoder.appendChunk("IEND", Data(), to: &output)
+    let bytes = output
+    output = Data()
+    return bytes
+  }
+}
+
+extension PNGCodec: AnimationEncoding {
+  /// An APNG, with the PNG writer's compression and filter options; frames are 8-bit.
+  public static func makeAnimationWriter(
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+  ) throws -> any AnimationFrameWriter {
+    let encode = EncodeOptions(options)
+    if encode.bitDepth == .uint16 {
+      throw CodecError(.invalidArgument, "An animated PNG (APNG) is written at 8 bits per channel; drop bit-depth=16 or write one frame with --frame N.")
+    }
+    return try APNGAnimationWriter(size: size, layout: layout, loopCount: loopCount, options: encode.png, metadata: metadata)
+  }
+}
