@@ -166,7 +166,7 @@ struct OutputOptions: ParsableArguments {
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
-    if target != nil && flags.quality != nil { throw ValidationError("--target chooses the quality: give --target or --quality, not both.") }
+    if target != nil && flags.given["quality"] != nil { throw ValidationError("--target chooses the quality: give --target or --quality, not both.") }
     if let format, let reason = format.codec?.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     if strip && keep != .all && keep != .none {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
