@@ -14,8 +14,9 @@
 //   ms                     wall time spent on the file
 //   input_bytes, output_bytes        file sizes (null when unknown)
 //   input_width, input_height, output_width, output_height   pixel sizes (null when unknown)
-//   target                 with --target: {"score", "quality", "encodes", "reached"} of the file
-//                          written (absent otherwise)
+//   target                 with --target: {"score", "quality", "encodes", "reached", "landed"} of
+//                          the file written (reached: score ≥ N; landed: N ≤ score ≤ N + 1;
+//                          absent without --target)
 
 import FilterGraph
 import Foundation
@@ -82,7 +83,7 @@ struct BatchOutcome {
     if let target {
       fields.append((
         "target",
-        "{\"score\":\(String(format: "%.2f", target.score)),\"quality\":\(target.quality),\"encodes\":\(target.encodes),\"reached\":\(target.reached)}"
+        "{\"score\":\(String(format: "%.2f", target.score)),\"quality\":\(target.quality),\"encodes\":\(target.encodes),\"reached\":\(target.reached),\"landed\":\(target.landed)}"
       ))
     }
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"

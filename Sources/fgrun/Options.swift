@@ -158,7 +158,7 @@ struct OutputOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "Write the smallest file whose score is at least N, its --quality chosen in at most 3 encodes (JPEG, WebP, AVIF, HEIC; lossy only). SSIMULACRA2: 90 very high, 70 high, 50 medium quality. The score, quality and bytes are printed (a batch's --report gets them); when no quality reaches N the best one is written, with a warning.",
+      "Write the smallest file scoring at least N, its --quality chosen in at most 3 encodes (lossy JPEG, WebP or AVIF), aiming at N…N+1. SSIMULACRA2: 90 very high, 70 high, 50 medium quality. The score, quality and bytes are printed (a batch's --report gets them); a warning says when the file scores above N+1 (no encode landed nearer) or below N (N is out of reach).",
       valueName: "ssimulacra2=N"),
     transform: { try QualityTarget(parsing: $0) })
   var target: QualityTarget?
