@@ -3,9 +3,10 @@
 // codec's integer `quality` q in at most three encodes, each scored (Renderer+Target.swift).
 //
 // The prior P(q): for each codec (and JPEG encoder) `prior` lists (quality, score) points, the
-// median SSIMULACRA2 of the corpus photos at 800 px written at that quality (measured by
-// bench/target-prior.py), read as a piecewise-linear curve extended past its ends along its end
-// segments; P⁻¹ is its inverse. The search (`search`) aims at A = N + ½, the middle of the
+// median SSIMULACRA2 (PyPI ssimulacra2) of the corpus photos without alpha at 800 px written at
+// that quality — WebP's and AVIF's measured by bench/target-prior.py, JPEG's by bench/bytes.sh
+// (its quality ladder 30–97) — read as a piecewise-linear curve extended past its ends along its
+// end segments; P⁻¹ is its inverse. The search (`search`) aims at A = N + ½, the middle of the
 // window N…N + 1 it means to land in, and ends as soon as an encode lands there:
 //   1. q₁ = P⁻¹(A).
 //   2. The image is taken to score like the prior shifted by the first encode's miss:
