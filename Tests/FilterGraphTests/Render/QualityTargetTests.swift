@@ -77,7 +77,9 @@ final class QualityTargetTests: XCTestCase {
     let input = try Fixtures.data("ssimulacra2/rocket.jpg")
     var options = WriteOptions(format: .png)
     options.target = try QualityTarget(score: 80)
-    XCTAssertThrowsError(try RenderJob(input: .data(input), destination: .memory, options: options).run(on: Renderer()))
+    XCTAssertThrowsError(try RenderJob(input: .data(input), destination: .memory, options: options).run(on: Renderer())) {
+      XCTAssert("\($0)".contains("not of PNG"), "\($0)")
+    }
     options = WriteOptions(format: .webp, options: ["lossless": true])
     options.target = try QualityTarget(score: 80)
     XCTAssertThrowsError(try RenderJob(input: .data(input), destination: .memory, options: options).run(on: Renderer()))
