@@ -97,12 +97,10 @@ def plot(results, refs, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
-    for ax, size in zip(axes, ["800", "full"]):
+    sizes = [size for size in ["800", "full"] if any(r[0].endswith("-" + size) for r in refs)]
+    fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 5), squeeze=False)
+    for ax, size in zip(axes[0], sizes):
         names = [r[0] for r in refs if r[0].endswith("-" + size)]
-        if not names:
-            ax.set_visible(False)
-            continue
         pixels = {r[0]: r[2] for r in refs}
         for encoder in results:
             bpp = [np.mean([results[encoder][n][i]["bytes"] * 8 / pixels[n] for n in names]) for i in range(len(QUALITIES))]
@@ -127,11 +125,16 @@ def main():
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--butteraugli", action="store_true", help="also Butteraugli distances (slow)")
     ap.add_argument("--from-log", help="report from the progress lines of an earlier (perhaps unfinished) run")
+    ap.add_argument("--report-only", action="store_true", help="report from the bytes.json of a finished run in --out")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     refs = references(args.corpus, args.out, args.sizes.split(","))
     encoders = args.encoders.split(",")
     results = {e: {} for e in encoders}
+    if args.report_only:
+        results = json.load(open(os.path.join(args.out, "bytes.json")))
+        report(results, refs, encoders, args)
+        return
     if args.from_log:
         for line in open(args.from_log):
             fields = line.split()
@@ -160,24 +163,31 @@ def main():
 
 def report(results, refs, encoders, args):
     base = encoders[0]
-    lines = [f"BD-rate against {base} over SSIMULACRA2 60-90 (negative = fewer bytes at the same score):", ""]
-    lines.append("| image | " + " | ".join(encoders[1:]) + " |")
-    lines.append("|---|" + "---|" * (len(encoders) - 1))
-    per = {e: {} for e in encoders[1:]}
+    # Columns: each encoder against the first; then fgrun-small against jpegli (the issue's
+    # "within 5 % of jpegli"), when both ran.
+    pairs = [(base, e) for e in encoders[1:]]
+    if "fgrun-small" in encoders and "jpegli" in encoders:
+        pairs.append(("jpegli", "fgrun-small"))
+    title = lambda pair: pair[1] if pair[0] == base else f"{pair[1]} vs {pair[0]}"
+    lines = [f"BD-rate against {base} (last column: against the encoder named) over SSIMULACRA2 60-90 "
+             "(negative = fewer bytes at the same score):", ""]
+    lines.append("| image | " + " | ".join(title(p) for p in pairs) + " |")
+    lines.append("|---|" + "---|" * len(pairs))
+    per = {p: {} for p in pairs}
     for name, _, _ in refs:
         cells = []
-        for e in encoders[1:]:
-            v = bd_rate([(r["bytes"], r["ssimulacra2"]) for r in results[base][name]],
-                        [(r["bytes"], r["ssimulacra2"]) for r in results[e][name]])
-            per[e][name] = v
+        for p in pairs:
+            v = bd_rate([(r["bytes"], r["ssimulacra2"]) for r in results[p[0]][name]],
+                        [(r["bytes"], r["ssimulacra2"]) for r in results[p[1]][name]])
+            per[p][name] = v
             cells.append("n/a" if v is None else f"{v * 100:+.1f} %")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     for size in args.sizes.split(","):
         if not any(n.endswith("-" + size) for n, _, _ in refs):
             continue
         cells = []
-        for e in encoders[1:]:
-            vals = [v for n, v in per[e].items() if n.endswith("-" + size) and v is not None]
+        for p in pairs:
+            vals = [v for n, v in per[p].items() if n.endswith("-" + size) and v is not None]
             cells.append(f"**{np.mean(vals) * 100:+.1f} %**" if vals else "n/a")
         lines.append(f"| mean, {size} | " + " | ".join(cells) + " |")
     if args.butteraugli:

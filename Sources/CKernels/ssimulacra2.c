@@ -26,6 +26,22 @@ void fg_ssim2_linear(const float *src, size_t count, int channels, float backgro
   }
 }
 
+void fg_ssim2_linear8(const uint8_t *src, size_t count, int channels, float background, float *r, float *g, float *b) {
+  const int gray = channels <= 2, alpha = channels == 2 || channels == 4;
+  for (size_t i = 0; i < count; i++) {
+    const uint8_t *p = src + i * (size_t)channels;
+    float v[3];
+    for (int c = 0; c < 3; c++) v[c] = (float)p[gray ? 0 : c] / 255.0f;
+    if (alpha) {
+      const float a = (float)p[channels - 1] / 255.0f;
+      for (int c = 0; c < 3; c++) v[c] = a * v[c] + (1 - a) * background;
+    }
+    r[i] = srgb_decode(v[0]);
+    g[i] = srgb_decode(v[1]);
+    b[i] = srgb_decode(v[2]);
+  }
+}
+
 void fg_ssim2_xyb(const float *r, const float *g, const float *b, float *x, float *y, float *bb, size_t count) {
   const float bias = 0.0037930732552754493f, root = cbrtf(bias);
   const float m20 = 0.24342268924547819f, m21 = 0.20476744424496821f, m22 = 1.0f - m20 - m21;

@@ -14,7 +14,11 @@
 //   ms                     wall time spent on the file
 //   input_bytes, output_bytes        file sizes (null when unknown)
 //   input_width, input_height, output_width, output_height   pixel sizes (null when unknown)
+//   target                 with --target: {"score", "quality", "encodes", "reached", "landed"} of
+//                          the file written (reached: score ≥ N; landed: N ≤ score ≤ N + 1;
+//                          absent without --target)
 
+import FilterGraph
 import Foundation
 import Locking
 
@@ -44,6 +48,8 @@ struct BatchOutcome {
   var outputBytes: Int?
   var inputSize: (width: Int, height: Int)?
   var outputSize: (width: Int, height: Int)?
+  /// What --target chose.
+  var target: TargetOutcome?
 
   /// The failure's class name.
   var failureClass: String? {
@@ -74,6 +80,12 @@ struct BatchOutcome {
       ("output_width", outputSize.map { String($0.width) } ?? "null"),
       ("output_height", outputSize.map { String($0.height) } ?? "null"),
     ]
+    if let target {
+      fields.append((
+        "target",
+        "{\"score\":\(String(format: "%.2f", target.score)),\"quality\":\(target.quality),\"encodes\":\(target.encodes),\"reached\":\(target.reached),\"landed\":\(target.landed)}"
+      ))
+    }
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }
 }

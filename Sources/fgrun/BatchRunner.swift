@@ -287,6 +287,7 @@ final class BatchRunner: Sendable {
       outcome.status = .ok
       outcome.outputSize = (result.size.width, result.size.height)
       outcome.outputBytes = result.byteCount
+      outcome.target = result.target
       if let inputStatus { record(OutputRecord(digest: digest(inputStatus, result.format), warnings: result.warnings, damaged: !result.damage.isEmpty), url) }
       shared.withLock { $0.stageTimes.add(result.timings) }
     } catch {

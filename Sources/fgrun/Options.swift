@@ -163,9 +163,17 @@ struct OutputOptions: ParsableArguments {
       valueName: "pq|hlg"))
   var hdrTransfer: HDRTransfer = .pq
 
+  @Option(
+    help: ArgumentHelp(
+      "Write the smallest file scoring at least N, its --quality chosen in at most 3 encodes (lossy JPEG, WebP or AVIF), aiming at N…N+1. SSIMULACRA2: 90 very high, 70 high, 50 medium quality. The score, quality and bytes are printed (a batch's --report gets them); a warning says when the file scores above N+1 (no encode landed nearer) or below N (N is out of reach).",
+      valueName: "ssimulacra2=N"),
+    transform: { try QualityTarget(parsing: $0) })
+  var target: QualityTarget?
+
   @OptionGroup var flags: FormatFlags
 
   func validate() throws {
+    if target != nil && flags.given["quality"] != nil { throw ValidationError("--target chooses the quality: give --target or --quality, not both.") }
     if let format, let reason = format.codec?.encoderUnavailableReason { throw ValidationError("--format \(format): \(reason)") }
     if strip && keep != .all && keep != .none {
       throw ValidationError("--strip keeps no metadata; it cannot be given with --keep \(keep).")
@@ -189,6 +197,7 @@ struct OutputOptions: ParsableArguments {
     options.keptMetadata = strip ? .none : keep
     options.hdr = hdr
     options.hdrTransfer = hdrTransfer
+    options.target = target
     return options
   }
 }

@@ -93,6 +93,7 @@ struct ResumeDigest {
     lines += [
       "format \(output.format?.rawValue ?? "-")", "profile \(Self.describe(color.profile))", "intent \(color.intent)", "bpc \(color.bpc)",
       "background \(color.background)", "keep \(output.keep)", "strip \(output.strip)", "hdr \(output.hdr)",
+      "target \(output.target.map(\.description) ?? "-")",
       "fail-on \(failOn.rawValue)", "strict \(strict)",
     ]
     lines += output.flags.given.sorted { $0.key < $1.key }.map { "flag \($0.key)=\($0.value)" }

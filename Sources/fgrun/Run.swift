@@ -172,10 +172,11 @@ struct Run: ParsableCommand {
     do {
       var prepared = try job.prepare(on: renderer)
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
-      stats.add(
-        try prepared.render(vet: { warnings, damage in
-          if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
-        }).timings)
+      let result = try prepared.render(vet: { warnings, damage in
+        if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
+      })
+      stats.add(result.timings)
+      if let target = result.target { Console.error("fgrun: \(outputPath == "-" ? "standard output" : outputPath): \(target)") }
     } catch {
       throw Failure(error, stage: .output)
     }

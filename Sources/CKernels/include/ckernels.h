@@ -122,6 +122,9 @@ void fg_affine_window(const fg_affine_params *p, ptrdiff_t column, ptrdiff_t cou
 /// fg_ssim2_linear: `count` float pixels of `channels` (3: RGB; 4: straight RGBA, blended onto
 /// the encoded gray `background` first) in sRGB-encoded 0…1 (clamped) → linear R, G, B planes.
 void fg_ssim2_linear(const float *src, size_t count, int channels, float background, float *r, float *g, float *b);
+/// fg_ssim2_linear of `count` 8-bit pixels of `channels` 1 (gray), 2 (gray, alpha), 3 (RGB) or
+/// 4 (RGBA), straight alpha; `background` is used when there is alpha.
+void fg_ssim2_linear8(const uint8_t *src, size_t count, int channels, float background, float *r, float *g, float *b);
 /// Linear RGB planes → positive XYB planes (`count` values each).
 void fg_ssim2_xyb(const float *r, const float *g, const float *b, float *x, float *y, float *bb, size_t count);
 /// 2 × 2 block means of a plane into one of ⌈width/2⌉ × ⌈height/2⌉ (a last odd row or column

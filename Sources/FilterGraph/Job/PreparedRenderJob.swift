@@ -86,6 +86,7 @@ public struct PreparedRenderJob {
     var byteCount: Int?
     var warnings: [String] = []
     var damage: [String] = []
+    var target: TargetOutcome?
     do {
       if let bytes = try renderer.ultraHDRBytes(image, format: format, options: options) {
         try vet?([], [])
@@ -120,6 +121,7 @@ public struct PreparedRenderJob {
         }
         warnings = output.plan.warnings
         damage = output.plan.damage
+        target = output.plan.targetOutcome
       }
     } catch {
       throw RenderJobError(stage: .output, underlying: error)
@@ -128,7 +130,7 @@ public struct PreparedRenderJob {
     timings.renderSeconds = RenderTimings.now() - started
     return RenderResult(
       data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: byteCount,
-      warnings: warnings, damage: damage, timings: timings)
+      warnings: warnings, damage: damage, target: target, timings: timings)
   }
 }
 
@@ -150,6 +152,8 @@ public struct RenderResult: Sendable {
   /// The warnings that say an input's data is damaged: a decoder patched up corrupt or truncated
   /// data, so pixels (often the bottom of the image) are not the ones the file was meant to hold.
   public var damage: [String]
+  /// What a write with `WriteOptions.target` chose (quality, score, bytes, encodes), or nil.
+  public var target: TargetOutcome?
   /// Time per step.
   public var timings: RenderTimings
 }

@@ -22,6 +22,8 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var warnings: [String] = []
   /// The warnings among them that say a source's data is damaged (a decoder patched it up).
   var damage: [String] = []
+  /// What a write with a target chose (Renderer+Target.swift); written on the rendering thread only.
+  var targetOutcome: TargetOutcome?
 
   init(root: ImageNode, grid: TileGrid) {
     self.root = root

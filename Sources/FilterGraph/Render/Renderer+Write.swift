@@ -35,6 +35,10 @@ public struct WriteOptions: Hashable, Sendable {
   /// the format cannot store alpha (JPEG), so that transparent pixels do not show the colours they
   /// hide. Default `WriteOptions.defaultBackground`, white.
   public var background: Color = WriteOptions.defaultBackground
+  /// A score the file must reach: the smallest file scoring at least it is written, its quality
+  /// found in at most three encodes (`QualityTarget`, Renderer+Target.swift). Nil (the default):
+  /// the format options' quality. Not with a `quality` format option, nor a lossless format.
+  public var target: QualityTarget?
 
   /// White: transparent images are mostly drawn to be seen on light pages (logos, icons, text
   /// in dark ink), which black would hide; ImageMagick and Photoshop's matte also default to
@@ -119,8 +123,11 @@ extension Renderer {
     let flat = Renderer.flattened(image, for: encoding, background: options.background)
     let color = try OutputColor.plan(
       flat, profile: options.profile, intent: options.intent, bpc: options.blackPointCompensation, kept: options.keptMetadata)
+    if options.target != nil && options.formatOptions["quality"] != nil {
+      throw CodecError(.invalidArgument, "A target chooses the quality: give either a target or a quality, not both.")
+    }
     let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation)
-    return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color)
+    return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color, target: options.target)
   }
 
   /// `image` flattened onto `background` when it has alpha and the codec writes none (JPEG), so
@@ -150,6 +157,7 @@ extension Renderer {
   /// whose bytes are returned).
   @discardableResult
   func encode(_ output: OutputPlan, handle: OutputHandle?, stop: (() -> Bool)? = nil) throws -> Data? {
+    if let target = output.target { return try encodeToTarget(output, target: target, handle: handle, stop: stop) }
     let plan = output.plan
     let info = plan.root.info
     let (codec, options) = (output.codec, output.options)
@@ -187,4 +195,6 @@ struct OutputPlan {
   let codec: any ImageCodec.Type
   let options: ResolvedFormatOptions
   let color: OutputColor
+  /// The score the file must reach (`WriteOptions.target`), or nil.
+  let target: QualityTarget?
 }

@@ -97,26 +97,35 @@ public enum SSIMULACRA2 {
 
   /// Linear-light R, G, B planes of `pixels`, blended onto `background` (encoded) when given.
   static func linearPlanes(_ pixels: PixelBuffer, background: Float?) -> [Plane] {
+    let (w, h) = (pixels.width, pixels.height)
+    var (r, g, b) = ([Float](repeating: 0, count: w * h), [Float](repeating: 0, count: w * h), [Float](repeating: 0, count: w * h))
+    // 8-bit pixels are read as they are; others through a float conversion.
+    let bytes = pixels.format.component == .uint8 && pixels.format.alphaMode != .premultiplied && !pixels.colorSpace.isLinear
     let space = pixels.colorSpace.isLinear ? pixels.colorSpace.encoded : pixels.colorSpace
     let layout: ChannelLayout = background == nil ? .rgb : .rgba
-    let floats = pixels.converted(
-      to: PixelFormat(layout: layout, component: .float32, alphaMode: background == nil ? nil : .straight), colorSpace: space)
-    let (w, h, n) = (pixels.width, pixels.height, layout.channelCount)
-    var (r, g, b) = ([Float](repeating: 0, count: w * h), [Float](repeating: 0, count: w * h), [Float](repeating: 0, count: w * h))
-    floats.withUnsafePixels(as: Float.self) { source in
+    let source = bytes
+      ? pixels
+      : pixels.converted(
+        to: PixelFormat(layout: layout, component: .float32, alphaMode: background == nil ? nil : .straight), colorSpace: space)
+    let n = source.format.channelCount
+    source.withUnsafeBaseAddress { base, rowBytes in
       r.withUnsafeMutableBufferPointer { r in
         g.withUnsafeMutableBufferPointer { g in
           b.withUnsafeMutableBufferPointer { b in
             for y in 0..<h {
-              fg_ssim2_linear(
-                source[row: y], w, Int32(n), background ?? 0, r.baseAddress! + y * w, g.baseAddress! + y * w, b.baseAddress! + y * w)
+              let (row, offset) = (base + y * rowBytes, y * w)
+              let (rs, gs, bs) = (r.baseAddress! + offset, g.baseAddress! + offset, b.baseAddress! + offset)
+              if bytes {
+                fg_ssim2_linear8(row.assumingMemoryBound(to: UInt8.self), w, Int32(n), background ?? 0, rs, gs, bs)
+              } else {
+                fg_ssim2_linear(row.assumingMemoryBound(to: Float.self), w, Int32(n), background ?? 0, rs, gs, bs)
+              }
             }
           }
         }
       }
     }
-    let planes = [r, g, b].map { Plane(width: w, height: h, values: $0) }
-    return planes
+    return [r, g, b].map { Plane(width: w, height: h, values: $0) }
   }
 
   /// The positive-XYB planes of each scale of linear RGB `rgb` (steps 2 and 3).
