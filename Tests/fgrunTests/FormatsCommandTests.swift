@@ -64,17 +64,22 @@ extension FGRunTests {
     XCTAssertEqual(Array(piped.stdout.prefix(3)), [0xFF, 0xD8, 0xFF])
   }
 
-  /// `--page` selects a page; single-page formats have only page 0.
+  /// `--page` selects a page; single-page formats have only page 0, and a still PNG (PNG's pages
+  /// are an APNG's frames) has one.
   func testPageOfASinglePageFormat() throws {
-    XCTAssertEqual(try fgrun(["-e", "flip", "--page", "0", "in.png", "p0.png"]).status, 0)
-    let second = try fgrun(["-e", "flip", "--page", "1", "in.png", "p1.png"])
+    XCTAssertEqual(try fgrun(["-e", "flip", "in.png", "in.jpg"]).status, 0)
+    XCTAssertEqual(try fgrun(["-e", "flip", "--page", "0", "in.jpg", "p0.png"]).status, 0)
+    let second = try fgrun(["-e", "flip", "--page", "1", "in.jpg", "p1.png"])
     XCTAssertEqual(second.status, 65, second.stderr)
     XCTAssertTrue(second.stderr.contains("only page 0"), second.stderr)
-    try write("logo = load path=in.png page=1\noutput = logo", to: "r.txt")
+    try write("logo = load path=in.jpg page=1\noutput = logo", to: "r.txt")
     let recipe = try fgrun(["r.txt", "in.png", "r.png"])
     XCTAssertNotEqual(recipe.status, 0)
     XCTAssertTrue(recipe.stderr.contains("only page 0"), recipe.stderr)
     XCTAssertFalse(FileManager.default.fileExists(atPath: file("r.png").path))
+    let png = try fgrun(["-e", "flip", "--page", "1", "in.png", "p1.png"])
+    XCTAssertEqual(png.status, 65, png.stderr)
+    XCTAssertTrue(png.stderr.contains("The PNG has 1 image; page 1 does not exist"), png.stderr)
   }
 }
 

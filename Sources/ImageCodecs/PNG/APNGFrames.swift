@@ -68,6 +68,9 @@ struct APNGStructure {
       guard offset + 12 <= count else { throw CodecError(.truncated, "APNG: the file ends before its IEND chunk.") }
       let length = u32(offset), payload = offset + 8
       let type = String(decoding: (offset + 4..<offset + 8).map(byte), as: UTF8.self)
+      // acTL comes before the image data: without it the file is a still PNG, read (and its
+      // damage reported) by the still reader.
+      if type == "IDAT" && declared == nil { return nil }
       guard length < 1 << 31, payload + length + 4 <= count else {
         throw CodecError(.truncated, "APNG: the \(type) chunk at byte \(offset) ends past the end of the file.")
       }
@@ -137,7 +140,6 @@ struct APNGStructure {
             region: region, delay: (numerator * 1000 + denominator / 2) / denominator, dispose: dispose,
             blendsOver: byte(at + 21) == 1))
       case "IDAT":
-        guard declared != nil else { return nil }
         if defaultIsFrame { frames[0].data.append(body) }
         seenImageData = true
       case "IHDR":
