@@ -45,5 +45,15 @@ extension FGRunTests {
     let float = try fgrun(["-e", "scale 0.5", "--hdr", "hdr", "hdr.jpg", "hdr.tif"])
     XCTAssertEqual(float.status, 0, float.stderr)
     XCTAssertTrue(try fgrun(["info", "hdr.tif"]).text.contains("  depth        32-bit float"))
+    // --hdr-transfer chooses --hdr hdr's transfer: alone it is a usage error, and a float TIFF
+    // (linear light) has none to choose.
+    let alone = try fgrun(["-e", "scale 0.5", "--hdr-transfer", "hlg", "hdr.jpg", "alone.jpg"])
+    XCTAssertEqual(alone.status, 64, alone.stderr)
+    XCTAssertTrue(alone.stderr.contains("give --hdr hdr with it"), alone.stderr)
+    let linear = try fgrun(["-e", "scale 0.5", "--hdr", "hdr", "--hdr-transfer", "hlg", "hdr.jpg", "hlg.tif"])
+    XCTAssertNotEqual(linear.status, 0)
+    XCTAssertTrue(linear.stderr.contains("a float TIFF holds linear light"), linear.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("alone.jpg").path))
+    XCTAssertFalse(FileManager.default.fileExists(atPath: file("hlg.tif").path))
   }
 }
