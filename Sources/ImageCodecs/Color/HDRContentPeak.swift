@@ -14,7 +14,9 @@
 // A declared value that is not finite, not above 0 or above 10000 cd/m² (PQ's ceiling) is absurd: it
 // is ignored with a header warning that names it, and the next source applies. Declared metadata
 // wins over the pixels: when it is plausible no measurement is made, and light above it is clipped to
-// it (method A clamps at L_HDR and the map's range ends there), as the mastering said. The peak used
+// it (method A clamps at L_HDR and the map's range ends there), as the mastering said. A file whose
+// pixels cannot be read for the measurement (truncated, damaged) takes the nominal 1000 cd/m² with a
+// warning, and its decode reports the damage where it meets it. The peak used
 // is kept within [406, 10000] cd/m²: at least one stop above SDR white (203 cd/m², BT.2408), so the
 // map has a headroom and method A a range to compress, and at most PQ's ceiling.
 import Foundation
@@ -30,8 +32,6 @@ struct HDRContentPeak: Sendable {
 
   /// cd/m², within `lowest...highest`.
   var value: Double
-  /// "MaxCLL", "the mastering display's maximum luminance" or "measured".
-  var source: String
   /// Sentences about declared values that were ignored.
   var warnings: [String]
 
@@ -40,21 +40,28 @@ struct HDRContentPeak: Sendable {
   /// display light — made once for `data` in this process.
   static func resolve(
     maxCLL: Double?, masteringMax: Double?, container: String, data: Data, measure: () throws -> Double
-  ) rethrows -> HDRContentPeak {
+  ) -> HDRContentPeak {
     var warnings: [String] = []
     for (value, name, chunk) in [(maxCLL, "MaxCLL", "content light level"), (masteringMax, "mastering display's maximum luminance", "mastering display")] {
       guard let value else { continue }
       if value.isFinite && value > 0 && value <= highest {
-        return HDRContentPeak(value: min(max(value, lowest), highest), source: name, warnings: warnings)
+        return HDRContentPeak(value: min(max(value, lowest), highest), warnings: warnings)
       }
       warnings.append(
         "The \(container)'s \(chunk) says its \(name) is \(value) cd/m², which no content has (it must be above 0 and at most 10000); it is ignored.")
     }
-    let measured = try memo(data, measure)
-    if !warnings.isEmpty {
+    let measured: Double
+    do {
+      measured = try memo(data, measure)
+    } catch {
+      warnings.append(
+        "The \(container)'s peak light could not be measured, so the nominal \(Int(HDRToneMapping.nominalPeak)) cd/m² is taken as its content's peak: \(error)")
+      return HDRContentPeak(value: HDRToneMapping.nominalPeak, warnings: warnings)
+    }
+    if !warnings.isEmpty && measured > 0 {
       warnings[warnings.count - 1] += " The peak is measured from the pixels instead: \(Int(measured.rounded())) cd/m²."
     }
-    return HDRContentPeak(value: min(max(measured, lowest), highest), source: "measured", warnings: warnings)
+    return HDRContentPeak(value: min(max(measured, lowest), highest), warnings: warnings)
   }
 
   /// The largest component of the display light (cd/m², BT.2020 primaries) of `signal`'s rows (8- or

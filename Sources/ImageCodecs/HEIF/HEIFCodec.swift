@@ -143,7 +143,7 @@ enum HEIF {
   /// the colour profile (8-bit RGB for the gain map `request` asks for), an HDR image's content peak.
   static func header(_ file: HEIFFile, data: Data, format: ImageFileFormat, request: DecodeRequest) throws -> ImageHeader {
     let map = request.wantsGainMap
-    let peak = try contentPeak(file, data: data, format: format, request: request)
+    let peak = contentPeak(file, data: data, format: format, request: request)
     return ImageHeader(
       fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
       component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
@@ -153,9 +153,9 @@ enum HEIF {
 
   /// The content peak of an HDR `file` (`HDRContentPeak`: clli, else mdcv, else measured over the
   /// decoded signal), or nil for an SDR one.
-  static func contentPeak(_ file: HEIFFile, data: Data, format: ImageFileFormat, request: DecodeRequest) throws -> HDRContentPeak? {
+  static func contentPeak(_ file: HEIFFile, data: Data, format: ImageFileFormat, request: DecodeRequest) -> HDRContentPeak? {
     guard let transfer = file.hdrTransfer else { return nil }
-    return try HDRContentPeak.resolve(
+    return HDRContentPeak.resolve(
       maxCLL: file.maxCLL, masteringMax: file.masteringMax, container: format.rawValue.uppercased(), data: data
     ) {
       let signal = try decodedSignal(data, file: file, request: request)

@@ -111,26 +111,35 @@ public struct HEIFFile: Sendable {
   /// chromaticities, 0.0001 cd/m²). libheif 1.15 reports them only on decoded images; a file's
   /// images share them in practice, so the first of each is taken.
   static func lightLevels(_ data: Data) -> (maxCLL: Double?, masteringMax: Double?) {
-    let bytes = [UInt8](data.prefix(1 << 20))
-    func u32(_ o: Int) -> Int { Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3]) }
-    /// The payload range of the first box named `name` among the boxes in `range`.
-    func box(_ name: String, in range: Range<Int>) -> Range<Int>? {
-      var at = range.lowerBound
-      while at + 8 <= range.upperBound {
-        let size = u32(at)
-        guard size >= 8, size <= range.upperBound - at else { return nil }
-        if bytes[(at + 4)..<(at + 8)].elementsEqual(name.utf8) { return (at + 8)..<(at + size) }
-        at += size
+    data.withUnsafeBytes { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      func u32(_ o: Int) -> Int { Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3]) }
+      /// The payload range of the first box named `name` among the boxes in `range` (a 64-bit size
+      /// or one that runs to the end is followed as ISO/IEC 14496-12 defines it).
+      func box(_ name: String, in range: Range<Int>) -> Range<Int>? {
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound {
+          var size = u32(at), header = 8
+          if size == 1 {
+            guard at + 16 <= range.upperBound, u32(at + 8) == 0 else { return nil }
+            (size, header) = (u32(at + 12), 16)
+          } else if size == 0 {
+            size = range.upperBound - at
+          }
+          guard size >= header, size <= range.upperBound - at else { return nil }
+          if bytes[(at + 4)..<(at + 8)].elementsEqual(name.utf8) { return (at + header)..<(at + size) }
+          at += size
+        }
+        return nil
       }
-      return nil
+      guard let meta = box("meta", in: 0..<bytes.count), meta.count > 4,
+        let iprp = box("iprp", in: (meta.lowerBound + 4)..<meta.upperBound), let ipco = box("ipco", in: iprp)
+      else { return (nil, nil) }
+      var maxCLL: Double?, masteringMax: Double?
+      if let clli = box("clli", in: ipco), clli.count >= 4 { maxCLL = Double(Int(bytes[clli.lowerBound]) << 8 | Int(bytes[clli.lowerBound + 1])) }
+      if let mdcv = box("mdcv", in: ipco), mdcv.count >= 24 { masteringMax = Double(u32(mdcv.lowerBound + 16)) / 10000 }
+      return (maxCLL, masteringMax)
     }
-    guard let meta = box("meta", in: 0..<bytes.count), meta.count > 4, let iprp = box("iprp", in: (meta.lowerBound + 4)..<meta.upperBound),
-      let ipco = box("ipco", in: iprp)
-    else { return (nil, nil) }
-    var maxCLL: Double?, masteringMax: Double?
-    if let clli = box("clli", in: ipco), clli.count >= 4 { maxCLL = Double(Int(bytes[clli.lowerBound]) << 8 | Int(bytes[clli.lowerBound + 1])) }
-    if let mdcv = box("mdcv", in: ipco), mdcv.count >= 24 { masteringMax = Double(u32(mdcv.lowerBound + 16)) / 10000 }
-    return (maxCLL, masteringMax)
   }
 
   /// The text of a NUL-terminated C buffer.

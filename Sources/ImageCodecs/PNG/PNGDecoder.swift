@@ -173,7 +173,7 @@ public final class PNGDecoder {
         }
         var peak = HDRToneMapping.nominalPeak
         if resolvesPeak {
-          let resolved = try HDRContentPeak.resolve(maxCLL: light.maxCLL, masteringMax: light.masteringMax, container: "PNG", data: data) {
+          let resolved = HDRContentPeak.resolve(maxCLL: light.maxCLL, masteringMax: light.masteringMax, container: "PNG", data: data) {
             try Self.measuredPeak(data, limits: limits, transfer: transfer, toBT2020: toBT2020)
           }
           metadataWarnings += resolved.warnings
