@@ -3,7 +3,10 @@
 
   hdr-check.py INPUT OUTPUT    prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
                                or PNG, read as such an OUTPUT below):
-    input, output: libvips 8.18's gain-map fields of each file (uhdrload), with the base and map sizes
+    input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
+              the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
+              hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
+              (single-value attributes, read by a regular expression)
     psnr_ic:  PSNR (dB, over the reference's peak) of the output's HDR rendition as libultrahdr
               decodes it (imagecodecs.ultrahdr_decode, linear, full headroom) against the input's
               rendition decoded the same way and resized to the output's size in linear light
@@ -25,6 +28,7 @@
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
+import re
 import sys
 
 import imagecodecs
@@ -37,6 +41,10 @@ def fields(path):
     out = {f: im.get(f) for f in im.get_fields() if f.startswith("gainmap-") and f != "gainmap-data"}
     gm = im.get_gainmap()
     out.update(width=im.width, height=im.height, map_width=gm.width, map_height=gm.height, map_bands=gm.bands)
+    with open(path, "rb") as f:
+        data = f.read()
+    out["xmp"] = {name: float(m.group(1)) for name in ("GainMapMax", "HDRCapacityMax")
+                  for m in [re.search(rb'hdrgm:' + name.encode() + rb'="([^"]+)"', data)] if m}
     return out
 
 

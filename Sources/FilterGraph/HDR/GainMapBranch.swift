@@ -95,7 +95,8 @@ extension Image {
         options.formatOptions["gain-map"] = .boolean(true)
         guard let map = try? EncodedSource(data: bytes, options: options) else { return .dropped("its gain map could not be made") }
         let node = ImageNode(operation: EncodedSourceOperation(source: map), inputs: [])
-        return .map(node, HDRToneMapping.gainMapMetadata, ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
+        let peak = map.header.hdrPeak ?? HDRToneMapping.nominalPeak
+        return .map(node, HDRToneMapping.gainMapMetadata(peak: peak), ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
       }
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {

@@ -75,6 +75,11 @@ final class UltraHDRRoundTripTests: XCTestCase {
       XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(transfer.rawValue) \(format)")
       if format != "tif" {
         try checkDeclaredLight(result, peak: min(203 * 49.26108, transfer == .pq ? 10000 : 1000), "\(name) \(transfer.rawValue) \(format)")
+        // Read again, the file's MaxCLL (cLLi / clli, as the checker parsed it) is its content peak
+        // (at least 406 cd/m², HDRContentPeak.swift).
+        let light = try XCTUnwrap((result["output"] as? [String: Any])?["light"] as? [String: Any])
+        let declared = try XCTUnwrap(light["max_cll"] as? Double)
+        XCTAssertEqual(try ImageFileInfo(contentsOf: output).hdrPeak ?? 0, max(declared, 406), accuracy: 0.01, "\(name) \(transfer.rawValue) \(format)")
       }
     }
   }
