@@ -106,7 +106,11 @@ extension RoundCornersOperation: ResolutionMappable {
 }
 
 extension FlattenOperation: ResolutionMappable {
-  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? { FlattenOperation(color: fill) }
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    var parameters = Parameters()
+    parameters.color = fill
+    return FlattenOperation(parameters)
+  }
 }
 
 extension GaussianBlurOperation: ResolutionMappable {
