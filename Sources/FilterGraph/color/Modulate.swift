@@ -68,6 +68,7 @@ public struct ModulateOperation: ComposablePointOperation {
     self.init(parameters, applying: values)
   }
 
+  /// `parameters` for readers; `values` (table order) is what the matrix and offset apply.
   private init(_ parameters: Parameters, applying values: SIMD4<Double>) {
     self.parameters = parameters
     applied = values

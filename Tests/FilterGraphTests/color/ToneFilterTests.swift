@@ -91,6 +91,22 @@ final class ModulateTests: XCTestCase {
     XCTAssertGreaterThan(zip(once, source).map { maxDifference($0, $1) }.max()!, 0.2)
   }
 
+  /// Two merged operations apply (β₁β₂, s₁s₂, θ₁ + θ₂, λ₁β₂ + λ₂) unclamped and spell it so,
+  /// even beyond the rows' ranges (saturation 0…10, hue ±360), as the two run one after the other.
+  func testMergedValuesLeaveTheRanges() throws {
+    let image = floatImage(pixels, width: 12)
+    let twice = image.modulated(brightness: 1.5, saturation: 4, hue: 300, lightness: 0.1).modulated(brightness: 2, saturation: 4, hue: 300)
+    let fused = try XCTUnwrap(colorRenderer.optimized(twice).operation as? FusedPointOperation)
+    XCTAssertEqual(fused.stages.count, 1)
+    XCTAssertEqual(fused.stages[0].arguments.description, "brightness=3 saturation=16 hue=600 lightness=0.2")
+    let first = try colorRenderer.render(image.modulated(brightness: 1.5, saturation: 4, hue: 300, lightness: 0.1), format: PixelFormat(layout: .rgba, component: .float32))
+    let oneAfterTheOther = try renderFloat(Image(buffer: first).modulated(brightness: 2, saturation: 4, hue: 300))
+    // Relative: saturation 16 reaches values near 12, where Float rounding differs by ~2·10⁻³.
+    for (got, want) in zip(try renderFloat(twice), oneAfterTheOther) {
+      XCTAssertLessThanOrEqual(maxDifference(got, want), 5e-3 * max(1, abs(want.x), abs(want.y), abs(want.z)), "\(got) vs \(want)")
+    }
+  }
+
   func testSaturationZeroIsGrayInOklab() throws {
     let got = try renderFloat(floatImage(pixels, width: 12).modulated(saturation: 0))
     for p in got where p.w > 0 {
