@@ -41,7 +41,7 @@ extension ScaleOperation: BandedInputReader {
       }
       return
     }
-    let (sumsStorage, sums) = TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
+    let (sumsStorage, sums) = try TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
     defer { withExtendedLifetime(sumsStorage) {} }
     for top in stride(from: input.y, to: input.maxY, by: bandRows) {
       let rows = top..<min(top + bandRows, input.maxY)
@@ -53,7 +53,7 @@ extension ScaleOperation: BandedInputReader {
           pixelFloats: 4)
       }
     }
-    Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
+    try Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
       for y in 0..<outH {
         for p in 0..<input.width {
           (scratch + p * column + 4 * y).update(from: sums + y * rowFloats + 4 * p, count: 4)
