@@ -93,7 +93,7 @@ protocol StoredRowsReader: ImageOperation {
   /// repeat the nearest one inside. `channels` is 1 (gray) or 3 (RGB), codes sRGB-encoded.
   func render(
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
-    inputImageSize: Size)
+    inputImageSize: Size) throws
 }
 
 /// An operation that can tell, from its inputs' sizes, that its result is not all that was asked

@@ -147,7 +147,7 @@ final class TileEvaluator: Sendable {
       let opSpace = op.workingSpace ?? space
       if let reader = op as? any StoredRowsReader, reader.readsStoredRows, let stored = try storedRows8(node, rect) {
         tile = try Tile(allocating: rect, imageSize: node.info.size)
-        reader.render(
+        try reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
       } else if let regional = op as? any RegionalOperation {

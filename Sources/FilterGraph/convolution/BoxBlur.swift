@@ -43,7 +43,7 @@ public struct BoxBlurOperation: ImageOperation {
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    SeparableFilter.boxCascade(inputs[0], into: &output, boxes: [ExtendedBox(radius: parameters.radius, alpha: 0)])
+    try SeparableFilter.boxCascade(inputs[0], into: &output, boxes: [ExtendedBox(radius: parameters.radius, alpha: 0)])
   }
 }
 

@@ -90,16 +90,16 @@ public struct GaussianBlurOperation: ImageOperation {
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    Self.blur(inputs[0], into: &output, sigma: parameters.sigma, boxes: usesBoxes)
+    try Self.blur(inputs[0], into: &output, sigma: parameters.sigma, boxes: usesBoxes)
   }
 
   /// Blurs `input` (covering `output.rect` widened by the reach, clipped to the image) into
   /// `output`; shared with sharpen.
-  static func blur(_ input: Tile, into output: inout Tile, sigma: Double, boxes: Bool) {
+  static func blur(_ input: Tile, into output: inout Tile, sigma: Double, boxes: Bool) throws(PixelAllocationError) {
     if boxes {
-      SeparableFilter.boxCascade(input, into: &output, boxes: GaussianKernel.boxCascade(sigma: sigma))
+      try SeparableFilter.boxCascade(input, into: &output, boxes: GaussianKernel.boxCascade(sigma: sigma))
     } else {
-      SeparableFilter.convolve(input, into: &output, weights: GaussianKernel(sigma: sigma).floatWeights)
+      try SeparableFilter.convolve(input, into: &output, weights: GaussianKernel(sigma: sigma).floatWeights)
     }
   }
 }

@@ -82,9 +82,9 @@ public struct MedianOperation: ImageOperation {
         }
       }
     } else if r == 1 {
-      MedianOfNine.run(input, into: &output)
+      try MedianOfNine.run(input, into: &output)
     } else if r == 2 {
-      MedianNetwork.fiveByFive.run(input, radius: r, into: &output)
+      try MedianNetwork.fiveByFive.run(input, radius: r, into: &output)
     } else if let codes = MedianHistogram.codes(of: input) {
       MedianHistogram.run(codes, width: input.rect.width, radius: r, into: &output)
     } else {
@@ -137,10 +137,10 @@ enum MedianOfNine {
   }
 
   /// Computes `output` from `input`, which covers it widened by 1 on every side.
-  static func run(_ input: Tile, into output: inout Tile) {
+  static func run(_ input: Tile, into output: inout Tile) throws(PixelAllocationError) {
     let w = output.rect.width, h = output.rect.height
     let columns = w + 2
-    let (storage, sortedColumns) = TileMemoryPool.scratch(SIMD4<Float>.self, count: 3 * columns)
+    let (storage, sortedColumns) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: 3 * columns)
     defer { withExtendedLifetime(storage) {} }
     let low = sortedColumns, mid = sortedColumns + columns, high = sortedColumns + 2 * columns
     input.withPixels { src in
@@ -241,11 +241,11 @@ struct MedianNetwork: Sendable {
   static let strip = 64
 
   /// Computes `output` from `input`, which covers it widened by `radius` on every side.
-  func run(_ input: Tile, radius r: Int, into output: inout Tile) {
+  func run(_ input: Tile, radius r: Int, into output: inout Tile) throws(PixelAllocationError) {
     let side = 2 * r + 1
     let w = output.rect.width, h = output.rect.height
     let strip = Self.strip
-    let (storage, wires) = TileMemoryPool.scratch(SIMD4<Float>.self, count: inputs * strip)
+    let (storage, wires) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: inputs * strip)
     defer { withExtendedLifetime(storage) {} }
     input.withPixels { src in
       output.withMutablePixels { dst in

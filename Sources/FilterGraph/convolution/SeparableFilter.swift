@@ -55,14 +55,14 @@ enum SeparableFilter {
 
   /// Convolves rows, then columns, with the symmetric kernel `weights` (`[0]` the centre,
   /// `[i]` the weight at ±i).
-  static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) {
+  static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) throws(PixelAllocationError) {
     let r = weights.count - 1
     let o = output.rect, src = input.rect
     let w = o.width, h = o.height
     guard w > 0, h > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - r), rowHi = min(src.maxY, o.maxY + r)
     let rows = rowHi - rowLo
-    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
     defer { withExtendedLifetime(midStorage) {} }
     let padLength = w + 2 * r
     let pad = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: padLength)
@@ -136,18 +136,18 @@ enum SeparableFilter {
 
   /// Applies `boxes` in turn along rows, then along columns (each pass of each direction
   /// reading the previous pass's result).
-  static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) {
+  static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) throws(PixelAllocationError) {
     let reach = boxes.reduce(0) { $0 + $1.reach }
     let o = output.rect, src = input.rect
     let w = o.width, h = o.height
     guard w > 0, h > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - reach), rowHi = min(src.maxY, o.maxY + reach)
     let rows = rowHi - rowLo
-    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
     let strip = 64
     let span = max(w, h) + 2 * reach
-    let (bufAStorage, bufA) = TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
-    let (bufBStorage, bufB) = TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
+    let (bufAStorage, bufA) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
+    let (bufBStorage, bufB) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
     let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: strip)
     defer {
       withExtendedLifetime((midStorage, bufAStorage, bufBStorage)) {}

@@ -67,7 +67,7 @@ public struct SharpenOperation: ImageOperation {
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0]
     let o = output.rect
-    GaussianBlurOperation.blur(input, into: &output, sigma: parameters.sigma, boxes: usesBoxes)
+    try GaussianBlurOperation.blur(input, into: &output, sigma: parameters.sigma, boxes: usesBoxes)
     let k = Float(parameters.amount), t = Float(parameters.threshold)
     let zero = SIMD4<Float>(repeating: 0)
     input.withPixels { src in

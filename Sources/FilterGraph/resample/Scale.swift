@@ -157,7 +157,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   }
 
   /// The ratios come from the input tile's `imageSize`: the input as it is rendered.
-  public func render(into output: inout Tile, inputs: [Tile]) {
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0]
     let (xAxis, yAxis) = axes(for: output.rect, input: input.rect, inputImageSize: input.imageSize)
     if kernel == .nearest {
@@ -165,11 +165,11 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
       return
     }
     if runsHorizontalPassFirst(inputImageSize: input.imageSize) {
-      renderHorizontalPassFirst(into: &output, input: input, xAxis, yAxis)
+      try renderHorizontalPassFirst(into: &output, input: input, xAxis, yAxis)
       return
     }
-    input.withPixels { src in
-      Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
+    try input.withPixels { src in
+      try Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
         yAxis.rows(
           from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
           count: 4 * input.rect.width, into: scratch, pixelFloats: column)
@@ -185,19 +185,19 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   func render(
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
     inputImageSize: Size
-  ) {
+  ) throws {
     let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
     if runsHorizontalPassFirst(inputImageSize: inputImageSize) {
-      renderHorizontalPassFirst(into: &output, rows: rows, columns: columns, channels: channels, input: input, xAxis, yAxis)
+      try renderHorizontalPassFirst(into: &output, rows: rows, columns: columns, channels: channels, input: input, xAxis, yAxis)
       return
     }
     let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
     let n = rows.count
-    let (blockStorage, block) = TileMemoryPool.scratch(SIMD4<Float>.self, count: strip * n + 2 * n)
+    let (blockStorage, block) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: strip * n + 2 * n)
     defer { withExtendedLifetime(blockStorage) {} }
     let table: [Float]? = linearLight ? SRGBTransfer.decodeTable8 : nil
-    rows.withUnsafeBufferPointer { rowPointers in
-      (table ?? []).withUnsafeBufferPointer { lut in
+    try rows.withUnsafeBufferPointer { rowPointers in
+      try (table ?? []).withUnsafeBufferPointer { lut in
         let rowsBase = UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
         /// Source columns [from, from + count) of every row into `dst`, rows `pixels` apart.
         func convert(_ from: Int, _ count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int) {
@@ -209,7 +209,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
         let first = block + strip * n, last = first + n
         if columns.lowerBound > 0 { convert(0, 1, into: first, pixels: 1) }
         if columns.upperBound < input.width { convert(columns.count - 1, 1, into: last, pixels: 1) }
-        Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
+        try Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
           for x in stride(from: 0, to: input.width, by: strip) {
             let width = min(strip, input.width - x)
             let lo = min(max(columns.lowerBound, x), x + width), hi = max(min(columns.upperBound, x + width), lo)
@@ -264,9 +264,9 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   static func resample(
     into output: inout Tile, inputWidth inW: Int, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis,
     vertical: (UnsafeMutablePointer<Float>, Int) throws -> Void
-  ) rethrows {
+  ) throws {
     let outH = output.rect.height
-    let (scratchStorage, scratch) = TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
+    let (scratchStorage, scratch) = try TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
     defer { withExtendedLifetime(scratchStorage) {} }
     let column = 4 * outH
     try vertical(scratch, column)
