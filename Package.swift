@@ -145,7 +145,7 @@ let package = Package(
     .testTarget(
       name: "ImageServerTests",
       dependencies: [
-        "ImageServer", "FilterGraph", "TestSupport",
+        "ImageServer", "FilterGraph", "Locking", "TestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

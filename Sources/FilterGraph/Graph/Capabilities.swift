@@ -16,8 +16,9 @@
 //   hands them over instead of a float tile).
 // - `BandedInputReader`: takes a large input region a band of rows at a time (reductions), so its
 //   memory is bounded by a band and its output, not by the whole region.
-// - `RegionalOperation`: changes only a rectangle of its first input (a composite); output tiles
-//   outside it copy the stored rows of the source below (TileWriter, PassThrough).
+// - `RegionalOperation`: changes only a rectangle of its first input (a composite), in place on
+//   its tile; output tiles outside it copy the stored rows of the source below (TileWriter,
+//   PassThrough).
 
 import PixelBufferModule
 
@@ -148,6 +149,10 @@ public protocol GainMapCarrying: ImageOperation {
 protocol RegionalOperation: ImageOperation {
   /// The rectangle, in output coordinates, outside which the output is input 0.
   var changedRect: Rect { get }
+  /// Computes the output in place on `tile`, which holds input 0's pixels of the output
+  /// rectangle; `others` are the tiles of inputs 1… over their `inputRegion`s (the evaluator then
+  /// needs no second tile and no copy of input 0's).
+  func change(_ tile: inout Tile, others: [Tile]) throws
 }
 
 /// An operation that places its second input, an overlay, on its first, the base (composite): a

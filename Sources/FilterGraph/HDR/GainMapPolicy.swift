@@ -87,12 +87,15 @@ extension ColorMatrixOperation: GainMapCarrying {
 
 extension CurvesOperation: GainMapCarrying {
   /// When the curve never falls (its points' outputs rise with their inputs).
-  public var carriesGainMap: Bool { zip(points, points.dropFirst()).allSatisfy { $0.output <= $1.output } }
+  public var carriesGainMap: Bool {
+    let points = parameters.points
+    return zip(points, points.dropFirst()).allSatisfy { $0.output <= $1.output }
+  }
 }
 
 extension LevelsOperation: GainMapCarrying {
   /// When the output range is not reversed.
-  public var carriesGainMap: Bool { outputBlack <= outputWhite }
+  public var carriesGainMap: Bool { parameters.outputBlack <= parameters.outputWhite }
 }
 
 /// A carried operation that is a power of the light, after which the map's log boosts are scaled

@@ -150,6 +150,14 @@ final class TileEvaluator: Sendable {
         reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
+      } else if let regional = op as? any RegionalOperation {
+        // In place on input 0's tile, whose region is the output rectangle.
+        tile = try evaluate(node.inputs[0], rect, space: opSpace, memo: &memo)
+        var others: [Tile] = []
+        for i in node.inputs.indices.dropFirst() {
+          others.append(try evaluate(node.inputs[i], Regions.input(i, of: node, for: rect), space: opSpace, memo: &memo))
+        }
+        try regional.change(&tile, others: others)
       } else if let banded = op as? any BandedInputReader, node.inputs.count == 1,
         Self.pixels(in: Regions.input(0, of: node, for: rect)) > Self.largestWholeInput
       {

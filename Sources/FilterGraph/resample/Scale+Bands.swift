@@ -1,7 +1,8 @@
 // Scale+Bands.swift — `scale` taking a large input region a band of rows at a time
 // (`BandedInputReader`): the output is the one Scale.swift defines, bit for bit; only the order in
 // which the input arrives differs. A computed 16383² image fit to 100 pixels holds bands of about
-// a million pixels, not the 4 GB region its one output tile reads.
+// a million pixels, not the 4 GB region its one output tile reads. When the horizontal pass runs
+// first (Scale+PassOrder.swift), each band is shrunk along its rows as it arrives.
 
 import CKernels
 import PixelBufferModule
@@ -39,6 +40,23 @@ extension ScaleOperation: BandedInputReader {
           }
         }
       }
+      return
+    }
+    if runsHorizontalPassFirst(inputImageSize: inputImageSize) {
+      // Each band's rows are shrunk as they arrive; the vertical pass then runs over them all.
+      let outputFloats = 4 * output.rect.width
+      let (passedStorage, passed) = TileMemoryPool.scratch(Float.self, count: outputFloats * input.height)
+      defer { withExtendedLifetime(passedStorage) {} }
+      for top in stride(from: input.y, to: input.maxY, by: bandRows) {
+        let rows = top..<min(top + bandRows, input.maxY)
+        let tile = try band(rows)
+        tile.withPixels { src in
+          Self.horizontalPass(
+            xAxis, from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
+            rows: rows.count, into: passed + (rows.lowerBound - input.y) * outputFloats)
+        }
+      }
+      Self.verticalPass(yAxis, from: passed, into: &output)
       return
     }
     let (sumsStorage, sums) = TileMemoryPool.scratch(Float.self, count: rowFloats * outH)

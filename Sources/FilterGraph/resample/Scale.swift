@@ -5,8 +5,10 @@
 // when it runs, not when it was built: the optimizer may feed it a JPEG decoded at 1/2, 1/4 or
 // 1/8 size, and the output geometry stays the same (a decode at 1/d whose side d does not divide
 // ends in a partial pixel: there r = side / (d·out) of the full side, so positions map as on the
-// full image, `reducedInput`). Each axis is resampled separately
-// (vertical pass first, then horizontal); along the x axis, with r = rx:
+// full image, `reducedInput`). Each axis is resampled separately: the vertical pass first, then
+// the horizontal, except when the vertical axis enlarges and the horizontal axis shrinks, where
+// the horizontal pass runs first (it computes the shrunk rows, not the enlarged full-width ones;
+// the passes commute up to float rounding: Scale+PassOrder.swift). Along the x axis, with r = rx:
 //
 //   output pixel x (centre x + ½) maps to the input position  u = (x + ½)·r − ½,
 //   s = max(r, 1)                                    (the kernel is stretched when downscaling,
@@ -132,7 +134,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   /// An axis's ratio as (input, output) lengths: (side, out) of the input as received, or
   /// (full side, d·out) for an input `reducedInput` describes (tap positions stay in the
   /// received input's pixels; only the ratio inSize / outSize is used).
-  private func ratio(_ inSize: Int, _ outSize: Int, full: KeyPath<Size, Int>) -> (inSize: Int, outSize: Int) {
+  func ratio(_ inSize: Int, _ outSize: Int, full: KeyPath<Size, Int>) -> (inSize: Int, outSize: Int) {
     guard let r = reducedInput, (r.fullSize[keyPath: full] + r.denominator - 1) / r.denominator == inSize else {
       return (inSize, outSize)
     }
@@ -162,6 +164,10 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
       Self.pick(input, into: &output, xAxis, yAxis)
       return
     }
+    if runsHorizontalPassFirst(inputImageSize: input.imageSize) {
+      renderHorizontalPassFirst(into: &output, input: input, xAxis, yAxis)
+      return
+    }
     input.withPixels { src in
       Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
         yAxis.rows(
@@ -181,6 +187,10 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
     inputImageSize: Size
   ) {
     let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
+    if runsHorizontalPassFirst(inputImageSize: inputImageSize) {
+      renderHorizontalPassFirst(into: &output, rows: rows, columns: columns, channels: channels, input: input, xAxis, yAxis)
+      return
+    }
     let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
     let n = rows.count
     let (blockStorage, block) = TileMemoryPool.scratch(SIMD4<Float>.self, count: strip * n + 2 * n)
@@ -255,7 +265,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
     into output: inout Tile, inputWidth inW: Int, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis,
     vertical: (UnsafeMutablePointer<Float>, Int) throws -> Void
   ) rethrows {
-    let outW = output.rect.width, outH = output.rect.height
+    let outH = output.rect.height
     let (scratchStorage, scratch) = TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
     defer { withExtendedLifetime(scratchStorage) {} }
     let column = 4 * outH
@@ -265,17 +275,8 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
       xAxis.rows(
         from: scratch, rowFloats: column, count: column, into: dst.base.assumingMemoryBound(to: Float.self), outputFloats: 4,
         pixelFloats: dst.rowBytes / MemoryLayout<Float>.stride)
-      // Clip ringing of alpha to 0…1. Colours are not clipped: the working space is extended
-      // range (a wide-gamut source's colours lie outside 0…1) and the store clips at the end.
-      for y in 0..<outH {
-        let d = dst[row: y]
-        for x in 0..<outW {
-          let v = d[x]
-          let a = min(max(v.w, 0), 1)
-          d[x] = a > 0 ? SIMD4(v.x, v.y, v.z, a) : .zero
-        }
-      }
     }
+    clipAlpha(&output)
   }
 }
 
