@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Reads an Ultra HDR JPEG FilterGraph wrote with the independent decoders, for the round-trip tests.
 
-  hdr-check.py INPUT OUTPUT    prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
-                               or PNG, read as such an OUTPUT below):
+  hdr-check.py INPUT OUTPUT [POWER]
+                               prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
+                               or PNG, read as such an OUTPUT below; POWER raises the input's
+                               rendition, in SDR-white units, to that power before it is resized:
+                               the HDR light of a gamma edit, c^(1/γ) on the light):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -113,8 +116,9 @@ def rendition(path):
         return imagecodecs.ultrahdr_decode(f.read())[..., :3].astype(np.float32)
 
 
-def main(src, dst):
+def main(src, dst, power=1.0):
     a, b = rendition(src), rendition(dst)
+    a = np.power(np.clip(a, 0, None), power) if power != 1.0 else a
     if src.endswith((".avif", ".png")):
         # An Ultra HDR JPEG's base is sRGB: BT.2020 light outside BT.709 (negative components) cannot
         # be restored by its map, and FilterGraph clips it to 0 (HDRGainMap.swift): so does the reference.
@@ -129,4 +133,4 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], *[float(v) for v in sys.argv[3:4]])
