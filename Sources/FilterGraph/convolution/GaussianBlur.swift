@@ -129,3 +129,8 @@ extension Image {
     applyingBlur(GaussianBlurOperation(sigma: sigma, linearLight: linearLight, method: method))
   }
 }
+
+extension GaussianBlurOperation: LowPassOperation {
+  /// The Gaussian's σ (the box cascade stands for the same σ).
+  var lowPassSigma: Double { sigma }
+}

@@ -130,3 +130,5 @@ extension Image {
     return applying(op)
   }
 }
+
+extension CropOperation: WindowOperation {}
