@@ -19,6 +19,8 @@
 // - `RegionalOperation`: changes only a rectangle of its first input (a composite), in place on
 //   its tile; output tiles outside it copy the stored rows of the source below (TileWriter,
 //   PassThrough).
+// - `LowPassOperation`: removes detail finer than a Gaussian of σ pixels (a blur); a downscale
+//   only it reads, directly or through `WindowOperation`s (crop), keeps no shrink-on-load margin.
 
 import PixelBufferModule
 
@@ -162,3 +164,15 @@ public protocol OverlayingOperation: ImageOperation {
   /// of `baseSize`, so the map is `fill` ("no boost") where the overlay covers, blended by coverage.
   func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image)
 }
+
+/// An operation that removes at least the detail a Gaussian of `lowPassSigma` pixels removes from
+/// its one input (a blur): a downscale read only by it, directly or through windows of it, needs
+/// no shrink-on-load margin (`Optimizer.shrinkOnLoadUnderLowPass`).
+protocol LowPassOperation: ImageOperation {
+  /// The standard deviation, in pixels, of a Gaussian that the operation's smoothing at least
+  /// matches (0 for none).
+  var lowPassSigma: Double { get }
+}
+
+/// An operation whose output is a window of its one input, pixel for pixel (a crop).
+protocol WindowOperation: ImageOperation {}

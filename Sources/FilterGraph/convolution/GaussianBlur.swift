@@ -114,3 +114,8 @@ extension Image {
     return applyingBlur(GaussianBlurOperation(parameters))
   }
 }
+
+extension GaussianBlurOperation: LowPassOperation {
+  /// The Gaussian's σ (the box cascade stands for the same σ).
+  var lowPassSigma: Double { sigma }
+}

@@ -139,3 +139,5 @@ extension Image {
     return applying(op)
   }
 }
+
+extension CropOperation: WindowOperation {}
