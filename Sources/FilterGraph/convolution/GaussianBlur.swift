@@ -117,5 +117,5 @@ extension Image {
 
 extension GaussianBlurOperation: LowPassOperation {
   /// The Gaussian's σ (the box cascade stands for the same σ).
-  var lowPassSigma: Double { sigma }
+  var lowPassSigma: Double { parameters.sigma }
 }
