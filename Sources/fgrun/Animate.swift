@@ -1,15 +1,15 @@
-// Animate.swift — animated inputs in `fgrun run`: --frames, --frame, --fps, --speed, and the
-// frame loop (Renderer.renderAnimation) when the output format can hold an animation.
+// Animate.swift — animated inputs in `fgrun run` and batches: --frames, --frame, --fps, --speed,
+// which become the job's frame options (`RenderJob.animation`) and `page` load option.
 //
-// An animated GIF, WebP or PNG (APNG) written to an animated format (GIF, WebP, PNG as APNG) keeps every frame, its delays and
-// loop count, the recipe applied to each frame (geometry decided on the first). Written to a
-// still-only format, or with --frame N, one frame becomes a still (without --frame the decoder
-// warns once that only frame 1 is read). A still input always gives a still output.
+// The job decides the rest (RenderJob.swift): an animated GIF, WebP or PNG (APNG) written to an
+// animated format (GIF, WebP, PNG as APNG) keeps every frame, its delays and loop count, the
+// recipe applied to each frame (geometry decided on the first). Written to a still-only format,
+// or with --frame N, one frame becomes a still (without --frame the decoder warns once that only
+// frame 1 is read). A still input always gives a still output.
 
 import ArgumentParser
 import FilterGraph
 import Foundation
-import ImageCodecs
 
 /// Which frames of an animated input to write, and how fast.
 struct AnimationFlags: ParsableArguments {
@@ -64,82 +64,26 @@ struct AnimationFlags: ParsableArguments {
   }
 }
 
-extension Run {
-  /// Writes `inputURL`'s frames through the recipe to `outputURL` when the input is an animation
-  /// of more than one frame, no single frame was asked for, and `format` can hold an animation;
-  /// returns false (nothing written) otherwise.
-  func writeAnimation(
-    _ source: RecipeSource, input inputURL: URL, output outputURL: URL, format: ImageFileFormat, renderer: Renderer,
-    loadOptions: LoadOptions
-  ) throws -> Bool {
-    guard animation.frame == nil, loadOptions.formatOptions["page"] == nil else { return false }
-    // Only an animated format's file is read whole here: a still's first bytes tell it is none,
-    // and its render reads the file itself (a TIFF strip by strip), so a copy here would be a
-    // second one (a 118 MB TIFF's whole size on the peak memory).
-    guard let handle = try? FileHandle(forReadingFrom: inputURL) else { return false }
-    let head = try? handle.read(upToCount: CodecRegistry.sniffLength)
-    try? handle.close()
-    guard let head, CodecRegistry.sniff(head) is any AnimationDecoding.Type else { return false }
-    // Mapped, not read; still held to the input limit the still path enforces.
-    if let size = fileStatus(inputURL.path)?.st_size {
-      do {
-        try InputBytes.check(size: Int(size), name: "the input file \(inputURL.relativePath)", limit: loadOptions.limits.maxInputBytes)
-      } catch {
-        throw Failure(error, stage: .input)
-      }
+extension AnimationFlags {
+  /// Sets `job`'s frame options (the frame loop's; `--frame N` is its `page` load option).
+  func apply(to job: inout RenderJob) throws {
+    job.animation = try options()
+    job.loadOptions = loadOptions(job.loadOptions)
+  }
+
+  /// Checks the flags against a prepared job: on a still input --frames, --fps and --speed do
+  /// nothing (a warning, given to `warn`); on an animation written to a still-only format they ask
+  /// for what cannot be (a usage error).
+  func check(_ job: PreparedRenderJob, input name: String, warn: (String) -> Void) throws {
+    guard asksForAnimation else { return }
+    guard job.animation != nil else {
+      return warn("\(name) is read as one still image; --frames, --fps and --speed do nothing.")
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: inputURL, options: .mappedIfSafe)
-    } catch {
-      return false  // the still path reports the unreadable input
+    let format = try job.outputFormat()
+    if !(try job.writesAnimation()) {
+      throw Failure(
+        status: ExitStatus.usage,
+        message: "\(format.rawValue) cannot hold an animation; write GIF, WebP or PNG (APNG) to keep the frames, or choose one with --frame N.")
     }
-    guard let decoding = CodecRegistry.sniff(data) as? any AnimationDecoding.Type else { return false }
-    let info: AnimationInfo
-    do {
-      info = try decoding.readAnimation(data, limits: loadOptions.limits)
-    } catch {
-      throw Failure(error, stage: .input)
-    }
-    guard info.frameCount > 1 else {
-      if animation.asksForAnimation { Console.error("fgrun: warning: \(inputURL.lastPathComponent) is a still image; --frames, --fps and --speed do nothing.") }
-      return false
-    }
-    guard let encoding = format.codec as? any AnimationEncoding.Type else {
-      if animation.asksForAnimation {
-        throw Failure(status: ExitStatus.usage, message: "\(format.rawValue) cannot hold an animation; write GIF, WebP or PNG (APNG) to keep the frames, or choose one with --frame N.")
-      }
-      return false
-    }
-    var options = output.writeOptions
-    let resolved: ResolvedFormatOptions
-    do {
-      options.formatOptions = try output.flags.encodeValues(for: format)
-      resolved = try options.formatOptions.resolved(by: encoding.encodeOptions)
-    } catch {
-      throw Failure(error, stage: .output)
-    }
-    let header = try? decoding.readHeader(data, request: DecodeRequest(limits: loadOptions.limits))
-    var metadata = ImageMetadata()
-    if options.keptMetadata.contains(.exif) { metadata.exif = header?.metadata.exif }
-    if options.keptMetadata.contains(.xmp) { metadata.xmp = header?.metadata.xmp }
-    let context = source.context(loadOptions: loadOptions)
-    fixMallocMapThreshold(256 << 10)
-    do {
-      let reader = try decoding.makeFrameReader(data, limits: loadOptions.limits)
-      let (writer, _) = try renderer.renderAnimation(
-        from: reader, applying: { try source.recipe.compile(input: $0, context: context) }, options: try animation.options()
-      ) { size, layout, loops in
-        try encoding.makeAnimationWriter(size: size, layout: layout, loopCount: loops, options: resolved, metadata: metadata)
-      }
-      try OutputFile.write(try writer.finish(), to: outputURL, protecting: [inputURL])
-    } catch let failure as Failure {
-      throw failure
-    } catch let error as RecipeError {
-      throw Failure(error, stage: .recipe)
-    } catch {
-      throw Failure(error, stage: .output)
-    }
-    return true
   }
 }

@@ -68,6 +68,8 @@ final class BatchRunner: Sendable {
   let settings: Settings
   private let context: FilterContext
   private let inputOptions: LoadOptions
+  /// --frames, --frame, --fps, --speed.
+  private let animation: AnimationFlags
   private let report: BatchReport?
   let progress: BatchProgress
   /// Files rendering at once (`jobs`), besides the one more that may be reading and compiling its
@@ -88,12 +90,13 @@ final class BatchRunner: Sendable {
   var stageTimes: Stats { shared.withLock { $0.stageTimes } }
 
   init(
-    source: RecipeSource, renderer: Renderer, output: OutputOptions, loadOptions: LoadOptions, settings: Settings,
-    report: BatchReport?, progress: BatchProgress
+    source: RecipeSource, renderer: Renderer, output: OutputOptions, animation: AnimationFlags, loadOptions: LoadOptions,
+    settings: Settings, report: BatchReport?, progress: BatchProgress
   ) throws {
     self.source = source
     self.renderer = renderer
     self.output = output
+    self.animation = animation
     self.settings = settings
     self.context = source.context(loadOptions: loadOptions)
     self.inputOptions = try output.flags.inputLoadOptions(loadOptions)
@@ -251,10 +254,12 @@ final class BatchRunner: Sendable {
       if let predicted, let skipped = resumed(item, target: predicted, inputStatus: inputStatus) { return skipped }
       let options = output.writeOptions
       let (recipe, context) = (source.recipe, self.context)
-      var prepared = try RenderJob(
+      var request = RenderJob(
         input: .file(URL(fileURLWithPath: item.input)), destination: predicted.map { .file($0) } ?? .memory, options: options,
         loadOptions: inputOptions
-      ) { try recipe.compile(input: $0, context: context) }.prepare(on: renderer)
+      ) { try recipe.compile(input: $0, context: context) }
+      try animation.apply(to: &request)
+      var prepared = try request.prepare(on: renderer)
       // No later file reads this one: its decoded pixels leave the cache (a watermark stays).
       defer { renderer.removeFromCache(prepared.source) }
       outcome.inputSize = (prepared.input.info.size.width, prepared.input.info.size.height)
@@ -271,6 +276,7 @@ final class BatchRunner: Sendable {
       outcome.output = url.relativePath
       job.target = url.relativePath
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
+      try animation.check(prepared, input: item.input) { progress.warning($0) }
       job.waitingForSlot(true)
       renderSlots.wait()
       job.waitingForSlot(false)

@@ -99,6 +99,6 @@ extension Explain {
   static func frameLoop(_ animation: AnimationInfo) -> String {
     "frame loop: \(animation.frameCount) frames on a \(animation.canvasSize) canvas, each composed in turn and run through the graph "
       + "below, one frame in memory at a time; trim and smartcrop windows are chosen on frame 1 and kept for every frame; "
-      + "written as an animation to WebP, as frame 1 to still-only formats (or frame N with --frame N)"
+      + "written as an animation to GIF, WebP or PNG (APNG), as frame 1 to still-only formats (or frame N with --frame N)"
   }
 }

@@ -87,7 +87,7 @@ struct ResumeDigest {
     }
   }
 
-  init(source: RecipeSource, output: OutputOptions, failOn: FailOn, strict: Bool) {
+  init(source: RecipeSource, output: OutputOptions, animation: AnimationFlags, failOn: FailOn, strict: Bool) {
     var lines = ["fgrun \(FGRun.version)", "recipe:"] + source.recipe.sourceLines + ["end of recipe"]
     let color = output.color
     lines += [
@@ -97,6 +97,9 @@ struct ResumeDigest {
       "fail-on \(failOn.rawValue)", "strict \(strict)",
     ]
     lines += output.flags.given.sorted { $0.key < $1.key }.map { "flag \($0.key)=\($0.value)" }
+    if animation.asksForAnimation || animation.frame != nil {
+      lines.append("frames \(animation.frames ?? "-") frame \(animation.frame.map(String.init) ?? "-") fps \(animation.fps.map { "\($0)" } ?? "-") speed \(animation.speed.map { "\($0)" } ?? "-")")
+    }
     // Every value of the recipe that names an existing file (--profile's bytes are in its line).
     var named: [URL] = []
     for statement in source.recipe.statements {

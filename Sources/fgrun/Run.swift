@@ -153,24 +153,18 @@ struct Run: ParsableCommand {
     _ source: RecipeSource, input inputPath: String, output outputPath: String, renderer: Renderer, stats: inout Stats
   ) throws {
     let context = source.context(loadOptions: engine.loadOptions)
-    let inputOptions = animation.loadOptions(try output.flags.inputLoadOptions(engine.loadOptions))
-    if inputPath != "-", outputPath != "-",
-      let format = output.requestedFormat ?? ImageFileFormat(pathExtension: URL(fileURLWithPath: outputPath).pathExtension),
-      try stats.time(\.renderSeconds, {
-        try writeAnimation(
-          source, input: URL(fileURLWithPath: inputPath), output: URL(fileURLWithPath: outputPath), format: format, renderer: renderer,
-          loadOptions: inputOptions)
-      })
-    {
-      return
-    }
-    let job = RenderJob(
+    var job = RenderJob(
       input: inputPath == "-" ? .handle(.standardInput) : .file(URL(fileURLWithPath: inputPath)),
       destination: outputPath == "-" ? .handle(.standardOutput) : .file(URL(fileURLWithPath: outputPath)),
-      options: output.writeOptions, loadOptions: inputOptions
+      options: output.writeOptions, loadOptions: try output.flags.inputLoadOptions(engine.loadOptions)
     ) { try source.recipe.compile(input: $0, context: context) }
+    try animation.apply(to: &job)
     do {
       var prepared = try job.prepare(on: renderer)
+      let name = inputPath == "-" ? "standard input" : URL(fileURLWithPath: inputPath).lastPathComponent
+      try animation.check(prepared, input: name) { Console.error("fgrun: warning: \($0)") }
+      // The frame loop allocates frame after frame (MallocSettings.swift).
+      if try prepared.writesAnimation() { fixMallocMapThreshold(256 << 10) }
       prepared.options.formatOptions = try output.flags.encodeValues(for: prepared.outputFormat())
       let result = try prepared.render(vet: { warnings, damage in
         if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
@@ -246,14 +240,14 @@ struct Run: ParsableCommand {
     let report = try batch.report.map { try BatchReport(path: $0) }
     let settings = BatchRunner.Settings(
       folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
-      failOn: failOn, digest: ResumeDigest(source: source, output: output, failOn: failOn, strict: engine.strict), protection: protection)
+      failOn: failOn, digest: ResumeDigest(source: source, output: output, animation: animation, failOn: failOn, strict: engine.strict), protection: protection)
     let status: Int32
     if let manifest {
       let reader = try manifest.lines()
       let total = terminal ? manifest.count(shard: shard) : nil
       let progress = BatchProgress(total: total, terminal: terminal, countsSkipped: batch.resume)
       let runner = try BatchRunner(
-        source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
+        source: source, renderer: renderer, output: output, animation: animation, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
       relay.attach(progress)
       progress.endOnInterrupt()
@@ -265,7 +259,7 @@ struct Run: ParsableCommand {
       let items = inputs.map { BatchItem(input: $0, output: nil) }.filter { shard?.contains($0.input) ?? true }
       let progress = BatchProgress(total: items.count, terminal: terminal, countsSkipped: batch.resume)
       let runner = try BatchRunner(
-        source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,
+        source: source, renderer: renderer, output: output, animation: animation, loadOptions: engine.loadOptions, settings: settings,
         report: report, progress: progress)
       relay.attach(progress)
       progress.endOnInterrupt()

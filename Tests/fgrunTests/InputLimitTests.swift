@@ -60,7 +60,7 @@ final class InputLimitTests: XCTestCase {
     XCTAssertEqual(try shell("$F info --max-input-bytes \(size) in.png").status, 0)
     XCTAssertEqual(try shell("$F --max-input-bytes \(size) -e 'blur sigma=1' - out.png < in.png").status, 0)
 
-    // An animation, which the frame loop maps whole, is held to the same limit.
+    // An animation, whose frames the job reads from the file read whole, is held to the same limit.
     try FileManager.default.copyItem(at: Fixtures.url("gif/animated-offset.gif"), to: file("anim.gif"))
     let gifSize = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("anim.gif").path)[.size] as? Int)
     let animation = try shell("$F --max-input-bytes \(gifSize - 1) -e 'scale width=20' anim.gif out.webp")

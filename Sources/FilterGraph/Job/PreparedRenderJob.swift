@@ -21,10 +21,12 @@ public struct PreparedRenderJob {
   public var options: WriteOptions
   /// The time spent so far.
   public let timings: RenderTimings
+  /// The input's frames and what the frame loop does with them, for an animated input.
+  let frames: AnimatedInput?
 
   init(
     renderer: Renderer, image: Image, input: Image, source: EncodedSource, destination: ImageDestination, options: WriteOptions,
-    timings: RenderTimings
+    timings: RenderTimings, frames: AnimatedInput?
   ) {
     self.renderer = renderer
     self.image = image
@@ -33,10 +35,24 @@ public struct PreparedRenderJob {
     self.destination = destination
     self.options = options
     self.timings = timings
+    self.frames = frames
   }
 
   /// The input's format.
   public var inputFormat: ImageFileFormat { source.header.fileFormat }
+
+  /// The input's frames, canvas, delays and loop count when it is an animation of more than one
+  /// frame read whole (no `page` asked for); nil for a still. `image` is then its first frame.
+  public var animation: AnimationInfo? { frames?.info }
+
+  /// True when `render` writes every frame (`RenderJob.animation` selects them): the input is an
+  /// animation and the output format holds one (GIF, WebP, PNG as APNG).
+  ///
+  /// - Throws: `RenderJobError(.options)` as `outputFormat()` does.
+  public func writesAnimation() throws -> Bool {
+    guard frames != nil else { return false }
+    return try outputFormat().codec is any AnimationEncoding.Type
+  }
 
   /// The format the output is written in: `options.format`, else the one a file destination's
   /// extension names, else the input's.
@@ -55,6 +71,11 @@ public struct PreparedRenderJob {
   /// (`ImageCodec.encoderHeldBytes`: a whole-picture encoder such as HEIC's holds the picture and
   /// its working copies). Batches and the server admit a job by it before anything is allocated.
   public var estimatedMemory: Int {
+    if let frames, let format = try? outputFormat(), let encoding = format.codec as? any AnimationEncoding.Type {
+      // The frame loop's: one frame's, whatever the count.
+      return renderer.estimatedAnimationMemory(
+        for: image, canvas: frames.info.canvasSize, writerState: encoding.animationWriterStateBytes(size: image.size))
+    }
     let render = renderer.estimatedMemory(for: image)
     guard render != .max, let format = try? outputFormat(), let (codec, resolved) = try? Renderer.encoding(format, options) else {
       return render
@@ -81,6 +102,18 @@ public struct PreparedRenderJob {
     let format = try outputFormat()
     var options = self.options
     options.format = format
+    if let frames {
+      if let encoding = format.codec as? any AnimationEncoding.Type {
+        return try renderAnimation(frames, as: encoding, options: options, stop: stop, written: written, vet: vet)
+      }
+      if frames.options != AnimationOptions() {
+        throw RenderJobError(
+          stage: .options,
+          underlying: CodecError(
+            .invalidArgument,
+            "\(format.rawValue) cannot hold an animation: write GIF, WebP or PNG (APNG) to keep the frames, or read one frame (the page option)."))
+      }
+    }
     let started = RenderTimings.now()
     var data: Data?
     var byteCount: Int?
@@ -91,11 +124,7 @@ public struct PreparedRenderJob {
       if let bytes = try renderer.ultraHDRBytes(image, format: format, options: options) {
         try vet?([], [])
         // An Ultra HDR JPEG is assembled whole in memory (its MPF index needs the base's length).
-        switch destination {
-        case .file(let url): try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
-        case .memory: data = bytes
-        case .handle(let handle): try bytes.withUnsafeBytes { try handle.writeAll($0) }
-        }
+        data = try deliver(bytes, protecting: options.protectedInputs)
         byteCount = bytes.count
         written?()
       } else {
@@ -132,6 +161,16 @@ public struct PreparedRenderJob {
       data: data, format: format, size: image.info.size, inputSize: input.info.size, byteCount: byteCount,
       warnings: warnings, damage: damage, target: target, timings: timings)
   }
+
+  /// Sends a file encoded whole in memory to the destination; returns the bytes for `.memory`.
+  func deliver(_ bytes: Data, protecting inputs: [URL]) throws -> Data? {
+    switch destination {
+    case .file(let url): try OutputFile.write(bytes, to: url, protecting: inputs)
+    case .memory: return bytes
+    case .handle(let handle): try bytes.withUnsafeBytes { try handle.writeAll($0) }
+    }
+    return nil
+  }
 }
 
 /// What a job produced.
@@ -140,8 +179,10 @@ public struct RenderResult: Sendable {
   public var data: Data?
   /// The format written.
   public var format: ImageFileFormat
-  /// The output's size in pixels.
+  /// The output's size in pixels (an animation's frames').
   public var size: Size
+  /// The frames written: 1 for a still, every frame selected for an animation written as one.
+  public var frameCount = 1
   /// The input's size in pixels.
   public var inputSize: Size
   /// The bytes written (nil for a stream).

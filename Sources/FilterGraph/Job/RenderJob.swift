@@ -4,9 +4,16 @@
 // Every caller that turns an input into an output file goes through here — `fgrun run`, each file
 // of a batch, the cluster's tasks (which run fgrun batches), an image server — so the output
 // format is chosen, inputs are protected, alpha is flattened (Renderer+Write.swift) and warnings
-// are collected in one place. A job runs in two steps: `prepare` reads the input's header and
-// builds the image (nothing is decoded yet); `PreparedRenderJob.render` renders and delivers it. A
-// batch names its output and waits for a render slot between the two; everyone else calls `run`.
+// are collected in one place, for stills and animations alike. A job runs in two steps: `prepare`
+// reads the input's header and builds the image (nothing is decoded yet); `PreparedRenderJob.render`
+// renders and delivers it. A batch names its output and waits for a render slot between the two;
+// everyone else calls `run`.
+//
+// An animated input (GIF, WebP, APNG of more than one frame, no `page` asked for) written to a
+// format that holds animations goes through the frame loop (Renderer+Animation.swift,
+// PreparedRenderJob+Animation.swift): every frame turned upright by the file's EXIF orientation,
+// as a still is, then through the recipe. Written to a still-only format it is its first frame,
+// and the decoder's warning says so.
 
 import Foundation
 import ImageCodecs
@@ -76,8 +83,13 @@ public struct RenderJob {
   public var options: WriteOptions
   /// How the input is read (limits, strictness, decode options such as `page`).
   public var loadOptions: LoadOptions
-  /// Builds the output image from the input (a compiled recipe, or any Swift code).
+  /// Builds the output image from the input (a compiled recipe, or any Swift code). For an
+  /// animation written as one, it builds each frame's (`animation`).
   public var recipe: (Image) throws -> Image
+  /// Which frames of an animated input are written, and how fast, when the output format holds
+  /// an animation (default: every frame as timed). A still input, or one frame read with the
+  /// `page` load option, ignores it.
+  public var animation = AnimationOptions()
 
   /// Creates a job; `recipe` defaults to the input unchanged.
   public init(
@@ -130,6 +142,12 @@ public struct RenderJob {
         stage: .output,
         underlying: CodecError(.invalidArgument, "Refusing to write over the input file \(inputURL.relativePath); choose another output name."))
     }
+    let frames: AnimationInfo?
+    do {
+      frames = try Self.animation(of: encoded)
+    } catch {
+      throw RenderJobError(stage: .input, underlying: error)
+    }
     var timings = RenderTimings()
     timings.readSeconds = RenderTimings.now() - started
     let input = Image(source: encoded)
@@ -143,7 +161,21 @@ public struct RenderJob {
     var options = self.options
     options.protectedInputs = (inputURL.map { [$0] } ?? []) + options.protectedInputs
     return PreparedRenderJob(
-      renderer: renderer, image: image, input: input, source: encoded, destination: destination, options: options, timings: timings)
+      renderer: renderer, image: image, input: input, source: encoded, destination: destination, options: options, timings: timings,
+      frames: frames.map { AnimatedInput(info: $0, options: animation, recipe: recipe) })
+  }
+
+  /// The frames of `source` when it is an animation of more than one frame read whole (no
+  /// `page` asked for), else nil. Only a codec that reads animations is asked, from the bytes
+  /// the source already holds (a file it reads in place, a TIFF, is never one).
+  ///
+  /// - Throws: the codec's error for frames it refuses (over `maxFrames`).
+  static func animation(of source: EncodedSource) throws -> AnimationInfo? {
+    guard let decoding = source.codec as? any AnimationDecoding.Type, source.options.formatOptions[FormatOption.page.name] == nil,
+      let bytes = source.bytes
+    else { return nil }
+    let info = try decoding.readAnimation(bytes, limits: source.options.limits)
+    return info.frameCount > 1 ? info : nil
   }
 }
 

@@ -22,6 +22,9 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var warnings: [String] = []
   /// The warnings among them that say a source's data is damaged (a decoder patched it up).
   var damage: [String] = []
+  /// Warnings already passed to the warning handler by an earlier render of the same job (a
+  /// frame loop's earlier frames): recorded here, not passed again.
+  var reported: Set<String> = []
   /// What a write with a target chose (Renderer+Target.swift); written on the rendering thread only.
   var targetOutcome: TargetOutcome?
 

@@ -13,7 +13,8 @@
 // Memory is one frame: the reader's canvas (and GIF's saved canvas), the frame being rendered
 // (its input and output buffers and the renderer's tiles; while the next frame is read, the
 // previous one's input), the writer's reference canvases, and the encoded bytes so far —
-// whatever the number of frames. `estimatedAnimationMemory` counts it.
+// whatever the number of frames. `estimatedAnimationMemory` counts it (a job admits an animation by
+// it, `PreparedRenderJob.estimatedMemory`).
 
 import Foundation
 import ImageCodecs
@@ -57,17 +58,43 @@ public struct AnimationSummary: Hashable, Sendable {
   public var estimatedBytes: Int
 }
 
+/// What a frame loop gave: its writer (whose bytes are the caller's), what it wrote, and the
+/// frames' warnings, each once.
+struct AnimationRender {
+  var writer: any AnimationFrameWriter
+  var summary: AnimationSummary
+  /// The warnings of every frame's render, each once, in order.
+  var warnings: [String]
+  /// The warnings among them that say a source's data is damaged.
+  var damage: [String]
+}
+
 extension Renderer {
   /// Applies `recipe` to every frame `reader` gives (as `options` selects and retimes) and adds
   /// the results, rendered in sRGB, to the writer `makeWriter` starts for the output's size,
-  /// layout and loop count. The writer's bytes are the caller's (`finish()`).
+  /// layout and loop count. The writer's bytes are the caller's (`finish()`). A warning the
+  /// frames' renders give is passed to the warning handler once, not once per frame. `stop` is
+  /// asked before each frame: once it returns true the loop ends with `CancellationError`.
   ///
   /// - Throws: the reader's, recipe's, renderer's or writer's first error; `.invalidArgument`
   ///   when `options.frames` selects no frame or the recipe's output size differs between frames.
   public func renderAnimation(
     from reader: any AnimationFrameReader, applying recipe: (Image) throws -> Image, options: AnimationOptions = AnimationOptions(),
-    into makeWriter: (Size, ChannelLayout, Int) throws -> any AnimationFrameWriter
+    stop: (() -> Bool)? = nil, into makeWriter: (Size, ChannelLayout, Int) throws -> any AnimationFrameWriter
   ) throws -> (writer: any AnimationFrameWriter, summary: AnimationSummary) {
+    let done = try renderFrames(from: reader, applying: recipe, options: options, metadata: ImageMetadata(), stop: stop) { size, layout, loops, _ in
+      try makeWriter(size, layout, loops)
+    }
+    return (done.writer, done.summary)
+  }
+
+  /// The frame loop of `renderAnimation`, each frame carrying `metadata` into the recipe's graph;
+  /// `makeWriter` is also given the metadata frame 1's graph carries out (as a still's graph
+  /// carries its file's to the writer).
+  func renderFrames(
+    from reader: any AnimationFrameReader, applying recipe: (Image) throws -> Image, options: AnimationOptions, metadata: ImageMetadata,
+    stop: (() -> Bool)?, into makeWriter: (Size, ChannelLayout, Int, ImageMetadata) throws -> any AnimationFrameWriter
+  ) throws -> AnimationRender {
     let info = reader.info
     let selected = options.frames ?? 0...max(0, info.frameCount - 1)
     guard selected.lowerBound >= 0, selected.lowerBound < info.frameCount else {
@@ -76,10 +103,15 @@ extension Renderer {
     var template: (root: ImageNode, source: ImageNode)?
     var writer: (any AnimationFrameWriter)?
     var summary = AnimationSummary(size: Size(width: 0, height: 0), delays: [], loopCount: options.loopCount ?? info.loopCount, estimatedBytes: 0)
+    var reported: Set<String> = []
+    var warnings: [String] = [], damage: [String] = []
     var index = 0
-    while index <= selected.upperBound, let frame = try reader.nextFrame() {
+    while index <= selected.upperBound {
+      if let stop, stop() { throw CancellationError() }
+      guard var frame = try reader.nextFrame() else { break }
       defer { index += 1 }
       guard index >= selected.lowerBound else { continue }
+      frame.metadata = metadata
       let input = Image(buffer: frame)
       let output: Image
       if let template {
@@ -89,13 +121,15 @@ extension Renderer {
       }
       // The next frame's graph is built from this one's, which then holds no older frame.
       template = (output.node, input.node)
-      let pixels = try render(output, format: output.info.layout.hasAlpha ? .rgba8 : .rgb8)
+      let (pixels, plan) = try render(output, format: output.info.layout.hasAlpha ? .rgba8 : .rgb8, reported: reported)
+      for warning in plan.warnings where reported.insert(warning).inserted {
+        warnings.append(warning)
+        if plan.damage.contains(warning) { damage.append(warning) }
+      }
       if writer == nil {
-        let started = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount)
+        let started = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, output.info.metadata)
         summary.size = pixels.size
-        summary.estimatedBytes = Renderer.saturated(
-          estimatedMemory(for: output),
-          plus: frame.rowBytes * frame.height + pixels.rowBytes * pixels.height + started.stateBytes)
+        summary.estimatedBytes = estimatedAnimationMemory(for: output, canvas: info.canvasSize, writerState: started.stateBytes)
         writer = started
       }
       guard pixels.size == summary.size else {
@@ -106,7 +140,20 @@ extension Renderer {
       summary.delays.append(delay)
     }
     guard let writer else { throw CodecError(.corrupt, "The animation gave no frame to write.") }
-    return (writer, summary)
+    return AnimationRender(writer: writer, summary: summary, warnings: warnings, damage: damage)
+  }
+
+  /// An upper bound, in bytes, of what the frame loop holds at once for frames on `canvas`
+  /// rendered through `output` (a frame's graph), into a writer holding `writerState` bytes of
+  /// its own: the frame's render (`estimatedMemory(for:)`), four canvases of 8-bit RGBA (the
+  /// reader's, GIF's saved one, the frame handed out and the previous one, held while the next
+  /// is read) and the rendered frame. Whatever the number of frames.
+  func estimatedAnimationMemory(for output: Image, canvas: Size, writerState: Int) -> Int {
+    let render = estimatedMemory(for: output)
+    guard render != .max else { return .max }
+    let canvases = Renderer.saturated(4 * 4, times: [max(canvas.width, 0), max(canvas.height, 0)])
+    let rendered = Renderer.saturated(4, times: [max(output.size.width, 0), max(output.size.height, 0)])
+    return [canvases, rendered, writerState].reduce(render) { Renderer.saturated($0, plus: $1) }
   }
 
   /// `image` with its window-choosing analyses (`trim`, `smartcrop`) computed and replaced by

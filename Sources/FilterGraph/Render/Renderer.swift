@@ -125,11 +125,17 @@ public final class Renderer: Sendable {
   /// Renders `image` into a new buffer in its own format (or `format`, when given).
   /// Pixels of sources with an ICC profile are converted to sRGB (see `OutputProfile.sRGB`).
   public func render(_ image: Image, format: PixelFormat? = nil) throws -> PixelBuffer {
+    try render(image, format: format, reported: []).buffer
+  }
+
+  /// `render(_:format:)`, with the plan (its warnings); warnings in `reported` are recorded in
+  /// the plan but not passed to the warning handler again (a frame loop says each once).
+  func render(_ image: Image, format: PixelFormat?, reported: Set<String>) throws -> (buffer: PixelBuffer, plan: RenderPlan) {
     // An image converted to an ICC profile (`convert profile=`) comes back in sRGB: only a
     // written file is stored through the profile.
     let sRGB = ProfileConversionOperation.requested(in: image) == nil ? image : image.converted(to: .sRGB)
     let colour = try OutputColor.plan(sRGB, profile: .sRGB, intent: .relative, bpc: false)
-    let plan = try prepare(colour.image)
+    let plan = try prepare(colour.image, reported: reported)
     let info = plan.root.info
     let outFormat = format ?? PixelFormat(layout: info.layout, component: info.component)
     let output: PixelBuffer
@@ -144,20 +150,24 @@ public final class Renderer: Sendable {
     try run(
       plan, format: outFormat, band: { y, h in output.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) },
       eager: true, sink: { _, _ in })
-    return output
+    return (output, plan)
   }
 
   /// Optimizes the graph, decodes its sources (once, through the cache) and finds the transforms
   /// that bring ICC-profiled sources into the working space (with `intent` and black-point
   /// compensation `bpc`; CMYK files are converted by their decoders with the same). `analysis`:
   /// the render of an analysis's view, whose tiles are sized so none pulls more than
-  /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`).
-  func prepare(_ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false) throws -> RenderPlan {
+  /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`). Warnings in `reported` are
+  /// not passed to the warning handler (`RenderPlan.reported`).
+  func prepare(
+    _ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false, reported: Set<String> = []
+  ) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     var warnings: [String] = []
     let root = optimized(try resolved(scheduled(image), warnings: &warnings))
     // An analysis's view is part of a graph whose render reports its warnings.
     let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
+    plan.reported = reported
     if !analysis { warnings.forEach { warn($0, in: plan) } }
     let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
@@ -232,6 +242,6 @@ public final class Renderer: Sendable {
   func warn(_ message: String, in plan: RenderPlan, damage: Bool = false) {
     plan.warnings.append(message)
     if damage { plan.damage.append(message) }
-    warningHandler?(message)
+    if !plan.reported.contains(message) { warningHandler?(message) }
   }
 }

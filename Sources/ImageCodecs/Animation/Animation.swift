@@ -101,6 +101,14 @@ public protocol AnimationEncoding: ImageCodec {
   static func makeAnimationWriter(
     size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
   ) throws -> any AnimationFrameWriter
+  /// The most bytes a writer of `size` frames holds besides the output so far (its writer's
+  /// `stateBytes`), known before one is made: a job's memory estimate.
+  static func animationWriterStateBytes(size: Size) -> Int
+}
+
+extension AnimationEncoding {
+  /// Three canvases of 8-bit RGBA (libwebp's and the APNG writer's reference canvases).
+  public static func animationWriterStateBytes(size: Size) -> Int { heldBytes(size, 3 * 4) }
 }
 
 /// A file's bytes copied where they cannot move, for a C reader that reads them between calls.

@@ -88,7 +88,7 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
 
   deinit { cgif_writer_free(writer) }
 
-  public var stateBytes: Int { Int(cgif_writer_state_bytes(Int32(size.width), Int32(size.height))) }
+  public var stateBytes: Int { GIFCodec.animationWriterStateBytes(size: size) }
 
   /// `delay` ms in centiseconds, rounded to the nearest (5 ms up).
   static func centiseconds(_ delay: Int) -> Int32 { Int32(min(65535, max(0, (delay + 5) / 10))) }
@@ -149,5 +149,9 @@ extension GIFCodec: AnimationEncoding {
     size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
   ) throws -> any AnimationFrameWriter {
     try GIFAnimationWriter(size: size, hasAlpha: layout.hasAlpha, loopCount: loopCount, options: GIFEncodeOptions(options))
+  }
+
+  public static func animationWriterStateBytes(size: Size) -> Int {
+    Int(cgif_writer_state_bytes(Int32(clamping: size.width), Int32(clamping: size.height)))
   }
 }

@@ -1,0 +1,79 @@
+// PreparedRenderJob+Animation.swift — an animated input written as an animation: the frame loop
+// (Renderer+Animation.swift) run with the job's recipe, output format, codec options, metadata
+// and delivery, the same as a still's.
+//
+// Each frame is turned upright by the input file's EXIF orientation before the recipe, exactly as
+// a still is (`Image(source:)`, unless `LoadOptions.autoOrient` is off), and carries the file's
+// descriptive metadata into the recipe's graph, so the writer gets what a still's encoder would
+// (`MetadataKinds.written`: EXIF made true of the upright written frames, XMP as read). Frames are
+// rendered in sRGB and written without an ICC profile, and flattened onto the background when the
+// format stores no alpha (`Renderer.flattened`). The file is encoded whole in memory, then
+// delivered as an Ultra HDR JPEG is: atomically to a file, as bytes, or to a stream.
+
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+
+/// An animated input: its frames, where they are read from, and what the loop does with them.
+struct AnimatedInput {
+  /// The frames' canvas, delays and loop count.
+  let info: AnimationInfo
+  /// Which frames are written, how fast.
+  let options: AnimationOptions
+  /// The job's recipe, applied to frame 1 (later frames reuse its graph).
+  let recipe: (Image) throws -> Image
+}
+
+extension PreparedRenderJob {
+  /// Renders every selected frame of `frames` through the recipe into `encoding`'s writer and
+  /// delivers the file, as `render(stop:written:vet:)` does a still (`options.format` is the
+  /// format chosen).
+  func renderAnimation(
+    _ frames: AnimatedInput, as encoding: any AnimationEncoding.Type, options: WriteOptions, stop: (() -> Bool)?,
+    written: (() -> Void)?, vet: ((_ warnings: [String], _ damage: [String]) throws -> Void)?
+  ) throws -> RenderResult {
+    let format = encoding.format
+    let started = RenderTimings.now()
+    let done: AnimationRender
+    let data: Data?
+    let bytes: Data
+    do {
+      let coding = try Renderer.encoding(format, options)
+      guard let decoding = source.codec as? any AnimationDecoding.Type, let file = source.bytes else {
+        throw CodecError(.unsupported, "\(source.name) is not an animation \(source.codec.displayName) reads frame by frame.")
+      }
+      let reader = try decoding.makeFrameReader(file, limits: source.options.limits)
+      let stored = source.header.metadata
+      let orientation = source.options.autoOrient ? stored.orientation : .up
+      let carried = ImageMetadata(
+        orientation: orientation, exif: stored.exif, xmp: stored.xmp, iptc: stored.iptc, comment: stored.comment,
+        xmpExtension: stored.xmpExtension)
+      let recipe = frames.recipe
+      let background = options.background
+      done = try renderer.renderFrames(
+        from: reader,
+        applying: { frame in
+          Renderer.flattened(try recipe(orientation == .up ? frame : frame.oriented(orientation)), for: coding, background: background)
+        },
+        options: frames.options, metadata: carried, stop: stop
+      ) { size, layout, loops, metadata in
+        try encoding.makeAnimationWriter(
+          size: size, layout: layout, loopCount: loops, options: coding.options,
+          metadata: options.keptMetadata.written(from: metadata, size: size, profile: nil, format: format))
+      }
+      bytes = try done.writer.finish()
+      try vet?(done.warnings, done.damage)
+      data = try deliver(bytes, protecting: options.protectedInputs)
+      written?()
+    } catch {
+      throw RenderJobError(stage: .output, underlying: error)
+    }
+    var isStream = false
+    if case .handle = destination { isStream = true }
+    var timings = self.timings
+    timings.renderSeconds = RenderTimings.now() - started
+    return RenderResult(
+      data: data, format: format, size: done.summary.size, frameCount: done.summary.delays.count, inputSize: input.info.size,
+      byteCount: isStream ? nil : bytes.count, warnings: done.warnings, damage: done.damage, target: nil, timings: timings)
+  }
+}
