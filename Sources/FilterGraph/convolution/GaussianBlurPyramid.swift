@@ -48,7 +48,11 @@ extension Image {
   /// `image` with the blur `op` applied: directly, or for large σ through a reduced copy.
   func applyingBlur(_ op: GaussianBlurOperation) -> Image {
     guard op.sigma > 0 else { return self }
-    guard let k = op.pyramidFactor else { return applying(op) }
+    guard let k = op.pyramidFactor else {
+      let kernel: SeparableKernel =
+        op.usesBoxes ? .boxes(GaussianKernel.boxCascade(sigma: op.sigma)) : .sampled(GaussianKernel(sigma: op.sigma).floatWeights)
+      return applyingSeparable(op, kernel: kernel)
+    }
     let reduced = Size(width: max(1, (size.width + k / 2) / k), height: max(1, (size.height + k / 2) / k))
     let kk = Double(k)
     let reducedSigma = (op.sigma * op.sigma - kk * kk / 4).squareRoot() / kk
