@@ -29,24 +29,11 @@ struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
   /// From this reach on, blurs are split (see the file comment).
   static let splitReach = 128
 
-  /// The filter down each column.
-  let kernel: SeparableKernel
-  /// The space the blur works in.
-  let space: WorkingSpace
-  /// The blur's name and arguments, which this node is the second half of.
-  let blurName: String
-  let arguments: Arguments
+  let blur: SplitBlur
 
-  /// The pass of `blur` (whose working space it takes) filtering columns with `kernel`.
-  init(_ kernel: SeparableKernel, of blur: any ImageOperation) {
-    self.kernel = kernel
-    space = blur.workingSpace ?? .linear
-    blurName = blur.descriptor.name
-    arguments = blur.arguments
-  }
-
-  var descriptor: OperationDescriptor { Self.descriptor(of: blurName) }
-  var workingSpace: WorkingSpace? { space }
+  var arguments: Arguments { blur.arguments }
+  var descriptor: OperationDescriptor { Self.descriptor(of: blur.name) }
+  var workingSpace: WorkingSpace? { blur.space }
 
   /// The table of the column pass of `blurName`.
   static func descriptor(of blurName: String) -> OperationDescriptor {
@@ -57,7 +44,7 @@ struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
   }
 
   func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
-    let reach = kernel.reach
+    let reach = blur.kernel.reach
     let tall = Rect(x: output.x, y: output.y - reach, width: output.width, height: output.height + 2 * reach)
     let clipped = tall.intersection(inputs[0].extent)
     return clipped.isEmpty ? output : clipped
@@ -68,7 +55,7 @@ struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
     let input = inputs[0], src = input.rect, o = output.rect
     input.withPixels { rows in
       output.withMutablePixels { dst in
-        Self.pass(kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
+        Self.pass(blur.kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
           UnsafePointer(rows[row: min(max(y, src.y), src.maxY - 1) - src.y] + (o.x - src.x))
         }
       }
@@ -122,10 +109,10 @@ struct ColumnPassSource: SourceOperation {
     let o = tile.rect, height = rows.height
     rows.withUnsafeBaseAddress { base, rowBytes in
       tile.withMutablePixels { dst in
-        ColumnPassOperation.pass(pass.kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
+        ColumnPassOperation.pass(pass.blur.kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
           (base + min(max(y, 0), height - 1) * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) + o.x
         }
-        if space != pass.space {
+        if space != pass.blur.space {
           for y in 0..<dst.height { SRGBCurve.convertRow(dst[row: y], count: dst.width, to: space) }
         }
       }
@@ -139,6 +126,7 @@ extension Image {
   /// pixels either way; see HeldColumnPass.swift).
   func applyingSeparable(_ op: any ImageOperation, kernel: SeparableKernel) -> Image {
     guard kernel.reach >= ColumnPassOperation.splitReach else { return applying(op) }
-    return applying(RowPassOperation(kernel, of: op)).applying(HeldInputOperation(operation: ColumnPassOperation(kernel, of: op)))
+    let blur = SplitBlur(kernel, of: op)
+    return applying(RowPassOperation(blur: blur)).applying(HeldInputOperation(operation: ColumnPassOperation(blur: blur)))
   }
 }

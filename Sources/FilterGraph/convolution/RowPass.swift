@@ -25,33 +25,37 @@ enum SeparableKernel: Hashable, Sendable {
   }
 }
 
-/// The row pass of the blur it names; see the file comment.
-struct RowPassOperation: ImageOperation {
-  /// The filter along each row.
+/// What both passes of a split blur carry: the filter along their axis, the blur's working
+/// space, and the blur's name and arguments, which the two nodes are the halves of.
+struct SplitBlur: Sendable {
   let kernel: SeparableKernel
-  /// The space the blur works in.
   let space: WorkingSpace
-  /// The blur's name and arguments, which this node is the first half of.
-  let blurName: String
+  let name: String
   let arguments: Arguments
 
-  /// The pass of `blur` (whose working space it takes) filtering rows with `kernel`.
+  /// The passes of `blur` (whose working space they take) filtering with `kernel`.
   init(_ kernel: SeparableKernel, of blur: any ImageOperation) {
     self.kernel = kernel
     space = blur.workingSpace ?? .linear
-    blurName = blur.descriptor.name
+    name = blur.descriptor.name
     arguments = blur.arguments
   }
+}
 
+/// The row pass of the blur it names; see the file comment.
+struct RowPassOperation: ImageOperation {
+  let blur: SplitBlur
+
+  var arguments: Arguments { blur.arguments }
   var descriptor: OperationDescriptor {
     OperationDescriptor(
-      name: "\(blurName) rows", category: .convolution, summary: "The row pass of a large \(blurName) (not a recipe filter).",
+      name: "\(blur.name) rows", category: .convolution, summary: "The row pass of a large \(blur.name) (not a recipe filter).",
       parameters: [], example: "")
   }
-  var workingSpace: WorkingSpace? { space }
+  var workingSpace: WorkingSpace? { blur.space }
 
   func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
-    let reach = kernel.reach
+    let reach = blur.kernel.reach
     let wide = Rect(x: output.x - reach, y: output.y, width: output.width + 2 * reach, height: output.height)
     let clipped = wide.intersection(inputs[0].extent)
     return clipped.isEmpty ? output : clipped
@@ -60,7 +64,7 @@ struct RowPassOperation: ImageOperation {
   func render(into output: inout Tile, inputs: [Tile]) throws {
     let o = output.rect, input = inputs[0]
     output.withMutablePixels { dst in
-      switch kernel {
+      switch blur.kernel {
       case .sampled(let weights):
         weights.withUnsafeBufferPointer { k in
           SeparableFilter.convolveRows(input, columns: o.x..<o.maxX, rows: o.y..<o.maxY, weights: k) { dst[row: $0 - o.y] }

@@ -19,14 +19,10 @@ extension ScaleOperation: BandedInputReader {
     let rowFloats = 4 * input.width, outH = output.rect.height
     if kernel == .nearest {
       var picked = try Tile(allocating: Rect(x: input.x, y: 0, width: input.width, height: outH))
-      for top in stride(from: input.y, to: input.maxY, by: bandRows) {
-        let rows = top..<min(top + bandRows, input.maxY)
-        let tile = try band(rows)
-        tile.withPixels { src in
-          picked.withMutablePixels { dst in
-            for y in 0..<outH where rows.contains(input.y + yAxis.starts[y]) {
-              dst[row: y].update(from: src[row: input.y + yAxis.starts[y] - rows.lowerBound], count: input.width)
-            }
+      try Self.eachBand(of: input, bandRows: bandRows, band) { rows, src in
+        picked.withMutablePixels { dst in
+          for y in 0..<outH where rows.contains(input.y + yAxis.starts[y]) {
+            dst[row: y].update(from: src[row: input.y + yAxis.starts[y] - rows.lowerBound], count: input.width)
           }
         }
       }
@@ -47,29 +43,21 @@ extension ScaleOperation: BandedInputReader {
       let outputFloats = 4 * output.rect.width
       let (passedStorage, passed) = TileMemoryPool.scratch(Float.self, count: outputFloats * input.height)
       defer { withExtendedLifetime(passedStorage) {} }
-      for top in stride(from: input.y, to: input.maxY, by: bandRows) {
-        let rows = top..<min(top + bandRows, input.maxY)
-        let tile = try band(rows)
-        tile.withPixels { src in
-          Self.horizontalPass(
-            xAxis, from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
-            rows: rows.count, into: passed + (rows.lowerBound - input.y) * outputFloats)
-        }
+      try Self.eachBand(of: input, bandRows: bandRows, band) { rows, src in
+        Self.horizontalPass(
+          xAxis, from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
+          rows: rows.count, into: passed + (rows.lowerBound - input.y) * outputFloats)
       }
       Self.verticalPass(yAxis, from: passed, into: &output)
       return
     }
     let (sumsStorage, sums) = TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
     defer { withExtendedLifetime(sumsStorage) {} }
-    for top in stride(from: input.y, to: input.maxY, by: bandRows) {
-      let rows = top..<min(top + bandRows, input.maxY)
-      let tile = try band(rows)
-      tile.withPixels { src in
-        yAxis.rows(
-          band: (rows.lowerBound - input.y)..<(rows.upperBound - input.y), from: src.base.assumingMemoryBound(to: Float.self),
-          rowFloats: src.rowBytes / MemoryLayout<Float>.stride, count: rowFloats, into: sums, outputFloats: rowFloats,
-          pixelFloats: 4)
-      }
+    try Self.eachBand(of: input, bandRows: bandRows, band) { rows, src in
+      yAxis.rows(
+        band: (rows.lowerBound - input.y)..<(rows.upperBound - input.y), from: src.base.assumingMemoryBound(to: Float.self),
+        rowFloats: src.rowBytes / MemoryLayout<Float>.stride, count: rowFloats, into: sums, outputFloats: rowFloats,
+        pixelFloats: 4)
     }
     Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
       for y in 0..<outH {
@@ -80,6 +68,16 @@ extension ScaleOperation: BandedInputReader {
     }
   }
 
+  /// Asks `band` for the rows of `input` a band of at most `bandRows` at a time, top to bottom,
+  /// and gives each band's rows and pixels to `body`.
+  private static func eachBand(
+    of input: Rect, bandRows: Int, _ band: (Range<Int>) throws -> Tile, _ body: (Range<Int>, UnsafePixels<SIMD4<Float>>) -> Void
+  ) throws {
+    for top in stride(from: input.y, to: input.maxY, by: bandRows) {
+      let rows = top..<min(top + bandRows, input.maxY)
+      try band(rows).withPixels { body(rows, $0) }
+    }
+  }
 }
 
 extension ResampleAxis {
