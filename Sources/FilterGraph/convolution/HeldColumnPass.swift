@@ -99,6 +99,8 @@ struct ColumnPassSource: SourceOperation {
 
   var descriptor: OperationDescriptor { pass.descriptor }
   var arguments: Arguments { pass.arguments }
+  /// The pass's space, which the writer then takes its pixels in (as from the one-operation blur).
+  var workingSpace: WorkingSpace? { pass.blur.space }
 
   func outputInfo(inputs: [ImageInfo]) -> ImageInfo { info }
 
