@@ -11,7 +11,7 @@
 //   fgrun              the command-line tool
 //   CJPEG, CPNG        small C shims that keep libjpeg's and libpng's longjmp error paths inside C
 //   CWebP, CGIF        small C shims over libwebp (+ demux, mux) and giflib
-//   CHEIF              libheif (AVIF, HEIC) behind calls returning a status and libheif's message
+//   CHEIF              libheif (AVIF, HEIC) behind calls returning a status and libheif's message (guarded.cpp catches a C++ exception escaping libheif)
 //   CTIFF              libtiff behind a reader and a writer with per-handle error handlers
 //                      (CPNG also holds the PNG writer's filtering and libdeflate segment joining)
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
@@ -145,7 +145,7 @@ let package = Package(
     .testTarget(
       name: "ImageServerTests",
       dependencies: [
-        "ImageServer", "FilterGraph", "TestSupport",
+        "ImageServer", "FilterGraph", "Locking", "TestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -333,10 +333,10 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
                [ORACLES_PY, os.path.join(HERE, "peer_ops.py"), "pyvips818-W12c", inp, f"{o}-vips.webp"], True)]
     elif w == "W13":
         # The text's cost, two ways: the recipe without the credit at all (W4b's identity recipe,
-        # which fgrun writes by copying the JPEG's coefficients, no pixels decoded), and the same
+        # which fgrun writes by decoding, copying the rows as bytes and encoding again), and the same
         # recipe with the text replaced by a transparent box of its size (the same decode, shadow,
         # composite and encode). Their `fgrun/this` is the ratio asked of the credit (<= 1.05).
-        for name, what in (("W4b", "without the credit (coefficient copy)"), ("W13-notext", "with a box, no text")):
+        for name, what in (("W4b", "without the credit (rows copied)"), ("W13-notext", "with a box, no text")):
             plain = os.path.join(HERE, "recipes", f"{name}.txt")
             r += [(f"fgrun {what}", f"bench/recipes/{name}.txt --quality 90", f"{o}-{name}.jpg",
                    [fgrun, *recipe_options(plain), *(["--threads", str(threads)] if threads else []), plain, inp,

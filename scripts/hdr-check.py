@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
 """Reads an Ultra HDR JPEG FilterGraph wrote with the independent decoders, for the round-trip tests.
 
-  hdr-check.py INPUT OUTPUT    prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
-                               or PNG, read as such an OUTPUT below):
-    input, output: libvips 8.18's gain-map fields of each file (uhdrload), with the base and map sizes
+  hdr-check.py INPUT OUTPUT [POWER]
+                               prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
+                               or PNG, read as such an OUTPUT below; POWER raises the input's
+                               rendition, in SDR-white units, to that power before it is resized:
+                               the HDR light of a gamma edit, c^(1/γ) on the light):
+    input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
+              the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
+              hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
+              (single-value attributes, read by a regular expression)
     psnr_ic:  PSNR (dB, over the reference's peak) of the output's HDR rendition as libultrahdr
               decodes it (imagecodecs.ultrahdr_decode, linear, full headroom) against the input's
               rendition decoded the same way and resized to the output's size in linear light
@@ -25,6 +31,7 @@
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
+import re
 import sys
 
 import imagecodecs
@@ -37,6 +44,10 @@ def fields(path):
     out = {f: im.get(f) for f in im.get_fields() if f.startswith("gainmap-") and f != "gainmap-data"}
     gm = im.get_gainmap()
     out.update(width=im.width, height=im.height, map_width=gm.width, map_height=gm.height, map_bands=gm.bands)
+    with open(path, "rb") as f:
+        data = f.read()
+    out["xmp"] = {name: float(m.group(1)) for name in ("GainMapMax", "HDRCapacityMax")
+                  for m in [re.search(rb'hdrgm:' + name.encode() + rb'="([^"]+)"', data)] if m}
     return out
 
 
@@ -105,8 +116,9 @@ def rendition(path):
         return imagecodecs.ultrahdr_decode(f.read())[..., :3].astype(np.float32)
 
 
-def main(src, dst):
+def main(src, dst, power=1.0):
     a, b = rendition(src), rendition(dst)
+    a = np.power(np.clip(a, 0, None), power) if power != 1.0 else a
     if src.endswith((".avif", ".png")):
         # An Ultra HDR JPEG's base is sRGB: BT.2020 light outside BT.709 (negative components) cannot
         # be restored by its map, and FilterGraph clips it to 0 (HDRGainMap.swift): so does the reference.
@@ -121,4 +133,4 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], *[float(v) for v in sys.argv[3:4]])

@@ -2,8 +2,9 @@
 """The HDR → SDR tone-mapping tests' reference: a PQ or HLG AVIF made with heif-enc, and the SDR
 image it should become computed independently of FilterGraph (numpy over libavif's decode).
 
-  hdr-tonemap-check.py make pq|hlg OUT.avif
-      writes a 96×64 test pattern (grey ramps and saturated BT.2020 colours from 0 to 4000 cd/m²)
+  hdr-tonemap-check.py make pq|hlg OUT.avif [PEAK [MAXCLL]]
+      writes a 96×64 test pattern (grey ramps and saturated BT.2020 colours from 0 to PEAK cd/m²,
+      default 4000; a PNG gets a cLLi chunk declaring MAXCLL cd/m² when given)
       as a 16-bit PNG and encodes it with heif-enc: 10-bit 4:2:2 (libaom in libheif 1.15 writes
       10-bit at 4:2:2 only), nclx BT.2020 primaries, BT.601 matrix, full range, transfer 16 (PQ)
       or 18 (HLG); OUT.png instead writes the 16-bit pattern itself as a PNG with a cICP chunk
@@ -11,9 +12,11 @@ image it should become computed independently of FilterGraph (numpy over libavif
   hdr-tonemap-check.py check IN.avif|IN.png OUT.png
       decodes IN.avif with imagecodecs (libavif, not libheif), or IN.png (a 16-bit PNG whose cICP
       chunk says BT.2020 and PQ or HLG, scripts/png-cicp.py) with imagecodecs' PNG decoder, tone-maps it by ITU-R BT.2446
-      method A (1000 → 100 cd/m²) and gamut-maps BT.2020 → BT.709 by desaturation at constant
-      luminance, all written out below from the published formulas, and prints {"psnr": dB} of
-      OUT.png (FilterGraph's 16-bit sRGB output) against that
+      method A (L_HDR → 100 cd/m², L_HDR the content's peak: a PNG's cLLi MaxCLL when it is in
+      (0, 10000], else the largest component of the decoded light; kept within [406, 10000]) and
+      gamut-maps BT.2020 → BT.709 by desaturation at constant luminance, all written out below from
+      the published formulas, and prints {"psnr": dB, "peak": L_HDR} of OUT.png (FilterGraph's
+      16-bit sRGB output) against that
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
@@ -54,17 +57,22 @@ def hlg_oetf(x):
     return np.where(x <= 1 / 12, np.sqrt(3 * x), HA * np.log(np.maximum(12 * x - HB, 1e-12)) + HC)
 
 
-def pattern():
-    """Display light in cd/m², BT.2020 primaries, 64×96×3."""
+def pattern(peak=4000.0):
+    """Display light in cd/m², BT.2020 primaries, 64×96×3, brightest component `peak`."""
     h, w = 64, 96
-    level = np.geomspace(0.05, 4000, w)[None, :, None]
+    level = np.geomspace(0.05, peak, w)[None, :, None]
     colours = np.array([[1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 0.5, 0.2]])
     rows = colours[(np.arange(h) * len(colours)) // h][:, None, :]
     return level * (0.05 + 0.95 * rows)
 
 
-def make(transfer, out):
-    light = pattern()
+def chunk(name, payload):
+    body = name + payload
+    return len(payload).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+
+
+def make(transfer, out, peak=4000.0, max_cll=None):
+    light = pattern(peak)
     if transfer == "pq":
         signal = pq_inverse(light)
     else:  # HLG: invert the OOTF (Lw 1000, gamma 1.2) and the OETF
@@ -76,10 +84,11 @@ def make(transfer, out):
     code = {"pq": "16", "hlg": "18"}[transfer]
     if out.endswith(".png"):
         png = imagecodecs.png_encode(codes)
-        cicp = b"cICP" + bytes([9, int(code), 0, 1])
-        chunk = len(cicp[4:]).to_bytes(4, "big") + cicp + zlib.crc32(cicp).to_bytes(4, "big")
+        chunks = chunk(b"cICP", bytes([9, int(code), 0, 1]))
+        if max_cll is not None:  # MaxCLL, MaxFALL in 0.0001 cd/m²
+            chunks += chunk(b"cLLi", int(round(max_cll * 10000)).to_bytes(4, "big") + (0).to_bytes(4, "big"))
         with open(out, "wb") as f:
-            f.write(png[:33] + chunk + png[33:])  # signature (8) and IHDR (25), then cICP
+            f.write(png[:33] + chunks + png[33:])  # signature (8) and IHDR (25), then cICP (and cLLi)
         return
     with tempfile.TemporaryDirectory() as folder:
         png = os.path.join(folder, "in.png")
@@ -99,11 +108,12 @@ def make(transfer, out):
         f.write(data.replace(box, b"nclx\x00\x09\x00" + bytes([int(code)]) + b"\x00\x06\x80"))
 
 
-def bt2446a(rgb):
-    """BT.2446-1 method A: HDR display light (cd/m², BT.2020) → SDR linear light (BT.2020, 0…1)."""
-    e = np.power(np.clip(rgb, 0, 1000) / 1000, 1 / 2.4)
+def bt2446a(rgb, peak):
+    """BT.2446-1 method A: HDR display light (cd/m², BT.2020) → SDR linear light (BT.2020, 0…1)
+    for content whose peak is `peak` cd/m² (L_HDR)."""
+    e = np.power(np.clip(rgb, 0, peak) / peak, 1 / 2.4)
     y = 0.2627 * e[..., 0] + 0.6780 * e[..., 1] + 0.0593 * e[..., 2]
-    rho_hdr = 1 + 32 * (1000 / 10000) ** (1 / 2.4)
+    rho_hdr = 1 + 32 * (peak / 10000) ** (1 / 2.4)
     rho_sdr = 1 + 32 * (100 / 10000) ** (1 / 2.4)
     yp = np.log(1 + (rho_hdr - 1) * y) / np.log(rho_hdr)
     yc = np.where(yp <= 0.7399, 1.0770 * yp, np.where(yp < 0.9909, -1.1510 * yp ** 2 + 2.7811 * yp - 0.6302, 0.5 * yp + 0.5))
@@ -134,34 +144,40 @@ def srgb(l):
 
 
 def signal_and_transfer(path):
-    """The R'G'B' signal (0…1) of an HDR AVIF or PNG, and its H.273 transfer code (BT.2020 primaries)."""
+    """The R'G'B' signal (0…1) of an HDR AVIF or PNG, its H.273 transfer code (BT.2020 primaries)
+    and the MaxCLL its cLLi chunk declares (cd/m², None without one)."""
     with open(path, "rb") as f:
         data = f.read()
     if path.endswith(".png"):
         at = data.find(b"cICP")
         assert at > 0 and data[at + 4] == 9 and data[at + 6:at + 8] == b"\x00\x01", "no cICP chunk for BT.2020 RGB, full range"
-        return imagecodecs.png_decode(data).astype(np.float64)[..., :3] / 65535, data[at + 5]
+        cll = data.find(b"cLLi")
+        max_cll = int.from_bytes(data[cll + 4:cll + 8], "big") / 10000 if cll > 0 else None
+        return imagecodecs.png_decode(data).astype(np.float64)[..., :3] / 65535, data[at + 5], max_cll
     transfer = 18 if b"nclx\x00\x09\x00\x12" in data else 16
-    return imagecodecs.avif_decode(data).astype(np.float64)[..., :3] / 1023, transfer
+    return imagecodecs.avif_decode(data).astype(np.float64)[..., :3] / 1023, transfer, None
 
 
 def check(source, png):
-    signal, transfer = signal_and_transfer(source)
+    signal, transfer, max_cll = signal_and_transfer(source)
     if transfer == 18:  # HLG
         scene = hlg_inverse_oetf(signal)
         ys = scene @ np.array([0.2627, 0.6780, 0.0593])
         light = 1000 * np.power(np.maximum(ys, 1e-12), 0.2)[..., None] * scene
     else:
         light = pq_eotf(signal)
-    expected = srgb(to_bt709(bt2446a(light)))
+    peak = max_cll if max_cll is not None and 0 < max_cll <= 10000 else float(light.max())
+    peak = min(max(peak, 406.0), 10000.0)
+    expected = srgb(to_bt709(bt2446a(light, peak)))
     with open(png, "rb") as f:
         ours = imagecodecs.png_decode(f.read()).astype(np.float64)[..., :3] / 65535
     mse = float(np.mean((ours - expected) ** 2))
-    print(json.dumps({"psnr": 99.0 if mse == 0 else 10 * np.log10(1 / mse), "max_error": float(np.abs(ours - expected).max())}))
+    print(json.dumps({"psnr": 99.0 if mse == 0 else 10 * np.log10(1 / mse), "max_error": float(np.abs(ours - expected).max()),
+                      "peak": peak}))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "make":
-        make(sys.argv[2], sys.argv[3])
+        make(sys.argv[2], sys.argv[3], *[float(v) for v in sys.argv[4:6]])
     else:
         check(sys.argv[2], sys.argv[3])

@@ -285,7 +285,7 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   return CGIF_OK;
 }
 
-int cgif_writer_finish(cgif_writer *w, const uint8_t **out, size_t *out_length, char *message, size_t capacity) {
+int cgif_writer_finish(cgif_writer *w, uint8_t **out, size_t *out_length, char *message, size_t capacity) {
   *out = NULL;
   *out_length = 0;
   if (!w || !w->gif) return fail(CGIF_INVALID, message, capacity, "The GIF is already finished.");
@@ -300,7 +300,10 @@ int cgif_writer_finish(cgif_writer *w, const uint8_t **out, size_t *out_length, 
     const char *text = GifErrorString(error);
     return fail(CGIF_CORRUPT, message, capacity, "giflib could not finish the GIF: %s.", text ? text : "unknown error");
   }
-  *out = w->bytes;
+  uint8_t *fitted = realloc(w->bytes, w->length);  // gives back the doubling's slack
+  *out = fitted ? fitted : w->bytes;
   *out_length = w->length;
+  w->bytes = NULL;
+  w->length = w->capacity = 0;
   return CGIF_OK;
 }

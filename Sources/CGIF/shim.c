@@ -183,6 +183,7 @@ cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pix
     free(r);
     return NULL;
   }
+  r->input.data = NULL;  // read again only inside cgif_next_frame, from the bytes it is given
   r->width = r->gif->SWidth;
   r->height = r->gif->SHeight;
   r->max_frame_pixels = max_frame_pixels;
@@ -282,9 +283,8 @@ static void copy_screen(const cgif_reader *r, int channels, uint8_t *out, size_t
   }
 }
 
-int cgif_next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride, int *delay, char *message,
-                    size_t capacity) {
-  if (!r || !out) return fail(CGIF_INVALID, message, capacity, "No GIF reader or output.");
+static int next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride, int *delay, char *message,
+                      size_t capacity) {
   if (channels != 3 && channels != 4)
     return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
   GifFileType *gif = r->gif;
@@ -320,4 +320,14 @@ int cgif_next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride, i
     if (delay) *delay = control.delay;
     return CGIF_OK;
   }
+}
+
+int cgif_next_frame(cgif_reader *r, const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
+                    int *delay, char *message, size_t capacity) {
+  if (!r || !out || !data) return fail(CGIF_INVALID, message, capacity, "No GIF reader, bytes or output.");
+  if (size != r->input.size) return fail(CGIF_INVALID, message, capacity, "These are not the bytes the GIF reader opened.");
+  r->input.data = data;
+  const int status = next_frame(r, channels, out, stride, delay, message, capacity);
+  r->input.data = NULL;  // giflib keeps no pointer into the bytes: only the offset carries over
+  return status;
 }

@@ -1,5 +1,6 @@
 // shim.c — see cheif_shim.h.
 #include "cheif_shim.h"
+#include "guarded.h"
 
 #include <libheif/heif.h>
 #include <math.h>
@@ -67,7 +68,7 @@ static int open_file(const uint8_t *data, size_t size, int index, int64_t max_pi
   heif_context_set_maximum_image_size_limit(file->context, side > 1e9 ? 1000000000 : (int)side);
   // Grid tiles are decoded on the calling thread: the renderer's pool does the parallel work.
   heif_context_set_max_decoding_threads(file->context, 0);
-  struct heif_error error = heif_context_read_from_memory_without_copy(file->context, data, size, NULL);
+  struct heif_error error = cheif_guarded_read(file->context, data, size);
   if (error.code != heif_error_Ok) {
     int status = fail_heif(error, "The HEIF file cannot be read", message, capacity);
     close_file(file);
@@ -233,7 +234,7 @@ int cheif_decode(const uint8_t *data, size_t size, int index, int64_t max_pixels
   options->convert_hdr_to_8bit = 0;
   options->strict_decoding = strict ? 1 : 0;
   struct heif_image *image = NULL;
-  struct heif_error error = heif_decode_image(file.handle, &image, heif_colorspace_RGB, chroma, options);
+  struct heif_error error = cheif_guarded_decode(file.handle, &image, heif_colorspace_RGB, chroma, options);
   heif_decoding_options_free(options);
   if (error.code != heif_error_Ok) {
     // libheif's message lives in the context: format it before the context is freed.
@@ -521,7 +522,7 @@ int cheif_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   encoding->output_nclx_profile = nclx;
   encoding->save_two_colr_boxes_when_ICC_and_nclx_available = 1;
   encoding->save_alpha_channel = 1;
-  error = heif_context_encode_image(context, image, encoder, encoding, &handle);
+  error = cheif_guarded_encode(context, image, encoder, encoding, &handle);
   if (error.code != heif_error_Ok) {
     status = fail_heif(error, "The HEIF image cannot be encoded", message, capacity);
     goto done;

@@ -17,6 +17,8 @@ void fg_text_message(char *message, size_t capacity, const char *format, ...) {
   va_end(args);
 }
 
+int fg_text_load_fonts(void) { return FcInit(); }
+
 /// Opens `path` (face `index`) at the size; FG_TEXT_OK or FG_TEXT_BAD_FONT.
 static int open_font(fg_fonts *fonts, const char *path, int index, FcCharSet *charset, char *message, size_t capacity) {
   if (fonts->count == fonts->capacity) {

@@ -90,13 +90,13 @@ public enum OutputFile {
 
   /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, the same value on every Linux architecture Swift
   /// runs on); Glibc's module does not export the composite macro.
-  static let openUnnamed: Int32 = 0o20_000_000 | O_DIRECTORY
+  public static let openUnnamed: Int32 = 0o20_000_000 | O_DIRECTORY
 
   /// `AT_EMPTY_PATH`: `linkat` on the descriptor itself (for processes without /proc).
   static let linkDescriptor: Int32 = 0x1000
 
   /// The prefix of this process's named temporaries for `name`: `.NAME.fgrun-PID.`.
-  static func temporaryPrefix(of name: String, pid: Int32 = getpid()) -> String { ".\(name).fgrun-\(pid)." }
+  public static func temporaryPrefix(of name: String, pid: Int32 = getpid()) -> String { ".\(name).fgrun-\(pid)." }
 
   /// Removes the `.NAME.fgrun-PID.*.tmp` files (any NAME) in the folder whose process no longer
   /// runs, at this process's first write into the folder.

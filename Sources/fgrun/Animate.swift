@@ -124,6 +124,7 @@ extension Run {
     if options.keptMetadata.contains(.exif) { metadata.exif = header?.metadata.exif }
     if options.keptMetadata.contains(.xmp) { metadata.xmp = header?.metadata.xmp }
     let context = source.context(loadOptions: loadOptions)
+    fixMallocMapThreshold(256 << 10)
     do {
       let reader = try decoding.makeFrameReader(data, limits: loadOptions.limits)
       let (writer, _) = try renderer.renderAnimation(

@@ -19,7 +19,7 @@ import Locking
 /// standard error; otherwise one line per finished file goes to standard output. Failures and
 /// warnings always go to standard error.
 final class BatchProgress: Sendable {
-  /// Files in the batch, when known (a manifest on standard input is not counted ahead).
+  /// Files in the batch, when known (a manifest read from a pipe given by its path is not counted ahead).
   let total: Int?
   /// True to draw a bar.
   let terminal: Bool

@@ -7,8 +7,9 @@
 // output are refused (exit 73) when they are one of those files, whatever path reaches them:
 // symbolic links to the file or to a folder on the way, `..`, hard links, bind mounts. Two outputs
 // are one file when their folders have one identity and their names are equal; the first to claim
-// the name keeps it. A manifest read from standard input can only be read once, so its inputs are
-// protected as its lines arrive: an output may replace the input of a line not yet read.
+// the name keeps it. A manifest on standard input is copied to a temporary file first (Manifest.swift)
+// and protected as a file is; one given as the path of a pipe can be read only once, so its inputs
+// are protected as its lines arrive.
 
 import FilterGraph
 import Foundation
@@ -54,15 +55,14 @@ final class InputProtection: Sendable {
     reads.withLock { if $0[identity] == nil { $0[identity] = "standard input" } }
   }
 
-  /// Records every input of the manifest at `path` (a first pass over the file; its lines are not
-  /// kept), and the manifest itself. Standard input (`-`) and pipes are not read here: they can be
-  /// read once only, and their writer may wait for the batch's progress; the batch protects each
-  /// of their inputs as it reads the line.
-  func protect(manifest path: String) throws {
-    guard path != "-" else { return protectStandardInput() }
-    protect(path, as: "the manifest")
-    guard let status = fileStatus(path), status.st_mode & S_IFMT == S_IFREG else { return }
-    for item in try ManifestReader(path: path) { protect(item.input, as: "the input") }
+  /// Records every input of `manifest` (a first pass over it; its lines are not kept), and the
+  /// manifest itself (standard input, when it is a regular file). A pipe given by its path is not
+  /// read here: it can be read once only, and its writer may wait for the batch's progress; the
+  /// batch protects each of its inputs as it reads the line.
+  func protect(manifest: Manifest) throws {
+    if manifest.path == "-" { protectStandardInput() } else { protect(manifest.path, as: "the manifest") }
+    guard manifest.isRereadable else { return }
+    for item in try manifest.lines() { protect(item.input, as: "the input") }
   }
 
   /// Claims `url` as an output of the run (`role`: "an output", "the report").

@@ -1,22 +1,27 @@
-// MallocSettings.swift — how glibc's allocator behaves in the long-running commands (batches and
-// the server): a process-wide choice, so the executable makes it, never the library.
+// MallocSettings.swift — how glibc's allocator behaves in the long-running commands (batches, the
+// server, an animation's frame loop): a process-wide choice, so the executable makes it, never
+// the library.
 
 import Foundation
 
-/// Sets glibc's mmap threshold to a fixed 1 MiB. A batch or a server allocates and frees blocks
-/// of many sizes (each file's bytes, windows of decoded rows, a whole decode of 10-20 MB, encoded
-/// results); glibc raises its threshold to the largest mapped block freed, after which such blocks
-/// come from the heaps of its per-thread arenas and fragment them, so the peak grows with the
-/// number of files or requests. A fixed threshold keeps every block of 1 MiB or more mapped and
-/// unmapped whole (W10, 100 photos at --jobs 2: peak RSS 139 MB without, 100 MB with; the
-/// server under bench/serve.sh's S2 is in docs/Server.md). `mallopt` is declared in <malloc.h>,
+/// Sets glibc's mmap threshold to a fixed `bytes` (1 MiB by default). A batch or a server
+/// allocates and frees blocks of many sizes (each file's bytes, windows of decoded rows, a whole
+/// decode of 10-20 MB, encoded results); glibc raises its threshold to the largest mapped block
+/// freed, after which such blocks come from the heaps of its per-thread arenas and fragment them,
+/// so the peak grows with the number of files or requests. A fixed threshold keeps every block of
+/// that size or more mapped and unmapped whole (W10, 100 photos at --jobs 2: peak RSS 139 MB
+/// without, 100 MB with 1 MiB; the server under bench/serve.sh's S2 is in docs/Server.md). An
+/// animation's frame loop does the same frame after frame with smaller blocks (libwebp's
+/// per-frame encoders, frames of a few hundred KB), so it takes 256 KiB: W12b's peak RSS varied
+/// 86-142 MB from run to run without it, 64-65 MB with; W12c's 124-132 MB, 57-71 MB with
+/// (release, 2026-11-29; CPU time within the runs' spread). `mallopt` is declared in <malloc.h>,
 /// which Swift's Glibc module does not import, so it is looked up by name; elsewhere (another
 /// libc) nothing changes.
-func fixMallocMapThreshold() {
+func fixMallocMapThreshold(_ bytes: Int32 = 1 << 20) {
   #if canImport(Glibc)
     typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
     let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in glibc's <malloc.h>
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    _ = unsafeBitCast(symbol, to: Mallopt.self)(mmapThreshold, 1 << 20)
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(mmapThreshold, bytes)
   #endif
 }

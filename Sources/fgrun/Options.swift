@@ -90,6 +90,10 @@ struct RecipeSource {
       } else {
         throw ValidationError("Give a recipe file or -e 'RECIPE TEXT'.")
       }
+      // A recipe that sets text has fontconfig load beside its check and the input's header.
+      if source.recipe.statements.contains(where: { $0.verb.text == TextSourceOperation.table.name }) {
+        FontConfiguration.loadInBackground()
+      }
       try source.recipe.check()
     } catch let error as ValidationError {
       throw error

@@ -228,15 +228,16 @@ struct Run: ParsableCommand {
     }
     let shard = batch.shard
     let terminal = Console.errorIsTerminal
-    if let manifest = batch.manifest { try protection.protect(manifest: manifest) }
+    let manifest = try batch.manifest.map { try Manifest(path: $0, maxBytes: engine.loadOptions.limits.maxInputBytes) }
+    if let manifest { try protection.protect(manifest: manifest) }
     for input in inputs { protection.protect(input, as: "the input") }
     // The report is opened for appending at once: it is checked before.
     if let report = batch.report { try protection.claim(URL(fileURLWithPath: report), as: "the report") }
     if batch.resume, let path = batch.report {
       // This run reports every one of its inputs again: their earlier lines go.
       let rerun: Set<UInt64>
-      if let manifest = batch.manifest {
-        rerun = manifest == "-" ? [] : ManifestReader.inputHashes(path: manifest, shard: shard)
+      if let manifest {
+        rerun = manifest.inputHashes(shard: shard)
       } else {
         rerun = Set(inputs.filter { shard?.contains($0) ?? true }.map(Shard.hash))
       }
@@ -247,9 +248,9 @@ struct Run: ParsableCommand {
       folder: folder, jobs: batch.jobs ?? BatchOptions.defaultJobs, budget: budget, timeout: batch.timeout, resume: batch.resume,
       failOn: failOn, digest: ResumeDigest(source: source, output: output, failOn: failOn, strict: engine.strict), protection: protection)
     let status: Int32
-    if let manifest = batch.manifest {
-      let reader = try ManifestReader(path: manifest)
-      let total = terminal ? ManifestReader.count(path: manifest, shard: shard) : nil
+    if let manifest {
+      let reader = try manifest.lines()
+      let total = terminal ? manifest.count(shard: shard) : nil
       let progress = BatchProgress(total: total, terminal: terminal, countsSkipped: batch.resume)
       let runner = try BatchRunner(
         source: source, renderer: renderer, output: output, loadOptions: engine.loadOptions, settings: settings,

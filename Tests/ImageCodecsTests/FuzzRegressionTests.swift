@@ -78,7 +78,7 @@ final class FuzzRegressionTests: XCTestCase {
         guard let map = try UltraHDR.gainMap(in: data, baseSize: baseSize, limits: limits) else { return }
         _ = UltraHDR.plainMapJPEG(map, in: data)
         let pixels = try UltraHDR.decodeMap(map, in: data, limits: limits)
-        _ = GainMapRendition.render(base: pixels, map: pixels, metadata: map.metadata, displayHeadroom: 1)
+        _ = try GainMapRendition.render(base: pixels, map: pixels, metadata: map.metadata, displayHeadroom: 1)
       case 1:
         _ = GainMapXMP.version(data)
         _ = GainMapXMP.gainMapItemLength(data)

@@ -5,6 +5,7 @@
 // full scale, and the overload soak, are bench/attack.py and bench/serve.sh -w OVERLOAD.)
 
 import Foundation
+import Locking
 import XCTest
 
 @testable import ImageServer
@@ -19,7 +20,7 @@ final class HostileClientTests: XCTestCase {
     // Ten clients each send a header line every 100 ms and never end their head, each on a thread
     // of its own (blocking writes, away from the pool the server's handlers run on).
     let clients = try (0..<10).map { _ in try LoopbackClient(port: running.port) }
-    let closedAfter = Collected<Double>()
+    let closedAfter = Locked<[Double]>([])
     let dripping = DispatchGroup()
     for client in clients {
       dripping.enter()
@@ -31,7 +32,7 @@ final class HostileClientTests: XCTestCase {
           if !client.sendAll("X-Slow: a\r\n") || client.peerClosed() { break }
         }
         let closed = client.peerClosed()
-        closedAfter.append(closed ? Date().timeIntervalSince(start) : .infinity)
+        closedAfter.withLock { $0.append(closed ? Date().timeIntervalSince(start) : .infinity) }
         dripping.leave()
       }.start()
     }
@@ -41,7 +42,7 @@ final class HostileClientTests: XCTestCase {
       try await Task.sleep(nanoseconds: 100_000_000)
     }
     await withCheckedContinuation { continuation in dripping.notify(queue: .global()) { continuation.resume() } }
-    let times = closedAfter.values
+    let times = closedAfter.withLock { $0 }
     XCTAssertEqual(times.count, 10)
     for time in times { XCTAssertLessThan(time, 1.5, "a slow head is closed after the 0.5 s idle timeout, not served") }
     for client in clients { client.close() }
@@ -148,16 +149,6 @@ final class HostileClientTests: XCTestCase {
     for _ in 0..<100 where !condition() { try await Task.sleep(nanoseconds: 10_000_000) }
     XCTAssertTrue(condition())
   }
-}
-
-/// Values appended from several threads, under an NSLock: ThreadSanitizer cannot see a contended
-/// `Mutex`'s futex and reports its accesses as races (docs/Architecture.md, "Concurrency").
-final class Collected<T: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: [T] = []
-
-  func append(_ value: T) { lock.withLock { stored.append(value) } }
-  var values: [T] { lock.withLock { stored } }
 }
 
 /// What a hostile client does with its connection.

@@ -5,9 +5,9 @@ import AsyncHTTPClient
 import FilterGraph
 import Foundation
 import ImageCodecs
+import Locking
 import Logging
 import NIOCore
-import Synchronization
 import TestSupport
 import XCTest
 
@@ -87,7 +87,7 @@ struct HTTPResult {
 
 /// A value set once, awaited by anyone.
 final class Once<T: Sendable>: Sendable {
-  private let state = Mutex<(Result<T, Error>?, [CheckedContinuation<T, Error>])>((nil, []))
+  private let state = Locked<(Result<T, Error>?, [CheckedContinuation<T, Error>])>((nil, []))
 
   func fulfil(_ result: Result<T, Error>) {
     let waiters = state.withLock { s -> [CheckedContinuation<T, Error>] in

@@ -6,17 +6,17 @@
 
 import Foundation
 import Hummingbird
+import Locking
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 import TestSupport
 
 /// The origin server.
 final class SourceServer: Sendable {
   let port: Int
   /// Requests the origin received, by path.
-  let hits = Mutex<[String]>([])
+  let hits = Locked<[String]>([])
   /// Opened by a test to let `/gate.jpg` answer.
   let gate = Once<Void>()
   /// Fulfilled when `/gate.jpg` is requested.

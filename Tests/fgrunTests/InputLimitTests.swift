@@ -48,6 +48,9 @@ final class InputLimitTests: XCTestCase {
     let manifest = try shell("$F -e 'blur sigma=1' --manifest - -o out < /dev/zero")
     XCTAssertEqual(manifest.status, 65, manifest.stderr)
     XCTAssertTrue(manifest.stderr.contains("a line longer than 65536 bytes"), manifest.stderr)
+    let longManifest = try shell("yes in.png | head -c 300000 | $F -e 'blur sigma=1' --manifest - -o out --max-input-bytes 100000")
+    XCTAssertEqual(longManifest.status, 65, longManifest.stderr)
+    XCTAssertTrue(longManifest.stderr.contains("The manifest on standard input is longer than 100000 bytes"), longManifest.stderr)
 
     try PNGEncoder.encode(PixelBuffer.random(width: 64, height: 64, format: .rgb8, seed: 1)).write(to: file("in.png"))
     let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("in.png").path)[.size] as? Int)

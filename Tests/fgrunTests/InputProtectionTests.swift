@@ -81,6 +81,20 @@ final class InputProtectionTests: XCTestCase {
     XCTAssertTrue(FileManager.default.fileExists(atPath: file("c.png").path))
   }
 
+  /// A manifest on standard input (a pipe) is protected as a manifest file is: its first line's
+  /// output, the second line's input, is refused (exit 1) and that input is intact, though the
+  /// first line runs before the second would be read by a batch that reads as it goes.
+  func testAManifestOnStandardInputNeverWritesOverALaterLinesInput() throws {
+    try assertUnchanged(["b.png"]) {
+      let list = "a.png\\tb.png\\nb.png\\tc.png\\n"
+      let run = try ChildProcess.run(
+        "/bin/sh", ["-c", "printf '\(list)' | '\(binary!)' -e 'blur sigma=1' --manifest - --jobs 1"], in: folder)
+      XCTAssertEqual(run.status, 1, run.stderr)
+      XCTAssertTrue(run.stderr.contains("over the input b.png"), run.stderr)
+    }
+    XCTAssertTrue(FileManager.default.fileExists(atPath: file("c.png").path))
+  }
+
   /// Two outputs reached through a symbolic link to their folder are one file: the line listed
   /// first is written and the second refused, at any --jobs.
   func testOutputsThroughALinkedFolderAreOneFile() throws {

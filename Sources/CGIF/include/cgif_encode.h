@@ -30,8 +30,9 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
 int cgif_writer_add(cgif_writer *writer, const uint8_t *pixels, size_t stride, int channels, int delay, char *message,
                     size_t capacity);
 
-/// Writes the last frame and the trailer; `*out` (owned by the writer) holds the file.
-int cgif_writer_finish(cgif_writer *writer, const uint8_t **out, size_t *out_length, char *message, size_t capacity);
+/// Writes the last frame and the trailer; `*out` holds the file, now the caller's (release it
+/// with `free`), so it is never copied.
+int cgif_writer_finish(cgif_writer *writer, uint8_t **out, size_t *out_length, char *message, size_t capacity);
 
 /// Frees the writer and its output.
 void cgif_writer_free(cgif_writer *writer);

@@ -39,22 +39,25 @@ typedef struct {
 int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
                    cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity);
 
-/// A GIF being read frame by frame (owns the screen; borrows `data`, which must outlive it).
+/// A GIF being read frame by frame (owns the screen; reads the file's bytes only during a call,
+/// so they may move between calls: a Swift `Data` is passed as it is, never copied).
 typedef struct cgif_reader cgif_reader;
 
-/// Opens `data` for `cgif_next_frame`. Returns NULL with `*status` and `message` on failure.
+/// Opens `data` for `cgif_next_frame`, reading its header. Returns NULL with `*status` and
+/// `message` on failure.
 cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
                        size_t capacity);
 
-/// Composes the next frame on the screen and copies the screen to `out` (rows `stride` bytes
+/// Composes the next frame of `data` (the `size` bytes `cgif_open` was given, wherever they are
+/// now) on the screen and copies the screen to `out` (rows `stride` bytes
 /// apart) as RGB (`channels` 3) or straight-alpha RGBA (4), with the frame's delay in
 /// centiseconds in `*delay`. Before a frame is drawn, the previous one is disposed of as it asked
 /// (2: its rectangle becomes transparent; 3: the screen returns to what it was before it); the
 /// screen starts transparent; transparent pixels keep what is below them; colour indices past the
 /// colour table are opaque black; pixels outside the screen are dropped. Returns CGIF_END after
 /// the last frame.
-int cgif_next_frame(cgif_reader *reader, int channels, uint8_t *out, size_t stride, int *delay, char *message,
-                    size_t capacity);
+int cgif_next_frame(cgif_reader *reader, const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
+                    int *delay, char *message, size_t capacity);
 
 /// Closes a reader (NULL is fine).
 void cgif_close(cgif_reader *reader);

@@ -66,6 +66,10 @@ typedef struct {
 
 typedef struct fg_text_layout fg_text_layout;
 
+/// Loads fontconfig's configuration and font caches (FcInit), once per process; nonzero on success.
+/// Layouts load it themselves when it is not loaded yet.
+int fg_text_load_fonts(void);
+
 /// Lays the text out. On success returns FG_TEXT_OK with *out set; otherwise a status, *out NULL
 /// and a sentence in `message` (NUL-terminated, truncated to `capacity`).
 int fg_text_layout_create(const fg_text_settings *settings, fg_text_layout **out, char *message, size_t capacity);

@@ -67,7 +67,9 @@ enum SourceColor {
   /// What happens to `node`'s colours when it is loaded, for `fgrun explain` (nil: untagged sRGB);
   /// a CMYK file's decoder converts with `rendering`.
   static func explanation(_ node: ImageNode, rendering: ColorRendering) -> String? {
-    if let hdr = (node.operation as? EncodedSourceOperation)?.source.header.hdrTransfer { return "HDR " + hdr.toneMappingSummary }
+    if let header = (node.operation as? EncodedSourceOperation)?.source.header, let hdr = header.hdrTransfer {
+      return "HDR " + hdr.toneMappingSummary(peak: header.hdrPeak ?? HDRToneMapping.nominalPeak)
+    }
     if let cmyk = (node.operation as? EncodedSourceOperation)?.source.header.cmykProfile {
       let name = (try? ICCProfile(cmyk)).map { "'\($0.name)'" } ?? "profile"
       return "CMYK ICC \(name) → sRGB by the decoder (lcms2, \(rendering.label))"

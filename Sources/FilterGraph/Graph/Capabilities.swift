@@ -16,8 +16,11 @@
 //   hands them over instead of a float tile).
 // - `BandedInputReader`: takes a large input region a band of rows at a time (reductions), so its
 //   memory is bounded by a band and its output, not by the whole region.
-// - `RegionalOperation`: changes only a rectangle of its first input (a composite); output tiles
-//   outside it copy the stored rows of the source below (TileWriter, PassThrough).
+// - `RegionalOperation`: changes only a rectangle of its first input (a composite), in place on
+//   its tile; output tiles outside it copy the stored rows of the source below (TileWriter,
+//   PassThrough).
+// - `LowPassOperation`: removes detail finer than a Gaussian of σ pixels (a blur); a downscale
+//   only it reads, directly or through `WindowOperation`s (crop), keeps no shrink-on-load margin.
 
 import PixelBufferModule
 
@@ -92,7 +95,7 @@ protocol StoredRowsReader: ImageOperation {
   /// repeat the nearest one inside. `channels` is 1 (gray) or 3 (RGB), codes sRGB-encoded.
   func render(
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
-    inputImageSize: Size)
+    inputImageSize: Size) throws
 }
 
 /// An operation that can tell, from its inputs' sizes, that its result is not all that was asked
@@ -148,6 +151,10 @@ public protocol GainMapCarrying: ImageOperation {
 protocol RegionalOperation: ImageOperation {
   /// The rectangle, in output coordinates, outside which the output is input 0.
   var changedRect: Rect { get }
+  /// Computes the output in place on `tile`, which holds input 0's pixels of the output
+  /// rectangle; `others` are the tiles of inputs 1… over their `inputRegion`s (the evaluator then
+  /// needs no second tile and no copy of input 0's).
+  func change(_ tile: inout Tile, others: [Tile]) throws
 }
 
 /// An operation that places its second input, an overlay, on its first, the base (composite): a
@@ -157,3 +164,15 @@ public protocol OverlayingOperation: ImageOperation {
   /// of `baseSize`, so the map is `fill` ("no boost") where the overlay covers, blended by coverage.
   func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image)
 }
+
+/// An operation that removes at least the detail a Gaussian of `lowPassSigma` pixels removes from
+/// its one input (a blur): a downscale read only by it, directly or through windows of it, needs
+/// no shrink-on-load margin (`Optimizer.shrinkOnLoadUnderLowPass`).
+protocol LowPassOperation: ImageOperation {
+  /// The standard deviation, in pixels, of a Gaussian that the operation's smoothing at least
+  /// matches (0 for none).
+  var lowPassSigma: Double { get }
+}
+
+/// An operation whose output is a window of its one input, pixel for pixel (a crop).
+protocol WindowOperation: ImageOperation {}

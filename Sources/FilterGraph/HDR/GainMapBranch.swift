@@ -15,7 +15,8 @@
 //   taken by the map at its resolution (GainMapWindow.swift);
 // - colour and tone operations that keep brighter brighter, and sharpen (`GainMapCarrying`), leave
 //   the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the HDR rendition
-//   of the edited base is the same edit seen through the same highlights;
+//   of the edited base is the same edit seen through the same highlights; a power of the light
+//   (`GainMapRescaling`: gamma) scales the map's log boosts, its metadata;
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
@@ -95,7 +96,8 @@ extension Image {
         options.formatOptions["gain-map"] = .boolean(true)
         guard let map = try? EncodedSource(data: bytes, options: options) else { return .dropped("its gain map could not be made") }
         let node = ImageNode(operation: EncodedSourceOperation(source: map), inputs: [])
-        return .map(node, HDRToneMapping.gainMapMetadata, ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
+        let peak = map.header.hdrPeak ?? HDRToneMapping.nominalPeak
+        return .map(node, HDRToneMapping.gainMapMetadata(peak: peak), ratio: ResolutionRatio.of(node.info.size, sourceNode.info.size))
       }
       guard let gainMap = source.source.header.gainMap else { return .none }
       guard let bytes = source.source.gainMapBytes, let map = try? EncodedSource(data: bytes, options: LoadOptions()) else {
@@ -134,6 +136,8 @@ extension Image {
         return .map(ImageNode(operation: mapped, inputs: [map]), metadata, ratio: turned ? (ratio.1, ratio.0) : ratio)
       }
     case .carried: return .map(map, metadata, ratio: ratio)
+    case .rescaled:
+      if let power = (op as? any GainMapRescaling)?.gainMapLogScale { return .map(map, metadata.scalingLogBoosts(by: power), ratio: ratio) }
     case .overlaid, .dropped: break
     }
     return .dropped("\(name) is not applied to gain maps")

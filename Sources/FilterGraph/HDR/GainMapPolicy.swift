@@ -17,17 +17,36 @@
 //   chose, at the map's resolution (GainMapWindow.swift).
 // - **carried** (`GainMapCarrying` with `carriesGainMap`): per-pixel colour and tone changes that
 //   keep brighter brighter — the output's luminance does not fall where an input channel rises
-//   (brightness, contrast, exposure, gamma, levels and curves that rise, saturate, hue, sepia,
-//   tint, modulate, normalize, grayscale and profile conversion, vignette, grain) — and sharpen: the
-//   HDR rendition of the edit is f(B)·G(m), the edit seen through the same highlights. Sharpen's
+//   (brightness, contrast, exposure, levels and curves that rise, saturate, hue, sepia, tint,
+//   modulate, normalize, grayscale and profile conversion, vignette, grain) — and sharpen: the HDR
+//   rendition of the edit is f(B)·G(m), the edit seen through the same highlights. That is the edit
+//   applied to the HDR light itself, f(B·G) = f(B)·G, exactly when f scales with the light
+//   (f(k·B) = k·f(B)): a matrix in linear light (exposure, linear-light saturate, sepia, tint,
+//   grayscale, profile conversion) and vignette (a factor per position) — exposure up to the SDR
+//   base's clipping: where 2^ev·B passes white the base clips and the rendition keeps G, not
+//   G·2^ev·B (recomputing that needs B per map pixel: not done). For tone changes that do not scale
+//   (brightness's offset, contrast around mid-grey, levels' black points, curves, modulate's Oklab
+//   lightness) "f of HDR light" has no definition above SDR white (the filter is defined on 0…1),
+//   so the edit is taken as the SDR look with the photo's highlights kept: f(B)·G. Sharpen's
 //   detail is finer than the map resolves (a quarter of the base's); sharpening the map's log
 //   boosts instead would overshoot them into halos around every highlight.
+// - **rescaled** (`GainMapRescaling`: gamma): a power of the light, f(B) = B^p (c^(1/γ) in linear
+//   light, p = 1/γ; on sRGB-encoded values the same up to the curve's linear toe, where boosts are
+//   about 1), is a tone change that does extend to HDR light: f(B·G) = B^p · G^p. So the map's log
+//   boosts are multiplied by p — its metadata (GainMapMin/Max, HDRCapacityMin/Max), not its samples —
+//   and the highlights are compressed (γ > 1) or expanded as the mid-tones are; carried unchanged,
+//   a brightening gamma would leave the highlights' boost whole over a lifted base (the HDR
+//   highlight brighter than the source's).
 // - **overlaid** (`OverlayingOperation`: composite): an overlay without a map of its own (a logo,
 //   text) is SDR content: the map is "no boost" under it, blended by its coverage.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
 //   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
 //   a shadow), `convolve` (an arbitrary kernel: an edge map or an emboss is a new picture whose
 //   brightness no longer follows the photo's light), user kernels (unknown), blends of two images.
+//   A reversal cannot be recomputed either: invert's f(B) = 1 − B has no HDR extension (1 − H is
+//   negative above SDR white), and the reversed picture's brightest parts were the source's
+//   shadows, which have no HDR detail to restore; the honest output is SDR.
+import ImageCodecs
 import PixelBufferModule
 
 /// What an operation does to a gain map following its input (see GainMapPolicy.swift).
@@ -38,6 +57,8 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   case windowed
   /// The map unchanged.
   case carried
+  /// The map's samples unchanged, its log boosts scaled (a power of the light: gamma).
+  case rescaled
   /// "No boost" where an overlay covers (GainMapOverlay.swift).
   case overlaid
   /// The map ends: the output is SDR, with a warning.
@@ -48,6 +69,7 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
     if operation is any WindowChoosingOperation { return .windowed }
     if operation is any OverlayingOperation { return .overlaid }
     if operation is any ResolutionMappable { return .transformed }
+    if let power = operation as? any GainMapRescaling, power.carriesGainMap, power.gainMapLogScale != nil { return .rescaled }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }
     return .dropped
   }
@@ -65,16 +87,45 @@ extension ColorMatrixOperation: GainMapCarrying {
 
 extension CurvesOperation: GainMapCarrying {
   /// When the curve never falls (its points' outputs rise with their inputs).
-  public var carriesGainMap: Bool { zip(points, points.dropFirst()).allSatisfy { $0.output <= $1.output } }
+  public var carriesGainMap: Bool {
+    let points = parameters.points
+    return zip(points, points.dropFirst()).allSatisfy { $0.output <= $1.output }
+  }
 }
 
 extension LevelsOperation: GainMapCarrying {
   /// When the output range is not reversed.
-  public var carriesGainMap: Bool { outputBlack <= outputWhite }
+  public var carriesGainMap: Bool { parameters.outputBlack <= parameters.outputWhite }
+}
+
+/// A carried operation that is a power of the light, after which the map's log boosts are scaled
+/// (see GainMapPolicy.swift).
+public protocol GainMapRescaling: GainMapCarrying {
+  /// The power p of the light (the map's log boosts are multiplied by it), or nil when this instance
+  /// is no power (the map is then carried).
+  var gainMapLogScale: Double? { get }
+}
+
+extension GammaOperation: GainMapRescaling {
+  public var carriesGainMap: Bool { true }
+  /// 1/γ: c^(1/γ) on the light (on sRGB-encoded values, approximately).
+  public var gainMapLogScale: Double? { gamma > 0 && gamma.isFinite ? 1 / gamma : nil }
+}
+
+extension GainMapMetadata {
+  /// The metadata of the same map after the light is raised to the power `p` (> 0): every log2
+  /// boost and headroom times p.
+  func scalingLogBoosts(by p: Double) -> GainMapMetadata {
+    var m = self
+    m.gainMapMin = gainMapMin.map { $0 * p }
+    m.gainMapMax = gainMapMax.map { $0 * p }
+    m.hdrCapacityMin = hdrCapacityMin * p
+    m.hdrCapacityMax = hdrCapacityMax * p
+    return m
+  }
 }
 
 extension TintOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
-extension GammaOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
 extension ModulateOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
 extension NormalizeOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
 extension ColorConversionOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }

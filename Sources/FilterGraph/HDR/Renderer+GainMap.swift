@@ -78,17 +78,9 @@ extension Renderer {
     if format == .tiff && options.hdrTransfer != .pq {
       throw CodecError(.invalidArgument, "--hdr-transfer \(options.hdrTransfer.rawValue) is for AVIF, HEIC or PNG; a float TIFF holds linear light.")
     }
-    let values = GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
+    let hdr = try GainMapRendition.render(base: base, map: map, metadata: branch.metadata)
     if format != .tiff {
-      return try hdrSignalBytes(
-        values, width: base.width, height: base.height, headroom: branch.metadata.hdrCapacityMax, format: format, options: options)
-    }
-    var hdr = try PixelBuffer.forDecoding(
-      width: base.width, height: base.height, format: PixelFormat(layout: .rgb, component: .float32), colorSpace: .linearSRGB, metadata: ImageMetadata())
-    hdr.withUnsafeMutablePixels(as: Float.self) { p in
-      for y in 0..<base.height {
-        for i in 0..<(base.width * 3) { p[row: y][i] = values[y * base.width * 3 + i] }
-      }
+      return try hdrSignalBytes(hdr, headroom: branch.metadata.hdrCapacityMax, format: format, options: options)
     }
     var tiffOptions = options
     tiffOptions.hdr = .sdr

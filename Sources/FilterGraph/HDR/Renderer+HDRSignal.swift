@@ -29,10 +29,10 @@ extension Renderer {
   /// BT.2408's HDR reference white (cd/m²): where the rendition's 1 (SDR white) is placed.
   static let pqReferenceWhite = 203.0
 
-  /// The AVIF, HEIC or PNG file of the rendition `values` (RGB floats, `width` × `height`) of a map
-  /// whose full headroom is `headroom` (log2).
-  func hdrSignalBytes(_ values: [Float], width: Int, height: Int, headroom: Double, format: ImageFileFormat, options: WriteOptions) throws -> Data {
-    let (pixels, signal) = try signalPixels(values, width: width, height: height, headroom: headroom, transfer: options.hdrTransfer)
+  /// The AVIF, HEIC or PNG file of the rendition `values` (RGB floats, linear) of a map whose full
+  /// headroom is `headroom` (log2).
+  func hdrSignalBytes(_ values: PixelBuffer, headroom: Double, format: ImageFileFormat, options: WriteOptions) throws -> Data {
+    let (pixels, signal) = try signalPixels(values, headroom: headroom, transfer: options.hdrTransfer)
     let encoder: any ImageRowEncoder
     if format == .png {
       var png = PNGCodec.EncodeOptions(try options.formatOptions.resolved(by: PNGCodec.EncodeOptions.table)).png
@@ -52,27 +52,34 @@ extension Renderer {
 
   /// The 16-bit PQ or HLG samples of `values` and their description.
   func signalPixels(
-    _ values: [Float], width: Int, height: Int, headroom: Double, transfer: HDRTransfer
+    _ values: PixelBuffer, headroom: Double, transfer: HDRTransfer
   ) throws -> (PixelBuffer, HDRSignalMetadata) {
+    let (width, height) = (values.width, values.height)
     var pixels = try PixelBuffer.forDecoding(width: width, height: height, format: .rgb16, colorSpace: .sRGB, metadata: ImageMetadata())
     let m: [SIMD3<Double>] = [SIMD3(0.6274, 0.3293, 0.0433), SIMD3(0.0691, 0.9195, 0.0114), SIMD3(0.0164, 0.0880, 0.8956)]
-    var light = [Double](repeating: 0, count: values.count)
-    pixels.withUnsafeMutablePixels(as: UInt16.self) { p in
-      for y in 0..<height {
-        let row = p[row: y]
-        for x in 0..<width {
-          let i = (y * width + x) * 3
-          let linear = SIMD3(Double(values[i]), Double(values[i + 1]), Double(values[i + 2]))
-          let display = SIMD3((0..<3).map { max(0, (m[$0] * linear).sum()) * Self.pqReferenceWhite })
-          let (signal, written) = transfer == .pq ? Self.pqSignal(display) : Self.hlgSignal(display)
-          for c in 0..<3 {
-            light[i + c] = written[c]
-            row[x * 3 + c] = UInt16((signal[c] * 65535).rounded())
+    // The light written, a row at a time: its peak and the sum of the rows' averages.
+    var light = [Double](repeating: 0, count: width * 3)
+    var levels = (maxCLL: 0.0, maxFALL: 0.0)
+    values.withUnsafePixels(as: Float.self) { v in
+      pixels.withUnsafeMutablePixels(as: UInt16.self) { p in
+        for y in 0..<height {
+          let row = p[row: y], source = v[row: y]
+          for x in 0..<width {
+            let i = x * 3
+            let linear = SIMD3(Double(source[i]), Double(source[i + 1]), Double(source[i + 2]))
+            let display = SIMD3((0..<3).map { max(0, (m[$0] * linear).sum()) * Self.pqReferenceWhite })
+            let (signal, written) = transfer == .pq ? Self.pqSignal(display) : Self.hlgSignal(display)
+            for c in 0..<3 {
+              light[i + c] = written[c]
+              row[i + c] = UInt16((signal[c] * 65535).rounded())
+            }
           }
+          let rowLevels = HDRSignalMetadata.contentLightLevels(light)
+          levels = (max(levels.maxCLL, rowLevels.maxCLL), levels.maxFALL + rowLevels.maxFALL)
         }
       }
     }
-    let levels = HDRSignalMetadata.contentLightLevels(light)
+    if height > 0 { levels.maxFALL /= Double(height) }
     let signal = HDRSignalMetadata(
       primaries: 9, transfer: transfer == .pq ? 16 : 18,
       masteringChromaticities: [0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290], masteringMinLuminance: 0,

@@ -71,10 +71,11 @@ extension ExtendOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     func scaled(_ m: Int, _ r: Double) -> Int { Int((Double(m) * r).rounded()) }
-    let margins = EdgeInsets(
-      top: scaled(insets.top, ry), right: scaled(insets.right, rx), bottom: scaled(insets.bottom, ry), left: scaled(insets.left, rx))
-    if case .color = mode { return ExtendOperation(insets: margins, mode: .color(fill)) }
-    return ExtendOperation(insets: margins, mode: mode)
+    var mapped = parameters
+    (mapped.top, mapped.bottom) = (scaled(parameters.top, ry), scaled(parameters.bottom, ry))
+    (mapped.left, mapped.right) = (scaled(parameters.left, rx), scaled(parameters.right, rx))
+    mapped.color = fill  // read by mode=color only
+    return ExtendOperation(mapped)
   }
 }
 
@@ -83,7 +84,9 @@ extension PadOperation: ResolutionMappable {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     let c = canvasSize(for: inputSize)
     let canvas = Size(width: max(1, Int((Double(c.width) * rx).rounded())), height: max(1, Int((Double(c.height) * ry).rounded())))
-    return PadOperation(canvas: canvas, gravity: gravity, color: fill)
+    var mapped = parameters
+    (mapped.size, mapped.square, mapped.color) = (canvas, false, fill)
+    return PadOperation(mapped)
   }
 }
 
@@ -94,36 +97,48 @@ extension AffineOperation: ResolutionMappable {
     let out = Size(width: max(1, Int((Double(size.width) * rx).rounded())), height: max(1, Int((Double(size.height) * ry).rounded())))
     let ox = Double(out.width) / Double(size.width), oy = Double(out.height) / Double(size.height)
     let scaled = AffineMatrix(a: m.a * ox / rx, b: m.b * ox / ry, c: m.c * oy / rx, d: m.d * oy / ry, tx: m.tx * ox, ty: m.ty * oy)
-    return AffineOperation(matrix: scaled, outputSize: out, centred: false, kernel: kernel, background: fill)
+    return AffineOperation(matrix: scaled, outputSize: out, kernel: parameters.kernel, background: fill)
   }
 }
 
 extension RoundCornersOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
-    return RoundCornersOperation(radius: radius * (rx + ry) / 2)
+    var mapped = parameters
+    mapped.radius = parameters.radius * (rx + ry) / 2
+    return RoundCornersOperation(mapped)
   }
 }
 
 extension FlattenOperation: ResolutionMappable {
-  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? { FlattenOperation(color: fill) }
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    var parameters = Parameters()
+    parameters.color = fill
+    return FlattenOperation(parameters)
+  }
 }
 
 extension GaussianBlurOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    GaussianBlurOperation(sigma: sigma * ResolutionRatio.mean(otherSize, inputSize), linearLight: false, method: method)
+    var mapped = parameters
+    (mapped.sigma, mapped.linear) = (parameters.sigma * ResolutionRatio.mean(otherSize, inputSize), false)
+    return GaussianBlurOperation(mapped)
   }
 }
 
 extension BoxBlurOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    BoxBlurOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), linearLight: false)
+    var mapped = parameters
+    (mapped.radius, mapped.linear) = (Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), false)
+    return BoxBlurOperation(mapped)
   }
 }
 
 extension MedianOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    MedianOperation(radius: Int((Double(radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()))
+    var mapped = parameters
+    mapped.radius = Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded())
+    return MedianOperation(mapped)
   }
 }
 

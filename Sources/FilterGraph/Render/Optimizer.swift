@@ -6,7 +6,9 @@
 //  2. folding operations merge with the one below (orientations compose; rotate ×4 disappears);
 //  3. a downscale (`ResampleOperation`) of a source that decodes at reduced sizes
 //     (`ReducibleSource`), through operations that commute with scaling, decodes it reduced,
-//     keeping at least twice the target size, and resamples only the rest;
+//     keeping at least twice the target size, and resamples only the rest; at least the target
+//     size only, when a strong low-pass (`LowPassOperation`: a blur of σ ≥ 2 output pixels) is
+//     all that reads the downscale (`shrinkOnLoadUnderLowPass` states the rule);
 //  4. chains of per-pixel operations fuse into one pass; colour matrices multiply together;
 //  5. common-subexpression elimination again over the rewritten graph;
 //  6. a resample that enlarges a computed image on some axis holds that input (`HeldInputOperation`):
@@ -54,7 +56,7 @@ public enum Optimizer {
     var node = root
     if options.eliminateCommonSubgraphs { node = eliminateCommonSubgraphs(node) }
     if options.foldOperations { node = foldOperations(node) }
-    if options.shrinkOnLoad { node = shrinkOnLoad(node) }
+    if options.shrinkOnLoad { node = shrinkOnLoad(shrinkOnLoadUnderLowPass(node)) }
     if options.fusePointOperations { node = fusePointOperations(node) }
     if options.eliminateCommonSubgraphs { node = eliminateCommonSubgraphs(node) }
     if options.holdEnlargedInputs { node = holdEnlargedInputs(node) }
@@ -98,34 +100,87 @@ public enum Optimizer {
   }
 
   static func shrinkOnLoad(_ root: ImageNode) -> ImageNode {
-    rewrite(root) { node in
-      guard let resample = node.operation as? any ResampleOperation, resample.allowsShrinkOnLoad else { return node }
-      // Walk down through operations that commute with scaling to a source that decodes reduced.
-      var chain: [ImageNode] = []
-      var cursor = node.inputs[0]
-      var swapped = false
-      while let step = cursor.operation as? any ScaleCommutingOperation, cursor.inputs.count == 1 {
-        chain.append(cursor)
-        if step.swapsAxes { swapped.toggle() }
-        cursor = cursor.inputs[0]
+    rewrite(root) { shrunk($0, margin: 2) }
+  }
+
+  /// The σ, in the resample's output pixels, of the weakest Gaussian that lets a resample read
+  /// only through it keep no margin (`shrinkOnLoadUnderLowPass`).
+  static let lowPassSigmaWithoutMargin = 2.0
+
+  /// Shrink-on-load with no margin (a reduced decode at least the target size, never enlarged)
+  /// for a resample whose output only a `LowPassOperation` of σ ≥ `lowPassSigmaWithoutMargin`
+  /// reads, directly or through windows of it (`WindowOperation`, `WindowChoosingOperation`)
+  /// that nothing else reads. The margin of twice the target keeps the resample's own low-pass
+  /// in charge of the frequencies between half the output's Nyquist limit and the limit
+  /// (0.25–0.5 cycles per output pixel), where a reduced decode read at 1–2 pixels per output
+  /// pixel differs from the full-size resample; a Gaussian of σ output pixels scales frequency f
+  /// by exp(−2π²σ²f²), at most exp(−π²/8 · σ²) ≈ −43 dB over that band for σ = 2, so the
+  /// difference is blurred away (the social card, blur σ 12 over a 1/4 decode instead of 1/2:
+  /// PSNR stated in docs/Performance.md). Runs before analyses are resolved (`Renderer.scheduled`),
+  /// so an analysis between the resample and the blur (smartcrop) sees the same reduced decode.
+  static func shrinkOnLoadUnderLowPass(_ root: ImageNode) -> ImageNode {
+    let consumers = consumerCounts(root)
+    var marked: Set<ObjectIdentifier> = []
+    var seen: Set<ObjectIdentifier> = []
+    func find(_ node: ImageNode) {
+      guard seen.insert(ObjectIdentifier(node)).inserted else { return }
+      if let lowPass = node.operation as? any LowPassOperation, lowPass.lowPassSigma >= lowPassSigmaWithoutMargin,
+        node.inputs.count == 1
+      {
+        var below = node.inputs[0]
+        while below.operation is any WindowOperation || below.operation is any WindowChoosingOperation,
+          below.inputs.count == 1, consumers[ObjectIdentifier(below)] == 1
+        {
+          below = below.inputs[0]
+        }
+        if below.operation is any ResampleOperation, consumers[ObjectIdentifier(below)] == 1 { marked.insert(ObjectIdentifier(below)) }
       }
-      let target = swapped ? resample.targetSize.transposed : resample.targetSize
-      // A reduction ending in a partial block is taken when the resample reads the source
-      // directly (it then maps positions as on the full image); an orientation between them
-      // could move that block to the start of a side, so through one only whole reductions.
-      guard let source = cursor.operation as? any ReducibleSource,
-        let found = source.reduced(
-          toAtLeast: Size(width: 2 * target.width, height: 2 * target.height), allowingPartialBlocks: chain.isEmpty)
-      else { return node }
-      var rebuilt = ImageNode(operation: found.source, inputs: [])
-      for step in chain.reversed() { rebuilt = ImageNode(operation: step.operation, inputs: [rebuilt]) }
-      let full = node.inputs[0].info.size, size = rebuilt.info.size
-      var operation = node.operation
-      if let d = found.blocks, chain.isEmpty, size.width * d != full.width || size.height * d != full.height {
-        operation = resample.reading(full, reducedBy: d)
-      }
-      return ImageNode(operation: operation, inputs: [rebuilt] + node.inputs.dropFirst())
+      node.inputs.forEach(find)
     }
+    find(root)
+    guard !marked.isEmpty else { return root }
+    var done: [ObjectIdentifier: ImageNode] = [:]
+    func visit(_ node: ImageNode) -> ImageNode {
+      if let d = done[ObjectIdentifier(node)] { return d }
+      let inputs = node.inputs.map(visit)
+      var result = zip(inputs, node.inputs).allSatisfy({ $0 === $1 }) ? node : ImageNode(operation: node.operation, inputs: inputs)
+      if marked.contains(ObjectIdentifier(node)) { result = shrunk(result, margin: 1) }
+      done[ObjectIdentifier(node)] = result
+      return result
+    }
+    return visit(root)
+  }
+
+  /// `node`, when it is a resample allowing it of a source that decodes reduced (through
+  /// `ScaleCommutingOperation`s), reading the source decoded at the strongest reduction still at
+  /// least `margin` times the target size (times the codec's own margin).
+  static func shrunk(_ node: ImageNode, margin: Int) -> ImageNode {
+    guard let resample = node.operation as? any ResampleOperation, resample.allowsShrinkOnLoad else { return node }
+    // Walk down through operations that commute with scaling to a source that decodes reduced.
+    var chain: [ImageNode] = []
+    var cursor = node.inputs[0]
+    var swapped = false
+    while let step = cursor.operation as? any ScaleCommutingOperation, cursor.inputs.count == 1 {
+      chain.append(cursor)
+      if step.swapsAxes { swapped.toggle() }
+      cursor = cursor.inputs[0]
+    }
+    let target = swapped ? resample.targetSize.transposed : resample.targetSize
+    // A reduction ending in a partial block is taken when the resample reads the source
+    // directly (it then maps positions as on the full image); an orientation between them
+    // could move that block to the start of a side, so through one only whole reductions.
+    guard let source = cursor.operation as? any ReducibleSource,
+      let found = source.reduced(
+        toAtLeast: Size(width: margin * target.width, height: margin * target.height), allowingPartialBlocks: chain.isEmpty)
+    else { return node }
+    var rebuilt = ImageNode(operation: found.source, inputs: [])
+    for step in chain.reversed() { rebuilt = ImageNode(operation: step.operation, inputs: [rebuilt]) }
+    let full = node.inputs[0].info.size, size = rebuilt.info.size
+    var operation = node.operation
+    if let d = found.blocks, chain.isEmpty, size.width * d != full.width || size.height * d != full.height {
+      operation = resample.reading(full, reducedBy: d)
+    }
+    return ImageNode(operation: operation, inputs: [rebuilt] + node.inputs.dropFirst())
   }
 
   /// The most pixels an enlarged input is held with (64 MiB of float pixels).

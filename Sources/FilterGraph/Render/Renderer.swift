@@ -82,9 +82,12 @@ public final class Renderer: Sendable {
   /// `image` with the inputs the optimizer holds whole (`Optimizer.holdEnlargedInputs`) marked
   /// before its analyses are resolved, so that holding them is an analysis like any other: computed
   /// before the tiles and counted by the memory estimate.
+  /// A downscale read only through a strong low-pass takes its reduced decode here too
+  /// (`Optimizer.shrinkOnLoadUnderLowPass`), so an analysis between them reads that decode.
   func scheduled(_ image: Image) -> Image {
-    guard options.optimizer.holdEnlargedInputs else { return image }
-    let node = Optimizer.holdEnlargedInputs(image.node)
+    var node = image.node
+    if options.optimizer.shrinkOnLoad { node = Optimizer.shrinkOnLoadUnderLowPass(node) }
+    if options.optimizer.holdEnlargedInputs { node = Optimizer.holdEnlargedInputs(node) }
     return node === image.node ? image : Image(node: node)
   }
 

@@ -128,7 +128,7 @@ final class TileEvaluator: Sendable {
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
       } else {
-        source.fill(&tile, space: space)
+        try source.fill(&tile, space: space)
       }
     } else if let point = op as? any PositionalPointOperation {
       // In place on the input's tile (same rect), converting each row to `space` while in cache.
@@ -147,9 +147,17 @@ final class TileEvaluator: Sendable {
       let opSpace = op.workingSpace ?? space
       if let reader = op as? any StoredRowsReader, reader.readsStoredRows, let stored = try storedRows8(node, rect) {
         tile = try Tile(allocating: rect, imageSize: node.info.size)
-        reader.render(
+        try reader.render(
           into: &tile, rows: stored.rows, columns: stored.columns, channels: stored.channels, input: stored.region,
           inputImageSize: node.inputs[0].info.size)
+      } else if let regional = op as? any RegionalOperation {
+        // In place on input 0's tile, whose region is the output rectangle.
+        tile = try evaluate(node.inputs[0], rect, space: opSpace, memo: &memo)
+        var others: [Tile] = []
+        for i in node.inputs.indices.dropFirst() {
+          others.append(try evaluate(node.inputs[i], Regions.input(i, of: node, for: rect), space: opSpace, memo: &memo))
+        }
+        try regional.change(&tile, others: others)
       } else if let banded = op as? any BandedInputReader, node.inputs.count == 1,
         Self.pixels(in: Regions.input(0, of: node, for: rect)) > Self.largestWholeInput
       {

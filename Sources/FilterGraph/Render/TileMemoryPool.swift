@@ -10,8 +10,8 @@
 //
 // A block the system refuses (an address-space limit, an overcommit refusal) is asked for once
 // more after the idle blocks are freed, then thrown as `PixelAllocationError`: a tile the renderer
-// makes fails the render with a sentence, not an abort. A filter's scratch rows and the encoder's
-// band buffers, a few rows of a tile or of the output, stop the process instead.
+// makes, and a filter's scratch rows (whose size follows the tile's width and the filter's reach),
+// fail the render with a sentence, not an abort.
 //
 // The pool also counts the blocks in use (by the size class asked for) and the most in use at
 // once: the renderer's own accounting of its working tiles, which `Renderer.estimatedMemory`
@@ -107,16 +107,6 @@ enum TileMemoryPool {
     return !blocks.isEmpty
   }
 
-  /// `storage(byteCount:)` for blocks of a bounded size (scratch rows, band buffers): stops the
-  /// process when the memory cannot be had.
-  static func boundedStorage(byteCount: Int) -> PixelStorage {
-    do {
-      return try storage(byteCount: byteCount)
-    } catch {
-      fatalError("\(error)")
-    }
-  }
-
   /// Bytes of pooled blocks in use now, each counted by the size class asked for (a block reused
   /// from a larger idle one counts as asked; the idle blocks are bounded by `idleLimit`).
   static var bytesInUse: Int { idle.withLock { $0.inUse } }
@@ -145,9 +135,13 @@ extension TileMemoryPool {
   /// (`defer { withExtendedLifetime(storage) {} }`). Fresh `allocate` calls of this size would go
   /// to mmap/munmap on every tile: page faults, page clearing, and concurrent workers contending
   /// for the process's address-space lock.
-  static func scratch<T>(_ type: T.Type, count: Int) -> (PixelStorage, UnsafeMutablePointer<T>) {
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the memory (or its size overflows).
+  static func scratch<T>(_ type: T.Type, count: Int) throws(PixelAllocationError) -> (PixelStorage, UnsafeMutablePointer<T>) {
     let n = max(count, 1)
-    let storage = boundedStorage(byteCount: n * MemoryLayout<T>.stride)
+    let (byteCount, overflow) = n.multipliedReportingOverflow(by: MemoryLayout<T>.stride)
+    if overflow { throw PixelAllocationError(byteCount: .max) }
+    let storage = try storage(byteCount: byteCount)
     return (storage, storage.baseAddress.bindMemory(to: T.self, capacity: n))
   }
 }

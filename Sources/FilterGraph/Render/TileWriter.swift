@@ -4,7 +4,8 @@
 // Tiles are evaluated in the space the output needs and stored by one of four paths: rows copied
 // as bytes when the graph is just its source in the output's own format (PassThrough), or when
 // the tile lies outside every rectangle a chain of `RegionalOperation`s above such a source
-// changes (a credit composited on a photo: every tile but the credit's is the photo's rows); through
+// changes (a credit composited on a photo: every tile but the credit's is the photo's rows, and a
+// tile the credit touches computes only the bounding box of what it touches); through
 // an lcms2 transform into an output ICC profile; linear light straight to 8-bit sRGB codes
 // through one table (TileConversion.storeLinear8); or the plain store of encoded values.
 
@@ -75,10 +76,26 @@ struct TileWriter {
       try passThrough.copy(rect, to: destination, rowBytes: rowBytes)
       return
     }
-    if let regional, !regional.changed.contains(where: { !$0.intersection(rect).isEmpty }) {
-      try regional.copy.copy(rect, to: destination, rowBytes: rowBytes)
-      return
+    if let regional {
+      let touched = regional.changed.map { $0.intersection(rect) }.filter { !$0.isEmpty }
+      guard let first = touched.first else {
+        try regional.copy.copy(rect, to: destination, rowBytes: rowBytes)
+        return
+      }
+      // Only the part of the tile the rectangles touch is computed; the rest is the source's rows.
+      let changed = touched.dropFirst().reduce(first) { $0.union($1) }
+      if changed != rect {
+        try regional.copy.copy(rect, to: destination, rowBytes: rowBytes)
+        let offset = (changed.y - rect.y) * rowBytes + (changed.x - rect.x) * format.bytesPerPixel
+        try compute(changed, to: destination + offset, rowBytes: rowBytes)
+        return
+      }
     }
+    try compute(rect, to: destination, rowBytes: rowBytes)
+  }
+
+  /// Evaluates `rect` of the root and stores it at `destination`, rows `rowBytes` apart.
+  private func compute(_ rect: Rect, to destination: UnsafeMutableRawPointer, rowBytes: Int) throws {
     var memo: [TileEvaluator.MemoKey: Tile] = [:]
     let tile = try evaluator.evaluate(plan.root, rect, space: evaluationSpace, memo: &memo)
     if let outputTransform {

@@ -16,14 +16,14 @@ public protocol SourceOperation: ImageOperation {
   func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String])
   /// True when `decodePixels` returns a buffer that already exists (nothing to decode or cache).
   var isResident: Bool { get }
-  /// Fills a tile of a generated source.
-  func fill(_ tile: inout Tile, space: WorkingSpace)
+  /// Fills a tile of a generated source; throws when its scratch memory is refused.
+  func fill(_ tile: inout Tile, space: WorkingSpace) throws
 }
 
 extension SourceOperation {
   /// Sources have no inputs, so they render through the renderer's source path, not this.
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    fill(&output, space: .encoded)
+    try fill(&output, space: .encoded)
   }
   /// Sources only move pixels.
   public var workingSpace: WorkingSpace? { nil }
@@ -177,17 +177,6 @@ public struct BufferSourceOperation: SourceOperation {
 
 /// A solid colour of a given size.
 public struct ColorSourceOperation: SourceOperation {
-  /// The colour (straight alpha, sRGB-encoded).
-  public let color: Color
-  /// The size.
-  public let size: Size
-
-  /// Creates the operation.
-  public init(color: Color, size: Size) {
-    self.color = color
-    self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
-  }
-
   /// `solid color=white size=WxH`.
   public struct Parameters: FilterParameters {
     /// The colour.
@@ -201,6 +190,26 @@ public struct ColorSourceOperation: SourceOperation {
     public init() {}
   }
 
+  /// The parameters (the colour straight alpha, sRGB-encoded).
+  public let parameters: Parameters
+  /// The size made: `parameters.size`, or from the Swift API a size whose sides may pass the row's
+  /// 65535, kept so that the graph limits refuse it instead of a silently smaller image.
+  let size: Size
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.parameters = parameters
+    size = parameters.size
+  }
+
+  /// `color` over `size`, each side at least 1 (`Image(color:size:)`).
+  init(color: Color, size: Size) {
+    var parameters = Parameters()
+    (parameters.color, parameters.size) = (color, size)
+    self.parameters = parameters
+    self.size = Size(width: max(size.width, 1), height: max(size.height, 1))
+  }
+
   /// The parameter table (`solid` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "solid", category: .source, summary: "A rectangle of one colour.", inputCount: 0,
@@ -209,19 +218,18 @@ public struct ColorSourceOperation: SourceOperation {
   public var descriptor: OperationDescriptor { Self.table }
   /// The colour and size (a canvas the Swift API makes may be larger than the row allows: spelt as it is).
   public var arguments: Arguments {
-    let rows = Parameters()
-    return Arguments([rows.$color.argument(color), rows.$size.argument(size)])
+    Arguments(parameters.arguments.values.map { $0.0 == parameters.$size.name ? parameters.$size.argument(size) : $0 })
   }
-  public var identity: String { "solid:\(color.hexString):\(size)" }
+  public var identity: String { "solid:\(parameters.color.hexString):\(size)" }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-    ImageInfo(size: size, layout: color.alpha < 1 ? .rgba : .rgb, component: .uint8, colorSpace: .sRGB)
+    ImageInfo(size: size, layout: parameters.color.alpha < 1 ? .rgba : .rgb, component: .uint8, colorSpace: .sRGB)
   }
 
   public func decodePixels() throws -> PixelBuffer? { nil }
 
   public func fill(_ tile: inout Tile, space: WorkingSpace) {
-    var c = color.simd
+    var c = parameters.color.simd
     if space == .linear {
       c = SIMD4(SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w)
     }

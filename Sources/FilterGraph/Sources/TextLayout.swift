@@ -84,6 +84,20 @@ public struct TextStyle: Hashable, Sendable {
   }
 }
 
+/// fontconfig's configuration and font caches, loaded once per process.
+public enum FontConfiguration {
+  /// Loads it (FcInit: its XML files parsed and its caches mapped, about 5 ms of CPU) on first
+  /// use; a thread that asks while another loads it waits for that one load.
+  static let loaded: Bool = fg_text_load_fonts() != 0
+
+  /// Starts loading it on another thread, so that text laid out later (a recipe's `text`, once
+  /// the recipe is checked and its input's header read) finds it loaded rather than loading it on
+  /// the render's serial path.
+  public static func loadInBackground() {
+    Thread.detachNewThread { _ = loaded }
+  }
+}
+
 /// A laid-out string; see the file comment. Calls into the layout are serialised (FreeType
 /// faces are not thread-safe).
 final class TextLayout: Sendable {
@@ -139,6 +153,7 @@ final class TextLayout: Sendable {
         font_file: style.fontIsFile ? UnsafePointer(names[k]) : nil, size: style.size,
         weight: style.weight.fontconfigWeight, italic: style.italic ? 1 : 0)
     }
+    _ = FontConfiguration.loaded
     var out: OpaquePointer?
     var message = [CChar](repeating: 0, count: 512)
     let status: Int32 = runs.map(\.string).joined().utf8CString.withUnsafeBufferPointer { text in

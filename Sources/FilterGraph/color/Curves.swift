@@ -57,16 +57,6 @@ extension Param where Value == [CurvePoint] {
 
 /// Applies a monotone cubic tone curve; see the file's definition.
 public struct CurvesOperation: PointOperation {
-  /// The points, sorted by input, inputs distinct.
-  public let points: [CurvePoint]
-  /// The channels changed.
-  public let channel: ToneChannel
-
-  /// Per interval k: the polynomial in t = (c − xₖ)/hₖ, coefficients of 1, t, t², t³.
-  private let coefficients: [SIMD4<Float>]
-  private let knots: [Float]
-  private let inverseWidths: [Float]
-
   /// `curves points=… channel=all`.
   public struct Parameters: FilterParameters {
     /// The curve's input:output pairs.
@@ -80,17 +70,25 @@ public struct CurvesOperation: PointOperation {
     public init() {}
   }
 
+  /// The parameters, the points sorted by input, inputs distinct.
+  public let parameters: Parameters
+  /// Per interval k: the polynomial in t = (c − xₖ)/hₖ, coefficients of 1, t, t², t³.
+  private let coefficients: [SIMD4<Float>]
+  private let knots: [Float]
+  private let inverseWidths: [Float]
+
   /// Creates the operation from at least two points with distinct inputs (they are sorted); fewer
   /// usable points give the identity curve (0:0, 1:1). Of points with equal inputs the last is kept.
-  public init(points: [CurvePoint], channel: ToneChannel = .all) {
+  public init(_ parameters: Parameters) {
     var sorted: [CurvePoint] = []
-    for p in points.filter({ $0.input.isFinite && $0.output.isFinite }).enumerated().sorted(by: { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }).map(\.element) {
+    for p in parameters.points.filter({ $0.input.isFinite && $0.output.isFinite }).enumerated().sorted(by: { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }).map(\.element) {
       if sorted.last?.input == p.input { sorted.removeLast() }
       sorted.append(p)
     }
     if sorted.count < 2 { sorted = [CurvePoint(0, 0), CurvePoint(1, 1)] }
-    self.points = sorted
-    self.channel = channel
+    var normalized = parameters
+    normalized.points = sorted
+    self.parameters = normalized
     let slopes = Self.slopes(sorted)
     var coefficients: [SIMD4<Float>] = []
     for k in 0..<(sorted.count - 1) {
@@ -141,11 +139,7 @@ public struct CurvesOperation: PointOperation {
     parameters: Parameters.table, example: "curves points=0:0,0.25:0.2,0.75:0.85,1:1")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.points, parameters.channel) = (points, channel)
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .encoded }
 
   /// f(c) for one value (the definition's curve, in Float).
@@ -174,7 +168,7 @@ public struct CurvesOperation: PointOperation {
   }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let lanes = channel.lanes, keep = 1 - lanes
+    let lanes = parameters.channel.lanes, keep = 1 - lanes
     knots.withUnsafeBufferPointer { kn in
       coefficients.withUnsafeBufferPointer { co in
         inverseWidths.withUnsafeBufferPointer { iw in
@@ -194,8 +188,10 @@ public struct CurvesOperation: PointOperation {
 
 extension Image {
   /// The image with `channel`'s values passed through the monotone cubic curve through `points`
-  /// (see Curves.swift).
+  /// (see Curves.swift); with fewer than two distinct finite inputs, the identity.
   public func applyingCurve(_ points: [CurvePoint], channel: ToneChannel = .all) -> Image {
-    applying(CurvesOperation(points: points, channel: channel))
+    var parameters = CurvesOperation.Parameters()
+    (parameters.points, parameters.channel) = (points, channel)
+    return applying(CurvesOperation(parameters))
   }
 }

@@ -16,11 +16,6 @@ import PixelBufferModule
 
 /// Applies `c^(1/gamma)` to red, green and blue; see the file's definition.
 public struct GammaOperation: ComposablePointOperation {
-  /// γ, 0.1…10.
-  public let gamma: Double
-  /// The encoding the curve is applied in.
-  public let space: WorkingSpace
-
   /// `gamma value=2.2 space=encoded`.
   public struct Parameters: FilterParameters {
     /// γ.
@@ -34,23 +29,24 @@ public struct GammaOperation: ComposablePointOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges (of two merged curves: their product, clamped).
+  public let parameters: Parameters
+  /// The γ applied: `parameters.value`, or the product of two merged curves unclamped (it may
+  /// leave 0.1…10, and the merge is exact only unclamped).
+  let gamma: Double
+
   /// Creates the operation.
   public init(_ parameters: Parameters) {
-    self.gamma = parameters.value
-    self.space = parameters.space
+    self.parameters = parameters
+    gamma = parameters.value
   }
 
-  /// Creates the operation; `gamma` is clamped to the table's 0.1…10 (NaN counts as the default, 2.2).
-  public init(gamma: Double, space: WorkingSpace = .encoded) {
+  /// Two curves in a row: γ₁ · γ₂ in `space`.
+  private init(merged gamma: Double, space: WorkingSpace) {
     var parameters = Parameters()
     (parameters.value, parameters.space) = (gamma, space)
-    self.init(parameters)
-  }
-
-  /// Two curves in a row, unclamped (the product of two valid γ may leave 0.1…10 and stays exact).
-  private init(merged gamma: Double, space: WorkingSpace) {
+    self.parameters = parameters
     self.gamma = gamma
-    self.space = space
   }
 
   public static let table = OperationDescriptor(
@@ -60,14 +56,13 @@ public struct GammaOperation: ComposablePointOperation {
   public var descriptor: OperationDescriptor { Self.table }
   /// A merged curve's γ may leave the row's range: it is spelt as it is, not clamped.
   public var arguments: Arguments {
-    let rows = Parameters()
-    return Arguments([rows.$value.argument(gamma), rows.$space.argument(space)])
+    Arguments([parameters.$value.argument(gamma), parameters.$space.argument(parameters.space)])
   }
-  public var workingSpace: WorkingSpace? { space }
+  public var workingSpace: WorkingSpace? { parameters.space }
 
   public func composed(with next: any PointOperation) -> (any PointOperation)? {
-    guard let other = next as? GammaOperation, other.space == space else { return nil }
-    return GammaOperation(merged: gamma * other.gamma, space: space)
+    guard let other = next as? GammaOperation, other.parameters.space == parameters.space else { return nil }
+    return GammaOperation(merged: gamma * other.gamma, space: parameters.space)
   }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
@@ -137,9 +132,11 @@ final class GammaTable: Sendable {
 }
 
 extension Image {
-  /// The image with `c^(1/gamma)` applied to red, green and blue (γ clamped to 0.1…10; 2.2 by
-  /// default, as `gamma` with no value) in `space`.
+  /// The image with `c^(1/gamma)` applied to red, green and blue (γ clamped to 0.1…10, NaN counts
+  /// as the default; 2.2 by default, as `gamma` with no value) in `space`.
   public func adjustingGamma(_ gamma: Double = 2.2, in space: WorkingSpace = .encoded) -> Image {
-    applying(GammaOperation(gamma: gamma, space: space))
+    var parameters = GammaOperation.Parameters()
+    (parameters.value, parameters.space) = (gamma, space)
+    return applying(GammaOperation(parameters))
   }
 }

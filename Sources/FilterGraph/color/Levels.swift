@@ -42,19 +42,6 @@ public enum ToneChannel: String, Hashable, Sendable, CaseIterable, ParameterChoi
 
 /// Maps input black/white points through a gamma to output black/white points; see the file's definition.
 public struct LevelsOperation: PointOperation {
-  /// The input value mapped to `outputBlack`.
-  public let black: Double
-  /// The input value mapped to `outputWhite` (greater than `black`).
-  public let white: Double
-  /// γ of the mid-tones (> 1 brightens).
-  public let gamma: Double
-  /// The output value of `black`.
-  public let outputBlack: Double
-  /// The output value of `white`.
-  public let outputWhite: Double
-  /// The channels changed.
-  public let channel: ToneChannel
-
   /// `levels black=0 white=1 gamma=1 out-black=0 out-white=1 channel=all`. The black and white
   /// points range over the values as stored (0…1), with room for the extended range of float and
   /// wide-gamut sources.
@@ -82,24 +69,16 @@ public struct LevelsOperation: PointOperation {
     public init() {}
   }
 
-  /// Creates the operation from values in their ranges; `white` is raised to `black + 1/65535`
-  /// when not above `black`.
-  public init(_ parameters: Parameters) {
-    black = parameters.black
-    white = max(parameters.white, black + 1 / 65535)
-    gamma = parameters.gamma
-    outputBlack = parameters.outputBlack
-    outputWhite = parameters.outputWhite
-    channel = parameters.channel
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+  /// The input value mapped to `outputWhite`: `parameters.white`, raised to `black + 1/65535`
+  /// when not above `black` (which may leave the row's range, so it is not a parameter).
+  let white: Double
 
-  /// Creates the operation. Values are clamped to the table's ranges (NaN: the default), and
-  /// `white` is raised to `black + 1/65535` when not above `black`.
-  public init(black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1, channel: ToneChannel = .all) {
-    var parameters = Parameters()
-    (parameters.black, parameters.white, parameters.gamma) = (black, white, gamma)
-    (parameters.outputBlack, parameters.outputWhite, parameters.channel) = (outputBlack, outputWhite, channel)
-    self.init(parameters)
+  /// Creates the operation; `white` is raised to `black + 1/65535` when not above `black`.
+  public init(_ parameters: Parameters) {
+    self.parameters = parameters
+    white = max(parameters.white, parameters.black + 1 / 65535)
   }
 
   public static let table = OperationDescriptor(
@@ -110,16 +89,13 @@ public struct LevelsOperation: PointOperation {
   public var descriptor: OperationDescriptor { Self.table }
   /// The raised `white` may leave its row's range: it is spelt as it is, not clamped.
   public var arguments: Arguments {
-    let rows = Parameters()
-    return Arguments([
-      rows.$black.argument(black), rows.$white.argument(white), rows.$gamma.argument(gamma),
-      rows.$outputBlack.argument(outputBlack), rows.$outputWhite.argument(outputWhite), rows.$channel.argument(channel),
-    ])
+    Arguments(parameters.arguments.values.map { $0.0 == parameters.$white.name ? parameters.$white.argument(white) : $0 })
   }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-    let lanes = channel.lanes, keep = 1 - lanes
+    let (black, gamma, outputBlack, outputWhite) = (parameters.black, parameters.gamma, parameters.outputBlack, parameters.outputWhite)
+    let lanes = parameters.channel.lanes, keep = 1 - lanes
     let b = Float(black), scale = Float(1 / (white - black))
     let ob = Float(outputBlack), span = Float(outputWhite - outputBlack)
     let e = Float(1 / gamma)
@@ -154,11 +130,16 @@ public struct LevelsOperation: PointOperation {
 
 extension Image {
   /// The image with `channel`'s values mapped from `black`…`white` through `t^(1/gamma)` to
-  /// `outputBlack`…`outputWhite` (see Levels.swift); the defaults change nothing.
+  /// `outputBlack`…`outputWhite` (see Levels.swift); the defaults change nothing. Values are
+  /// clamped to the table's ranges (NaN: the default), and `white` is raised to `black + 1/65535`
+  /// when not above `black`.
   public func leveled(
     black: Double = 0, white: Double = 1, gamma: Double = 1, outputBlack: Double = 0, outputWhite: Double = 1,
     channel: ToneChannel = .all
   ) -> Image {
-    applying(LevelsOperation(black: black, white: white, gamma: gamma, outputBlack: outputBlack, outputWhite: outputWhite, channel: channel))
+    var parameters = LevelsOperation.Parameters()
+    (parameters.black, parameters.white, parameters.gamma) = (black, white, gamma)
+    (parameters.outputBlack, parameters.outputWhite, parameters.channel) = (outputBlack, outputWhite, channel)
+    return applying(LevelsOperation(parameters))
   }
 }

@@ -25,20 +25,6 @@ import PixelBufferModule
 
 /// Scales Oklab lightness and chroma, rotates hue and offsets lightness; see the file's definition.
 public struct ModulateOperation: ComposablePointOperation {
-  /// Multiplies Oklab L (1 = unchanged).
-  public let brightness: Double
-  /// Multiplies Oklch chroma (1 = unchanged, 0 = gray).
-  public let saturation: Double
-  /// Rotates Oklch hue, in degrees.
-  public let hue: Double
-  /// Added to Oklab L (0 = unchanged).
-  public let lightness: Double
-
-  private let matrix: [SIMD4<Float>]  // rows of K (w unused)
-  private let offset: SIMD4<Float>
-  /// M₁, K, k and M₁⁻¹ as the AVX2 kernel `fg_modulate` reads them (the same floats).
-  private let kernelConstants: [Float]
-
   /// `modulate brightness=1 saturation=1 hue=0 lightness=0`.
   public struct Parameters: FilterParameters {
     /// Multiplies Oklab L.
@@ -58,25 +44,35 @@ public struct ModulateOperation: ComposablePointOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges (of two merged operations: the merged values, clamped).
+  public let parameters: Parameters
+  /// The values applied, in table order (brightness, saturation, hue, lightness): the
+  /// parameters', or a merge's, which may leave the rows' ranges and stay unclamped so that the
+  /// merge is exact.
+  private let applied: SIMD4<Double>
+
+  private let matrix: [SIMD4<Float>]  // rows of K (w unused)
+  private let offset: SIMD4<Float>
+  /// M₁, K, k and M₁⁻¹ as the AVX2 kernel `fg_modulate` reads them (the same floats).
+  private let kernelConstants: [Float]
+
   /// Creates the operation.
   public init(_ parameters: Parameters) {
-    self.init(
-      merged: parameters.brightness, saturation: parameters.saturation, hue: parameters.hue, lightness: parameters.lightness)
+    self.init(parameters, applying: SIMD4(parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness))
   }
 
-  /// Creates the operation; values are clamped to the table's ranges (NaN: the default, unchanged).
-  public init(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) {
+  /// The composition of two operations, `values` in table order.
+  private init(merged values: SIMD4<Double>) {
     var parameters = Parameters()
-    (parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness) = (brightness, saturation, hue, lightness)
-    self.init(parameters)
+    (parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness) = (values[0], values[1], values[2], values[3])
+    self.init(parameters, applying: values)
   }
 
-  /// Values already checked, or the composition of two valid operations (which may leave the ranges).
-  private init(merged brightness: Double, saturation: Double, hue: Double, lightness: Double) {
-    self.brightness = brightness
-    self.saturation = saturation
-    self.hue = hue
-    self.lightness = lightness
+  /// `parameters` for readers; `values` (table order) is what the matrix and offset apply.
+  private init(_ parameters: Parameters, applying values: SIMD4<Double>) {
+    self.parameters = parameters
+    applied = values
+    let (brightness, saturation, hue, lightness) = (values[0], values[1], values[2], values[3])
     let theta = hue * .pi / 180
     let cs = saturation * cos(theta), sn = saturation * sin(theta)
     let a: [[Double]] = [[brightness, 0, 0], [0, cs, -sn], [0, sn, cs]]
@@ -98,19 +94,15 @@ public struct ModulateOperation: ComposablePointOperation {
   public var descriptor: OperationDescriptor { Self.table }
   /// A merged operation's values may leave their rows' ranges: they are spelt as they are.
   public var arguments: Arguments {
-    let rows = Parameters()
-    return Arguments([
-      rows.$brightness.argument(brightness), rows.$saturation.argument(saturation), rows.$hue.argument(hue),
-      rows.$lightness.argument(lightness),
-    ])
+    Arguments(parameters.arguments.values.enumerated().map { ($1.0, .number(applied[$0])) })
   }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func composed(with next: any PointOperation) -> (any PointOperation)? {
     guard let n = next as? ModulateOperation else { return nil }
-    return ModulateOperation(
-      merged: brightness * n.brightness, saturation: saturation * n.saturation, hue: hue + n.hue,
-      lightness: lightness * n.brightness + n.lightness)
+    // (β₁β₂, s₁s₂, θ₁ + θ₂, λ₁β₂ + λ₂): the file's definition.
+    let (a, b) = (applied, n.applied)
+    return ModulateOperation(merged: SIMD4(a[0] * b[0], a[1] * b[1], a[2] + b[2], a[3] * b[0] + b[3]))
   }
 
   /// Eight pixels at a time, in planes (r, g, b, a each a SIMD8): the cube roots' dependent
@@ -245,7 +237,10 @@ public struct ModulateOperation: ComposablePointOperation {
 extension Image {
   /// The image with Oklab lightness multiplied by `brightness` and offset by `lightness`, Oklch
   /// chroma multiplied by `saturation` and hue rotated by `hue` degrees (see Modulate.swift).
+  /// Values are clamped to the table's ranges (NaN: the default, unchanged).
   public func modulated(brightness: Double = 1, saturation: Double = 1, hue: Double = 0, lightness: Double = 0) -> Image {
-    applying(ModulateOperation(brightness: brightness, saturation: saturation, hue: hue, lightness: lightness))
+    var parameters = ModulateOperation.Parameters()
+    (parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness) = (brightness, saturation, hue, lightness)
+    return applying(ModulateOperation(parameters))
   }
 }

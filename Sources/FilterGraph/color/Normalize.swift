@@ -92,12 +92,7 @@ public struct HistogramAnalysis: ImageAnalysis {
 
 /// `normalize`: levels from the image's own percentiles; see the file's definition.
 public struct NormalizeOperation: AnalysedOperation {
-  /// The quantile mapped to black (0…1: 0.01 is 1 %).
-  public let low: Double
-  /// The quantile mapped to white.
-  public let high: Double
-
-  /// `normalize low=1 high=99`: percentiles, where the operation holds quantiles.
+  /// `normalize low=1 high=99`: percentiles.
   public struct Parameters: FilterParameters {
     /// The percentile that becomes black.
     @Param("low", range: 0...100, percent: .percent, help: "Percentile that becomes black (1 or 1% is the 1st percentile).")
@@ -110,13 +105,14 @@ public struct NormalizeOperation: AnalysedOperation {
     public init() {}
   }
 
-  /// Creates the operation; the quantiles are clamped to 0…1 and ordered.
-  public init(low: Double = 0.01, high: Double = 0.99) {
-    var percentiles = Parameters()
-    (percentiles.low, percentiles.high) = (low * 100, high * 100)
-    let l = percentiles.low / 100, h = percentiles.high / 100
-    self.low = min(l, h)
-    self.high = max(l, h)
+  /// The parameters, in their ranges, `low` not above `high`.
+  public let parameters: Parameters
+
+  /// Creates the operation; the percentiles are ordered.
+  public init(_ parameters: Parameters) {
+    var ordered = parameters
+    (ordered.low, ordered.high) = (min(parameters.low, parameters.high), max(parameters.low, parameters.high))
+    self.parameters = ordered
   }
 
   public static let table = OperationDescriptor(
@@ -125,26 +121,27 @@ public struct NormalizeOperation: AnalysedOperation {
     parameters: Parameters.table, example: "normalize low=1 high=99")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var percentiles = Parameters()
-    (percentiles.low, percentiles.high) = (low * 100, high * 100)
-    return percentiles.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public var analysis: HistogramAnalysis { HistogramAnalysis() }
 
   public func resolved(with histogram: Histogram, input: ImageInfo) -> any ImageOperation {
-    let lo = histogram.quantile(low), hi = histogram.quantile(high)
-    guard hi - lo >= 1.0 / 1024 else { return LevelsOperation() }
-    return LevelsOperation(black: lo, white: hi)
+    let lo = histogram.quantile(parameters.low / 100), hi = histogram.quantile(parameters.high / 100)
+    var levels = LevelsOperation.Parameters()
+    guard hi - lo >= 1.0 / 1024 else { return LevelsOperation(levels) }
+    (levels.black, levels.white) = (lo, hi)
+    return LevelsOperation(levels)
   }
 }
 
 extension Image {
   /// The image with the `low` and `high` quantiles (0…1) of its r, g, b values stretched to black
-  /// and white (see Normalize.swift). The histogram is computed by the renderer before the tiles.
+  /// and white (see Normalize.swift), clamped to 0…1 and ordered. The histogram is computed by
+  /// the renderer before the tiles.
   public func normalized(low: Double = 0.01, high: Double = 0.99) -> Image {
-    applying(NormalizeOperation(low: low, high: high))
+    var percentiles = NormalizeOperation.Parameters()
+    (percentiles.low, percentiles.high) = (low * 100, high * 100)
+    return applying(NormalizeOperation(percentiles))
   }
 }

@@ -36,15 +36,6 @@ public enum TintMode: String, Hashable, Sendable, CaseIterable, ParameterChoice 
 
 /// Tints an image with one colour; see the file's definition.
 public struct TintOperation: PointOperation {
-  /// The tint: straight RGBA, sRGB-encoded.
-  public let color: Color
-  /// How much of the effect, 0…1.
-  public let amount: Double
-  /// How the colour is applied.
-  public let mode: TintMode
-  /// The premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
-  let map: PremultipliedMatrix
-
   /// `tint color=#FF8000 amount=1 mode=mix`.
   public struct Parameters: FilterParameters {
     /// The tint: straight RGBA, sRGB-encoded.
@@ -61,22 +52,18 @@ public struct TintOperation: PointOperation {
     public init() {}
   }
 
-  /// Creates the operation; `amount` is clamped to 0…1 (a NaN amount counts as the default, 1).
-  public init(color: Color, amount: Double = 1, mode: TintMode = .mix) {
-    var parameters = Parameters()
-    (parameters.color, parameters.amount, parameters.mode) = (color, amount, mode)
-    self.init(parameters)
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+  /// The premultiplied 4×4 map: out = c0·r + c1·g + c2·b + c3·a.
+  let map: PremultipliedMatrix
 
   /// Creates the operation.
   public init(_ parameters: Parameters) {
-    let (color, clampedAmount, mode) = (parameters.color, parameters.amount, parameters.mode)
-    self.color = color
-    self.amount = clampedAmount
-    self.mode = mode
+    self.parameters = parameters
+    let (color, amount, mode) = (parameters.color, parameters.amount, parameters.mode)
     let t = SIMD3<Float>(color.red, color.green, color.blue)
     let ta = min(max(color.alpha, 0), 1)
-    let amt = Float(clampedAmount)
+    let amt = Float(amount)
     let k = amt * ta
     let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, c3: SIMD4<Float>
     let e0 = SIMD4<Float>(1, 0, 0, 0), e1 = SIMD4<Float>(0, 1, 0, 0), e2 = SIMD4<Float>(0, 0, 1, 0), e3 = SIMD4<Float>(0, 0, 0, 1)
@@ -112,11 +99,7 @@ public struct TintOperation: PointOperation {
     parameters: Parameters.table, example: "tint color=#FF8000 amount=0.3")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.color, parameters.amount, parameters.mode) = (color, amount, mode)
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   /// Encoded: tints are defined on stored values, as other tools define them.
   public var workingSpace: WorkingSpace? { .encoded }
 
@@ -126,7 +109,8 @@ public struct TintOperation: PointOperation {
 }
 
 extension Image {
-  /// The image tinted with `color`: `.mix` moves colours toward it by `amount` (0…1, clamped),
+  /// The image tinted with `color`: `.mix` moves colours toward it by `amount` (0…1, clamped; NaN
+  /// counts as the default, 1),
   /// `.multiply` multiplies by it, `.template` paints the shape in it keeping alpha, `.monochrome`
   /// maps luma onto it. Works on sRGB-encoded values; see `TintOperation`.
   ///
@@ -135,6 +119,8 @@ extension Image {
   /// let icon = glyph.tinted(.white, mode: .template)
   /// ```
   public func tinted(_ color: Color, amount: Double = 1, mode: TintMode = .mix) -> Image {
-    applying(TintOperation(color: color, amount: amount, mode: mode))
+    var parameters = TintOperation.Parameters()
+    (parameters.color, parameters.amount, parameters.mode) = (color, amount, mode)
+    return applying(TintOperation(parameters))
   }
 }

@@ -181,9 +181,14 @@ public struct CompositeOperation: ImageOperation, RegionalOperation {
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     output.buffer = inputs[0].buffer
+    try change(&output, others: Array(inputs.dropFirst()))
+  }
+
+  /// Blends the overlay (`others[0]`) into the base's tile in place.
+  func change(_ output: inout Tile, others: [Tile]) throws {
     let covered = output.rect.intersection(overlayRect)
     if covered.isEmpty { return }
-    let overlay = inputs[1]
+    let overlay = others[0]
     // Where the covered part starts in the overlay tile and in the output tile.
     let sx = covered.x - origin.x - overlay.rect.x, sy = covered.y - origin.y - overlay.rect.y
     let dx = covered.x - output.rect.x, dy = covered.y - output.rect.y

@@ -12,19 +12,6 @@ import PixelBufferModule
 
 /// Composites its input onto an opaque colour and drops alpha (see Flatten.swift).
 public struct FlattenOperation: PointOperation {
-  /// The colour under the image (its alpha is ignored).
-  public let color: Color
-  /// The colour as a linear premultiplied opaque pixel.
-  private let under: SIMD4<Float>
-
-  /// Creates the operation.
-  public init(color: Color) {
-    var opaque = color
-    opaque.alpha = 1
-    self.color = opaque
-    under = opaque.premultiplied(in: .linear)
-  }
-
   /// `flatten color=black`.
   public struct Parameters: FilterParameters {
     /// The colour under the image.
@@ -35,23 +22,32 @@ public struct FlattenOperation: PointOperation {
     public init() {}
   }
 
+  /// The parameters, the colour made opaque.
+  public let parameters: Parameters
+  /// The colour as a linear premultiplied opaque pixel.
+  private let under: SIMD4<Float>
+
+  /// Creates the operation; the colour's alpha is ignored.
+  public init(_ parameters: Parameters) {
+    var opaque = parameters
+    opaque.color.alpha = 1
+    self.parameters = opaque
+    under = opaque.color.premultiplied(in: .linear)
+  }
+
   public static let table = OperationDescriptor(
     name: "flatten", category: .compositing,
     summary: "Composites the image onto a colour (in linear light) and drops alpha.",
     parameters: Parameters.table, example: "flatten color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    parameters.color = color
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
     info.layout = info.layout.withoutAlpha
-    if info.layout.isGray && !color.isGray { info.layout = .rgb }
+    if info.layout.isGray && !parameters.color.isGray { info.layout = .rgb }
     return info
   }
 
@@ -70,6 +66,9 @@ extension Image {
   /// The image composited onto `color` (opaque; black by default) in linear light, without
   /// alpha. An image without alpha is returned as it is.
   public func flattened(onto color: Color = .black) -> Image {
-    info.layout.hasAlpha ? applying(FlattenOperation(color: color)) : self
+    guard info.layout.hasAlpha else { return self }
+    var parameters = FlattenOperation.Parameters()
+    parameters.color = color
+    return applying(FlattenOperation(parameters))
   }
 }

@@ -12,11 +12,6 @@ import PixelBufferModule
 
 /// Replaces each pixel by the mean of the (2r + 1) × (2r + 1) square around it.
 public struct BoxBlurOperation: ImageOperation {
-  /// The window radius r, clamped to the table's 0 … 1000.
-  public let radius: Int
-  /// True to average linear light, false to average encoded values.
-  public let linearLight: Bool
-
   /// `boxblur radius=3 linear=true`.
   public struct Parameters: FilterParameters {
     /// The window radius.
@@ -30,18 +25,11 @@ public struct BoxBlurOperation: ImageOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) {
-    radius = parameters.radius
-    linearLight = parameters.linear
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; `radius` is clamped to 0 … 1000.
-  public init(radius: Int, linearLight: Bool = true) {
-    var parameters = Parameters()
-    (parameters.radius, parameters.linear) = (radius, linearLight)
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   public static let table = OperationDescriptor(
     name: "boxblur", category: .convolution,
@@ -49,19 +37,15 @@ public struct BoxBlurOperation: ImageOperation {
     parameters: Parameters.table, example: "boxblur radius=3")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.radius, parameters.linear) = (radius, linearLight)
-    return parameters.arguments
-  }
-  public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
+  public var arguments: Arguments { parameters.arguments }
+  public var workingSpace: WorkingSpace? { parameters.linear ? .linear : .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
-    SeparableFilter.inputRegion(for: output, reach: radius, extent: inputs[0].extent)
+    SeparableFilter.inputRegion(for: output, reach: parameters.radius, extent: inputs[0].extent)
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    SeparableFilter.boxCascade(inputs[0], into: &output, boxes: [ExtendedBox(radius: radius, alpha: 0)])
+    try SeparableFilter.boxCascade(inputs[0], into: &output, boxes: [ExtendedBox(radius: parameters.radius, alpha: 0)])
   }
 }
 
@@ -70,7 +54,9 @@ extension Image {
   /// (radius clamped to 0 … 1000; 0 returns the image unchanged), in linear light unless
   /// `linearLight` is false.
   public func boxBlurred(radius: Int, linearLight: Bool = true) -> Image {
-    let op = BoxBlurOperation(radius: radius, linearLight: linearLight)
-    return op.radius == 0 ? self : applyingSeparable(op, kernel: .boxes([ExtendedBox(radius: op.radius, alpha: 0)]))
+    var parameters = BoxBlurOperation.Parameters()
+    (parameters.radius, parameters.linear) = (radius, linearLight)
+    guard parameters.radius > 0 else { return self }
+    return applyingSeparable(BoxBlurOperation(parameters), kernel: .boxes([ExtendedBox(radius: parameters.radius, alpha: 0)]))
   }
 }

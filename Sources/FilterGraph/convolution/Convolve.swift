@@ -225,10 +225,10 @@ public struct ConvolveOperation: ImageOperation {
     let input = try inputs[0].covering(Tile.window(around: output.rect, dx: reach.width, dy: reach.height))
     let o = Float(kernel.offset)
     let w = output.rect.width, h = output.rect.height
-    plans[0].run(input, into: &output)
+    try plans[0].run(input, into: &output)
     if gradientMagnitude {
       var vertical = try Tile(allocating: output.rect, imageSize: output.imageSize)
-      plans[1].run(input, into: &vertical)
+      try plans[1].run(input, into: &vertical)
       vertical.withPixels { gy in
         output.withMutablePixels { gx in
           for y in 0..<h {
@@ -287,8 +287,8 @@ struct ConvolutionPlan: Sendable {
 
   /// Computes `output` (all four channels) from `input`, which covers it widened by at least the
   /// kernel's half size on every side, centred.
-  func run(_ input: Tile, into output: inout Tile) {
-    if separable { runSeparable(input, into: &output) } else { runDirect(input, into: &output) }
+  func run(_ input: Tile, into output: inout Tile) throws {
+    if separable { try runSeparable(input, into: &output) } else { runDirect(input, into: &output) }
   }
 
   /// Each output row: one pass per nonzero tap, in row-major order.
@@ -323,11 +323,11 @@ struct ConvolutionPlan: Sendable {
 
   /// Each SVD term: every input row the columns need, filtered by the term's row filter into a
   /// scratch buffer, then the column filter down it, added to the output.
-  private func runSeparable(_ input: Tile, into output: inout Tile) {
+  private func runSeparable(_ input: Tile, into output: inout Tile) throws {
     let w = output.rect.width, h = output.rect.height
     let dx = output.rect.x - width / 2 - input.rect.x, dy = output.rect.y - height / 2 - input.rect.y
     let rows = h + height - 1
-    let (storage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
+    let (storage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
     defer { withExtendedLifetime(storage) {} }
     input.withPixels { src in
       output.withMutablePixels { dst in

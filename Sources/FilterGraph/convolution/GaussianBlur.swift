@@ -42,13 +42,6 @@ public struct GaussianBlurOperation: ImageOperation {
   /// Above this σ the automatic method uses the box cascade.
   public static let boxThreshold: Double = 12
 
-  /// The standard deviation in pixels, clamped to the table's 0 … 500.
-  public let sigma: Double
-  /// True to blur in linear light, false to blur encoded values.
-  public let linearLight: Bool
-  /// The requested method.
-  public let method: Method
-
   /// `blur sigma=2 linear=true method=auto`.
   public struct Parameters: FilterParameters {
     /// The standard deviation.
@@ -65,32 +58,26 @@ public struct GaussianBlurOperation: ImageOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) {
-    (sigma, linearLight, method) = (parameters.sigma, parameters.linear, parameters.method)
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; `sigma` is clamped to 0 … 500 (NaN counts as 0).
-  public init(sigma: Double, linearLight: Bool = true, method: Method = .automatic) {
-    var parameters = Parameters()
-    (parameters.sigma, parameters.linear, parameters.method) = (sigma, linearLight, method)
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   /// True when the box cascade will run.
   public var usesBoxes: Bool {
-    switch method {
-    case .automatic: return sigma > Self.boxThreshold
+    switch parameters.method {
+    case .automatic: return parameters.sigma > Self.boxThreshold
     case .exact: return false
-    case .box: return sigma > 0
+    case .box: return parameters.sigma > 0
     }
   }
 
   /// How far the blur reads on each side of a pixel.
   public var reach: Int {
     usesBoxes
-      ? GaussianKernel.boxCascade(sigma: sigma).reduce(0) { $0 + $1.reach }
-      : GaussianKernel.radius(for: sigma)
+      ? GaussianKernel.boxCascade(sigma: parameters.sigma).reduce(0) { $0 + $1.reach }
+      : GaussianKernel.radius(for: parameters.sigma)
   }
 
   public static let table = OperationDescriptor(
@@ -99,28 +86,24 @@ public struct GaussianBlurOperation: ImageOperation {
     parameters: Parameters.table, example: "blur sigma=2")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.sigma, parameters.linear, parameters.method) = (sigma, linearLight, method)
-    return parameters.arguments
-  }
-  public var workingSpace: WorkingSpace? { linearLight ? .linear : .encoded }
+  public var arguments: Arguments { parameters.arguments }
+  public var workingSpace: WorkingSpace? { parameters.linear ? .linear : .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
     SeparableFilter.inputRegion(for: output, reach: reach, extent: inputs[0].extent)
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    Self.blur(inputs[0], into: &output, sigma: sigma, boxes: usesBoxes)
+    try Self.blur(inputs[0], into: &output, sigma: parameters.sigma, boxes: usesBoxes)
   }
 
   /// Blurs `input` (covering `output.rect` widened by the reach, clipped to the image) into
   /// `output`; shared with sharpen.
-  static func blur(_ input: Tile, into output: inout Tile, sigma: Double, boxes: Bool) {
+  static func blur(_ input: Tile, into output: inout Tile, sigma: Double, boxes: Bool) throws(PixelAllocationError) {
     if boxes {
-      SeparableFilter.boxCascade(input, into: &output, boxes: GaussianKernel.boxCascade(sigma: sigma))
+      try SeparableFilter.boxCascade(input, into: &output, boxes: GaussianKernel.boxCascade(sigma: sigma))
     } else {
-      SeparableFilter.convolve(input, into: &output, weights: GaussianKernel(sigma: sigma).floatWeights)
+      try SeparableFilter.convolve(input, into: &output, weights: GaussianKernel(sigma: sigma).floatWeights)
     }
   }
 }
@@ -130,6 +113,13 @@ extension Image {
   /// 0 returns the image unchanged), in linear light unless `linearLight` is false, by `method`
   /// (`.automatic`: three extended boxes above σ 12, the sampled kernel below).
   public func blurred(sigma: Double, linearLight: Bool = true, method: GaussianBlurOperation.Method = .automatic) -> Image {
-    applyingBlur(GaussianBlurOperation(sigma: sigma, linearLight: linearLight, method: method))
+    var parameters = GaussianBlurOperation.Parameters()
+    (parameters.sigma, parameters.linear, parameters.method) = (sigma, linearLight, method)
+    return applyingBlur(GaussianBlurOperation(parameters))
   }
+}
+
+extension GaussianBlurOperation: LowPassOperation {
+  /// The Gaussian's σ (the box cascade stands for the same σ).
+  var lowPassSigma: Double { parameters.sigma }
 }

@@ -39,29 +39,31 @@ extension GaussianBlurOperation {
 
   /// The reduction factor k for this blur, or nil when it runs at full size.
   var pyramidFactor: Int? {
-    guard method == .automatic, sigma > Self.pyramidThreshold else { return nil }
-    return Int(sigma / 8)
+    guard parameters.method == .automatic, parameters.sigma > Self.pyramidThreshold else { return nil }
+    return Int(parameters.sigma / 8)
   }
 }
 
 extension Image {
   /// `image` with the blur `op` applied: directly, or for large σ through a reduced copy.
   func applyingBlur(_ op: GaussianBlurOperation) -> Image {
-    guard op.sigma > 0 else { return self }
+    let (sigma, linearLight) = (op.parameters.sigma, op.parameters.linear)
+    guard sigma > 0 else { return self }
     guard let k = op.pyramidFactor else {
       let kernel: SeparableKernel =
-        op.usesBoxes ? .boxes(GaussianKernel.boxCascade(sigma: op.sigma)) : .sampled(GaussianKernel(sigma: op.sigma).floatWeights)
+        op.usesBoxes ? .boxes(GaussianKernel.boxCascade(sigma: sigma)) : .sampled(GaussianKernel(sigma: sigma).floatWeights)
       return applyingSeparable(op, kernel: kernel)
     }
     let reduced = Size(width: max(1, (size.width + k / 2) / k), height: max(1, (size.height + k / 2) / k))
     let kk = Double(k)
-    let reducedSigma = (op.sigma * op.sigma - kk * kk / 4).squareRoot() / kk
-    let blur = GaussianBlurOperation(sigma: reducedSigma, linearLight: op.linearLight, method: .automatic)
+    var reducedBlur = op.parameters
+    (reducedBlur.sigma, reducedBlur.method) = ((sigma * sigma - kk * kk / 4).squareRoot() / kk, .automatic)
+    let blur = GaussianBlurOperation(reducedBlur)
     let blurredCopy =
       self
-      .scaled(to: reduced, kernel: .box, linearLight: op.linearLight, allowsShrinkOnLoad: false)
+      .scaled(to: reduced, kernel: .box, linearLight: linearLight, allowsShrinkOnLoad: false)
       .applying(HeldInputOperation(operation: blur))
-    let up = ScaleOperation(targetSize: size, kernel: .linear, linearLight: op.linearLight, allowsShrinkOnLoad: false)
+    let up = ScaleOperation(targetSize: size, kernel: .linear, linearLight: linearLight, allowsShrinkOnLoad: false)
     return blurredCopy.applying(HeldInputOperation(operation: up))
   }
 }

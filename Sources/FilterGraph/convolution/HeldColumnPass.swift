@@ -53,11 +53,9 @@ struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
   /// The pass over a tile of the row pass (the same floats as over the held rows).
   func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0], src = input.rect, o = output.rect
-    input.withPixels { rows in
-      output.withMutablePixels { dst in
-        Self.pass(blur.kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
-          UnsafePointer(rows[row: min(max(y, src.y), src.maxY - 1) - src.y] + (o.x - src.x))
-        }
+    try input.withPixels { rows in
+      try Self.pass(blur.kernel, into: &output) { y in
+        UnsafePointer(rows[row: min(max(y, src.y), src.maxY - 1) - src.y] + (o.x - src.x))
       }
     }
   }
@@ -66,23 +64,29 @@ struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
     ColumnPassSource(pass: self, rows: pixels, info: outputInfo(inputs: [input.info]), identity: identity)
   }
 
-  /// The column pass of `rect`: `row(y)` is the row pass's row y (clamped) at column `rect.x`.
-  /// The sampled kernel runs in strips of 64 columns, so the rows it weighs stay in cache.
+  /// The column pass into `tile`: `row(y)` is the row pass's row y (clamped) at the tile's
+  /// first column. The sampled kernel runs in strips of 64 columns, so the rows it weighs stay
+  /// in cache.
   static func pass(
-    _ kernel: SeparableKernel, rect o: Rect, into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>,
-    row: (Int) -> UnsafePointer<SIMD4<Float>>
-  ) {
+    _ kernel: SeparableKernel, into tile: inout Tile, row: (Int) -> UnsafePointer<SIMD4<Float>>
+  ) throws(PixelAllocationError) {
+    let o = tile.rect
     switch kernel {
     case .sampled(let weights):
-      weights.withUnsafeBufferPointer { k in
-        for x0 in stride(from: 0, to: o.width, by: 64) {
-          SeparableFilter.convolveColumns(rows: o.y..<o.maxY, count: min(64, o.width - x0), weights: k, into: { dst($0) + x0 }) {
-            row($0) + x0
+      tile.withMutablePixels { dst in
+        weights.withUnsafeBufferPointer { k in
+          for x0 in stride(from: 0, to: o.width, by: 64) {
+            SeparableFilter.convolveColumns(rows: o.y..<o.maxY, count: min(64, o.width - x0), weights: k, into: { dst[row: $0 - o.y] + x0 }) {
+              row($0) + x0
+            }
           }
         }
       }
     case .boxes(let boxes):
-      SeparableFilter.boxColumns(rows: o.y..<o.maxY, count: o.width, boxes: boxes, into: dst, row: row)
+      let buffers = try SeparableFilter.CascadeBuffers(length: o.height + 2 * kernel.reach, lanes: SeparableFilter.columnStrip)
+      tile.withMutablePixels { dst in
+        SeparableFilter.boxColumns(rows: o.y..<o.maxY, count: o.width, boxes: boxes, buffers: buffers, into: { dst[row: $0 - o.y] }, row: row)
+      }
     }
   }
 }
@@ -107,16 +111,16 @@ struct ColumnPassSource: SourceOperation {
   func decodePixels() throws -> PixelBuffer? { nil }
 
   /// The pass in its own space, then converted to the `space` asked for.
-  func fill(_ tile: inout Tile, space: WorkingSpace) {
-    let o = tile.rect, height = rows.height
-    rows.withUnsafeBaseAddress { base, rowBytes in
+  func fill(_ tile: inout Tile, space: WorkingSpace) throws {
+    let x = tile.rect.x, height = rows.height
+    try rows.withUnsafeBaseAddress { base, rowBytes in
+      try ColumnPassOperation.pass(pass.blur.kernel, into: &tile) { y in
+        (base + min(max(y, 0), height - 1) * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) + x
+      }
+    }
+    if space != pass.blur.space {
       tile.withMutablePixels { dst in
-        ColumnPassOperation.pass(pass.blur.kernel, rect: o, into: { dst[row: $0 - o.y] }) { y in
-          (base + min(max(y, 0), height - 1) * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) + o.x
-        }
-        if space != pass.blur.space {
-          for y in 0..<dst.height { SRGBCurve.convertRow(dst[row: y], count: dst.width, to: space) }
-        }
+        for y in 0..<dst.height { SRGBCurve.convertRow(dst[row: y], count: dst.width, to: space) }
       }
     }
   }

@@ -43,9 +43,6 @@ import PixelBufferModule
 /// Replaces each channel of each pixel by the median of the (2r + 1)² square around it (see the
 /// definition at the top of Median.swift).
 public struct MedianOperation: ImageOperation {
-  /// The window radius r (0 … 100).
-  public let radius: Int
-
   /// `median radius=1`.
   public struct Parameters: FilterParameters {
     /// The window radius.
@@ -56,15 +53,11 @@ public struct MedianOperation: ImageOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) { radius = parameters.radius }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; `radius` is clamped into 0 … 100.
-  public init(radius: Int) {
-    var parameters = Parameters()
-    parameters.radius = radius
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   public static let table = OperationDescriptor(
     name: "median", category: .convolution,
@@ -72,19 +65,15 @@ public struct MedianOperation: ImageOperation {
     parameters: Parameters.table, example: "median radius=1")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    parameters.radius = radius
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
-    Tile.window(around: output, dx: radius, dy: radius)
+    Tile.window(around: output, dx: parameters.radius, dy: parameters.radius)
   }
 
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    let r = radius
+    let r = parameters.radius
     let input = try inputs[0].covering(Tile.window(around: output.rect, dx: r, dy: r))
     if r == 0 {
       input.withPixels { src in
@@ -93,9 +82,9 @@ public struct MedianOperation: ImageOperation {
         }
       }
     } else if r == 1 {
-      MedianOfNine.run(input, into: &output)
+      try MedianOfNine.run(input, into: &output)
     } else if r == 2 {
-      MedianNetwork.fiveByFive.run(input, radius: r, into: &output)
+      try MedianNetwork.fiveByFive.run(input, radius: r, into: &output)
     } else if let codes = MedianHistogram.codes(of: input) {
       MedianHistogram.run(codes, width: input.rect.width, radius: r, into: &output)
     } else {
@@ -148,10 +137,10 @@ enum MedianOfNine {
   }
 
   /// Computes `output` from `input`, which covers it widened by 1 on every side.
-  static func run(_ input: Tile, into output: inout Tile) {
+  static func run(_ input: Tile, into output: inout Tile) throws(PixelAllocationError) {
     let w = output.rect.width, h = output.rect.height
     let columns = w + 2
-    let (storage, sortedColumns) = TileMemoryPool.scratch(SIMD4<Float>.self, count: 3 * columns)
+    let (storage, sortedColumns) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: 3 * columns)
     defer { withExtendedLifetime(storage) {} }
     let low = sortedColumns, mid = sortedColumns + columns, high = sortedColumns + 2 * columns
     input.withPixels { src in
@@ -252,11 +241,11 @@ struct MedianNetwork: Sendable {
   static let strip = 64
 
   /// Computes `output` from `input`, which covers it widened by `radius` on every side.
-  func run(_ input: Tile, radius r: Int, into output: inout Tile) {
+  func run(_ input: Tile, radius r: Int, into output: inout Tile) throws(PixelAllocationError) {
     let side = 2 * r + 1
     let w = output.rect.width, h = output.rect.height
     let strip = Self.strip
-    let (storage, wires) = TileMemoryPool.scratch(SIMD4<Float>.self, count: inputs * strip)
+    let (storage, wires) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: inputs * strip)
     defer { withExtendedLifetime(storage) {} }
     input.withPixels { src in
       output.withMutablePixels { dst in
@@ -299,7 +288,8 @@ extension Image {
   /// square around it, edges extended (radius clamped into 0 … 100, 1 by default; 0 returns the
   /// image unchanged). See Median.swift.
   public func median(radius: Int = 1) -> Image {
-    let op = MedianOperation(radius: radius)
-    return op.radius == 0 ? self : applying(op)
+    var parameters = MedianOperation.Parameters()
+    parameters.radius = radius
+    return parameters.radius == 0 ? self : applying(MedianOperation(parameters))
   }
 }

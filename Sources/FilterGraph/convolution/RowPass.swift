@@ -63,14 +63,17 @@ struct RowPassOperation: ImageOperation {
 
   func render(into output: inout Tile, inputs: [Tile]) throws {
     let o = output.rect, input = inputs[0]
-    output.withMutablePixels { dst in
-      switch blur.kernel {
-      case .sampled(let weights):
+    switch blur.kernel {
+    case .sampled(let weights):
+      output.withMutablePixels { dst in
         weights.withUnsafeBufferPointer { k in
           SeparableFilter.convolveRows(input, columns: o.x..<o.maxX, rows: o.y..<o.maxY, weights: k) { dst[row: $0 - o.y] }
         }
-      case .boxes(let boxes):
-        SeparableFilter.boxRows(input, columns: o.x..<o.maxX, rows: o.y..<o.maxY, boxes: boxes) { dst[row: $0 - o.y] }
+      }
+    case .boxes(let boxes):
+      let buffers = try SeparableFilter.CascadeBuffers(length: o.width + 2 * blur.kernel.reach, lanes: 1)
+      output.withMutablePixels { dst in
+        SeparableFilter.boxRows(input, columns: o.x..<o.maxX, rows: o.y..<o.maxY, boxes: boxes, buffers: buffers) { dst[row: $0 - o.y] }
       }
     }
   }

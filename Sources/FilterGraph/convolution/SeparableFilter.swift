@@ -57,13 +57,13 @@ enum SeparableFilter {
 
   /// Convolves rows, then columns, with the symmetric kernel `weights` (`[0]` the centre,
   /// `[i]` the weight at ±i).
-  static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) {
+  static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) throws(PixelAllocationError) {
     let r = weights.count - 1
     let o = output.rect, src = input.rect
     let w = o.width
     guard w > 0, o.height > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - r), rowHi = min(src.maxY, o.maxY + r)
-    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
     defer { withExtendedLifetime(midStorage) {} }
     weights.withUnsafeBufferPointer { k in
       // Rows: every input row the columns will read, at output width.
@@ -154,38 +154,53 @@ enum SeparableFilter {
 
   /// Applies `boxes` in turn along rows, then along columns (each pass of each direction
   /// reading the previous pass's result).
-  static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) {
+  static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) throws(PixelAllocationError) {
     let reach = boxes.reduce(0) { $0 + $1.reach }
     let o = output.rect, src = input.rect
     let w = o.width
     guard w > 0, o.height > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - reach), rowHi = min(src.maxY, o.maxY + reach)
-    let (midStorage, mid) = TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
     defer { withExtendedLifetime(midStorage) {} }
-    boxRows(input, columns: o.x..<o.maxX, rows: rowLo..<rowHi, boxes: boxes) { mid + ($0 - rowLo) * w }
+    let buffers = try CascadeBuffers(length: max(w, o.height) + 2 * reach, lanes: columnStrip)
+    boxRows(input, columns: o.x..<o.maxX, rows: rowLo..<rowHi, boxes: boxes, buffers: buffers) { mid + ($0 - rowLo) * w }
     output.withMutablePixels { dst in
-      boxColumns(rows: o.y..<o.maxY, count: w, boxes: boxes, into: { dst[row: $0 - o.y] }) { y in
+      boxColumns(rows: o.y..<o.maxY, count: w, boxes: boxes, buffers: buffers, into: { dst[row: $0 - o.y] }) { y in
         UnsafePointer(mid + (min(max(y, src.y), src.maxY - 1) - rowLo) * w)
       }
     }
   }
 
+  /// The pixels per strip of `boxColumns`.
+  static let columnStrip = 64
+
+  /// The two buffers a cascade runs in (`runCascade`'s `a` and `b`), from the tile pool, whose
+  /// refusal throws: room for a cascade over `length` elements of `lanes` pixels.
+  struct CascadeBuffers {
+    let a: UnsafeMutablePointer<SIMD4<Double>>
+    let b: UnsafeMutablePointer<SIMD4<Double>>
+    /// Owns `a` and `b`.
+    private let storage: (PixelStorage, PixelStorage)
+
+    init(length: Int, lanes: Int) throws(PixelAllocationError) {
+      let (aStorage, a) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: length * lanes)
+      let (bStorage, b) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: length * lanes)
+      (self.a, self.b, storage) = (a, b, (aStorage, bStorage))
+    }
+  }
+
   /// `boxCascade`'s row pass: for each row y of `rows` (absolute, inside `input`), the `columns`
   /// of the cascade along the row into `dst(y)`; columns beyond the input tile repeat its edge
-  /// pixels.
+  /// pixels. `buffers` holds `columns.count + 2·reach` pixels.
   static func boxRows(
-    _ input: Tile, columns: Range<Int>, rows: Range<Int>, boxes: [ExtendedBox], into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>
+    _ input: Tile, columns: Range<Int>, rows: Range<Int>, boxes: [ExtendedBox], buffers: CascadeBuffers,
+    into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>
   ) {
     let reach = boxes.reduce(0) { $0 + $1.reach }
     let src = input.rect, w = columns.count, length = w + 2 * reach
-    let (bufAStorage, bufA) = TileMemoryPool.scratch(SIMD4<Double>.self, count: length)
-    let (bufBStorage, bufB) = TileMemoryPool.scratch(SIMD4<Double>.self, count: length)
     let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: 1)
-    defer {
-      withExtendedLifetime((bufAStorage, bufBStorage)) {}
-      sums.deallocate()
-    }
-    let q = quantiser
+    defer { sums.deallocate() }
+    let q = quantiser, bufA = buffers.a
     input.withPixels { pixels in
       for y in rows {
         let row = pixels[row: y - src.y]
@@ -193,7 +208,7 @@ enum SeparableFilter {
           let v = row[min(max(columns.lowerBound - reach + t, src.x), src.maxX - 1) - src.x]
           bufA[t] = (widen(v) + q) - q
         }
-        let result = runCascade(boxes, length: length, lanes: 1, a: bufA, b: bufB, sums: sums)
+        let result = runCascade(boxes, length: length, lanes: 1, a: bufA, b: buffers.b, sums: sums)
         let m = dst(y)
         for x in 0..<w { m[x] = narrow(result[x]) }
       }
@@ -202,30 +217,26 @@ enum SeparableFilter {
 
   /// `boxCascade`'s column pass: for each output row y of `rows`, `count` pixels of the cascade
   /// down the columns into `dst(y)`; `row(y)` is the first pixel of the row pass's row y, y
-  /// clamped to the rows there are. Columns go in strips of 64 pixels laid out row by row.
+  /// clamped to the rows there are. Columns go in strips of `columnStrip` pixels laid out row by
+  /// row; `buffers` holds `rows.count + 2·reach` elements of `columnStrip` pixels.
   static func boxColumns(
-    rows: Range<Int>, count w: Int, boxes: [ExtendedBox], into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>,
-    row: (Int) -> UnsafePointer<SIMD4<Float>>
+    rows: Range<Int>, count w: Int, boxes: [ExtendedBox], buffers: CascadeBuffers,
+    into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, row: (Int) -> UnsafePointer<SIMD4<Float>>
   ) {
     let reach = boxes.reduce(0) { $0 + $1.reach }
-    let h = rows.count, strip = 64, length = h + 2 * reach
-    let (bufAStorage, bufA) = TileMemoryPool.scratch(SIMD4<Double>.self, count: length * strip)
-    let (bufBStorage, bufB) = TileMemoryPool.scratch(SIMD4<Double>.self, count: length * strip)
-    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: strip)
-    defer {
-      withExtendedLifetime((bufAStorage, bufBStorage)) {}
-      sums.deallocate()
-    }
-    let q = quantiser
+    let h = rows.count, length = h + 2 * reach
+    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: columnStrip)
+    defer { sums.deallocate() }
+    let q = quantiser, bufA = buffers.a
     var x0 = 0
     while x0 < w {
-      let lanes = min(strip, w - x0)
+      let lanes = min(columnStrip, w - x0)
       for t in 0..<length {
         let m = row(rows.lowerBound - reach + t) + x0
         let b = bufA + t * lanes
         for l in 0..<lanes { b[l] = (widen(m[l]) + q) - q }
       }
-      let result = runCascade(boxes, length: length, lanes: lanes, a: bufA, b: bufB, sums: sums)
+      let result = runCascade(boxes, length: length, lanes: lanes, a: bufA, b: buffers.b, sums: sums)
       for y in 0..<h {
         let d = dst(rows.lowerBound + y) + x0, s = result + y * lanes
         for l in 0..<lanes { d[l] = narrow(s[l]) }

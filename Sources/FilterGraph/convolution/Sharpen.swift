@@ -19,13 +19,6 @@ import PixelBufferModule
 
 /// Sharpens with an unsharp mask: adds `amount` times the difference from a Gaussian blur.
 public struct SharpenOperation: ImageOperation {
-  /// The blur's standard deviation in pixels (0 … 100).
-  public let sigma: Double
-  /// How much of the difference is added (0 … 20).
-  public let amount: Double
-  /// Differences at or below this (0 … 1, in encoded units) are left alone.
-  public let threshold: Double
-
   /// `sharpen sigma=1 amount=1 threshold=0`.
   public struct Parameters: FilterParameters {
     /// The blur's standard deviation.
@@ -42,17 +35,11 @@ public struct SharpenOperation: ImageOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) {
-    (sigma, amount, threshold) = (parameters.sigma, parameters.amount, parameters.threshold)
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; each value is clamped into the table's range (NaN to its default).
-  public init(sigma: Double = 1, amount: Double = 1, threshold: Double = 0) {
-    var parameters = Parameters()
-    (parameters.sigma, parameters.amount, parameters.threshold) = (sigma, amount, threshold)
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   public static let table = OperationDescriptor(
     name: "sharpen", category: .convolution,
@@ -60,21 +47,17 @@ public struct SharpenOperation: ImageOperation {
     parameters: Parameters.table, example: "sharpen sigma=1 amount=0.8")
 
   /// True when the blur uses the box cascade (the same rule as `blur method=auto`).
-  var usesBoxes: Bool { sigma > GaussianBlurOperation.boxThreshold }
+  var usesBoxes: Bool { parameters.sigma > GaussianBlurOperation.boxThreshold }
 
   /// How far the operation reads on each side of a pixel.
   var reach: Int {
     usesBoxes
-      ? GaussianKernel.boxCascade(sigma: sigma).reduce(0) { $0 + $1.reach }
-      : GaussianKernel.radius(for: sigma)
+      ? GaussianKernel.boxCascade(sigma: parameters.sigma).reduce(0) { $0 + $1.reach }
+      : GaussianKernel.radius(for: parameters.sigma)
   }
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.sigma, parameters.amount, parameters.threshold) = (sigma, amount, threshold)
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { .encoded }
 
   public func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
@@ -84,8 +67,8 @@ public struct SharpenOperation: ImageOperation {
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0]
     let o = output.rect
-    GaussianBlurOperation.blur(input, into: &output, sigma: sigma, boxes: usesBoxes)
-    let k = Float(amount), t = Float(threshold)
+    try GaussianBlurOperation.blur(input, into: &output, sigma: parameters.sigma, boxes: usesBoxes)
+    let k = Float(parameters.amount), t = Float(parameters.threshold)
     let zero = SIMD4<Float>(repeating: 0)
     input.withPixels { src in
       output.withMutablePixels { dst in
@@ -116,7 +99,8 @@ extension Image {
   /// result clamped. Values are clamped into sigma 0…100, amount 0…20, threshold 0…1; sigma or
   /// amount 0 returns the image unchanged.
   public func sharpened(sigma: Double = 1, amount: Double = 1, threshold: Double = 0) -> Image {
-    let op = SharpenOperation(sigma: sigma, amount: amount, threshold: threshold)
-    return op.sigma == 0 || op.amount == 0 ? self : applying(op)
+    var parameters = SharpenOperation.Parameters()
+    (parameters.sigma, parameters.amount, parameters.threshold) = (sigma, amount, threshold)
+    return parameters.sigma == 0 || parameters.amount == 0 ? self : applying(SharpenOperation(parameters))
   }
 }

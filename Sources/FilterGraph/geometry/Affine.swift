@@ -86,32 +86,28 @@ public struct AffineMatrix: Hashable, Sendable, CustomStringConvertible {
 
 /// Resamples its input through an affine map (see the definition at the top of Affine.swift).
 public struct AffineOperation: ImageOperation {
-  /// The map as given: input → output continuous coordinates.
-  public let matrix: AffineMatrix
-  /// The output's size, or nil for the mapped input's bounding box.
-  public let outputSize: Size?
-  /// True to map the input's centre to the output's (the translation is then ignored).
-  public let centred: Bool
-  /// The interpolation kernel.
-  public let kernel: ResampleKernel
-  /// What lies outside the input (straight sRGB-encoded RGBA).
-  public let background: Color
-
+  /// The parameters (`matrix` must be invertible: `Image.transformed(by:…)` checks).
+  public let parameters: Parameters
+  /// The map of `parameters.matrix` and `parameters.translate`: input → output continuous coordinates.
+  let matrix: AffineMatrix
   /// The kernel stretches (they depend on the linear part only), computed once.
   private let stretch: (x: Double, y: Double)
 
-  /// Creates the operation; `matrix` must be invertible (`Image.transformed(by:…)` checks).
-  public init(
-    matrix: AffineMatrix, outputSize: Size? = nil, centred: Bool = false, kernel: ResampleKernel = .cubic,
-    background: Color = .clear
-  ) {
-    self.matrix = matrix
-    self.outputSize = outputSize
-    self.centred = centred
-    self.kernel = kernel
-    self.background = background
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.parameters = parameters
+    let m = parameters.matrix, t = parameters.translate
+    matrix = AffineMatrix(a: m[0], b: m[1], c: m[2], d: m[3], tx: t[0], ty: t[1])
     let inv = matrix.inverted
     stretch = (max(1, (inv.a * inv.a + inv.b * inv.b).squareRoot()), max(1, (inv.c * inv.c + inv.d * inv.d).squareRoot()))
+  }
+
+  /// The operation of `matrix` (a rotation, or a map a gain map computed), with the other parameters.
+  init(matrix: AffineMatrix, outputSize: Size? = nil, centred: Bool = false, kernel: ResampleKernel, background: Color) {
+    var parameters = Parameters()
+    (parameters.matrix, parameters.translate) = ([matrix.a, matrix.b, matrix.c, matrix.d], [matrix.tx, matrix.ty])
+    (parameters.size, parameters.centre, parameters.kernel, parameters.background) = (outputSize, centred, kernel, background)
+    self.init(parameters)
   }
 
   /// The forward map (translation resolved) and output size for an input of `size`.
@@ -120,7 +116,7 @@ public struct AffineOperation: ImageOperation {
     var m = matrix
     let limit = Double(Self.maximumSide)
     func side(_ v: Double) -> Int { Int(min(max(v, 1), limit)) }
-    if centred {
+    if parameters.centre {
       let out = Size(
         width: side((w * abs(m.a) + h * abs(m.b) - 1e-6).rounded(.up)),
         height: side((w * abs(m.c) + h * abs(m.d) - 1e-6).rounded(.up)))
@@ -131,7 +127,7 @@ public struct AffineOperation: ImageOperation {
       m.ty = Double(out.height) / 2 - centre.y
       return (m, out)
     }
-    if let outputSize { return (m, outputSize) }
+    if let outputSize = parameters.size { return (m, outputSize) }
     let corners = [m.apply(0, 0), m.apply(w, 0), m.apply(0, h), m.apply(w, h)]
     let x0 = corners.map(\.x).min()!, x1 = corners.map(\.x).max()!
     let y0 = corners.map(\.y).min()!, y1 = corners.map(\.y).max()!
@@ -145,8 +141,7 @@ public struct AffineOperation: ImageOperation {
   /// The largest output side.
   public static let maximumSide = 65535
 
-  /// `affine matrix=a,b,c,d translate=0,0 size=WxH centre=false kernel=cubic background=clear`:
-  /// the verb's parameters (the operation holds a matrix with its translation).
+  /// `affine matrix=a,b,c,d translate=0,0 size=WxH centre=false kernel=cubic background=clear`.
   public struct Parameters: FilterParameters {
     /// a,b,c,d.
     @Param("matrix", count: 4, help: "a,b,c,d: the output point is (a·x + b·y, c·x + d·y) + translate.")
@@ -195,23 +190,18 @@ public struct AffineOperation: ImageOperation {
     parameters: Parameters.table, example: "affine matrix=1,0.3,0,1 background=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The map as given, the size when given (else `centre`), kernel and background.
+  /// The parameters, with `centre=true` and without the translation and size it ignores, or with
+  /// them and without `centre=false` (the spelling cache keys have always had).
   public var arguments: Arguments {
-    let rows = Parameters()
-    var values = [rows.$matrix.argument([matrix.a, matrix.b, matrix.c, matrix.d])]
-    if centred {
-      values.append(rows.$centre.argument(true))
-    } else {
-      values.append(rows.$translate.argument([matrix.tx, matrix.ty]))
-      if let outputSize { values.append(rows.$size.argument(outputSize)) }
-    }
-    values += [rows.$kernel.argument(kernel), rows.$background.argument(background)]
-    return Arguments(values)
+    let p = parameters
+    let left = p.centre ? [p.$translate.name, p.$size.name] : [p.$centre.name]
+    return Arguments(p.arguments.values.filter { !left.contains($0.0) })
   }
   public var workingSpace: WorkingSpace? { .linear }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
+    let background = parameters.background
     info.size = placement(for: info.size).size
     if background.alpha < 1 { info.layout = info.layout.withAlpha }
     if info.layout.isGray && !background.isGray { info.layout = info.layout.hasAlpha ? .rgba : .rgb }
@@ -220,7 +210,7 @@ public struct AffineOperation: ImageOperation {
 
   /// How far (in input pixels) a tap can be from the sample position, per axis.
   private var reach: (x: Double, y: Double) {
-    let s = max(kernel.support, 1)
+    let s = max(parameters.kernel.support, 1)
     return (s * stretch.x, s * stretch.y)
   }
 
@@ -251,6 +241,7 @@ public struct AffineOperation: ImageOperation {
     let extent = Rect(size: inputs[0].imageSize)
     let inverse = placement(for: extent.size).map.inverted
     let (sx, sy) = stretch
+    let kernel = parameters.kernel
     let reach = (x: kernel.support * sx, y: kernel.support * sy)
     // The general path's taps ⌈u − rx⌉ … ⌊u + rx⌋ are at most ⌊2·rx⌋ + 1 (the window's ⌈2·rx⌉ fit).
     let maxTaps = (x: Int((2 * reach.x).rounded(.down)) + 1, y: Int((2 * reach.y).rounded(.down)) + 1)
@@ -260,7 +251,7 @@ public struct AffineOperation: ImageOperation {
         input.withPixels { src in
           let sampler = AffineSampler(
             src: src, input: input.rect, extent: extent, inverse: inverse, kernel: kernel, reach: reach,
-            stretch: stretch, background: background.premultiplied(in: .linear), table: samples,
+            stretch: stretch, background: parameters.background.premultiplied(in: .linear), table: samples,
             wx: scratch.baseAddress!, wy: scratch.baseAddress! + maxTaps.x)
           output.withMutablePixels { dst in
             for y in 0..<dst.height {

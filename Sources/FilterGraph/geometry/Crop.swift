@@ -24,22 +24,7 @@ import PixelBufferModule
 
 /// Keeps a rectangle of its input (see the definition at the top of Crop.swift).
 public struct CropOperation: ImageOperation {
-  /// The rectangle asked for: its size, and its offset from where `gravity` places a box of that
-  /// size in the input (with `.northWest`, its position in input coordinates). It is clipped to
-  /// the input when applied.
-  public let region: Rect
-  /// The side or corner of the input the region is placed against, at render time.
-  public let gravity: Gravity
-
-  /// Creates the operation: `region` in input coordinates, or, with another `gravity`, its size
-  /// and its offset from the place that gravity gives it in the input.
-  public init(region: Rect, gravity: Gravity = .northWest) {
-    self.region = region
-    self.gravity = gravity
-  }
-
-  /// `crop size=WxH x=0 y=0 gravity=northwest`: the verb's parameters (the operation holds a
-  /// region).
+  /// `crop size=WxH x=0 y=0 gravity=northwest`.
   public struct Parameters: FilterParameters {
     /// The rectangle's size.
     @Param("size", sides: 1...65535, help: "Width and height of the rectangle.")
@@ -60,6 +45,25 @@ public struct CropOperation: ImageOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
+
+  /// The crop of `region`, in input coordinates (a window the renderer or a gain map computed);
+  /// its sides and offsets are clamped into the rows' ranges.
+  init(region: Rect) {
+    var parameters = Parameters()
+    (parameters.size, parameters.x, parameters.y) = (region.size, region.x, region.y)
+    self.init(parameters)
+  }
+
+  /// The rectangle asked for: its size, and its offset from where `parameters.gravity` places a
+  /// box of that size in the input (with `.northWest`, its position in input coordinates). It is
+  /// clipped to the input when applied.
+  public var region: Rect { Rect(origin: Point(x: parameters.x, y: parameters.y), size: parameters.size) }
+
   /// The `crop` verb's table.
   public static let table = OperationDescriptor(
     name: "crop", category: .geometry,
@@ -67,18 +71,17 @@ public struct CropOperation: ImageOperation {
     parameters: Parameters.table, example: "crop size=800x600 gravity=center")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The region as `size`, `x`, `y`, and `gravity` unless it is northwest.
+  /// The parameters, without `gravity` when it is the default, northwest (the spelling cache
+  /// keys have always had).
   public var arguments: Arguments {
-    let rows = Parameters()
-    return Arguments(
-      [rows.$size.argument(region.size), rows.$x.argument(region.x), rows.$y.argument(region.y)]
-        + (gravity == .northWest ? [] : [rows.$gravity.argument(gravity)]))
+    let all = parameters.arguments
+    return parameters.gravity == .northWest ? Arguments(all.values.filter { $0.0 != parameters.$gravity.name }) : all
   }
   public var workingSpace: WorkingSpace? { nil }
 
   /// The region placed by `gravity` in an input of `size`, before clipping.
   public func placedRegion(in size: Size) -> Rect {
-    let o = gravity.origin(of: region.size, in: size)
+    let o = parameters.gravity.origin(of: region.size, in: size)
     return region.offsetBy(dx: o.x, dy: o.y)
   }
 
@@ -112,7 +115,11 @@ extension Image {
   /// The pixels of the image inside `region`: the region is clipped to the image, and a region
   /// that misses it entirely keeps the one pixel nearest to its top-left corner.
   public func cropped(to region: Rect) -> Image {
-    let op = CropOperation(region: region)
+    // Clipped here to the largest extent the image can have, or to the one pixel at its corner
+    // when it misses it, so a region outside the rows' ranges keeps its pixels; the operation clips
+    // again to the input it gets, with the same result.
+    let inside = region.intersection(extent)
+    let op = CropOperation(region: inside.isEmpty ? Rect(origin: region.origin, size: Size(width: 1, height: 1)) : inside)
     if op.clippedRegion(in: size) == extent { return self }
     return applying(op)
   }
@@ -123,10 +130,14 @@ extension Image {
   /// `cropped(to:)` clips. The box is placed when the image renders, from its actual size: after
   /// `trimmed()` it is placed in the trimmed image.
   public func cropped(to size: Size, gravity: Gravity = .northWest, x: Int = 0, y: Int = 0) -> Image {
-    let op = CropOperation(region: Rect(x: x, y: y, width: size.width, height: size.height), gravity: gravity)
+    var parameters = CropOperation.Parameters()
+    (parameters.size, parameters.gravity, parameters.x, parameters.y) = (size, gravity, x, y)
+    let op = CropOperation(parameters)
     // Sizes known before render are the largest the image can be, so a box covering this extent
     // covers the final one too.
     if op.clippedRegion(in: self.size) == extent { return self }
     return applying(op)
   }
 }
+
+extension CropOperation: WindowOperation {}

@@ -62,23 +62,10 @@ public struct EdgeInsets: Hashable, Sendable, CustomStringConvertible {
 
 /// Adds margins around its input (see the definition at the top of Extend.swift).
 public struct ExtendOperation: ImageOperation {
-  /// The margins (each 0…`maximumMargin`).
-  public let insets: EdgeInsets
-  /// What fills them.
-  public let mode: ExtendMode
-
   /// The largest margin and the largest output side.
   public static let maximumMargin = 65535
 
-  /// Creates the operation; margins are clamped into 0…`maximumMargin`.
-  public init(insets: EdgeInsets, mode: ExtendMode) {
-    func clamp(_ v: Int) -> Int { min(max(v, 0), Self.maximumMargin) }
-    self.insets = EdgeInsets(top: clamp(insets.top), right: clamp(insets.right), bottom: clamp(insets.bottom), left: clamp(insets.left))
-    self.mode = mode
-  }
-
-  /// `extend top=0 right=0 bottom=0 left=0 mode=color color=black`: the verb's parameters (the
-  /// operation holds insets and a mode).
+  /// `extend top=0 right=0 bottom=0 left=0 mode=color color=black`.
   public struct Parameters: FilterParameters {
     /// Rows added above.
     @Param("top", range: 0...maximumMargin, help: "Rows added above.")
@@ -103,21 +90,35 @@ public struct ExtendOperation: ImageOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+  /// The margins of `parameters`.
+  let insets: EdgeInsets
+  /// The fill `parameters.mode` and `parameters.color` name.
+  let mode: ExtendMode
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.parameters = parameters
+    insets = EdgeInsets(top: parameters.top, right: parameters.right, bottom: parameters.bottom, left: parameters.left)
+    switch parameters.mode {
+    case "copy": mode = .copy
+    case "mirror": mode = .mirror
+    default: mode = .color(parameters.color)
+    }
+  }
+
   public static let table = OperationDescriptor(
     name: "extend", category: .geometry,
     summary: "Adds margins filled with a colour, the repeated edge (copy) or the mirrored image.",
     parameters: Parameters.table, example: "extend top=20 bottom=20 left=40 right=40 color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The margins, mode and (for mode=color) colour.
+  /// The parameters, without `color` unless mode=color (the spelling cache keys have always had).
   public var arguments: Arguments {
-    let rows = Parameters()
-    var values = [
-      rows.$top.argument(insets.top), rows.$right.argument(insets.right), rows.$bottom.argument(insets.bottom),
-      rows.$left.argument(insets.left), rows.$mode.argument(mode.name),
-    ]
-    if case .color(let c) = mode { values.append(rows.$color.argument(c)) }
-    return Arguments(values)
+    let all = parameters.arguments
+    if case .color = mode { return all }
+    return Arguments(all.values.filter { $0.0 != parameters.$color.name })
   }
 
   public var workingSpace: WorkingSpace? {
@@ -213,7 +214,11 @@ extension Image {
   /// black by default —, the repeated edge, or the mirrored image). Margins are clamped into
   /// 0…65535. See Extend.swift.
   public func extended(by insets: EdgeInsets, mode: ExtendMode = .color(.black)) -> Image {
-    let op = ExtendOperation(insets: insets, mode: mode)
+    var parameters = ExtendOperation.Parameters()
+    (parameters.top, parameters.right, parameters.bottom, parameters.left) = (insets.top, insets.right, insets.bottom, insets.left)
+    parameters.mode = mode.name
+    if case .color(let c) = mode { parameters.color = c }
+    let op = ExtendOperation(parameters)
     return op.insets.isZero ? self : applying(op)
   }
 }

@@ -59,11 +59,6 @@ public struct OrientTransform: Hashable, Sendable {
 
 /// Turns and mirrors an image by a multiple of 90°.
 public struct OrientOperation: ImageOperation {
-  /// The transform.
-  public let transform: OrientTransform
-
-  /// Creates the operation.
-  public init(_ transform: OrientTransform) { self.transform = transform }
 
   /// `orient orientation=1`.
   public struct Parameters: FilterParameters {
@@ -85,6 +80,24 @@ public struct OrientOperation: ImageOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+  /// The transform of `parameters.orientation`.
+  let transform: OrientTransform
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) {
+    self.parameters = parameters
+    transform = OrientTransform(Orientation(rawValue: parameters.orientation) ?? .up)
+  }
+
+  /// The operation of `transform` (an orientation read from a file, or two folded into one).
+  init(_ transform: OrientTransform) {
+    var parameters = Parameters()
+    parameters.orientation = transform.orientation.rawValue
+    self.init(parameters)
+  }
+
   /// The parameter table (`orient` in `fgrun filters`).
   public static let table = OperationDescriptor(
     name: "orient", category: .geometry,
@@ -92,11 +105,7 @@ public struct OrientOperation: ImageOperation {
     parameters: Parameters.table, example: "orient orientation=6")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    parameters.orientation = transform.orientation.rawValue
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { nil }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

@@ -16,27 +16,10 @@ import PixelBufferModule
 
 /// Places its input on a canvas (see the definition at the top of Pad.swift).
 public struct PadOperation: ImageOperation {
-  /// The canvas: a fixed size, or nil for the square of the input's longer side.
-  public let canvas: Size?
-  /// Where the input sits on the canvas.
-  public let gravity: Gravity
-  /// The canvas colour.
-  public let color: Color
-
   /// The largest canvas side.
   public static let maximumSide = 65535
 
-  /// Creates the operation; canvas sides are clamped into 1…`maximumSide`.
-  public init(canvas: Size?, gravity: Gravity = .center, color: Color = .black) {
-    self.canvas = canvas.map {
-      Size(width: min(max($0.width, 1), Self.maximumSide), height: min(max($0.height, 1), Self.maximumSide))
-    }
-    self.gravity = gravity
-    self.color = color
-  }
-
-  /// `pad size=WxH | square=true gravity=center color=black`: the verb's parameters (the
-  /// operation holds a canvas or none).
+  /// `pad size=WxH | square=true gravity=center color=black`.
   public struct Parameters: FilterParameters {
     /// The canvas (or `square`).
     @OptionalParam("size", sides: 1...maximumSide, help: "Canvas width and height (give size or square=true).")
@@ -55,30 +38,37 @@ public struct PadOperation: ImageOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges: the canvas is `size`, or without one the square of the
+  /// input's longer side.
+  public let parameters: Parameters
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
+
   public static let table = OperationDescriptor(
     name: "pad", category: .geometry,
     summary: "Places the image on a canvas of a size (or a square) and colour, against a side or corner (cut where larger).",
     parameters: Parameters.table, example: "pad square=true color=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// `size` or `square=true`, then gravity and colour.
+  /// The parameters, without `square=false` (the spelling cache keys have always had).
   public var arguments: Arguments {
-    let rows = Parameters()
-    let shape = canvas.map { rows.$size.argument($0) } ?? rows.$square.argument(true)
-    return Arguments([shape, rows.$gravity.argument(gravity), rows.$color.argument(color)])
+    let all = parameters.arguments
+    return parameters.square ? all : Arguments(all.values.filter { $0.0 != parameters.$square.name })
   }
   public var workingSpace: WorkingSpace? { .encoded }
 
   /// The canvas for an input of `size`.
   public func canvasSize(for size: Size) -> Size {
-    canvas ?? { let side = min(max(size.width, size.height), Self.maximumSide); return Size(width: side, height: side) }()
+    parameters.size ?? { let side = min(max(size.width, size.height), Self.maximumSide); return Size(width: side, height: side) }()
   }
 
   /// Where the input's top-left pixel lands, for an input of `size`.
-  public func origin(for size: Size) -> Point { gravity.origin(of: size, in: canvasSize(for: size)) }
+  public func origin(for size: Size) -> Point { parameters.gravity.origin(of: size, in: canvasSize(for: size)) }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
     var info = inputs[0]
+    let color = parameters.color
     info.size = canvasSize(for: info.size)
     if color.alpha < 1 { info.layout = info.layout.withAlpha }
     if info.layout.isGray && !color.isGray { info.layout = info.layout.hasAlpha ? .rgba : .rgb }
@@ -96,7 +86,7 @@ public struct PadOperation: ImageOperation {
     let o = origin(for: inputs[0].imageSize)
     let shifted = output.rect.offsetBy(dx: -o.x, dy: -o.y)
     let inside = shifted.intersection(Rect(size: inputs[0].imageSize))
-    let fill = color.premultiplied(in: .encoded)
+    let fill = parameters.color.premultiplied(in: .encoded)
     input.withPixels { src in
       output.withMutablePixels { dst in
         for y in 0..<dst.height { dst[row: y].update(repeating: fill, count: dst.width) }
@@ -116,12 +106,16 @@ extension Image {
   /// `gravity` names (centred on the other axes, rounding down); an image larger than the canvas
   /// on an axis is cut to the part that lands on it. Sides are clamped into 1…65535. See Pad.swift.
   public func padded(to size: Size, gravity: Gravity = .center, color: Color = .black) -> Image {
-    applying(PadOperation(canvas: size, gravity: gravity, color: color))
+    var parameters = PadOperation.Parameters()
+    (parameters.size, parameters.gravity, parameters.color) = (size, gravity, color)
+    return applying(PadOperation(parameters))
   }
 
   /// The image centred (or placed by `gravity`) on a square canvas of `color` whose side is the
   /// image's longer side. See Pad.swift.
   public func paddedToSquare(gravity: Gravity = .center, color: Color = .black) -> Image {
-    applying(PadOperation(canvas: nil, gravity: gravity, color: color))
+    var parameters = PadOperation.Parameters()
+    (parameters.square, parameters.gravity, parameters.color) = (true, gravity, color)
+    return applying(PadOperation(parameters))
   }
 }

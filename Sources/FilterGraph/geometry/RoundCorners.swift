@@ -16,15 +16,9 @@ import PixelBufferModule
 
 /// Rounds the corners of its input (see RoundCorners.swift).
 public struct RoundCornersOperation: ImageOperation {
-  /// The corner radius in pixels (as given; clamped to half the shorter side when rendering).
-  public let radius: Double
-
-  /// Creates the operation.
-  public init(radius: Double) { self.radius = radius.isFinite ? max(radius, 0) : 0 }
-
   /// `roundcorners radius=24`.
   public struct Parameters: FilterParameters {
-    /// The corner radius.
+    /// The corner radius (clamped to half the shorter side when rendering).
     @Param("radius", range: 0...65535, help: "Corner radius in pixels (at most half the shorter side).")
     public var radius: Double
 
@@ -32,14 +26,19 @@ public struct RoundCornersOperation: ImageOperation {
     public init() {}
   }
 
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
+
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
+
   public static let table = OperationDescriptor(
     name: "roundcorners", category: .geometry,
     summary: "Makes the corners transparent outside quarter circles of a radius, with antialiased edges.",
     parameters: Parameters.table, example: "roundcorners radius=24")
 
   public var descriptor: OperationDescriptor { Self.table }
-  /// The radius as given (above the row's range it is spelt as it is).
-  public var arguments: Arguments { Arguments([Parameters().$radius.argument(radius)]) }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { nil }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
@@ -50,7 +49,7 @@ public struct RoundCornersOperation: ImageOperation {
 
   /// The coverage c(x, y) of an image of `size` (see the definition).
   public func coverage(x: Int, y: Int, size: Size) -> Float {
-    let r = min(radius, Double(min(size.width, size.height)) / 2)
+    let r = min(parameters.radius, Double(min(size.width, size.height)) / 2)
     let px = Double(x) + 0.5, py = Double(y) + 0.5
     let w = Double(size.width), h = Double(size.height)
     let cx = px < r ? r : px > w - r ? w - r : px
@@ -64,7 +63,7 @@ public struct RoundCornersOperation: ImageOperation {
   public func render(into output: inout Tile, inputs: [Tile]) throws {
     output.buffer = inputs[0].buffer
     let size = inputs[0].imageSize
-    let r = Int(min(radius, Double(min(size.width, size.height)) / 2).rounded(.up))
+    let r = Int(min(parameters.radius, Double(min(size.width, size.height)) / 2).rounded(.up))
     guard r > 0 else { return }
     let rect = output.rect
     // Only the four r × r corner squares change.
@@ -89,8 +88,10 @@ public struct RoundCornersOperation: ImageOperation {
 
 extension Image {
   /// The image with its corners cut to quarter circles of `radius` pixels (clamped to half the
-  /// shorter side), antialiased; the result has alpha.
+  /// shorter side), antialiased; the result has alpha. An infinite radius, as NaN, rounds nothing.
   public func roundingCorners(radius: Double) -> Image {
-    applying(RoundCornersOperation(radius: radius))
+    var parameters = RoundCornersOperation.Parameters()
+    parameters.radius = radius.isFinite ? radius : 0
+    return applying(RoundCornersOperation(parameters))
   }
 }

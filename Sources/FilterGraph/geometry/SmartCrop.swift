@@ -225,17 +225,12 @@ public struct SmartCropAnalysis: ImageAnalysis {
 
 /// `smartcrop` with `attention` or `entropy`: crops to the window `SmartCropAnalysis` chooses.
 public struct SmartCropOperation: WindowChoosingOperation {
-  /// The window asked for.
-  public let size: Size
-  /// `attention` or `entropy` (`centre` is an ordinary crop; see `Image.smartCropped`).
-  public let strategy: SmartCropStrategy
-
   /// `smartcrop size=WxH strategy=attention`.
   public struct Parameters: FilterParameters {
     /// The window.
     @Param("size", sides: 1...65535, help: "Width and height of the window kept (clamped to the image).")
     public var size: Size
-    /// How the window is chosen.
+    /// How the window is chosen (`centre` is an ordinary crop: see `Image.smartCropped`).
     @Param("strategy", help: "attention: edges, skin and saturated colour; entropy: the most varied luma; centre: the middle.")
     public var strategy = SmartCropStrategy.attention
 
@@ -243,17 +238,11 @@ public struct SmartCropOperation: WindowChoosingOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) {
-    (size, strategy) = (parameters.size, parameters.strategy)
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; the window's sides are clamped into 1…65535.
-  public init(size: Size, strategy: SmartCropStrategy) {
-    var parameters = Parameters()
-    (parameters.size, parameters.strategy) = (size, strategy)
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   public static let table = OperationDescriptor(
     name: "smartcrop", category: .geometry,
@@ -261,15 +250,13 @@ public struct SmartCropOperation: WindowChoosingOperation {
     parameters: Parameters.table, example: "smartcrop size=1080x1080 strategy=attention")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.size, parameters.strategy) = (size, strategy)
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { nil }
 
   /// The window clamped to an input of `size`.
-  func window(in input: Size) -> Size { Size(width: min(size.width, input.width), height: min(size.height, input.height)) }
+  func window(in input: Size) -> Size {
+    Size(width: min(parameters.size.width, input.width), height: min(parameters.size.height, input.height))
+  }
 
   /// The output is the clamped window whatever the analysis finds.
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
@@ -278,7 +265,7 @@ public struct SmartCropOperation: WindowChoosingOperation {
     return info
   }
 
-  public var analysis: SmartCropAnalysis { SmartCropAnalysis(window: size, strategy: strategy) }
+  public var analysis: SmartCropAnalysis { SmartCropAnalysis(window: parameters.size, strategy: parameters.strategy) }
 
   public func resolved(with window: Rect, input: ImageInfo) -> any ImageOperation { CropOperation(region: window) }
 }
@@ -293,12 +280,14 @@ extension Image {
   /// followed by an `UnchangedStepOperation` showing the step as written: `explain` lists it and
   /// every render warns that the result is smaller than asked.
   public func smartCropped(to size: Size, strategy: SmartCropStrategy = .attention) -> Image {
-    let op = SmartCropOperation(size: size, strategy: strategy)
+    var parameters = SmartCropOperation.Parameters()
+    (parameters.size, parameters.strategy) = (size, strategy)
+    let op = SmartCropOperation(parameters)
+    let asked = parameters.size
     let window = op.window(in: self.size)
     // Centred at render time, in the input's actual size (a crop clips the box as the window is clamped).
-    let cropped = strategy == .centre || window == self.size ? cropped(to: op.size, gravity: .center) : applying(op)
-    guard window != op.size else { return cropped }
-    let asked = op.size
+    let cropped = strategy == .centre || window == self.size ? cropped(to: asked, gravity: .center) : applying(op)
+    guard window != asked else { return cropped }
     return cropped.applying(
       UnchangedStepOperation(SmartCropOperation.table, arguments: op.arguments) { input in
         guard input.width < asked.width || input.height < asked.height else { return nil }

@@ -80,11 +80,6 @@ public struct TrimAnalysis: ImageAnalysis {
 
 /// `trim`: crops to the content found by `TrimAnalysis`; see Trim.swift.
 public struct TrimOperation: WindowChoosingOperation {
-  /// The largest channel difference a border pixel may have from the background.
-  public let threshold: Double
-  /// The background colour, or nil for the input's top-left pixel.
-  public let background: Color?
-
   /// `trim threshold=0.04 background=white`.
   public struct Parameters: FilterParameters {
     /// How far from the background a border pixel may be.
@@ -98,17 +93,11 @@ public struct TrimOperation: WindowChoosingOperation {
     public init() {}
   }
 
-  /// Creates the operation.
-  public init(_ parameters: Parameters) {
-    (threshold, background) = (parameters.threshold, parameters.background)
-  }
+  /// The parameters, in their ranges.
+  public let parameters: Parameters
 
-  /// Creates the operation; `threshold` is clamped into 0…1.
-  public init(threshold: Double = 0.04, background: Color? = nil) {
-    var parameters = Parameters()
-    (parameters.threshold, parameters.background) = (threshold, background)
-    self.init(parameters)
-  }
+  /// Creates the operation.
+  public init(_ parameters: Parameters) { self.parameters = parameters }
 
   public static let table = OperationDescriptor(
     name: "trim", category: .geometry,
@@ -116,14 +105,10 @@ public struct TrimOperation: WindowChoosingOperation {
     parameters: Parameters.table, example: "trim threshold=0.1 background=white")
 
   public var descriptor: OperationDescriptor { Self.table }
-  public var arguments: Arguments {
-    var parameters = Parameters()
-    (parameters.threshold, parameters.background) = (threshold, background)
-    return parameters.arguments
-  }
+  public var arguments: Arguments { parameters.arguments }
   public var workingSpace: WorkingSpace? { nil }
 
-  public var analysis: TrimAnalysis { TrimAnalysis(threshold: threshold, background: background) }
+  public var analysis: TrimAnalysis { TrimAnalysis(threshold: parameters.threshold, background: parameters.background) }
 
   public func resolved(with box: Rect, input: ImageInfo) -> any ImageOperation { CropOperation(region: box) }
 }
@@ -134,6 +119,8 @@ extension Image {
   /// (0…1) in some channel; a flat image is returned whole (see Trim.swift). The border is found
   /// by the renderer before the tiles; until then `size` is the input's.
   public func trimmed(threshold: Double = 0.04, background: Color? = nil) -> Image {
-    applying(TrimOperation(threshold: threshold, background: background))
+    var parameters = TrimOperation.Parameters()
+    (parameters.threshold, parameters.background) = (threshold, background)
+    return applying(TrimOperation(parameters))
   }
 }

@@ -41,7 +41,7 @@ extension ScaleOperation: BandedInputReader {
     if runsHorizontalPassFirst(inputImageSize: inputImageSize) {
       // Each band's rows are shrunk as they arrive; the vertical pass then runs over them all.
       let outputFloats = 4 * output.rect.width
-      let (passedStorage, passed) = TileMemoryPool.scratch(Float.self, count: outputFloats * input.height)
+      let (passedStorage, passed) = try TileMemoryPool.scratch(Float.self, count: outputFloats * input.height)
       defer { withExtendedLifetime(passedStorage) {} }
       try Self.eachBand(of: input, bandRows: bandRows, band) { rows, src in
         Self.horizontalPass(
@@ -51,7 +51,7 @@ extension ScaleOperation: BandedInputReader {
       Self.verticalPass(yAxis, from: passed, into: &output)
       return
     }
-    let (sumsStorage, sums) = TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
+    let (sumsStorage, sums) = try TileMemoryPool.scratch(Float.self, count: rowFloats * outH)
     defer { withExtendedLifetime(sumsStorage) {} }
     try Self.eachBand(of: input, bandRows: bandRows, band) { rows, src in
       yAxis.rows(
@@ -59,7 +59,7 @@ extension ScaleOperation: BandedInputReader {
         rowFloats: src.rowBytes / MemoryLayout<Float>.stride, count: rowFloats, into: sums, outputFloats: rowFloats,
         pixelFloats: 4)
     }
-    Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
+    try Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
       for y in 0..<outH {
         for p in 0..<input.width {
           (scratch + p * column + 4 * y).update(from: sums + y * rowFloats + 4 * p, count: 4)

@@ -53,8 +53,8 @@ extension ScaleOperation {
   }
 
   /// Horizontal pass first over a float tile of the whole input region.
-  func renderHorizontalPassFirst(into output: inout Tile, input: Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) {
-    let (rowsStorage, rows) = TileMemoryPool.scratch(Float.self, count: 4 * output.rect.width * input.rect.height)
+  func renderHorizontalPassFirst(into output: inout Tile, input: Tile, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis) throws {
+    let (rowsStorage, rows) = try TileMemoryPool.scratch(Float.self, count: 4 * output.rect.width * input.rect.height)
     defer { withExtendedLifetime(rowsStorage) {} }
     input.withPixels { src in
       Self.horizontalPass(
@@ -70,10 +70,10 @@ extension ScaleOperation {
   func renderHorizontalPassFirst(
     into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
     _ xAxis: ResampleAxis, _ yAxis: ResampleAxis
-  ) {
+  ) throws {
     let width = input.width
-    let (lineStorage, line) = TileMemoryPool.scratch(SIMD4<Float>.self, count: width)
-    let (rowsStorage, passed) = TileMemoryPool.scratch(Float.self, count: 4 * output.rect.width * rows.count)
+    let (lineStorage, line) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: width)
+    let (rowsStorage, passed) = try TileMemoryPool.scratch(Float.self, count: 4 * output.rect.width * rows.count)
     defer { withExtendedLifetime((lineStorage, rowsStorage)) {} }
     let table: [Float]? = linearLight ? SRGBTransfer.decodeTable8 : nil
     let lineFloats = UnsafeMutableRawPointer(line).assumingMemoryBound(to: Float.self)

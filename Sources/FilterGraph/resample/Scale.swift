@@ -157,7 +157,7 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   }
 
   /// The ratios come from the input tile's `imageSize`: the input as it is rendered.
-  public func render(into output: inout Tile, inputs: [Tile]) {
+  public func render(into output: inout Tile, inputs: [Tile]) throws {
     let input = inputs[0]
     let (xAxis, yAxis) = axes(for: output.rect, input: input.rect, inputImageSize: input.imageSize)
     if kernel == .nearest {
@@ -165,71 +165,17 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
       return
     }
     if runsHorizontalPassFirst(inputImageSize: input.imageSize) {
-      renderHorizontalPassFirst(into: &output, input: input, xAxis, yAxis)
+      try renderHorizontalPassFirst(into: &output, input: input, xAxis, yAxis)
       return
     }
-    input.withPixels { src in
-      Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
+    try input.withPixels { src in
+      try Self.resample(into: &output, inputWidth: input.rect.width, xAxis, yAxis) { scratch, column in
         yAxis.rows(
           from: src.base.assumingMemoryBound(to: Float.self), rowFloats: src.rowBytes / MemoryLayout<Float>.stride,
           count: 4 * input.rect.width, into: scratch, pixelFloats: column)
       }
     }
   }
-
-  /// `StoredRowsReader`'s render: the rows are converted into the working space (code / 255, or
-  /// through the sRGB decoding table in linear light) a strip of columns at a time, into a block
-  /// that stays in cache for the vertical pass, where `render(into:inputs:)` converts the whole
-  /// region into a float tile first; the floats are the same (the conversions are the tile
-  /// loader's, the sums run in the same order). Not for `.nearest` (`readsStoredRows`).
-  func render(
-    into output: inout Tile, rows: [UnsafePointer<UInt8>], columns: Range<Int>, channels: Int, input: Rect,
-    inputImageSize: Size
-  ) {
-    let (xAxis, yAxis) = axes(for: output.rect, input: input, inputImageSize: inputImageSize)
-    if runsHorizontalPassFirst(inputImageSize: inputImageSize) {
-      renderHorizontalPassFirst(into: &output, rows: rows, columns: columns, channels: channels, input: input, xAxis, yAxis)
-      return
-    }
-    let strip = 64  // columns: 64 pixels × a few hundred rows of floats stays in the second-level cache
-    let n = rows.count
-    let (blockStorage, block) = TileMemoryPool.scratch(SIMD4<Float>.self, count: strip * n + 2 * n)
-    defer { withExtendedLifetime(blockStorage) {} }
-    let table: [Float]? = linearLight ? SRGBTransfer.decodeTable8 : nil
-    rows.withUnsafeBufferPointer { rowPointers in
-      (table ?? []).withUnsafeBufferPointer { lut in
-        let rowsBase = UnsafeRawPointer(rowPointers.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        /// Source columns [from, from + count) of every row into `dst`, rows `pixels` apart.
-        func convert(_ from: Int, _ count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int) {
-          fg_codes8_block(
-            rowsBase, n, from, count, Int32(channels), table == nil ? nil : lut.baseAddress,
-            UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self), 4 * pixels)
-        }
-        // The first and last stored columns, for the region's columns beyond them.
-        let first = block + strip * n, last = first + n
-        if columns.lowerBound > 0 { convert(0, 1, into: first, pixels: 1) }
-        if columns.upperBound < input.width { convert(columns.count - 1, 1, into: last, pixels: 1) }
-        Self.resample(into: &output, inputWidth: input.width, xAxis, yAxis) { scratch, column in
-          for x in stride(from: 0, to: input.width, by: strip) {
-            let width = min(strip, input.width - x)
-            let lo = min(max(columns.lowerBound, x), x + width), hi = max(min(columns.upperBound, x + width), lo)
-            if hi > lo { convert(lo - columns.lowerBound, hi - lo, into: block + (lo - x), pixels: strip) }
-            for r in 0..<n where lo > x || hi < x + width {
-              let b = block + r * strip
-              if lo > x { b.update(repeating: first[r], count: lo - x) }
-              if hi < x + width { (b + (hi - x)).update(repeating: last[r], count: x + width - hi) }
-            }
-            yAxis.rows(
-              from: UnsafeRawPointer(block).assumingMemoryBound(to: Float.self), rowFloats: 4 * strip, count: 4 * width,
-              into: scratch + x * column, pixelFloats: column)
-          }
-        }
-      }
-    }
-  }
-
-  /// Every kernel but `.nearest` (which copies pixels: nothing to convert) reads stored rows.
-  var readsStoredRows: Bool { kernel != .nearest }
 
   /// The taps of output `rect` over an input region `input` of an image of `inputImageSize`.
   func axes(for rect: Rect, input: Rect, inputImageSize inSize: Size) -> (ResampleAxis, ResampleAxis) {
@@ -264,9 +210,9 @@ public struct ScaleOperation: ResampleOperation, StoredRowsReader {
   static func resample(
     into output: inout Tile, inputWidth inW: Int, _ xAxis: ResampleAxis, _ yAxis: ResampleAxis,
     vertical: (UnsafeMutablePointer<Float>, Int) throws -> Void
-  ) rethrows {
+  ) throws {
     let outH = output.rect.height
-    let (scratchStorage, scratch) = TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
+    let (scratchStorage, scratch) = try TileMemoryPool.scratch(Float.self, count: 4 * inW * outH)
     defer { withExtendedLifetime(scratchStorage) {} }
     let column = 4 * outH
     try vertical(scratch, column)

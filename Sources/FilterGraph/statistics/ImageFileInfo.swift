@@ -39,6 +39,8 @@ public struct ImageFileInfo: Sendable {
   public var gainMap: GainMapImage?
   /// The HDR transfer (PQ, HLG) of a file its decoder tone-maps to SDR, or nil.
   public var hdrTransfer: HDRTransfer?
+  /// The content peak (cd/m²) such a file's tone mapping and gain map take, or nil.
+  public var hdrPeak: Double?
 
   /// Reads the header of the file at `url`.
   ///
@@ -59,6 +61,7 @@ public struct ImageFileInfo: Sendable {
     warnings = header.warnings
     gainMap = header.gainMap
     hdrTransfer = header.hdrTransfer
+    hdrPeak = header.hdrPeak
     storesLinearLight = profileDescription == nil && header.metadata.chromaticities == nil
       && header.metadata.gamma.map { abs($0 - 1) < 0.01 } == true
     let m = header.metadata

@@ -36,7 +36,7 @@ final class HDRGainMapDecoder: ImageRowDecoder {
     let n = try source.readRows(count, into: &scratch!, at: 0)
     guard n > 0 else { return 0 }
     let strip = n == scratch!.height ? scratch! : scratch!.cropped(to: Rect(x: 0, y: 0, width: scratch!.width, height: n))
-    HDRToneMapping.gainMap(ofSignal: strip, into: &buffer, at: destinationRow, transfer: signal.transfer, toBT2020: signal.toBT2020)
+    HDRToneMapping.gainMap(ofSignal: strip, into: &buffer, at: destinationRow, hdrSignal: signal)
     return n
   }
 }

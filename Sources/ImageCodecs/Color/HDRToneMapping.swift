@@ -9,8 +9,10 @@
 //        b = 1 − 4a, c = 0.5 − a·ln(4a)), then the OOTF F = Lw · Ys^(γ−1) · E with Lw = 1000 cd/m²,
 //        γ = 1.2 and Ys = 0.2627 R + 0.6780 G + 0.0593 B (black level 0).
 //   2. The file's primaries to BT.2020 (a 3×3 matrix from the chromaticities; identity for BT.2020).
-//   3. BT.2446 method A, with L_HDR = 1000 cd/m² (the nominal peak the recommendation and BT.2408
-//      assume; light above it is clipped to it) and L_SDR = 100 cd/m²:
+//   3. BT.2446 method A, with L_HDR the content's peak (HDRContentPeak.swift: MaxCLL, else the
+//      mastering display's maximum, else measured; 1000 cd/m², the nominal peak the recommendation
+//      and BT.2408 assume, where no content is given; light above it is clipped to it) and
+//      L_SDR = 100 cd/m²:
 //      R' = (R / L_HDR)^(1/2.4) (each of R, G, B clamped to [0, L_HDR]);
 //      Y' = 0.2627 R' + 0.6780 G' + 0.0593 B';  ρ(L) = 1 + 32 (L / 10000)^(1/2.4);
 //      Y'p = log(1 + (ρ_HDR − 1) Y') / log ρ_HDR;
@@ -49,30 +51,36 @@ public enum HDRTransfer: String, Hashable, Sendable {
   /// "PQ (SMPTE ST 2084)" or "HLG (ARIB STD-B67)".
   public var name: String { self == .pq ? "PQ (SMPTE ST 2084)" : "HLG (ARIB STD-B67)" }
 
-  /// What the decoder does to such pixels, in a sentence for `explain` and `info`.
-  public var toneMappingSummary: String {
-    "\(name) → SDR sRGB by the decoder: ITU-R BT.2446 method A (1000 → 100 cd/m², in BT.2020), gamut-mapped to BT.709 in linear light by desaturation at constant luminance and hue"
+  /// What the decoder does to such pixels whose content peak is `peak` cd/m², in a sentence for
+  /// `explain` and `info`.
+  public func toneMappingSummary(peak: Double) -> String {
+    "\(name) → SDR sRGB by the decoder: ITU-R BT.2446 method A (\(Int(peak.rounded())) → 100 cd/m², in BT.2020), gamut-mapped to BT.709 in linear light by desaturation at constant luminance and hue"
   }
 }
 
-/// An HDR signal: its transfer and the matrix from its primaries to BT.2020 (rows).
+/// An HDR signal: its transfer, the matrix from its primaries to BT.2020 (rows) and its content's peak.
 public struct HDRSignal: Sendable {
   /// PQ or HLG.
   public var transfer: HDRTransfer
   /// The primaries' matrix to BT.2020 (identity for BT.2020 itself).
   public var toBT2020: [SIMD3<Double>]
+  /// The content's peak light, cd/m² (HDRContentPeak.swift): method A's L_HDR and the map's headroom.
+  public var peak: Double
 
-  /// A signal with this transfer and primaries.
-  public init(transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
+  /// A signal with this transfer, primaries and content peak.
+  public init(transfer: HDRTransfer, toBT2020: [SIMD3<Double>], peak: Double) {
     self.transfer = transfer
     self.toBT2020 = toBT2020
+    self.peak = peak
   }
 }
 
 /// The HDR-to-SDR conversion described above.
 public enum HDRToneMapping {
-  /// The nominal HDR peak (cd/m²) method A maps to SDR white.
-  public static let hdrPeak = 1000.0
+  /// The nominal HDR peak (cd/m²) BT.2446 and BT.2408 assume, method A's L_HDR where no content peak is given.
+  public static let nominalPeak = 1000.0
+  /// HLG's nominal display peak Lw (cd/m²), its OOTF's.
+  public static let hlgDisplayPeak = 1000.0
   /// The SDR peak (cd/m²).
   public static let sdrPeak = 100.0
 
@@ -91,8 +99,8 @@ public enum HDRToneMapping {
   }
 
   /// BT.2446 method A: SDR R'G'B' (BT.1886-encoded, BT.2020 primaries, [0, 1]) of HDR display light
-  /// `rgb` in cd/m² (BT.2020 primaries).
-  public static func bt2446A(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
+  /// `rgb` in cd/m² (BT.2020 primaries), for content whose peak is `hdrPeak` cd/m².
+  public static func bt2446A(_ rgb: SIMD3<Double>, hdrPeak: Double = nominalPeak) -> SIMD3<Double> {
     let clamped = rgb.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: hdrPeak)) / hdrPeak
     let e = SIMD3(pow(clamped.x, 1 / 2.4), pow(clamped.y, 1 / 2.4), pow(clamped.z, 1 / 2.4))
     let y = 0.2627 * e.x + 0.6780 * e.y + 0.0593 * e.z
@@ -127,11 +135,13 @@ public enum HDRToneMapping {
   }
 
   /// Linear SDR BT.709 light of the HDR signal `signal` (R'G'B' ∈ [0, 1]) with `transfer`, whose
-  /// primaries go to BT.2020 by `toBT2020` (rows).
-  public static func sdrLight(_ signal: SIMD3<Double>, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) -> SIMD3<Double> {
+  /// primaries go to BT.2020 by `toBT2020` (rows), for content whose peak is `hdrPeak` cd/m².
+  public static func sdrLight(
+    _ signal: SIMD3<Double>, transfer: HDRTransfer, toBT2020: [SIMD3<Double>], hdrPeak: Double = nominalPeak
+  ) -> SIMD3<Double> {
     var light = displayLight(signal, transfer: transfer)
     light = SIMD3((toBT2020[0] * light).sum(), (toBT2020[1] * light).sum(), (toBT2020[2] * light).sum())
-    let sdr = bt2446A(light)
+    let sdr = bt2446A(light, hdrPeak: hdrPeak)
     let linear2020 = SIMD3(pow(sdr.x, 2.4), pow(sdr.y, 2.4), pow(sdr.z, 2.4))
     let m = bt2020ToBT709
     return gamutMapped(SIMD3((m[0] * linear2020).sum(), (m[1] * linear2020).sum(), (m[2] * linear2020).sum()))
@@ -144,7 +154,7 @@ public enum HDRToneMapping {
     case .hlg:
       let e = SIMD3(hlgInverseOETF(signal.x), hlgInverseOETF(signal.y), hlgInverseOETF(signal.z))
       let ys = 0.2627 * e.x + 0.6780 * e.y + 0.0593 * e.z
-      return e * (ys > 0 ? hdrPeak * pow(ys, 0.2) : 0)
+      return e * (ys > 0 ? hlgDisplayPeak * pow(ys, 0.2) : 0)
     }
   }
 
@@ -159,8 +169,8 @@ public enum HDRToneMapping {
   }
 
   /// Tone-maps the RGB samples of `buffer`'s `rows` (default: all; 8- or 16-bit RGB or RGBA, HDR
-  /// signal in `transfer`) in place to sRGB-encoded SDR.
-  public static func apply(to buffer: inout PixelBuffer, rows: Range<Int>? = nil, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) {
+  /// signal `signal`) in place to sRGB-encoded SDR.
+  public static func apply(to buffer: inout PixelBuffer, rows: Range<Int>? = nil, signal hdr: HDRSignal) {
     let channels = buffer.format.channelCount, width = buffer.width, rows = rows ?? 0..<buffer.height
     let srgb: (Double) -> Double = { l in l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055 }
     func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
@@ -171,7 +181,7 @@ public enum HDRToneMapping {
           for x in 0..<width {
             let i = x * channels
             let signal = SIMD3(Double(row[i]), Double(row[i + 1]), Double(row[i + 2])) / scale
-            let out = sdrLight(signal, transfer: transfer, toBT2020: toBT2020)
+            let out = sdrLight(signal, transfer: hdr.transfer, toBT2020: hdr.toBT2020, hdrPeak: hdr.peak)
             row[i] = T((srgb(out.x) * scale).rounded())
             row[i + 1] = T((srgb(out.y) * scale).rounded())
             row[i + 2] = T((srgb(out.z) * scale).rounded())

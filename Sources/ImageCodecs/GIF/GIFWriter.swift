@@ -105,11 +105,11 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
 
   public func finish() throws -> Data {
     var message = [CChar](repeating: 0, count: 256)
-    var out: UnsafePointer<UInt8>?
+    var out: UnsafeMutablePointer<UInt8>?
     var length = 0
     try GIFCodec.check(cgif_writer_finish(writer, &out, &length, &message, message.count), message)
     guard let out else { throw CodecError(.invalidArgument, "giflib returned no GIF.") }
-    return Data(bytes: out, count: length)
+    return Data(bytesNoCopy: out, count: length, deallocator: .free)
   }
 }
 

@@ -11,9 +11,13 @@ import PixelBufferModule
 public enum GainMapRendition {
   /// The rendition of `base` (8-bit gray or RGB, sRGB-encoded) with `map` (8-bit gray or RGB, no
   /// larger than the base) and `metadata` on a display of headroom `displayHeadroom` (log2; by
-  /// default the map's own, where it is applied fully): `width × height × 3` linear floats, rows of
-  /// RGB.
-  public static func render(base: PixelBuffer, map: PixelBuffer, metadata: GainMapMetadata, displayHeadroom: Double? = nil) -> [Float] {
+  /// default the map's own, where it is applied fully): RGB 32-bit floats, linear sRGB, the base's size.
+  ///
+  /// - Throws: `PixelAllocationError` when the system refuses the rendition's memory (12 bytes a
+  ///   pixel): a clear error, not a stopped process.
+  public static func render(
+    base: PixelBuffer, map: PixelBuffer, metadata: GainMapMetadata, displayHeadroom: Double? = nil
+  ) throws(PixelAllocationError) -> PixelBuffer {
     let (w, h) = (base.width, base.height)
     let (mw, mh) = (map.width, map.height)
     let weight = metadata.weight(displayHeadroom: displayHeadroom ?? metadata.hdrCapacityMax)
@@ -23,10 +27,12 @@ public enum GainMapRendition {
       let v = Double(i) / 255
       return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
     }
-    var out = [Float](repeating: 0, count: w * h * 3)
+    var out = try PixelBuffer.allocate(width: w, height: h, format: PixelFormat(layout: .rgb, component: .float32), colorSpace: .linearSRGB)
+    out.withUnsafeMutablePixels(as: Float.self) { o in
     base.withUnsafePixels(as: UInt8.self) { b in
       map.withUnsafePixels(as: UInt8.self) { m in
         for y in 0..<h {
+          let outRow = o[row: y]
           let v = min(max((Double(y) + 0.5) * Double(mh) / Double(h) - 0.5, 0), Double(mh - 1))
           let y0 = Int(v), y1 = min(y0 + 1, mh - 1), fy = v - Double(y0)
           let row = b[row: y]
@@ -39,11 +45,12 @@ public enum GainMapRendition {
               let s = (sample(y0, x0) * (1 - fx) + sample(y0, x1) * fx) * (1 - fy) + (sample(y1, x0) * (1 - fx) + sample(y1, x1) * fx) * fy
               let factor = metadata.factor(sample: s / 255, channel: c, weight: weight)
               let sdr = linear[Int(row[x * baseChannels + (baseChannels >= 3 ? c : 0)])]
-              out[(y * w + x) * 3 + c] = Float((sdr + offsets[c].base) * factor - offsets[c].other)
+              outRow[x * 3 + c] = Float((sdr + offsets[c].base) * factor - offsets[c].other)
             }
           }
         }
       }
+    }
     }
     return out
   }

@@ -43,7 +43,7 @@ public enum AVIFCodec: ImageCodec {
 
   public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
+    try HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), data: data, format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -79,7 +79,7 @@ public enum HEICCodec: ImageCodec {
 
   public static var decodeOptions: [FormatOption] { [FormatOption.page, FormatOption.gainMap] }
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), format: format, request: request)
+    try HEIF.header(try HEIFFile(data, page: request.page, limits: request.limits), data: data, format: format, request: request)
   }
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
     try HEIF.decoder(data, request: request, format: format)
@@ -139,15 +139,52 @@ enum HEIF {
   /// The linked libheif's version ("1.15.1").
   static var libheifVersion: String { String(cString: cheif_version()) }
 
-  /// The header of `file`: upright size, RGB(A), 16-bit for deeper files, the colour profile (8-bit
-  /// RGB for the gain map `request` asks for).
-  static func header(_ file: HEIFFile, format: ImageFileFormat, request: DecodeRequest) -> ImageHeader {
+  /// The header of `file` (whose bytes are `data`): upright size, RGB(A), 16-bit for deeper files,
+  /// the colour profile (8-bit RGB for the gain map `request` asks for), an HDR image's content peak.
+  static func header(_ file: HEIFFile, data: Data, format: ImageFileFormat, request: DecodeRequest) throws -> ImageHeader {
     let map = request.wantsGainMap
+    let peak = contentPeak(file, data: data, format: format, request: request)
     return ImageHeader(
       fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
       component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
       metadata: ImageMetadata(orientation: .up, iccProfile: file.colorProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.imageCount, hdrTransfer: map ? nil : file.hdrTransfer)
+      pageCount: file.imageCount, warnings: peak?.warnings ?? [], hdrTransfer: map ? nil : file.hdrTransfer, hdrPeak: peak?.value)
+  }
+
+  /// The content peak of an HDR `file` (`HDRContentPeak`: clli, else mdcv, else measured over the
+  /// decoded signal), or nil for an SDR one.
+  static func contentPeak(_ file: HEIFFile, data: Data, format: ImageFileFormat, request: DecodeRequest) -> HDRContentPeak? {
+    guard let transfer = file.hdrTransfer else { return nil }
+    return HDRContentPeak.resolve(
+      maxCLL: file.maxCLL, masteringMax: file.masteringMax, container: format.rawValue.uppercased(), data: data
+    ) {
+      let signal = try decodedSignal(data, file: file, request: request)
+      return HDRContentPeak.measured(signal, transfer: transfer, toBT2020: file.primariesToBT2020)
+    }
+  }
+
+  /// The RGB(A) samples of `file`'s image as stored (8 or 16 bits), without tone mapping.
+  static func decodedSignal(_ data: Data, file: HEIFFile, request: DecodeRequest) throws -> PixelBuffer {
+    let format = PixelFormat(layout: file.hasAlpha ? .rgba : .rgb, component: file.bitDepth > 8 ? .uint16 : .uint8)
+    var signal = try PixelBuffer.forDecoding(
+      width: file.size.width, height: file.size.height, format: format, colorSpace: .sRGB, metadata: ImageMetadata())
+    try decode(data, page: request.page, limits: request.limits, strict: request.isStrict, into: &signal)
+    return signal
+  }
+
+  /// Decodes image `page` of `data` into `buffer` (its size, RGB or RGBA, 8 or 16 bits).
+  static func decode(_ data: Data, page: Int, limits: DecodeLimits, strict: Bool, into buffer: inout PixelBuffer) throws {
+    var message = [CChar](repeating: 0, count: 512)
+    let channels = Int32(buffer.format.channelCount), sixteen: Int32 = buffer.format.component == .uint16 ? 1 : 0
+    let width = Int32(buffer.width), height = Int32(buffer.height), maxPixels = Int64(limits.maxPixels), strict: Int32 = strict ? 1 : 0
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      data.withUnsafeBytes { raw in
+        cheif_decode(
+          raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(page), maxPixels, strict, channels, sixteen, width,
+          height, base.assumingMemoryBound(to: UInt8.self), stride, &message, message.count)
+      }
+    }
+    try HEIFFile.check(status, message)
   }
 
   /// A whole-image decoder of the page `request` selects.
@@ -157,40 +194,21 @@ enum HEIF {
         .invalidArgument, "\(format.rawValue.uppercased()) files decode at full size only, not at 1/\(request.scaleDenominator).")
     }
     let file = try HEIFFile(data, page: request.page, limits: request.limits)
-    let h = header(file, format: format, request: request)
+    let h = try header(file, data: data, format: format, request: request)
     let map = request.wantsGainMap
     if map && file.hdrTransfer == nil {
       throw CodecError(.invalidArgument, "gain-map: the \(format.rawValue.uppercased()) image is not HDR (no PQ or HLG transfer), so it has no gain map.")
     }
-    let pixelFormat = map ? PixelFormat(layout: file.hasAlpha ? .rgba : .rgb, component: file.bitDepth > 8 ? .uint16 : .uint8)
-      : PixelFormat(layout: h.layout, component: h.component)
     let colorSpace: ColorSpace = h.metadata.iccProfile.map { .icc($0) } ?? .sRGB
-    let page = request.page, maxPixels = Int64(request.limits.maxPixels), strict: Int32 = request.isStrict ? 1 : 0
-    let hdr = file.hdrTransfer, toBT2020 = file.primariesToBT2020
+    let signal = file.hdrTransfer.map { HDRSignal(transfer: $0, toBT2020: file.primariesToBT2020, peak: h.hdrPeak ?? HDRToneMapping.nominalPeak) }
     let outputFormat = PixelFormat(layout: h.layout, component: h.component)
-    func decode(into buffer: inout PixelBuffer) throws {
-      var message = [CChar](repeating: 0, count: 512)
-      let channels = Int32(pixelFormat.channelCount), sixteen: Int32 = pixelFormat.component == .uint16 ? 1 : 0
-      let width = Int32(buffer.width), height = Int32(buffer.height)
-      let status = buffer.withUnsafeMutableBaseAddress { base, stride in
-        data.withUnsafeBytes { raw in
-          cheif_decode(
-            raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(page), maxPixels, strict, channels, sixteen, width,
-            height, base.assumingMemoryBound(to: UInt8.self), stride, &message, message.count)
-        }
-      }
-      try HEIFFile.check(status, message)
-    }
     let warnings = request.options["page"] == nil && isSequence(data) ? [sequenceWarning(format)] : []
     return WholeImageDecoder(size: file.size, format: outputFormat, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings) { output in
-      if let hdr, map {
-        var signal = try PixelBuffer.forDecoding(
-          width: file.size.width, height: file.size.height, format: pixelFormat, colorSpace: .sRGB, metadata: ImageMetadata())
-        try decode(into: &signal)
-        HDRToneMapping.gainMap(ofSignal: signal, into: &output, transfer: hdr, toBT2020: toBT2020)
+      if let signal, map {
+        HDRToneMapping.gainMap(ofSignal: try decodedSignal(data, file: file, request: request), into: &output, hdrSignal: signal)
       } else {
-        try decode(into: &output)
-        if let hdr { HDRToneMapping.apply(to: &output, transfer: hdr, toBT2020: toBT2020) }
+        try decode(data, page: request.page, limits: request.limits, strict: request.isStrict, into: &output)
+        if let signal { HDRToneMapping.apply(to: &output, signal: signal) }
       }
     }
   }

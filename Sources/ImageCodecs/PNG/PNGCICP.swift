@@ -47,3 +47,11 @@ struct PNGCICP: Hashable, Sendable {
     )
   }
 }
+
+/// The peak light a PNG's cLLi and mDCv chunks declare (PNG 3rd edition, 11.3.2.7–8), cd/m².
+struct PNGLightLevels: Hashable, Sendable {
+  /// cLLi's MaxCLL, the largest max(R, G, B) of any pixel.
+  var maxCLL: Double?
+  /// mDCv's maximum luminance of the mastering display.
+  var masteringMax: Double?
+}

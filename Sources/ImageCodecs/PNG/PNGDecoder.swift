@@ -89,7 +89,13 @@ public final class PNGDecoder {
   ///
   /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
   ///   early, `.tooLarge` when the size exceeds `limits`.
-  public init(data: Data, limits: DecodeLimits = .default, toneMaps: Bool = true) throws {
+  public convenience init(data: Data, limits: DecodeLimits = .default, toneMaps: Bool = true) throws {
+    try self.init(data: data, limits: limits, toneMaps: toneMaps, resolvesPeak: true)
+  }
+
+  /// As `init(data:limits:toneMaps:)`; an HDR image's content peak (`HDRContentPeak`) is resolved
+  /// when `resolvesPeak`, else taken as the nominal 1000 cd/m² (for reading the signal to measure it).
+  init(data: Data, limits: DecodeLimits, toneMaps: Bool, resolvesPeak: Bool) throws {
     // The size is checked against the pixel limit first: libpng's own check (its user limits, a
     // side of at most the pixel limit) ends in "Invalid IHDR data", which reads as a corrupt file.
     if let (width, height) = Self.headerSize(data) { try limits.check(width: width, height: height, what: "PNG image") }
@@ -149,8 +155,8 @@ public final class PNGDecoder {
     if info.has_chrm != 0 && info.has_srgb == 0 && profile == nil {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
-    var cicp: PNGCICP?
-    metadataWarnings += PNGTextChunks.read(data, into: &metadata, cicp: &cicp)
+    var cicp: PNGCICP?, light = PNGLightLevels()
+    metadataWarnings += PNGTextChunks.read(data, into: &metadata, cicp: &cicp, light: &light)
     var hdr: HDRSignal?
     if let cicp, let transfer = cicp.hdrTransfer {
       if layout == .gray || layout == .grayAlpha {
@@ -165,7 +171,15 @@ public final class PNGDecoder {
         if !cicp.isFullRange {
           metadataWarnings.append("The PNG's cICP chunk says its samples are narrow-range; they are read as full-range.")
         }
-        hdr = HDRSignal(transfer: transfer, toBT2020: toBT2020)
+        var peak = HDRToneMapping.nominalPeak
+        if resolvesPeak {
+          let resolved = HDRContentPeak.resolve(maxCLL: light.maxCLL, masteringMax: light.masteringMax, container: "PNG", data: data) {
+            try Self.measuredPeak(data, limits: limits, transfer: transfer, toBT2020: toBT2020)
+          }
+          metadataWarnings += resolved.warnings
+          peak = resolved.value
+        }
+        hdr = HDRSignal(transfer: transfer, toBT2020: toBT2020, peak: peak)
         // cICP outranks iCCP (PNG 3rd edition): the tone-mapped pixels are sRGB.
         metadata.iccProfile = nil
         profile = nil
@@ -194,7 +208,7 @@ public final class PNGDecoder {
       warnings: metadataWarnings
         + (rejections.isEmpty
           ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]),
-      hdrTransfer: hdr?.transfer)
+      hdrTransfer: hdr?.transfer, hdrPeak: hdr?.peak)
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil
@@ -342,7 +356,19 @@ public final class PNGDecoder {
   /// Tone-maps `rows` of `buffer` to SDR sRGB when this decoder does so.
   private func toneMap(_ buffer: inout PixelBuffer, rows: Range<Int>) {
     guard toneMaps, let hdrSignal else { return }
-    HDRToneMapping.apply(to: &buffer, rows: rows, transfer: hdrSignal.transfer, toBT2020: hdrSignal.toBT2020)
+    HDRToneMapping.apply(to: &buffer, rows: rows, signal: hdrSignal)
+  }
+
+  /// The largest component of the display light (cd/m², BT.2020) of the PNG `data`, whose samples
+  /// are the HDR signal `transfer` in primaries going to BT.2020 by `toBT2020`: its rows read in strips.
+  private static func measuredPeak(_ data: Data, limits: DecodeLimits, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) throws -> Double {
+    let decoder = try PNGDecoder(data: data, limits: limits, toneMaps: false, resolvesPeak: false)
+    var strip = try decoder.makeBuffer(rows: 64), peak = 0.0
+    while case let n = try decoder.readRows(64, into: &strip), n > 0 {
+      let rows = n == strip.height ? strip : strip.cropped(to: Rect(x: 0, y: 0, width: strip.width, height: n))
+      peak = max(peak, HDRContentPeak.measured(rows, transfer: transfer, toBT2020: toBT2020))
+    }
+    return peak
   }
 
   /// Reads the chunks after the image data; damage there only costs a warning.

@@ -6,7 +6,8 @@
 // iTXt). A compressed chunk is inflated into at most `MetadataLimits.maxBlockBytes`; a block over
 // that limit is left out with a warning (the pixels do not depend on it, and no file FilterGraph
 // writes could hold it), a damaged one (bad CRC, bad zlib data) is skipped. The cICP chunk (PNG 3rd
-// edition: H.273 primaries, transfer, matrix, range; `PNGCICP`) is read on the same pass.
+// edition: H.273 primaries, transfer, matrix, range; `PNGCICP`) and the cLLi and mDCv chunks (the
+// content's and the mastering display's peak light, `PNGLightLevels`) are read on the same pass.
 import CPNG
 import Foundation
 import PixelBufferModule
@@ -35,10 +36,10 @@ enum PNGTextChunks {
   /// The comment keyword.
   static let commentKeyword = "Comment"
 
-  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`, and
-  /// `cicp` from its cICP chunk; returns a warning for each block left out for being above
-  /// `MetadataLimits.maxBlockBytes`.
-  static func read(_ png: Data, into metadata: inout ImageMetadata, cicp: inout PNGCICP?) -> [String] {
+  /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`, `cicp`
+  /// from its cICP chunk and `light` from its cLLi and mDCv chunks; returns a warning for each block
+  /// left out for being above `MetadataLimits.maxBlockBytes`.
+  static func read(_ png: Data, into metadata: inout ImageMetadata, cicp: inout PNGCICP?, light: inout PNGLightLevels) -> [String] {
     var warnings: [String] = []
     png.withUnsafeBytes { raw in
       let b = raw.bindMemory(to: UInt8.self)
@@ -55,6 +56,14 @@ enum PNGTextChunks {
           cpng_crc32(0, b.baseAddress! + at + 4, length + 4) == UInt32(truncatingIfNeeded: u32(at + 8 + length))
         {
           cicp = PNGCICP(primaries: Int(b[at + 8]), transfer: Int(b[at + 9]), matrix: Int(b[at + 10]), isFullRange: b[at + 11] != 0)
+          continue
+        }
+        if (type == "cLLi" && length == 8) || (type == "mDCv" && length == 24),
+          cpng_crc32(0, b.baseAddress! + at + 4, length + 4) == UInt32(truncatingIfNeeded: u32(at + 8 + length))
+        {
+          // Both in units of 0.0001 cd/m²: MaxCLL first in cLLi, the maximum luminance after the
+          // eight chromaticities in mDCv.
+          if type == "cLLi" { light.maxCLL = Double(u32(at + 8)) / 10000 } else { light.masteringMax = Double(u32(at + 8 + 16)) / 10000 }
           continue
         }
         guard type == "tEXt" || type == "zTXt" || type == "iTXt" else { continue }

@@ -69,14 +69,18 @@ public struct ImageHeader: Hashable, Sendable {
   public var gainMap: GainMapImage?
   /// The HDR transfer of a file whose decoder tone-maps it to SDR sRGB (`HDRToneMapping`), or nil.
   public var hdrTransfer: HDRTransfer?
+  /// The content peak (cd/m²) of an HDR file, and of the gain map decoded from one: ITU-R BT.2446
+  /// method A's L_HDR and the map's headroom (`HDRSignal.peak`), or nil.
+  public var hdrPeak: Double?
 
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
     metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
-    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil
+    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil, hdrPeak: Double? = nil
   ) {
     self.hdrTransfer = hdrTransfer
+    self.hdrPeak = hdrPeak
     self.fileFormat = fileFormat
     self.size = size
     self.layout = layout

@@ -147,7 +147,7 @@ final class GainMapGeometryTests: XCTestCase {
     for _ in 0..<60_000 { image = image.applying(InvertOperationForTests()) }
     XCTAssertNotNil(image.gainMapBranch().branch)
     var shared = try Image(data: paintedFile())
-    for _ in 0..<40 { shared = shared.applying(CropOperation(region: Rect(x: 0, y: 0, width: 64, height: 64)), with: []) }
+    for _ in 0..<40 { shared = shared.applying(CropOperation(.setting { $0.size = Size(width: 64, height: 64) }), with: []) }
     XCTAssertEqual(shared.gainMapBranch().branch?.map.size, Size(width: 16, height: 16))
   }
 }

@@ -99,6 +99,51 @@ final class HDRSourceTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(psnr, 35)
   }
 
+  /// A PQ PNG whose content peaks at 1000 cd/m² (the tone-mapping tests' pattern, hdr-tonemap-check.py)
+  /// written as Ultra HDR JPEG after scale 0.5 gets the content's headroom: libvips 8.18's uhdrload
+  /// (libultrahdr, which reads the ISO 21496-1 block) and the map's XMP (`hdrgm:`) both say
+  /// HDRCapacityMax = log2(1000 / 203) and GainMapMax one stop above (HDRGainMap.swift), and
+  /// libultrahdr's rendition is ≥ 35 dB from the source's light resized; its SDR base is method A with
+  /// L_HDR = 1000 (hdr-tonemap-check.py's computation, ≥ 40 dB). The peak is measured without a cLLi
+  /// chunk, declared by one (MaxCLL 1000), measured again when MaxCLL is absurd (0: ignored with a
+  /// warning), and a plausible MaxCLL wins over the pixels (600).
+  func testUltraHDRHeadroomIsTheContentsPeak() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for (name, maxCLL, peak) in [("declared", "1000", 1000.0), ("absurd", "0", 1000), ("lower", "600", 600)] {
+      let source = folder.appendingPathComponent("\(name).png")
+      _ = try script(["make", "pq", source.path, "1000", maxCLL])
+      let info = try ImageFileInfo(contentsOf: source)
+      XCTAssertEqual(info.hdrPeak ?? 0, peak, accuracy: 0.01, name)
+      XCTAssertEqual(info.warnings.contains { $0.contains("MaxCLL is 0.0 cd/m²") && $0.contains("measured from the pixels") }, name == "absurd", "\(info.warnings)")
+    }
+    let source = folder.appendingPathComponent("measured.png"), jpeg = folder.appendingPathComponent("measured.jpg")
+    _ = try script(["make", "pq", source.path, "1000"])
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    try renderer.write(Image(contentsOf: source).scaled(by: 0.5), to: jpeg, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let python = Self.root.appendingPathComponent(".venv-oracles/bin/python").path
+    let run = try ChildProcess.run(python, [Self.root.appendingPathComponent("scripts/hdr-check.py").path, source.path, jpeg.path], in: Self.root)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    let result = try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+    let output = try XCTUnwrap(result["output"] as? [String: Any])
+    let xmp = try XCTUnwrap(output["xmp"] as? [String: Double])
+    XCTAssertEqual(output["gainmap-hdr-capacity-max"] as? Double ?? 0, 1000 / 203, accuracy: 1e-3)
+    XCTAssertEqual((output["gainmap-max-content-boost"] as? [Double])?.first ?? 0, 2 * 1000 / 203, accuracy: 1e-3)
+    XCTAssertEqual(xmp["HDRCapacityMax"] ?? 0, log2(1000 / 203), accuracy: 1e-4)
+    XCTAssertEqual(xmp["GainMapMax"] ?? 0, log2(1000 / 203) + 1, accuracy: 1e-4)
+    let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+    print("PQ PNG peaking at 1000 cd/m² → Ultra HDR: HDR rendition \(psnr) dB from the source's light resized")
+    XCTAssertGreaterThanOrEqual(psnr, 35)
+    let sdr = folder.appendingPathComponent("sdr.png")
+    var options = WriteOptions(format: .png, options: ["bit-depth": "16"])
+    options.hdr = .sdr
+    try renderer.write(Image(contentsOf: source), to: sdr, options: options)
+    let tones = try XCTUnwrap(JSONSerialization.jsonObject(with: script(["check", source.path, sdr.path]).stdout) as? [String: Any])
+    XCTAssertEqual(tones["peak"] as? Double ?? 0, 1000, accuracy: 0.5)
+    XCTAssertGreaterThanOrEqual(tones["psnr"] as? Double ?? 0, 40)
+  }
+
   /// A PQ AVIF written as JPEG (`--hdr keep`) is an Ultra HDR JPEG whose HDR rendition, decoded by
   /// libultrahdr (imagecodecs), is the source's light (libavif's decode through the ST 2084 EOTF,
   /// BT.2020 → BT.709, SDR white at 203 cd/m²) resized, ≥ 35 dB; libvips 8.18's uhdrload reads its
@@ -121,7 +166,8 @@ final class HDRSourceTests: XCTestCase {
     let result = try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
     let output = try XCTUnwrap(result["output"] as? [String: Any])
     XCTAssertEqual(output["map_width"] as? Int, 48)
-    XCTAssertEqual(output["gainmap-hdr-capacity-max"] as? Double ?? 0, 10000 / 203, accuracy: 0.01)
+    // The pattern's peak, 4000 cd/m², measured (no clli box) from libheif's decode of the lossy AVIF.
+    XCTAssertEqual(output["gainmap-hdr-capacity-max"] as? Double ?? 0, 4000 / 203, accuracy: 4000 / 203 * 0.03)
     let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
     print("PQ AVIF → Ultra HDR: HDR rendition \(psnr) dB from the source's light resized")
     XCTAssertGreaterThanOrEqual(psnr, 35)

@@ -13,12 +13,13 @@ import XCTest
 final class UltraHDRRoundTripTests: XCTestCase {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-  func check(_ input: URL, _ output: URL) throws -> [String: Any] {
+  func check(_ input: URL, _ output: URL, power: Double? = nil) throws -> [String: Any] {
     let python = Self.root.appendingPathComponent(".venv-oracles/bin/python").path
     guard FileManager.default.isExecutableFile(atPath: python) else {
       throw XCTSkip("the HDR oracles are not installed (bash scripts/install-hdr-oracles.sh)")
     }
-    let run = try ChildProcess.run(python, [Self.root.appendingPathComponent("scripts/hdr-check.py").path, input.path, output.path], in: Self.root)
+    let run = try ChildProcess.run(
+      python, [Self.root.appendingPathComponent("scripts/hdr-check.py").path, input.path, output.path] + (power.map { ["\($0)"] } ?? []), in: Self.root)
     XCTAssertEqual(run.status, 0, run.stderr)
     return try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
   }
@@ -54,6 +55,31 @@ final class UltraHDRRoundTripTests: XCTestCase {
   /// (`--hdr-transfer hlg`, cICP / nclx transfer 18), taken to display light by the checker's own
   /// BT.2100 inverse OETF and OOTF for a 1000 cd/m² display. The PNGs and AVIFs declare their light
   /// (`checkDeclaredLight`).
+  /// gamma is a power of the light (c^(1/γ) in linear light), which extends to HDR light: the map's
+  /// log boosts are scaled by 1/γ (GainMapPolicy.swift). After `gamma value=2 space=linear` and scale
+  /// 0.5, libvips 8.18 reads the max boost and the headroom as the square roots of the input's, and
+  /// libultrahdr's rendition of the output is ≥ 35 dB from the input's rendition squared-rooted and
+  /// resized (the map carried unchanged: the metadata equal, seen failing).
+  func testGammaRescalesTheMapsBoosts() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let input = Fixtures.url("uhdr/libultrahdr.jpg"), output = folder.appendingPathComponent("gamma.jpg")
+    let image = try Recipe.parse("gamma value=2 space=linear\nscale 0.5", file: nil).compile(
+      input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
+    try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let result = try check(input, output, power: 0.5)
+    let before = try XCTUnwrap(result["input"] as? [String: Any]), after = try XCTUnwrap(result["output"] as? [String: Any])
+    for key in ["gainmap-hdr-capacity-max", "gainmap-max-content-boost", "gainmap-min-content-boost"] {
+      let b = (before[key] as? Double).map { [$0] } ?? before[key] as? [Double] ?? [], a = (after[key] as? Double).map { [$0] } ?? after[key] as? [Double] ?? []
+      XCTAssertEqual(a.count, b.count, key)
+      for (x, y) in zip(a, b) { XCTAssertEqual(x, y.squareRoot(), accuracy: 1e-4 * y, key) }
+    }
+    let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+    print("gamma 2 (linear light): HDR rendition \(psnr) dB from the input's rendition ^ 1/2 resized")
+    XCTAssertGreaterThanOrEqual(psnr, 35)
+  }
+
   func testHDRRenditionAsFloatTIFFAndPQAVIFAndPNG() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -75,6 +101,11 @@ final class UltraHDRRoundTripTests: XCTestCase {
       XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(transfer.rawValue) \(format)")
       if format != "tif" {
         try checkDeclaredLight(result, peak: min(203 * 49.26108, transfer == .pq ? 10000 : 1000), "\(name) \(transfer.rawValue) \(format)")
+        // Read again, the file's MaxCLL (cLLi / clli, as the checker parsed it) is its content peak
+        // (at least 406 cd/m², HDRContentPeak.swift).
+        let light = try XCTUnwrap((result["output"] as? [String: Any])?["light"] as? [String: Any])
+        let declared = try XCTUnwrap(light["max_cll"] as? Double)
+        XCTAssertEqual(try ImageFileInfo(contentsOf: output).hdrPeak ?? 0, max(declared, 406), accuracy: 0.01, "\(name) \(transfer.rawValue) \(format)")
       }
     }
   }

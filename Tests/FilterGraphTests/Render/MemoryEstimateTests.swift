@@ -97,7 +97,7 @@ final class MemoryEstimateTests: XCTestCase {
     let source = Image(node: ImageNode(operation: ColorSourceOperation(color: Color(red: 0.2, green: 0.4, blue: 0.6), size: Size(width: 6000, height: 4000)), inputs: []))
     let renderer = Renderer(options: RendererOptions(threads: 2))
     for sigma in [50.0, 200, 500, 2000] {
-      let k = try XCTUnwrap(GaussianBlurOperation(sigma: sigma).pyramidFactor)
+      let k = try XCTUnwrap(GaussianBlurOperation(.setting { $0.sigma = sigma }).pyramidFactor)
       let reduction = source.scaled(
         to: Size(width: (6000 + k / 2) / k, height: (4000 + k / 2) / k), kernel: .box, linearLight: true, allowsShrinkOnLoad: false)
       let tile = renderer.tileSize(for: reduction.node, bounded: true)

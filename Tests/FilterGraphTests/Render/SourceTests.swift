@@ -49,6 +49,18 @@ final class SourceTests: XCTestCase {
     XCTAssertTrue(through.hasSamePixels(as: plain))
   }
 
+  /// A canvas the Swift API asks for beyond the `solid` row's 65535 keeps its size, so the graph
+  /// limits refuse it (a clamped canvas would render silently smaller); a side under 1 becomes 1.
+  func testSolidColorKeepsASizeBeyondTheRow() throws {
+    let wide = Image(color: .white, size: Size(width: 70000, height: 2))
+    XCTAssertEqual(wide.size, Size(width: 70000, height: 2))
+    XCTAssertEqual(wide.node.operation.arguments["size"], .size(Size(width: 70000, height: 2)))
+    XCTAssertThrowsError(try renderer.render(wide)) { error in
+      XCTAssertTrue((error as? GraphLimitError)?.message.contains("70000×2") ?? false, "\(error)")
+    }
+    XCTAssertEqual(Image(color: .white, size: Size(width: 0, height: -3)).size, Size(width: 1, height: 1))
+  }
+
   // MARK: Buffer source
 
   func testIdentityGraphOfBufferReturnsItsPixels() throws {

@@ -185,6 +185,23 @@ final class StreamingDecodeTests: XCTestCase {
     }
   }
 
+  func testTilesAnOverlayTouchesCopyTheRestOfTheirRows() throws {
+    // Two overlays composited on the photo (a soft shadow's halo, odd places, one across the right
+    // edge): written as RGB, tiles outside them are copied and tiles they touch compute only the
+    // box they touch; as RGBA every tile takes the float path. The colours must agree exactly.
+    let badge = Image(color: Color(red: 1, green: 0.5, blue: 0, alpha: 0.6), size: Size(width: 45, height: 19))
+    let image = try badge.shadowed(sigma: 1.5).composited(over: photo(), at: Point(x: 37, y: 101))
+      .overlaid(with: badge.blurred(sigma: 2), gravity: .northWest, offset: Point(x: 201, y: 13))
+    for (tile, threads) in [(Size(width: 40, height: 7), 3), (Size(width: 64, height: 8), 2), (Size(width: 512, height: 64), 1)] {
+      let r = Renderer(options: RendererOptions(threads: threads, tileSize: tile, streamingMinimumBytes: 0))
+      let plan = try r.prepare(image)
+      XCTAssertNil(PassThrough(plan: plan, format: .rgb8), "the root computes")
+      let copied = try r.render(image, format: .rgb8)
+      let computed = try r.render(image, format: .rgba8).converted(to: .rgb)
+      XCTAssertTrue(copied.hasSamePixels(as: computed), "tiles \(tile)")
+    }
+  }
+
   func testSourcesWithAlphaAreNotCopied() throws {
     // Premultiplying clears the colour under alpha 0: copying would keep it, so such sources
     // take the float path like every other graph.

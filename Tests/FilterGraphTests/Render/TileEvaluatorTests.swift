@@ -121,4 +121,16 @@ final class TileEvaluatorTests: XCTestCase {
       XCTAssertNotNil(error as? PixelAllocationError, "\(error)")
     }
   }
+
+  /// A filter's scratch rows the system cannot give (here 256 TB) throw `PixelAllocationError`,
+  /// which fails the render as a refused tile does, and leave the pool's count as it was.
+  func testScratchRowsTheSystemRefusesThrow() throws {
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("not under a sanitizer") }
+    let inUse = TileMemoryPool.bytesInUse
+    XCTAssertThrowsError(try TileMemoryPool.scratch(SIMD4<Float>.self, count: 1 << 44)) { error in
+      XCTAssertNotNil(error as? PixelAllocationError, "\(error)")
+    }
+    XCTAssertThrowsError(try TileMemoryPool.scratch(SIMD4<Float>.self, count: Int.max / 8))
+    XCTAssertEqual(TileMemoryPool.bytesInUse, inUse)
+  }
 }

@@ -26,10 +26,23 @@ final class GammaTests: XCTestCase {
   }
 
   func testClampsGamma() {
-    XCTAssertEqual(GammaOperation(gamma: 0).gamma, 0.1)
-    XCTAssertEqual(GammaOperation(gamma: 1e9).gamma, 10)
+    func applied(_ gamma: Double) -> Double? {
+      (floatImage([SIMD4(0.5, 0.5, 0.5, 1)], width: 1).adjustingGamma(gamma).node.operation as? GammaOperation)?.gamma
+    }
+    XCTAssertEqual(applied(0), 0.1)
+    XCTAssertEqual(applied(1e9), 10)
     // NaN counts as not given: the table's default (ParameterSpec.clamped).
-    XCTAssertEqual(GammaOperation(gamma: .nan).gamma, 2.2)
+    XCTAssertEqual(applied(.nan), 2.2)
+  }
+
+  /// Two merged curves apply γ₁·γ₂ exactly and spell it so, even beyond the row's 0.1…10.
+  func testMergedGammaLeavesTheRange() throws {
+    let image = floatImage([SIMD4(0.5, 0.25, 0.75, 1)], width: 1).adjustingGamma(8).adjustingGamma(4)
+    let fused = try XCTUnwrap(colorRenderer.optimized(image).operation as? FusedPointOperation)
+    let merged = try XCTUnwrap(fused.stages.first as? GammaOperation)
+    XCTAssertEqual(merged.gamma, 32)
+    XCTAssertEqual(merged.arguments.description, "value=32 space=encoded")
+    assertPixelsClose(try renderFloat(image), [SIMD4(powf(0.5, 1 / 32), powf(0.25, 1 / 32), powf(0.75, 1 / 32), 1)], tolerance: 2e-6)
   }
 
   /// Partly transparent pixels (the curve applies to straight colour) and an odd pixel count.

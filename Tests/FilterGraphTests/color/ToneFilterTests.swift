@@ -40,6 +40,13 @@ private func photoPixels(_ image: Image, renderer: Renderer = colorRenderer) thr
 /// A real photograph (IJG test image, 227×149; licence in Fixtures/jpeg).
 let photoURL = Fixtures.url("jpeg/testorig.jpg")
 
+/// The curve through `points` on every channel.
+private func curvesOperation(_ points: [CurvePoint]) -> CurvesOperation {
+  var parameters = CurvesOperation.Parameters()
+  parameters.points = points
+  return CurvesOperation(parameters)
+}
+
 /// `text` compiled as a recipe applied to `input`.
 func compileRecipe(_ text: String, _ input: Image) throws -> Image {
   try Recipe.parse(text, file: nil).compile(input: input, context: FilterContext(baseDirectory: URL(fileURLWithPath: "/")))
@@ -84,6 +91,22 @@ final class ModulateTests: XCTestCase {
     XCTAssertGreaterThan(zip(once, source).map { maxDifference($0, $1) }.max()!, 0.2)
   }
 
+  /// Two merged operations apply (β₁β₂, s₁s₂, θ₁ + θ₂, λ₁β₂ + λ₂) unclamped and spell it so,
+  /// even beyond the rows' ranges (saturation 0…10, hue ±360), as the two run one after the other.
+  func testMergedValuesLeaveTheRanges() throws {
+    let image = floatImage(pixels, width: 12)
+    let twice = image.modulated(brightness: 1.5, saturation: 4, hue: 300, lightness: 0.1).modulated(brightness: 2, saturation: 4, hue: 300)
+    let fused = try XCTUnwrap(colorRenderer.optimized(twice).operation as? FusedPointOperation)
+    XCTAssertEqual(fused.stages.count, 1)
+    XCTAssertEqual(fused.stages[0].arguments.description, "brightness=3 saturation=16 hue=600 lightness=0.2")
+    let first = try colorRenderer.render(image.modulated(brightness: 1.5, saturation: 4, hue: 300, lightness: 0.1), format: PixelFormat(layout: .rgba, component: .float32))
+    let oneAfterTheOther = try renderFloat(Image(buffer: first).modulated(brightness: 2, saturation: 4, hue: 300))
+    // Relative: saturation 16 reaches values near 12, where Float rounding differs by ~2·10⁻³.
+    for (got, want) in zip(try renderFloat(twice), oneAfterTheOther) {
+      XCTAssertLessThanOrEqual(maxDifference(got, want), 5e-3 * max(1, abs(want.x), abs(want.y), abs(want.z)), "\(got) vs \(want)")
+    }
+  }
+
   func testSaturationZeroIsGrayInOklab() throws {
     let got = try renderFloat(floatImage(pixels, width: 12).modulated(saturation: 0))
     for p in got where p.w > 0 {
@@ -107,7 +130,9 @@ final class ModulateTests: XCTestCase {
   /// The AVX2 kernel (whole groups of eight) and the Swift loop (a row's last pixels) give the
   /// same floats: seven pixels alone take the Swift loop, the same seven and one more the kernel.
   func testKernelAndSwiftLoopGiveTheSameFloats() {
-    let operation = ModulateOperation(brightness: 1.1, saturation: 1.3, hue: 25, lightness: 0.02)
+    var parameters = ModulateOperation.Parameters()
+    (parameters.brightness, parameters.saturation, parameters.hue, parameters.lightness) = (1.1, 1.3, 25, 0.02)
+    let operation = ModulateOperation(parameters)
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<200 {
       let pixels: [SIMD4<Float>] = (0..<8).map { _ in
@@ -183,6 +208,18 @@ final class LevelsTests: XCTestCase {
       recipe.node.structuralKey,
       photo.leveled(black: 0.1, white: 0.9, gamma: 1.2, outputBlack: 0.05, channel: .b).node.structuralKey)
   }
+
+  /// The Swift API raises a white point not above black to black + 1/65535, and spells it so,
+  /// even where that leaves the row's range (black = 2).
+  func testWhiteNotAboveBlackIsRaised() throws {
+    for black in [0.5, 2] {
+      let image = floatImage([SIMD4(0.5, 0.5, 0.5, 1)], width: 1).leveled(black: black, white: 0.25)
+      let operation = try XCTUnwrap(image.node.operation as? LevelsOperation)
+      XCTAssertEqual(operation.parameters.white, 0.25)
+      XCTAssertEqual(operation.arguments["white"], .number(black + 1 / 65535))
+      XCTAssertEqual(operation.arguments["black"], .number(black))
+    }
+  }
 }
 
 final class CurvesTests: XCTestCase {
@@ -203,7 +240,7 @@ final class CurvesTests: XCTestCase {
       [CurvePoint(0, 0), CurvePoint(0.3, 0.5), CurvePoint(0.6, 0.5), CurvePoint(1, 1)],  // flat part
     ]
     for points in sets {
-      let op = CurvesOperation(points: points)
+      let op = curvesOperation(points)
       for p in points { XCTAssertEqual(op.value(at: p.input), p.output, accuracy: 1e-6) }
       let increasing = points.last!.output >= points.first!.output
       var previous = op.value(at: -0.1)
@@ -242,7 +279,7 @@ final class CurvesTests: XCTestCase {
       let h01 = -2 * t * t * t + 3 * t * t, h11 = t * t * t - t * t
       return h00 * y[k] + h10 * h * m[k] + h01 * y[k + 1] + h11 * h * m[k + 1]
     }
-    let op = CurvesOperation(points: [CurvePoint(0, 0), CurvePoint(0.5, 0.6), CurvePoint(1, 1)])
+    let op = curvesOperation([CurvePoint(0, 0), CurvePoint(0.5, 0.6), CurvePoint(1, 1)])
     for i in -10...1010 { XCTAssertEqual(op.value(at: Double(i) / 1000), f(Double(i) / 1000), accuracy: 2e-7) }
     let photo = try Image(contentsOf: photoURL)
     let source = try photoPixels(photo)
@@ -257,7 +294,7 @@ final class CurvesTests: XCTestCase {
       XCTAssertEqual(try compileRecipe(line, photo).node.structuralKey, photo.applyingCurve(points, channel: channel).node.structuralKey, line)
     }
     // The spelling in explain and cache keys is the recipe's.
-    XCTAssertEqual(CurvesOperation(points: points).arguments.description, "points=0:0.05,0.25:0.2,0.75:0.85,1:1 channel=all")
+    XCTAssertEqual(curvesOperation(points).arguments.description, "points=0:0.05,0.25:0.2,0.75:0.85,1:1 channel=all")
     for bad in ["curves points=0:0", "curves points=0:0,1", "curves points=0:0,a:1", "curves points=0,0,1,1", "curves points=0:0,0.5:0.6:1"] {
       XCTAssertThrowsError(try compileRecipe(bad, photo), bad)
     }
@@ -265,7 +302,7 @@ final class CurvesTests: XCTestCase {
 
   func testOneChannelAndAlpha() throws {
     let curve = [CurvePoint(0, 0), CurvePoint(0.5, 0.7), CurvePoint(1, 1)]
-    let op = CurvesOperation(points: curve)
+    let op = curvesOperation(curve)
     let got = try renderFloat(floatImage(pixels, width: 12).applyingCurve(curve, channel: .r))
     let want = pixels.map { SIMD4(Float(op.value(at: Double($0.x))), $0.y, $0.z, $0.w) }
     assertPixelsClose(got, want, tolerance: 2e-6)

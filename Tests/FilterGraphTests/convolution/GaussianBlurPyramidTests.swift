@@ -25,8 +25,8 @@ final class GaussianBlurPyramidTests: XCTestCase {
   func testALargeBlurMatchesTheExactGaussianWithinTwoLevels() throws {
     for (sigma, linear) in [(40.0, true), (60.0, false)] {
       let pyramid = scene.blurred(sigma: sigma, linearLight: linear)
-      XCTAssertNotNil(GaussianBlurOperation(sigma: sigma, linearLight: linear).pyramidFactor)
-      let exact = scene.applying(GaussianBlurOperation(sigma: sigma, linearLight: linear, method: .exact))
+      XCTAssertNotNil(GaussianBlurOperation(.setting { ($0.sigma, $0.linear) = (sigma, linear) }).pyramidFactor)
+      let exact = scene.applying(GaussianBlurOperation(.setting { ($0.sigma, $0.linear, $0.method) = (sigma, linear, .exact) }))
       let a = try render8(pyramid), b = try render8(exact)
       XCTAssertEqual(a.count, b.count)
       let differences = zip(a, b).map { abs($0 - $1) }
@@ -50,11 +50,11 @@ final class GaussianBlurPyramidTests: XCTestCase {
   }
 
   func testOnlyLargeAutomaticBlursUseThePyramid() throws {
-    XCTAssertNil(GaussianBlurOperation(sigma: 32).pyramidFactor)
-    XCTAssertEqual(GaussianBlurOperation(sigma: 33).pyramidFactor, 4)
-    XCTAssertEqual(GaussianBlurOperation(sigma: 500).pyramidFactor, 62)
-    XCTAssertNil(GaussianBlurOperation(sigma: 500, method: .exact).pyramidFactor)
-    XCTAssertNil(GaussianBlurOperation(sigma: 500, method: .box).pyramidFactor)
+    XCTAssertNil(GaussianBlurOperation(.setting { $0.sigma = 32 }).pyramidFactor)
+    XCTAssertEqual(GaussianBlurOperation(.setting { $0.sigma = 33 }).pyramidFactor, 4)
+    XCTAssertEqual(GaussianBlurOperation(.setting { $0.sigma = 500 }).pyramidFactor, 62)
+    XCTAssertNil(GaussianBlurOperation(.setting { ($0.sigma, $0.method) = (500, .exact) }).pyramidFactor)
+    XCTAssertNil(GaussianBlurOperation(.setting { ($0.sigma, $0.method) = (500, .box) }).pyramidFactor)
     // The recipe verb builds the same graph as the Swift method.
     let recipe = try Recipe.parse("blur sigma=200", file: nil).compile(
       input: scene, context: FilterContext(baseDirectory: URL(fileURLWithPath: "/")))
@@ -121,7 +121,7 @@ final class GaussianBlurPyramidTests: XCTestCase {
     let unheldRenderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 4096, height: 4096)))
     let strips = Renderer(options: RendererOptions(threads: 2))
     for sigma in [40.0, 100, 500] {
-      let k = try XCTUnwrap(GaussianBlurOperation(sigma: sigma).pyramidFactor)
+      let k = try XCTUnwrap(GaussianBlurOperation(.setting { $0.sigma = sigma }).pyramidFactor)
       // The reduction's view really is cut into strips pulling ≤ the limit from the source.
       let reduction = source.scaled(
         to: Size(width: (800 + k / 2) / k, height: (600 + k / 2) / k), kernel: .box, linearLight: true, allowsShrinkOnLoad: false)
@@ -133,7 +133,7 @@ final class GaussianBlurPyramidTests: XCTestCase {
       // The same steps, unheld.
       let kk = Double(k)
       let unheld = reduction
-        .applying(GaussianBlurOperation(sigma: (sigma * sigma - kk * kk / 4).squareRoot() / kk, method: .automatic))
+        .applying(GaussianBlurOperation(.setting { ($0.sigma, $0.method) = ((sigma * sigma - kk * kk / 4).squareRoot() / kk, .automatic) }))
         .applying(ScaleOperation(targetSize: source.size, kernel: .linear, linearLight: true, allowsShrinkOnLoad: false))
       let expected = try unheldRenderer.render(unheld, format: ConvolutionTestHelpers.floatFormat)
       let got = try strips.render(source.blurred(sigma: sigma), format: ConvolutionTestHelpers.floatFormat)

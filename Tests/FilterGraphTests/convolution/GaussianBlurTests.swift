@@ -107,7 +107,11 @@ final class GaussianBlurTests: XCTestCase {
       (20..<40).contains(x) && (20..<40).contains(y) ? values[(y - 20) * 20 + x - 20] : SIMD4(0, 0, 0, 1)
     }
     let inputTotal = values.reduce(SIMD4<Float>()) { $0 + $1 }
-    for op in [GaussianBlurOperation(sigma: 2, linearLight: false), GaussianBlurOperation(sigma: 4, linearLight: false, method: .box)] {
+    let ops = [
+      GaussianBlurOperation(.setting { ($0.sigma, $0.linear) = (2, false) }),
+      GaussianBlurOperation(.setting { ($0.sigma, $0.linear, $0.method) = (4, false, .box) }),
+    ]
+    for op in ops {
       let out = try H.renderFloat(image.applying(op))
       var total = SIMD4<Double>()
       for row in out { for px in row { total += SIMD4(Double(px.x), Double(px.y), Double(px.z), 0) } }
@@ -124,7 +128,10 @@ final class GaussianBlurTests: XCTestCase {
       XCTAssertEqual(boxes.reduce(0) { $0 + $1.variance }, sigma * sigma, accuracy: 1e-9 * sigma * sigma)
       let (r, w) = sampledGaussian(sigma)
       let n = 2 * r + 3, c = n / 2
-      let out = try H.renderFloat(impulse(size: n).applying(GaussianBlurOperation(sigma: sigma, linearLight: false, method: .box)))
+      func encodedBlur(_ method: GaussianBlurOperation.Method) -> GaussianBlurOperation {
+        GaussianBlurOperation(.setting { ($0.sigma, $0.linear, $0.method) = (sigma, false, method) })
+      }
+      let out = try H.renderFloat(impulse(size: n).applying(encodedBlur(.box)))
       var maxError: Double = 0, variance: Double = 0, mass: Double = 0
       for y in 0..<n {
         for x in 0..<n {
@@ -144,8 +151,8 @@ final class GaussianBlurTests: XCTestCase {
 
       // A black-to-white step edge: box and exact results differ by at most 1.1 % of the step.
       let step = H.floatImage(width: 8 * r, height: 4) { x, _ in x < 4 * r ? SIMD4(0, 0, 0, 1) : SIMD4(1, 1, 1, 1) }
-      let exact = try H.renderFloat(step.applying(GaussianBlurOperation(sigma: sigma, linearLight: false, method: .exact)))
-      let approx = try H.renderFloat(step.applying(GaussianBlurOperation(sigma: sigma, linearLight: false, method: .box)))
+      let exact = try H.renderFloat(step.applying(encodedBlur(.exact)))
+      let approx = try H.renderFloat(step.applying(encodedBlur(.box)))
       var stepError: Float = 0
       for x in 0..<(8 * r) { stepError = max(stepError, abs(exact[1][x].x - approx[1][x].x)) }
       XCTAssertLessThan(stepError, 0.011, "sigma \(sigma)")
@@ -157,7 +164,7 @@ final class GaussianBlurTests: XCTestCase {
     try H.assertTilingInvariant(image.blurred(sigma: 2))
     try H.assertTilingInvariant(image.blurred(sigma: 30))
     try H.assertTilingInvariant(image.blurred(sigma: 5, linearLight: false))
-    try H.assertTilingInvariant(image.applying(GaussianBlurOperation(sigma: 3, method: .box)))
+    try H.assertTilingInvariant(image.applying(GaussianBlurOperation(.setting { ($0.sigma, $0.method) = (3, .box) })))
   }
 
   /// Tiles agree bit for bit on the running-sum path for inputs spanning 40 binades (running
@@ -171,7 +178,7 @@ final class GaussianBlurTests: XCTestCase {
       values.append(SIMD4(v, Float.random(in: 0...1, using: &rng), v * 0.5, 1))
     }
     let image = H.floatImage(width: 90, height: 60) { x, y in values[y * 90 + x] }
-    try H.assertTilingInvariant(image.applying(GaussianBlurOperation(sigma: 13, linearLight: false)))
+    try H.assertTilingInvariant(image.applying(GaussianBlurOperation(.setting { ($0.sigma, $0.linear) = (13, false) })))
     try H.assertTilingInvariant(image.boxBlurred(radius: 9, linearLight: false))
   }
 
@@ -180,10 +187,10 @@ final class GaussianBlurTests: XCTestCase {
     XCTAssertTrue(image.blurred(sigma: 0).node === image.node)
     XCTAssertTrue(image.blurred(sigma: -3).node === image.node)
     XCTAssertTrue(image.blurred(sigma: .nan).node === image.node)
-    XCTAssertEqual(GaussianBlurOperation(sigma: 1e9).sigma, 500)
-    XCTAssertEqual((image.blurred(sigma: 2).node.operation as? GaussianBlurOperation)?.sigma, 2)
-    XCTAssertFalse(GaussianBlurOperation(sigma: 12).usesBoxes)
-    XCTAssertTrue(GaussianBlurOperation(sigma: 12.5).usesBoxes)
+    XCTAssertEqual(GaussianBlurOperation.Parameters.setting { $0.sigma = 1e9 }.sigma, 500)
+    XCTAssertEqual((image.blurred(sigma: 2).node.operation as? GaussianBlurOperation)?.parameters.sigma, 2)
+    XCTAssertFalse(GaussianBlurOperation(.setting { $0.sigma = 12 }).usesBoxes)
+    XCTAssertTrue(GaussianBlurOperation(.setting { $0.sigma = 12.5 }).usesBoxes)
   }
 
   func testRecipeVerbsUseTheOperationTables() throws {

@@ -106,7 +106,7 @@ final class HeldColumnPassTests: XCTestCase {
     let got = try H.renderFloat(split)
     let box = [Double](repeating: 1 / Double(2 * r + 1), count: 2 * r + 1)
     XCTAssertLessThan(largestDifference(got, separableSum(box, size, pixel)), 1e-6)
-    let whole = try H.renderFloat(image.applying(BoxBlurOperation(radius: r, linearLight: false)), renderer: H.oneTile())
+    let whole = try H.renderFloat(image.applying(BoxBlurOperation(.setting { ($0.radius, $0.linear) = (r, false) })), renderer: H.oneTile())
     XCTAssertEqual(got, whole, "the one-operation box blur, bit for bit")
   }
 
@@ -123,7 +123,7 @@ final class HeldColumnPassTests: XCTestCase {
     let raw = (-r...r).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
     let total = raw.reduce(0, +)
     XCTAssertLessThan(largestDifference(got, separableSum(raw.map { $0 / total }, size, pixel)), 1e-6)
-    let op = GaussianBlurOperation(sigma: sigma, linearLight: false, method: .exact)
+    let op = GaussianBlurOperation(.setting { ($0.sigma, $0.linear, $0.method) = (sigma, false, .exact) })
     let whole = try H.renderFloat(image.applying(op), renderer: H.oneTile())
     XCTAssertEqual(got, whole, "the one-operation exact blur, bit for bit")
   }

@@ -125,8 +125,8 @@ final class MedianTests: XCTestCase {
     XCTAssertEqual(G.signature(try G.compile("median radius=2", input: image).node), G.signature(image.median(radius: 2).node))
     XCTAssertEqual(G.signature(try G.compile("median", input: image).node), G.signature(image.median(radius: 1).node))
     XCTAssertTrue(image.median(radius: 0).node === image.node)
-    XCTAssertEqual(try H.renderFloat(image.applying(MedianOperation(radius: 0))), try H.renderFloat(image))
-    XCTAssertEqual(MedianOperation(radius: 1000).radius, 100)
+    XCTAssertEqual(try H.renderFloat(image.applying(MedianOperation(.setting { $0.radius = 0 }))), try H.renderFloat(image))
+    XCTAssertEqual((image.median(radius: 1000).node.operation as? MedianOperation)?.parameters.radius, 100)
     XCTAssertThrowsError(try G.compile("median radius=-1", input: image))
   }
 }

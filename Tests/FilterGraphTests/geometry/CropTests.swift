@@ -101,9 +101,10 @@ final class CropTests: XCTestCase {
   }
 
   func testArgumentsRecordTheResolvedRegion() {
-    let op = CropOperation(region: Rect(x: 3, y: 4, width: 5, height: 6))
+    let op = CropOperation(.setting { ($0.size, $0.x, $0.y) = (Size(width: 5, height: 6), 3, 4) })
     XCTAssertEqual(op.arguments.description, "size=5x6 x=3 y=4")
-    XCTAssertEqual(CropOperation(region: Rect(x: 3, y: 4, width: 5, height: 6), gravity: .center).arguments.description, "size=5x6 x=3 y=4 gravity=center")
+    let centred = CropOperation(.setting { ($0.size, $0.x, $0.y, $0.gravity) = (Size(width: 5, height: 6), 3, 4, .center) })
+    XCTAssertEqual(centred.arguments.description, "size=5x6 x=3 y=4 gravity=center")
     XCTAssertNil(op.workingSpace)
   }
 

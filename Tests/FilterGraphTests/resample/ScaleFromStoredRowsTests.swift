@@ -9,7 +9,7 @@ import XCTest
 @testable import FilterGraph
 
 final class ScaleFromStoredRowsTests: XCTestCase {
-  func testStoredRowsGiveTheFloatsOfTheConvertedTile() {
+  func testStoredRowsGiveTheFloatsOfTheConvertedTile() throws {
     // A 300 × 200 image (several 64-column strips and a tail), gray and RGB, in linear light and
     // encoded, output tiles inside it and at its corners (the region reaching past the edges),
     // for downscales and an upscale: the direct render of each tile equals `render` of the float
@@ -36,7 +36,7 @@ final class ScaleFromStoredRowsTests: XCTestCase {
         let ys = ResampleAxis.span(of: rect.y, rect.maxY, inSize: inSize.height, outSize: target.height, kernel: kernel)
         let region = Rect(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
         let inside = region.intersection(image)
-        bytes.withUnsafeBufferPointer { b in
+        try bytes.withUnsafeBufferPointer { b in
           let rowBytes = inSize.width * channels
           func pixel(_ x: Int, _ y: Int) -> UnsafePointer<UInt8> { b.baseAddress! + y * rowBytes + x * channels }
           var input = Tile(rect: region, imageSize: inSize)
@@ -48,10 +48,10 @@ final class ScaleFromStoredRowsTests: XCTestCase {
             TileConversion.extendEdges(in: px, around: inner)
           }
           var viaTile = Tile(rect: rect, imageSize: target)
-          op.render(into: &viaTile, inputs: [input])
+          try op.render(into: &viaTile, inputs: [input])
           let rows = (0..<region.height).map { pixel(inside.x, min(max(region.y + $0, 0), inSize.height - 1)) }
           var viaRows = Tile(rect: rect, imageSize: target)
-          op.render(
+          try op.render(
             into: &viaRows, rows: rows, columns: (inside.x - region.x)..<(inside.maxX - region.x), channels: channels,
             input: region, inputImageSize: inSize)
           XCTAssertTrue(

@@ -87,7 +87,7 @@ final class ScalePassOrderTests: XCTestCase {
       }
     }
     var whole = Tile(rect: rect, imageSize: op.targetSize)
-    op.render(into: &whole, inputs: [input])
+    try op.render(into: &whole, inputs: [input])
     for bandRows in [1, 4] {
       var banded = Tile(rect: rect, imageSize: op.targetSize)
       try op.render(into: &banded, input: region, inputImageSize: inSize, bandRows: bandRows) { rows in
@@ -106,7 +106,7 @@ final class ScalePassOrderTests: XCTestCase {
     let pointers = codes.map { UnsafeMutablePointer<UInt8>.allocate(capacity: $0.count) }
     defer { pointers.forEach { $0.deallocate() } }
     for (p, row) in zip(pointers, codes) { p.update(from: row, count: row.count) }
-    op.render(
+    try op.render(
       into: &stored, rows: pointers.map { UnsafePointer($0 + 3 * inside.lowerBound) },
       columns: (inside.lowerBound - region.x)..<(inside.upperBound - region.x), channels: 3, input: region, inputImageSize: inSize)
     XCTAssertEqual(Self.bits(stored), Self.bits(whole), "stored 8-bit rows")

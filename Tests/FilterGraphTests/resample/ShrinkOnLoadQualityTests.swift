@@ -78,4 +78,26 @@ final class ShrinkOnLoadQualityTests: XCTestCase {
       XCTAssertGreaterThan(value, 45, "fit \(side): 1/\(d)")
     }
   }
+
+  /// A downscale read only through a blur of σ ≥ 2 output pixels (here through a smart crop, as on
+  /// the social card) decodes a reduction deeper than the margin of twice the target allows, and
+  /// still stays within 45 dB of the exact resample blurred; a weaker blur, or a downscale that
+  /// something else reads too, keeps the margin. (A 600×400 cut of the photo, fit into 150.)
+  func testJPEGUnderAWideBlurDropsTheMarginWithin45dB() throws {
+    let cut = try T.tiled.encode(
+      try flower().cropped(to: Rect(x: 900, y: 500, width: 600, height: 400)), format: .jpeg,
+      options: WriteOptions(options: ["quality": 95]))
+    let scaled = try Image(data: cut).scaled(toFit: Size(width: 150, height: 150))
+    let plain = try psnr(scaled).denominator
+    XCTAssertEqual(plain, 2)
+    for sigma in [2.0, 12.0] {
+      let (value, d) = try psnr(scaled.smartCropped(to: Size(width: 150, height: 75)).blurred(sigma: sigma))
+      XCTAssertEqual(d, 4, "σ \(sigma)")
+      XCTAssertGreaterThan(value, 45, "σ \(sigma): 1/\(d)")
+    }
+    XCTAssertEqual(try psnr(scaled.blurred(sigma: 1.5)).denominator, plain, "σ 1.5 keeps the margin")
+    var node = T.tiled.optimized(scaled.blurred(sigma: 12).composited(over: scaled))
+    while let input = node.inputs.first { node = input }
+    XCTAssertEqual((node.operation as? EncodedSourceOperation)?.scaleDenominator, plain, "the unblurred downscale is read too")
+  }
 }

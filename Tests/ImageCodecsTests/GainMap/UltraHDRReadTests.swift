@@ -71,13 +71,13 @@ final class UltraHDRReadTests: XCTestCase {
       let (data, header, base) = try load(name)
       let gainMap = try XCTUnwrap(header.gainMap)
       let map = try UltraHDR.decodeMap(gainMap, in: data)
-      let ours = GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata)
+      let ours = floats(try GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata))
       let theirs = try rendition(reference)
       let db = psnr(ours, theirs)
       print("UltraHDR rendition PSNR \(name) vs \(reference): \(db) dB")
       XCTAssertGreaterThanOrEqual(db, floor, "\(name) against \(reference)")
       // The SDR base alone is far from it: the map matters.
-      let sdr = GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata, displayHeadroom: 0)
+      let sdr = floats(try GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata, displayHeadroom: 0))
       XCTAssertLessThan(psnr(sdr, theirs), 30, "\(name): the SDR rendition")
     }
   }
@@ -88,8 +88,29 @@ final class UltraHDRReadTests: XCTestCase {
     let (data, header, base) = try load("libultrahdr")
     let gainMap = try XCTUnwrap(header.gainMap)
     let map = try UltraHDR.decodeMap(gainMap, in: data)
-    let ours = GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata, displayHeadroom: 1)
+    let ours = floats(try GainMapRendition.render(base: base, map: map, metadata: gainMap.metadata, displayHeadroom: 1))
     XCTAssertGreaterThanOrEqual(psnr(ours, try rendition("libultrahdr.vips")), 40)
+  }
+
+  /// A rendition the system cannot give (a base of 2²² × 2²² pixels: 192 TB of floats) throws
+  /// `PixelAllocationError`, which fgrun reports, instead of stopping the process. The base claims
+  /// rows it does not have: the refusal comes before any pixel is read.
+  func testARenditionTheSystemRefusesThrows() throws {
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("not under a sanitizer") }
+    let metadata = try XCTUnwrap(try load("vips").1.gainMap).metadata
+    let side = 1 << 22
+    let block = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+    let storage = PixelStorage(adopting: block, byteCount: side * side) { $0.deallocate() }
+    let base = PixelBuffer(storage: storage, width: side, height: side, rowBytes: side, format: .gray8)
+    let map = PixelBuffer(width: 1, height: 1, format: .gray8)
+    XCTAssertThrowsError(try GainMapRendition.render(base: base, map: map, metadata: metadata)) { error in
+      XCTAssertNotNil(error as? PixelAllocationError, "\(error)")
+    }
+  }
+
+  /// The rendition's floats, rows of RGB packed.
+  func floats(_ rendition: PixelBuffer) -> [Float] {
+    rendition.withUnsafePixels(as: Float.self) { p in (0..<rendition.height).flatMap { Array(UnsafeBufferPointer(start: p[row: $0], count: rendition.width * 3)) } }
   }
 
   func psnr(_ a: [Float], _ b: [Float]) -> Double {
