@@ -89,4 +89,24 @@ final class InputLimitTests: XCTestCase {
     let info = try ChildProcess.run(binary, ["info", "xmp.png"], in: folder)
     XCTAssertEqual(info.status, 0, info.stderr)
   }
+
+  /// `info` maps the file rather than reading it whole: a PNG followed by 48 MB of other bytes (an
+  /// appended archive, say) is described in about the memory of the bare PNG; read whole, the
+  /// file cost its 48 MB (issue #28 finding 3: `info` on a 6 GB file passed 4 GB).
+  func testInfoHoldsTheHeaderNotTheFile() throws {
+    let png = try PNGEncoder.encode(PixelBuffer.random(width: 8, height: 8, format: .rgb8, seed: 5))
+    try png.write(to: file("bare.png"))
+    try (png + Data(count: 48 << 20)).write(to: file("trailing.png"))
+    XCTAssertLessThan(try peakKilobytes(["info", "trailing.png"]) - (try peakKilobytes(["info", "bare.png"])), 16 << 10)
+  }
+
+  /// fgrun's peak resident set in KB, through a Python parent: a process started from this one
+  /// (posix_spawn shares its memory until the exec) is charged this process's peak from the start.
+  func peakKilobytes(_ arguments: [String]) throws -> Int {
+    let script = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+      + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    let run = try ChildProcess.run("python3", ["-c", script, binary] + arguments, in: folder)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    return try XCTUnwrap(Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)), run.text)
+  }
 }

@@ -12,7 +12,9 @@
 // The cost is the input's pixels in memory as premultiplied float RGBA (16 bytes a pixel) for the
 // length of the render; the renderer keeps such results across renders only within
 // `AnalysisCache`'s byte limit. Used where the input is a reduced image (GaussianBlurPyramid.swift),
-// and by the renderer for the small computed input of an analysed operation, which its analysis
+// for the row pass of a blur of large reach (HeldColumnPass.swift: its column pass, a
+// `HeldPixelsReader`, reads the held rows in place instead of a copied tile of its region), and by
+// the renderer for the small computed input of an analysed operation, which its analysis
 // and the operation would otherwise each compute (Renderer.heldInputSpace).
 
 import ImageCodecs
@@ -39,10 +41,24 @@ struct HeldInputOperation: AnalysedOperation {
 
   func resolved(with result: PixelBuffer, input: ImageInfo) -> any ImageOperation { operation }
 
-  /// The operation reading the held pixels instead of `input`.
+  /// The operation reading the held pixels instead of `input`: in place when it is a
+  /// `HeldPixelsReader`, else as a source of tiles of them.
   func resolvedNode(with result: PixelBuffer, inputs: [ImageNode]) -> ImageNode {
-    ImageNode(operation: operation, inputs: [HeldPixelsAnalysis.source(holding: result, of: inputs[0], space: analysis.workingSpace)])
+    let space = analysis.workingSpace
+    if let reader = operation as? any HeldPixelsReader {
+      let identity = "\(operation.descriptor.name) \(operation.arguments.description) of held \(space.rawValue) of \(inputs[0].structuralKey)"
+      return ImageNode(operation: reader.reading(held: result, of: inputs[0], identity: identity), inputs: [])
+    }
+    return ImageNode(operation: operation, inputs: [HeldPixelsAnalysis.source(holding: result, of: inputs[0], space: space)])
   }
+}
+
+/// An operation that, given its input held whole, computes its tiles from the held buffer in
+/// place (no tile of its input region copied out of it).
+protocol HeldPixelsReader: ImageOperation {
+  /// The source that computes this operation from `pixels`, the pixels of `input` held in this
+  /// operation's working space; `identity` names them for keys.
+  func reading(held pixels: PixelBuffer, of input: ImageNode, identity: String) -> any SourceOperation
 }
 
 /// Every pixel of an image, copied tile by tile into one premultiplied float buffer in

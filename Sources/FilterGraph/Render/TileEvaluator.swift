@@ -128,7 +128,7 @@ final class TileEvaluator: Sendable {
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
       } else {
-        source.fill(&tile, space: space)
+        try source.fill(&tile, space: space)
       }
     } else if let point = op as? any PositionalPointOperation {
       // In place on the input's tile (same rect), converting each row to `space` while in cache.

@@ -114,10 +114,11 @@ extension Renderer {
   /// sources and operations that have none.
   static func outputSpace(of node: ImageNode) -> WorkingSpace? {
     let op = node.operation
-    // A source with an ICC profile is loaded through lcms2 into linear light.
+    // A source with an ICC profile is loaded through lcms2 into linear light; a source computed
+    // in a working space (a held blur's column pass) gives it.
     if op is SourceOperation {
       if case .icc = node.info.colorSpace { return .linear }
-      return nil
+      return op.workingSpace
     }
     if let point = op as? any PositionalPointOperation {
       if let space = point.resultSpace { return space }

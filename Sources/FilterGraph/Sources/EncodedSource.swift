@@ -42,7 +42,12 @@ public final class EncodedSource: Sendable {
   /// process while it is being decoded would then kill the process with SIGBUS instead of giving
   /// a `.truncated` error — a whole batch lost to one file changing under it (libvips reads with
   /// `read()` for the same reason). The decoders read these bytes in place, without a further copy.
-  public convenience init(contentsOf url: URL, options: LoadOptions) throws {
+  ///
+  /// With `mapping`, a regular file is memory-mapped instead, for a caller that reads the header
+  /// alone (`ImageFileInfo`): only the pages the header parser touches are read, so describing a
+  /// 1 GB file does not hold 1 GB. The SIGBUS risk above is then confined to the header's parse.
+  /// The file is still held to `--max-input-bytes`, as when it is read.
+  public convenience init(contentsOf url: URL, options: LoadOptions, mapping: Bool = false) throws {
     let unreadable = {
       var isFolder: ObjCBool = false
       let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
@@ -67,7 +72,8 @@ public final class EncodedSource: Sendable {
     try InputBytes.check(size: (attributes?[.size] as? NSNumber)?.intValue ?? 0, name: name, limit: options.limits.maxInputBytes)
     do {
       data =
-        try Self.pooledContents(of: handle)
+        try (mapping ? Self.mappedContents(of: handle) : nil)
+        ?? Self.pooledContents(of: handle)
         ?? InputBytes.read(descriptor: handle.fileDescriptor, prefix: head, name: name, limit: options.limits.maxInputBytes)
     } catch let error as CodecError where error.kind == .tooLarge {
       throw error
@@ -75,6 +81,17 @@ public final class EncodedSource: Sendable {
       throw unreadable()
     }
     try self.init(input: .bytes(data), url: url, identity: identity(data.count), options: options)
+  }
+
+  /// The regular file open as `handle`, memory-mapped; nil for other files or when the mapping
+  /// is refused.
+  private static func mappedContents(of handle: FileHandle) -> Data? {
+    var info = stat()
+    let fd = handle.fileDescriptor
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else { return nil }
+    let size = Int(info.st_size)
+    guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+    return Data(bytesNoCopy: base, count: size, deallocator: .custom { base, size in munmap(base, size) })
   }
 
   /// The largest file read into pooled memory (`pooledContents`).

@@ -16,14 +16,14 @@ public protocol SourceOperation: ImageOperation {
   func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String])
   /// True when `decodePixels` returns a buffer that already exists (nothing to decode or cache).
   var isResident: Bool { get }
-  /// Fills a tile of a generated source.
-  func fill(_ tile: inout Tile, space: WorkingSpace)
+  /// Fills a tile of a generated source; throws when its scratch memory is refused.
+  func fill(_ tile: inout Tile, space: WorkingSpace) throws
 }
 
 extension SourceOperation {
   /// Sources have no inputs, so they render through the renderer's source path, not this.
   public func render(into output: inout Tile, inputs: [Tile]) throws {
-    fill(&output, space: .encoded)
+    try fill(&output, space: .encoded)
   }
   /// Sources only move pixels.
   public var workingSpace: WorkingSpace? { nil }

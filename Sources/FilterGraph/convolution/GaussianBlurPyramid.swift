@@ -49,7 +49,11 @@ extension Image {
   func applyingBlur(_ op: GaussianBlurOperation) -> Image {
     let (sigma, linearLight) = (op.parameters.sigma, op.parameters.linear)
     guard sigma > 0 else { return self }
-    guard let k = op.pyramidFactor else { return applying(op) }
+    guard let k = op.pyramidFactor else {
+      let kernel: SeparableKernel =
+        op.usesBoxes ? .boxes(GaussianKernel.boxCascade(sigma: sigma)) : .sampled(GaussianKernel(sigma: sigma).floatWeights)
+      return applyingSeparable(op, kernel: kernel)
+    }
     let reduced = Size(width: max(1, (size.width + k / 2) / k), height: max(1, (size.height + k / 2) / k))
     let kk = Double(k)
     var reducedBlur = op.parameters

@@ -5,7 +5,9 @@
 // outside that tile are clamped to its edges, which is the renderer's edge extension: the tile
 // only stops short of the widened region where the image itself ends. Rows are filtered first
 // (over every input row the vertical pass needs, into a scratch buffer of output width), then
-// columns, one output row (or strip) at a time so the inner loops run along whole rows.
+// columns, one output row (or strip) at a time so the inner loops run along whole rows. Each
+// engine's row and column passes are also functions of their own, which a blur of large reach
+// runs as two nodes (RowPass.swift, HeldColumnPass.swift) with the same floats.
 //
 // Determinism: every output pixel is computed by the same sequence of floating-point operations
 // wherever the tile it falls in starts, so a tile-parallel render equals a one-tile render bit
@@ -58,46 +60,62 @@ enum SeparableFilter {
   static func convolve(_ input: Tile, into output: inout Tile, weights: [Float]) throws(PixelAllocationError) {
     let r = weights.count - 1
     let o = output.rect, src = input.rect
-    let w = o.width, h = o.height
-    guard w > 0, h > 0, !src.isEmpty else { return }
+    let w = o.width
+    guard w > 0, o.height > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - r), rowHi = min(src.maxY, o.maxY + r)
-    let rows = rowHi - rowLo
-    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
     defer { withExtendedLifetime(midStorage) {} }
+    weights.withUnsafeBufferPointer { k in
+      // Rows: every input row the columns will read, at output width.
+      convolveRows(input, columns: o.x..<o.maxX, rows: rowLo..<rowHi, weights: k) { mid + ($0 - rowLo) * w }
+      output.withMutablePixels { dst in
+        convolveColumns(rows: o.y..<o.maxY, count: w, weights: k, into: { dst[row: $0 - o.y] }) { y in
+          UnsafePointer(mid + (min(max(y, src.y), src.maxY - 1) - rowLo) * w)
+        }
+      }
+    }
+  }
+
+  /// `convolve`'s row pass: for each row y of `rows` (absolute, inside `input`), the `columns`
+  /// of Σᵢ kᵢ·(in(x − i, y) + in(x + i, y)) into `dst(y)`; columns beyond the input tile repeat
+  /// its edge pixels.
+  static func convolveRows(
+    _ input: Tile, columns: Range<Int>, rows: Range<Int>, weights k: UnsafeBufferPointer<Float>,
+    into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>
+  ) {
+    let r = k.count - 1, src = input.rect, w = columns.count, x0 = columns.lowerBound
     let padLength = w + 2 * r
     let pad = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: padLength)
     defer { pad.deallocate() }
-    let coversRow = src.x <= o.x - r && src.maxX >= o.maxX + r
+    let coversRow = src.x <= x0 - r && src.maxX >= columns.upperBound + r
+    input.withPixels { pixels in
+      for y in rows {
+        let row = pixels[row: y - src.y]
+        let line: UnsafePointer<SIMD4<Float>>  // line[t] is the pixel at x = x0 − r + t
+        if coversRow {
+          line = row + (x0 - r - src.x)
+        } else {
+          for t in 0..<padLength {
+            pad[t] = row[min(max(x0 - r + t, src.x), src.maxX - 1) - src.x]
+          }
+          line = UnsafePointer(pad)
+        }
+        let centre = line + r
+        symmetricTaps(into: dst(y), count: w, weights: k) { i in (centre - i, centre + i) }
+      }
+    }
+  }
 
-    weights.withUnsafeBufferPointer { k in
-      // Rows: every input row the columns will read, at output width.
-      input.withPixels { pixels in
-        for j in 0..<rows {
-          let row = pixels[row: rowLo + j - src.y]
-          let line: UnsafePointer<SIMD4<Float>>  // line[t] is the pixel at x = o.x − r + t
-          if coversRow {
-            line = row + (o.x - r - src.x)
-          } else {
-            for t in 0..<padLength {
-              pad[t] = row[min(max(o.x - r + t, src.x), src.maxX - 1) - src.x]
-            }
-            line = UnsafePointer(pad)
-          }
-          let centre = line + r
-          symmetricTaps(into: mid + j * w, count: w, weights: k) { i in (centre - i, centre + i) }
-        }
-      }
-      // Columns: for each output row, the weighted sum of whole scratch rows.
-      output.withMutablePixels { dst in
-        for y in 0..<h {
-          let ay = o.y + y
-          symmetricTaps(into: dst[row: y], count: w, weights: k) { i in
-            let above = min(max(ay - i, src.y), src.maxY - 1) - rowLo
-            let below = min(max(ay + i, src.y), src.maxY - 1) - rowLo
-            return (UnsafePointer(mid + above * w), UnsafePointer(mid + below * w))
-          }
-        }
-      }
+  /// `convolve`'s column pass: for each output row y of `rows`, `count` pixels of
+  /// Σᵢ kᵢ·(row(y − i) + row(y + i)) into `dst(y)`, the weighted sum of whole rows; `row(y)` is
+  /// the first pixel of the row pass's row y, y clamped to the rows there are.
+  @inline(__always)
+  static func convolveColumns(
+    rows: Range<Int>, count: Int, weights k: UnsafeBufferPointer<Float>, into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>,
+    row: (Int) -> UnsafePointer<SIMD4<Float>>
+  ) {
+    for y in rows {
+      symmetricTaps(into: dst(y), count: count, weights: k) { i in (row(y - i), row(y + i)) }
     }
   }
 
@@ -139,52 +157,91 @@ enum SeparableFilter {
   static func boxCascade(_ input: Tile, into output: inout Tile, boxes: [ExtendedBox]) throws(PixelAllocationError) {
     let reach = boxes.reduce(0) { $0 + $1.reach }
     let o = output.rect, src = input.rect
-    let w = o.width, h = o.height
-    guard w > 0, h > 0, !src.isEmpty else { return }
+    let w = o.width
+    guard w > 0, o.height > 0, !src.isEmpty else { return }
     let rowLo = max(src.y, o.y - reach), rowHi = min(src.maxY, o.maxY + reach)
-    let rows = rowHi - rowLo
-    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: rows * w)
-    let strip = 64
-    let span = max(w, h) + 2 * reach
-    let (bufAStorage, bufA) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
-    let (bufBStorage, bufB) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: span * strip)
-    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: strip)
-    defer {
-      withExtendedLifetime((midStorage, bufAStorage, bufBStorage)) {}
-      sums.deallocate()
+    let (midStorage, mid) = try TileMemoryPool.scratch(SIMD4<Float>.self, count: (rowHi - rowLo) * w)
+    defer { withExtendedLifetime(midStorage) {} }
+    let buffers = try CascadeBuffers(length: max(w, o.height) + 2 * reach, lanes: columnStrip)
+    boxRows(input, columns: o.x..<o.maxX, rows: rowLo..<rowHi, boxes: boxes, buffers: buffers) { mid + ($0 - rowLo) * w }
+    output.withMutablePixels { dst in
+      boxColumns(rows: o.y..<o.maxY, count: w, boxes: boxes, buffers: buffers, into: { dst[row: $0 - o.y] }) { y in
+        UnsafePointer(mid + (min(max(y, src.y), src.maxY - 1) - rowLo) * w)
+      }
     }
-    let q = quantiser
+  }
 
-    // Rows.
+  /// The pixels per strip of `boxColumns`.
+  static let columnStrip = 64
+
+  /// The two buffers a cascade runs in (`runCascade`'s `a` and `b`), from the tile pool, whose
+  /// refusal throws: room for a cascade over `length` elements of `lanes` pixels.
+  struct CascadeBuffers {
+    let a: UnsafeMutablePointer<SIMD4<Double>>
+    let b: UnsafeMutablePointer<SIMD4<Double>>
+    /// Owns `a` and `b`.
+    private let storage: (PixelStorage, PixelStorage)
+
+    init(length: Int, lanes: Int) throws(PixelAllocationError) {
+      let (aStorage, a) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: length * lanes)
+      let (bStorage, b) = try TileMemoryPool.scratch(SIMD4<Double>.self, count: length * lanes)
+      (self.a, self.b, storage) = (a, b, (aStorage, bStorage))
+    }
+  }
+
+  /// `boxCascade`'s row pass: for each row y of `rows` (absolute, inside `input`), the `columns`
+  /// of the cascade along the row into `dst(y)`; columns beyond the input tile repeat its edge
+  /// pixels. `buffers` holds `columns.count + 2·reach` pixels.
+  static func boxRows(
+    _ input: Tile, columns: Range<Int>, rows: Range<Int>, boxes: [ExtendedBox], buffers: CascadeBuffers,
+    into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>
+  ) {
+    let reach = boxes.reduce(0) { $0 + $1.reach }
+    let src = input.rect, w = columns.count, length = w + 2 * reach
+    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: 1)
+    defer { sums.deallocate() }
+    let q = quantiser, bufA = buffers.a
     input.withPixels { pixels in
-      for j in 0..<rows {
-        let row = pixels[row: rowLo + j - src.y]
-        for t in 0..<(w + 2 * reach) {
-          let v = row[min(max(o.x - reach + t, src.x), src.maxX - 1) - src.x]
+      for y in rows {
+        let row = pixels[row: y - src.y]
+        for t in 0..<length {
+          let v = row[min(max(columns.lowerBound - reach + t, src.x), src.maxX - 1) - src.x]
           bufA[t] = (widen(v) + q) - q
         }
-        let result = runCascade(boxes, length: w + 2 * reach, lanes: 1, a: bufA, b: bufB, sums: sums)
-        let m = mid + j * w
+        let result = runCascade(boxes, length: length, lanes: 1, a: bufA, b: buffers.b, sums: sums)
+        let m = dst(y)
         for x in 0..<w { m[x] = narrow(result[x]) }
       }
     }
-    // Columns, in strips of `strip` pixels laid out row by row.
-    output.withMutablePixels { dst in
-      var x0 = 0
-      while x0 < w {
-        let lanes = min(strip, w - x0)
-        for t in 0..<(h + 2 * reach) {
-          let m = mid + (min(max(o.y - reach + t, src.y), src.maxY - 1) - rowLo) * w + x0
-          let b = bufA + t * lanes
-          for l in 0..<lanes { b[l] = (widen(m[l]) + q) - q }
-        }
-        let result = runCascade(boxes, length: h + 2 * reach, lanes: lanes, a: bufA, b: bufB, sums: sums)
-        for y in 0..<h {
-          let d = dst[row: y] + x0, s = result + y * lanes
-          for l in 0..<lanes { d[l] = narrow(s[l]) }
-        }
-        x0 += lanes
+  }
+
+  /// `boxCascade`'s column pass: for each output row y of `rows`, `count` pixels of the cascade
+  /// down the columns into `dst(y)`; `row(y)` is the first pixel of the row pass's row y, y
+  /// clamped to the rows there are. Columns go in strips of `columnStrip` pixels laid out row by
+  /// row; `buffers` holds `rows.count + 2·reach` elements of `columnStrip` pixels.
+  static func boxColumns(
+    rows: Range<Int>, count w: Int, boxes: [ExtendedBox], buffers: CascadeBuffers,
+    into dst: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, row: (Int) -> UnsafePointer<SIMD4<Float>>
+  ) {
+    let reach = boxes.reduce(0) { $0 + $1.reach }
+    let h = rows.count, length = h + 2 * reach
+    let sums = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: columnStrip)
+    defer { sums.deallocate() }
+    let q = quantiser, bufA = buffers.a
+    var x0 = 0
+    while x0 < w {
+      let lanes = min(columnStrip, w - x0)
+      for t in 0..<length {
+        let m = row(rows.lowerBound - reach + t) + x0
+        let b = bufA + t * lanes
+        for l in 0..<lanes { b[l] = (widen(m[l]) + q) - q }
       }
+      let result = runCascade(boxes, length: length, lanes: lanes, a: bufA, b: buffers.b, sums: sums)
+      for y in 0..<h {
+        let d = dst(rows.lowerBound + y) + x0, s = result + y * lanes
+        for l in 0..<lanes { d[l] = narrow(s[l]) }
+      }
+      x0 += lanes
     }
   }
 

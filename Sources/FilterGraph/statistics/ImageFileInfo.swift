@@ -42,11 +42,12 @@ public struct ImageFileInfo: Sendable {
   /// The content peak (cd/m²) such a file's tone mapping and gain map take, or nil.
   public var hdrPeak: Double?
 
-  /// Reads the header of the file at `url`.
+  /// Reads the header of the file at `url`, mapping the file rather than reading it whole (only
+  /// the pages the header lies in are read).
   ///
   /// - Throws: `CodecError` when the file is missing, unsupported or its header is bad.
   public init(contentsOf url: URL, options: LoadOptions = LoadOptions()) throws {
-    let header = try EncodedSource(contentsOf: url, options: options).header
+    let header = try EncodedSource(contentsOf: url, options: options, mapping: true).header
     format = header.fileFormat
     storedSize = header.size
     size = header.orientedSize
