@@ -4,7 +4,8 @@
 // written as an Ultra HDR JPEG — the base rendered and encoded as usual, the map rendered through
 // its branch and encoded as an 8-bit JPEG (quality 90, 4:4:4 for a colour map), both joined with
 // the unchanged metadata (`UltraHDRFile`). Both are encoded in memory (the MPF index at the start
-// of the file needs the base's length) and the file is written atomically. Where the map cannot
+// of the file needs the base's length), at the same time on the one worker pool, and the file is
+// written atomically. Where the map cannot
 // follow (a filter that ends the branch) or the format cannot carry it, the SDR base is written
 // and the renderer's warning handler says so. `.sdr`: the base alone, without a warning. `.hdr`:
 // the base and the map rendered whole, combined by `GainMapRendition` at the map's full headroom,
@@ -12,6 +13,7 @@
 // other formats are refused.
 import Foundation
 import ImageCodecs
+import Locking
 import PixelBufferModule
 
 /// What a write does with a source's gain map.
@@ -48,12 +50,23 @@ extension Renderer {
     var baseOptions = options
     baseOptions.format = .jpeg
     baseOptions.hdr = .sdr
-    let base = try encode(image, format: .jpeg, options: baseOptions)
     var mapOptions = WriteOptions(format: .jpeg, options: ["quality": 90, "chroma": "444"])
     mapOptions.keptMetadata = []
     mapOptions.hdr = .sdr
-    let map = try encode(branch.map, format: .jpeg, options: mapOptions)
-    return try UltraHDRFile.assemble(primary: base, map: map, metadata: branch.metadata)
+    // The base's plan first: it computes the analyses (trim's window), which the map's then finds
+    // kept. The map then renders on a driver thread while this one renders the base: the base's
+    // decode is serial, so the map's decode, resample and encode run on the workers beside it
+    // instead of after it.
+    let basePlan = try outputPlan(image, format: .jpeg, options: baseOptions)
+    let map = Monitor<Result<Data, Error>?>(nil)
+    let mapImage = branch.map
+    drivers.pool.submit {
+      let result = Result { try self.encode(mapImage, format: .jpeg, options: mapOptions) }
+      map.update { $0 = result }
+    }
+    let base = Result { try encode(basePlan, handle: nil)! }
+    let mapBytes = map.withLock(waitingUntil: { $0 != nil }) { $0! }
+    return try UltraHDRFile.assemble(primary: base.get(), map: mapBytes.get(), metadata: branch.metadata)
   }
 }
 
