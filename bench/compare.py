@@ -343,7 +343,9 @@ def rows_for(w, inp, out, py, im, fgrun, threads):
                     f"{o}-{name}.jpg"], False)]
     elif w == "W14":
         r += [("vips", "pyvips thumbnail, smartcrop, gaussblur, linear, 2x text (Pango) + composite2", f"{o}-vips.jpg",
-               pe + ["pyvips-W14", inp, f"{o}-vips.jpg"], True)]
+               pe + ["pyvips-W14", inp, f"{o}-vips.jpg"], True),
+              ("vips CLI", "bench/vips-cli-W14.sh: 8 vips processes, .v files between them", f"{o}-vips-cli.jpg",
+               ["sh", os.path.join(HERE, "vips-cli-W14.sh"), inp, f"{o}-vips-cli.jpg"], False)]
     recipe = os.path.join(HERE, "recipes", f"{w}.txt")
     if os.path.exists(recipe):
         extra = recipe_options(recipe) + (["--threads", str(threads)] if threads else [])

@@ -32,7 +32,8 @@ as the fgrun recipes in bench/recipes/, so the PSNR column compares like with li
       (fgrun scales Oklab L), then the title (DejaVu Sans Bold 72 px) and the subtitle (36 px,
       85 % opaque) set by `vips text` (Pango) wrapped to 1040 px and centred, white, each laid on
       with composite2 where the recipe puts it (title's bottom and subtitle's top 20 px from the
-      middle), JPEG Q90 4:2:0.
+      middle), JPEG Q90 4:2:0. bench/vips-cli-W14.sh is W14's second libvips row: the same
+      steps as `vips` commands with `.v` files between them, as command-line users chain them.
 
   W12 (pyvips818 only, libvips 8.18 from the oracles' venv): thumbnail to fit 800x800 (Lanczos3;
       libvips shrinks the gain map with the image), uhdrsave Q85.

@@ -40,6 +40,22 @@ struct ExtendedBox: Hashable, Sendable {
   }
 }
 
+/// What a filter's taps weigh and add: a pixel or one channel.
+@usableFromInline protocol FilterTapValue {
+  /// The sum of two values.
+  static func + (a: Self, b: Self) -> Self
+  /// The value times a tap's weight.
+  func weighted(_ weight: Float) -> Self
+}
+
+extension Float: FilterTapValue {
+  @usableFromInline @inline(__always) func weighted(_ weight: Float) -> Float { weight * self }
+}
+
+extension SIMD4<Float>: FilterTapValue {
+  @usableFromInline @inline(__always) func weighted(_ weight: Float) -> SIMD4<Float> { weight * self }
+}
+
 /// Separable filtering of one tile; see the file comment.
 enum SeparableFilter {
   /// Adding and subtracting this rounds a Double of magnitude below 2¹⁵ to a multiple of 2⁻³⁶.
@@ -120,11 +136,12 @@ enum SeparableFilter {
   }
 
   /// `d[x] = k₀·c[x] + Σᵢ kᵢ·(aᵢ[x] + bᵢ[x])`, summed in order of increasing i, where
-  /// `(aᵢ, bᵢ) = pair(i)` and `c = pair(0).0`. Taps are applied two at a time (same order).
+  /// `(aᵢ, bᵢ) = pair(i)` and `c = pair(0).0`. Taps are applied two at a time (same order). On
+  /// pixels (`SIMD4<Float>`) or on one channel (`Float`: the shadow's alpha).
   @inline(__always)
-  static func symmetricTaps(
-    into d: UnsafeMutablePointer<SIMD4<Float>>, count: Int, weights k: UnsafeBufferPointer<Float>,
-    pair: (Int) -> (UnsafePointer<SIMD4<Float>>, UnsafePointer<SIMD4<Float>>)
+  static func symmetricTaps<Value: FilterTapValue>(
+    into d: UnsafeMutablePointer<Value>, count: Int, weights k: UnsafeBufferPointer<Float>,
+    pair: (Int) -> (UnsafePointer<Value>, UnsafePointer<Value>)
   ) {
     let c = pair(0).0
     let k0 = k[0]
@@ -132,21 +149,21 @@ enum SeparableFilter {
     if k.count > 1 {
       let (a, b) = pair(1)
       let k1 = k[1]
-      for x in 0..<count { d[x] = k0 * c[x] + k1 * (a[x] + b[x]) }
+      for x in 0..<count { d[x] = c[x].weighted(k0) + (a[x] + b[x]).weighted(k1) }
       i = 2
     } else {
-      for x in 0..<count { d[x] = k0 * c[x] }
+      for x in 0..<count { d[x] = c[x].weighted(k0) }
     }
     while i + 1 < k.count {
       let (a1, b1) = pair(i), (a2, b2) = pair(i + 1)
       let ki = k[i], kj = k[i + 1]
-      for x in 0..<count { d[x] = (d[x] + ki * (a1[x] + b1[x])) + kj * (a2[x] + b2[x]) }
+      for x in 0..<count { d[x] = (d[x] + (a1[x] + b1[x]).weighted(ki)) + (a2[x] + b2[x]).weighted(kj) }
       i += 2
     }
     if i < k.count {
       let (a, b) = pair(i)
       let ki = k[i]
-      for x in 0..<count { d[x] = d[x] + ki * (a[x] + b[x]) }
+      for x in 0..<count { d[x] = d[x] + (a[x] + b[x]).weighted(ki) }
     }
   }
 

@@ -38,4 +38,26 @@ final class ShadowTests: XCTestCase {
     XCTAssertLessThan(alpha(35, 20), 3)
     XCTAssertEqual(alpha(20, 20), 255, "the image over its shadow")
   }
+
+  func testTheShadowEqualsItsDefinitionFromMaskBlurAndCompositeInAnyTiling() throws {
+    // A ring with soft edges and a shadow offset up and left: the one-pass operation (alpha blurred
+    // alone) against the definition composed of the general operations (four channels blurred).
+    let ring = Image(color: Color(red: 0.9, green: 0.3, blue: 0.1, alpha: 0.8), size: Size(width: 23, height: 17))
+      .masked(by: try Image(text: "O", font: "DejaVu Sans", size: 16, color: .white).scaled(to: Size(width: 23, height: 17)), source: .alpha)
+    let (sigma, dx, dy, color) = (1.7, -2, 1, Color(red: 0.1, green: 0.2, blue: 0.6, alpha: 0.7))
+    let m = 6 + 2
+    let canvas = Image(color: .clear, size: Size(width: 23 + 2 * m, height: 17 + 2 * m))
+    let silhouette = Image(color: color, size: ring.size).masked(by: ring, source: .alpha)
+    let shade = silhouette.composited(over: canvas, at: Point(x: m + dx, y: m + dy)).blurred(sigma: sigma)
+    let reference = try rgba(ring.composited(over: shade, at: Point(x: m, y: m)))
+    let shadowed = ring.shadowed(sigma: sigma, offset: Point(x: dx, y: dy), color: color)
+    XCTAssertEqual(shadowed.size, canvas.size)
+    for tile in [Size(width: 8, height: 4), Size(width: 5, height: 3), Size(width: 64, height: 64)] {
+      let buffer = try Renderer(options: RendererOptions(threads: 2, tileSize: tile)).render(shadowed, format: .rgba8)
+      let bytes = RecipeExamplesTests.packed(buffer)
+      let worst = zip(bytes, reference.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+      XCTAssertLessThanOrEqual(worst, 1, "tiles \(tile)")
+      XCTAssertGreaterThan(Set(bytes).count, 100, "a soft, coloured shadow")
+    }
+  }
 }
