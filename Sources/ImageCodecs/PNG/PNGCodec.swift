@@ -67,11 +67,17 @@ public enum PNGCodec: ImageCodec {
   public static var reducesInBlocks: Bool { true }
   public static let streamsRows = true
 
-  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+  /// The scale `request` asks for: 1, 2, 4 or 8.
+  static func scaleDenominator(_ request: DecodeRequest) throws -> Int {
     let d = request.scaleDenominator
     guard d == 1 || [2, 4, 8].contains(d) else {
       throw CodecError(.invalidArgument, "PNG files decode at 1/2, 1/4 or 1/8 size, not at 1/\(d).")
     }
+    return d
+  }
+
+  public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    let d = try scaleDenominator(request)
     let map = request.wantsGainMap
     if !map, let structure = try APNGStructure(data, limits: request.limits) {
       guard d == 1 else { throw CodecError(.invalidArgument, "APNG frames decode at full size only, not at 1/\(d).") }
