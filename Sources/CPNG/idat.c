@@ -7,6 +7,12 @@
 // requires of critical chunks), inflates them with zlib into one row at a time and reverses the
 // row filters (PNG specification, 9.2–9.4).
 //
+// Bytes in memory are inflated where they lie. A file is read a piece of at most
+// `CPNG_IDAT_PIECE` bytes at a time, so a large PNG is never held whole: a chunk no longer than a
+// piece is read and checked whole before its data is used, as in memory; a longer one is checked
+// as its last piece is read (the rows of its earlier pieces are then out already, and the decode
+// fails there).
+//
 // The filters that depend on the pixel to the left (sub, average, Paeth) are sequential along a
 // row, so they are computed a pixel at a time with all of the pixel's bytes in 16-bit lanes of
 // one SSE2 register, the previous pixel and the pixel above-left kept in registers: about three
@@ -16,9 +22,11 @@
 // and pa ≤ pc, else b when pb ≤ pc, else c.
 #include "idat.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "cpng_shim.h"
@@ -27,11 +35,32 @@
 #include <emmintrin.h>
 #endif
 
+/// The most image data read from a file at once: 256 KiB.
+#define CPNG_IDAT_PIECE (256u * 1024u)
+
+int cpng_source_read(const cpng_source *s, size_t offset, uint8_t *out, size_t count) {
+  if (offset > s->length || count > s->length - offset) return -1;
+  if (s->data != NULL) {
+    memcpy(out, s->data + offset, count);
+    return 0;
+  }
+  size_t done = 0;
+  while (done < count) {
+    ssize_t got = pread(s->fd, out + done, count - done, (off_t)(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -1;
+    done += (size_t)got;
+  }
+  return 0;
+}
+
 struct cpng_idat_reader {
-  const uint8_t *data;
-  size_t length, offset;
+  cpng_source source;
+  size_t offset;
   uint32_t chunk_left;  ///< bytes of the current IDAT chunk's data not yet given to zlib
   int entered;          ///< the first chunk was checked (enter_chunk)
+  uint8_t *piece;       ///< a file's image data as read (CPNG_IDAT_PIECE bytes); NULL in memory
+  uint32_t crc;         ///< a file's current chunk: the CRC-32 of its type and the data read so far
   z_stream z;
   int stream_done;
   size_t rowbytes;
@@ -41,12 +70,11 @@ struct cpng_idat_reader {
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
-cpng_idat_reader *cpng_idat_start(const uint8_t *data, size_t length, size_t offset, uint32_t chunk_length,
-                                  size_t rowbytes, int bpp, int sixteen) {
+cpng_idat_reader *cpng_idat_start(const cpng_source *source, size_t offset, uint32_t chunk_length, size_t rowbytes,
+                                  int bpp, int sixteen) {
   cpng_idat_reader *r = calloc(1, sizeof *r);
   if (!r) return NULL;
-  r->data = data;
-  r->length = length;
+  r->source = *source;
   r->offset = offset;
   r->chunk_left = chunk_length;
   r->rowbytes = rowbytes;
@@ -54,9 +82,11 @@ cpng_idat_reader *cpng_idat_start(const uint8_t *data, size_t length, size_t off
   r->sixteen = sixteen;
   r->prior = calloc(1, rowbytes + 1);
   r->current = malloc(rowbytes + 1);
-  if (!r->prior || !r->current || inflateInit(&r->z) != Z_OK) {
+  if (source->data == NULL) r->piece = malloc(CPNG_IDAT_PIECE);
+  if (!r->prior || !r->current || (source->data == NULL && !r->piece) || inflateInit(&r->z) != Z_OK) {
     free(r->prior);
     free(r->current);
+    free(r->piece);
     free(r);
     return NULL;
   }
@@ -68,6 +98,7 @@ void cpng_idat_free(cpng_idat_reader *r) {
   inflateEnd(&r->z);
   free(r->prior);
   free(r->current);
+  free(r->piece);
   free(r);
 }
 
@@ -76,15 +107,46 @@ static int fail(int status, char *message, size_t capacity, const char *text) {
   return status;
 }
 
+/// Compares a file's chunk's CRC, the four bytes at `offset`, with the one computed while reading it.
+static int check_crc(cpng_idat_reader *r, char *message, size_t capacity) {
+  uint8_t stored[4];
+  if (cpng_source_read(&r->source, r->offset, stored, 4) != 0) {
+    return fail(CPNG_ERR_TRUNCATED, message, capacity, "the data ends before the image does (truncated file)");
+  }
+  return be32(stored) == r->crc ? CPNG_OK : fail(CPNG_ERR_CORRUPT, message, capacity, "IDAT: CRC error");
+}
+
 /// Checks that the chunk whose data starts at `offset` (`chunk_left` bytes) is whole, CRC
 /// included, and that its CRC-32 (of its type and data) matches: libpng, too, reads a chunk whole
 /// and checks it before its data counts, so a file cut anywhere in its image data is truncated.
+/// In a file, the data is checked as it is read (`read_piece`).
 static int enter_chunk(cpng_idat_reader *r, char *message, size_t capacity) {
-  if (r->length - r->offset < (uint64_t)r->chunk_left + 4) {
+  if (r->source.length - r->offset < (uint64_t)r->chunk_left + 4) {
     return fail(CPNG_ERR_TRUNCATED, message, capacity, "the data ends before the image does (truncated file)");
   }
-  uint32_t crc = (uint32_t)crc32(crc32(0, (const Bytef *)"IDAT", 4), r->data + r->offset, r->chunk_left);
-  if (be32(r->data + r->offset + r->chunk_left) != crc) return fail(CPNG_ERR_CORRUPT, message, capacity, "IDAT: CRC error");
+  r->crc = (uint32_t)crc32(0, (const Bytef *)"IDAT", 4);
+  if (r->source.data == NULL) return r->chunk_left == 0 ? check_crc(r, message, capacity) : CPNG_OK;
+  uint32_t crc = (uint32_t)crc32(r->crc, r->source.data + r->offset, r->chunk_left);
+  if (be32(r->source.data + r->offset + r->chunk_left) != crc) return fail(CPNG_ERR_CORRUPT, message, capacity, "IDAT: CRC error");
+  return CPNG_OK;
+}
+
+/// Reads the next piece of the current chunk's data from the file into `piece` and gives it to
+/// zlib; after the chunk's last piece, checks its CRC.
+static int read_piece(cpng_idat_reader *r, char *message, size_t capacity) {
+  uint32_t n = r->chunk_left < CPNG_IDAT_PIECE ? r->chunk_left : CPNG_IDAT_PIECE;
+  if (cpng_source_read(&r->source, r->offset, r->piece, n) != 0) {
+    return fail(CPNG_ERR_TRUNCATED, message, capacity, "the data ends before the image does (truncated file)");
+  }
+  r->crc = (uint32_t)crc32(r->crc, r->piece, n);
+  r->offset += n;
+  r->chunk_left -= n;
+  if (r->chunk_left == 0) {
+    int status = check_crc(r, message, capacity);
+    if (status != CPNG_OK) return status;
+  }
+  r->z.next_in = r->piece;
+  r->z.avail_in = n;
   return CPNG_OK;
 }
 
@@ -96,11 +158,11 @@ static int feed(cpng_idat_reader *r, char *message, size_t capacity) {
     if (status != CPNG_OK) return status;
   }
   while (r->chunk_left == 0) {
-    r->offset += 4;  // the CRC, checked on entering the chunk
-    if (r->length - r->offset < 8) {
+    r->offset += 4;  // the CRC, checked on entering the chunk or reading its last piece
+    uint8_t header[8];
+    if (cpng_source_read(&r->source, r->offset, header, 8) != 0) {
       return fail(CPNG_ERR_TRUNCATED, message, capacity, "the data ends before the image does (truncated file)");
     }
-    const uint8_t *header = r->data + r->offset;
     if (memcmp(header + 4, "IDAT", 4) != 0) return fail(CPNG_ERR_CORRUPT, message, capacity, "Not enough image data");
     uint32_t length = be32(header);
     if (length > 0x7FFFFFFFu) return fail(CPNG_ERR_CORRUPT, message, capacity, "IDAT: invalid chunk length");
@@ -109,7 +171,8 @@ static int feed(cpng_idat_reader *r, char *message, size_t capacity) {
     int status = enter_chunk(r, message, capacity);
     if (status != CPNG_OK) return status;
   }
-  r->z.next_in = (Bytef *)(r->data + r->offset);
+  if (r->source.data == NULL) return read_piece(r, message, capacity);
+  r->z.next_in = (Bytef *)(r->source.data + r->offset);
   r->z.avail_in = r->chunk_left;
   r->offset += r->chunk_left;
   r->chunk_left = 0;

@@ -4,13 +4,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// Where a PNG's bytes are: `length` bytes in memory at `data`, or, when `data` is NULL, the first
+/// `length` bytes of the file open on `fd`, read with pread where they are needed.
+typedef struct cpng_source {
+  const uint8_t *data;
+  int fd;
+  size_t length;
+} cpng_source;
+
+/// Copies the `count` bytes at `offset` of `source` into `out`: 0, or -1 when the source ends
+/// first (a file cut short since its size was taken) or reading fails.
+int cpng_source_read(const cpng_source *source, size_t offset, uint8_t *out, size_t count);
+
 typedef struct cpng_idat_reader cpng_idat_reader;
 
 /// Starts decoding the image data of a non-interlaced 8- or 16-bit gray, gray + alpha, RGB or
 /// RGBA PNG (no palette, no tRNS: rows need no transformation), whose first IDAT chunk's data
-/// starts at `offset` of `data` with `chunk_length` bytes. NULL when memory runs out.
-cpng_idat_reader *cpng_idat_start(const uint8_t *data, size_t length, size_t offset, uint32_t chunk_length,
-                                  size_t rowbytes, int bpp, int sixteen);
+/// starts at `offset` of `source` with `chunk_length` bytes. NULL when memory runs out.
+cpng_idat_reader *cpng_idat_start(const cpng_source *source, size_t offset, uint32_t chunk_length, size_t rowbytes,
+                                  int bpp, int sixteen);
 
 /// Decodes the next row (`rowbytes` bytes, 16-bit samples in native byte order) into `out`.
 /// Returns CPNG_OK, CPNG_ERR_TRUNCATED (the data ends first), CPNG_ERR_CORRUPT (a CRC, zlib or

@@ -47,8 +47,7 @@ static int is_little_endian(void) {
 struct cpng_reader {
   png_structp png;
   png_infop info;
-  const uint8_t *data;
-  size_t length;
+  cpng_source source;
   size_t offset;
   uint32_t max_dimension;
   int overrun;
@@ -80,12 +79,11 @@ static void reader_warning(png_structp png, png_const_charp text) {
 
 static void reader_read(png_structp png, png_bytep out, size_t count) {
   cpng_reader *r = (cpng_reader *)png_get_io_ptr(png);
-  if (count > r->length - r->offset) {
+  if (cpng_source_read(&r->source, r->offset, out, count) != 0) {
     copy_message(r->msgs.error, "the data ends before the image does (truncated file)");
     r->overrun = 1;
     png_error(png, "truncated");
   }
-  memcpy(out, r->data + r->offset, count);
   r->offset += count;
 }
 
@@ -98,11 +96,10 @@ static int reader_fail(cpng_reader *r) {
   return CPNG_ERR_CORRUPT;
 }
 
-cpng_reader *cpng_reader_create(const uint8_t *data, size_t length, uint32_t max_dimension) {
+static cpng_reader *reader_create(cpng_source source, uint32_t max_dimension) {
   cpng_reader *r = (cpng_reader *)calloc(1, sizeof(cpng_reader));
   if (r == NULL) return NULL;
-  r->data = data;
-  r->length = data == NULL ? 0 : length;
+  r->source = source;
   r->max_dimension = max_dimension == 0 ? 1 : max_dimension;
   r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, reader_error, reader_warning);
   if (r->png == NULL) {
@@ -116,6 +113,17 @@ cpng_reader *cpng_reader_create(const uint8_t *data, size_t length, uint32_t max
     return NULL;
   }
   return r;
+}
+
+cpng_reader *cpng_reader_create(const uint8_t *data, size_t length, uint32_t max_dimension) {
+  static const uint8_t empty = 0;
+  cpng_source source = {data == NULL ? &empty : data, -1, data == NULL ? 0 : length};
+  return reader_create(source, max_dimension);
+}
+
+cpng_reader *cpng_reader_create_file(int fd, uint64_t length, uint32_t max_dimension) {
+  cpng_source source = {NULL, fd, (size_t)length};
+  return reader_create(source, max_dimension);
 }
 
 int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
@@ -205,10 +213,11 @@ int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
 
   // libpng stops right after the first IDAT chunk's length and type.
   // (Rows too long for zlib's 32-bit counts stay with libpng.)
+  uint8_t p[8];
   r->plain = !i.interlaced && !i.has_trns && (bit_depth == 8 || bit_depth == 16) && color_type != PNG_COLOR_TYPE_PALETTE &&
-             i.out_rowbytes < 0x7FFFFFFFu && r->offset >= 8 && memcmp(r->data + r->offset - 4, "IDAT", 4) == 0;
+             i.out_rowbytes < 0x7FFFFFFFu && r->offset >= 8 && cpng_source_read(&r->source, r->offset - 8, p, 8) == 0 &&
+             memcmp(p + 4, "IDAT", 4) == 0;
   if (r->plain) {
-    const uint8_t *p = r->data + r->offset - 8;
     r->idat_offset = r->offset;
     r->idat_length = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
   }
@@ -222,7 +231,7 @@ int cpng_reader_read_info(cpng_reader *r, cpng_info *out) {
 /// Decodes `count` rows through the shim's own reader (plain images).
 static int read_plain_rows(cpng_reader *r, uint8_t *const *rows, uint32_t count) {
   if (!r->idat) {
-    r->idat = cpng_idat_start(r->data, r->length, r->idat_offset, r->idat_length, r->cached.out_rowbytes,
+    r->idat = cpng_idat_start(&r->source, r->idat_offset, r->idat_length, r->cached.out_rowbytes,
                               (int)(r->cached.out_channels * (r->cached.out_bit_depth / 8)), r->cached.out_bit_depth == 16);
     if (!r->idat) {
       copy_message(r->msgs.error, "Out of memory for the PNG row decoder");

@@ -61,8 +61,8 @@ public struct DecodeLimits: Hashable, Sendable {
   /// kilobyte would otherwise cost a thousand canvases of work per kilobyte read.
   public var maxFrames: Int
   /// The most bytes of an input held in memory (default 1 GiB): a file read whole (every format
-  /// but TIFF, which is read in place), standard input, a pipe. A longer input is refused once
-  /// this many bytes are read, so `/dev/zero` or a 6 GB file cannot take the memory.
+  /// but TIFF and still PNG, which are read in place), standard input, a pipe. A longer input is
+  /// refused once this many bytes are read, so `/dev/zero` or a 6 GB file cannot take the memory.
   public var maxInputBytes: Int
 
   /// Creates limits.

@@ -1,8 +1,8 @@
 // InputBytes.swift — an input read into memory through its descriptor, never past a limit.
 //
-// Files read whole (every format but TIFF), standard input and pipes come through here: the
-// bytes are read in 1 MiB steps and the read stops, with an error, once `limit` bytes are held,
-// so `- </dev/zero` or a 6 GB file costs at most the limit. A regular file's size is known
+// Files read whole (every format but TIFF and still PNG), standard input and pipes come through
+// here: the bytes are read in 1 MiB steps and the read stops, with an error, once `limit` bytes
+// are held, so `- </dev/zero` or a 6 GB file costs at most the limit. A regular file's size is known
 // before reading, so one over the limit is refused without reading it.
 import Foundation
 

@@ -68,6 +68,12 @@ typedef struct cpng_info {
 /// CPNG_ERR_TOO_LARGE. Returns NULL only when memory runs out.
 cpng_reader *cpng_reader_create(const uint8_t *data, size_t length, uint32_t max_dimension);
 
+/// Creates a reader over the first `length` bytes of the file open for reading on `fd`, which must
+/// stay open until the reader is destroyed: bytes are read with pread where they are needed (the
+/// descriptor's offset is neither used nor moved), the image data a piece at a time, so the file
+/// is never held in memory whole. A file that ends before `length` is CPNG_ERR_TRUNCATED.
+cpng_reader *cpng_reader_create_file(int fd, uint64_t length, uint32_t max_dimension);
+
 /// Reads the signature and every chunk before the first IDAT; sets up the transforms (palette to
 /// RGB(A), tRNS to alpha, 1/2/4-bit gray to 8 bits, 16-bit kept in native byte order, Adam7
 /// handling). Allocates no row memory.

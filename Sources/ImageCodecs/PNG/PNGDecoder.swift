@@ -3,7 +3,7 @@ import CPNG
 import Foundation
 import PixelBufferModule
 
-/// Decodes a PNG file held in memory, through libpng 1.6: the header and every chunk before the
+/// Decodes a PNG file held in memory or read through its descriptor (`PNGFileHead`), through libpng 1.6: the header and every chunk before the
 /// image data, and the rows of palette, 1/2/4-bit, tRNS and interlaced images. The rows of the
 /// other (plain) images — non-interlaced 8- or 16-bit gray, gray + alpha, RGB, RGBA — need no
 /// transformation and come from the shim's own IDAT reader (`Sources/CPNG/idat.c`: each IDAT
@@ -51,8 +51,9 @@ public final class PNGDecoder {
 
   private let reader: OpaquePointer
   /// The encoded bytes libpng reads in place through the shim's read callback (see
-  /// `EncodedBytes`), or a private copy of them.
-  private let input: Data
+  /// `EncodedBytes`), or the file it reads them from.
+  private let input: Input
+  /// A private copy of bytes that cannot be read in place.
   private let copy: UnsafeMutableRawBufferPointer?
   private var wholeImage: PixelBuffer?
   private var failure: CodecError?
@@ -90,24 +91,49 @@ public final class PNGDecoder {
   /// - Throws: `CodecError` — `.corrupt` for data that is not a valid PNG, `.truncated` when it ends
   ///   early, `.tooLarge` when the size exceeds `limits`.
   public convenience init(data: Data, limits: DecodeLimits = .default, toneMaps: Bool = true) throws {
-    try self.init(data: data, limits: limits, toneMaps: toneMaps, resolvesPeak: true)
+    try self.init(.bytes(data), limits: limits, toneMaps: toneMaps, resolvesPeak: true)
+  }
+
+  /// Where the encoded bytes are.
+  enum Input {
+    /// In memory.
+    case bytes(Data)
+    /// In the file open on the handle, whose start `head` holds (a still PNG without a cICP chunk).
+    case file(FileHandle, head: PNGFileHead)
+  }
+
+  /// As `init(data:limits:toneMaps:)`, for the file open on `file` whose start is `head`: libpng
+  /// and the row reader read it through the descriptor, the image data a piece at a time.
+  convenience init(file: FileHandle, head: PNGFileHead, limits: DecodeLimits) throws {
+    try self.init(.file(file, head: head), limits: limits, toneMaps: true, resolvesPeak: true)
   }
 
   /// As `init(data:limits:toneMaps:)`; an HDR image's content peak (`HDRContentPeak`) is resolved
   /// when `resolvesPeak`, else taken as the nominal 1000 cd/m² (for reading the signal to measure it).
-  init(data: Data, limits: DecodeLimits, toneMaps: Bool, resolvesPeak: Bool) throws {
+  init(_ input: Input, limits: DecodeLimits, toneMaps: Bool, resolvesPeak: Bool) throws {
+    let start: Data
+    switch input {
+    case .bytes(let data): start = data
+    case .file(_, let head): start = head.bytes
+    }
     // The size is checked against the pixel limit first: libpng's own check (its user limits, a
     // side of at most the pixel limit) ends in "Invalid IHDR data", which reads as a corrupt file.
-    if let (width, height) = Self.headerSize(data) { try limits.check(width: width, height: height, what: "PNG image") }
+    if let (width, height) = Self.headerSize(start) { try limits.check(width: width, height: height, what: "PNG image") }
     var copy: UnsafeMutableRawBufferPointer?
-    if !EncodedBytes.isStable(data) {
-      copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
-      data.copyBytes(to: copy!)
-    }
     let maxDimension = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
-    let reader = data.withUnsafeBytes { raw in
-      let base = (copy ?? UnsafeMutableRawBufferPointer(mutating: raw)).baseAddress
-      return cpng_reader_create(base?.assumingMemoryBound(to: UInt8.self), data.count, maxDimension)
+    let reader: OpaquePointer?
+    switch input {
+    case .bytes(let data):
+      if !EncodedBytes.isStable(data) {
+        copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        data.copyBytes(to: copy!)
+      }
+      reader = data.withUnsafeBytes { raw in
+        let base = (copy ?? UnsafeMutableRawBufferPointer(mutating: raw)).baseAddress
+        return cpng_reader_create(base?.assumingMemoryBound(to: UInt8.self), data.count, maxDimension)
+      }
+    case .file(let file, let head):
+      reader = cpng_reader_create_file(file.fileDescriptor, UInt64(head.fileSize), maxDimension)
     }
     guard let reader else {
       copy?.deallocate()
@@ -126,7 +152,7 @@ public final class PNGDecoder {
       throw error
     }
     self.reader = reader
-    self.input = data
+    self.input = input
     self.copy = copy
 
     let layout: ChannelLayout
@@ -156,7 +182,7 @@ public final class PNGDecoder {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
     var cicp: PNGCICP?, light = PNGLightLevels()
-    metadataWarnings += PNGTextChunks.read(data, into: &metadata, cicp: &cicp, light: &light)
+    metadataWarnings += PNGTextChunks.read(start, into: &metadata, cicp: &cicp, light: &light)
     var hdr: HDRSignal?
     if let cicp, let transfer = cicp.hdrTransfer {
       if layout == .gray || layout == .grayAlpha {
@@ -172,7 +198,8 @@ public final class PNGDecoder {
           metadataWarnings.append("The PNG's cICP chunk says its samples are narrow-range; they are read as full-range.")
         }
         var peak = HDRToneMapping.nominalPeak
-        if resolvesPeak {
+        // (A file read through its descriptor has no cICP chunk: `PNGFileHead`.)
+        if resolvesPeak, case .bytes(let data) = input {
           let resolved = HDRContentPeak.resolve(maxCLL: light.maxCLL, masteringMax: light.masteringMax, container: "PNG", data: data) {
             try Self.measuredPeak(data, limits: limits, transfer: transfer, toBT2020: toBT2020)
           }
@@ -362,7 +389,7 @@ public final class PNGDecoder {
   /// The largest component of the display light (cd/m², BT.2020) of the PNG `data`, whose samples
   /// are the HDR signal `transfer` in primaries going to BT.2020 by `toBT2020`: its rows read in strips.
   private static func measuredPeak(_ data: Data, limits: DecodeLimits, transfer: HDRTransfer, toBT2020: [SIMD3<Double>]) throws -> Double {
-    let decoder = try PNGDecoder(data: data, limits: limits, toneMaps: false, resolvesPeak: false)
+    let decoder = try PNGDecoder(.bytes(data), limits: limits, toneMaps: false, resolvesPeak: false)
     var strip = try decoder.makeBuffer(rows: 64), peak = 0.0
     while case let n = try decoder.readRows(64, into: &strip), n > 0 {
       let rows = n == strip.height ? strip : strip.cropped(to: Rect(x: 0, y: 0, width: strip.width, height: n))

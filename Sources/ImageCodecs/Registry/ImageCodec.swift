@@ -143,16 +143,26 @@ extension ImageCodec {
 }
 
 /// A codec that reads files in place: through their descriptor, only the parts a decode needs
-/// (TIFF: the directories, then each strip or tile as it is decoded), so a large file is never
-/// held in memory whole. `EncodedSource` opens files of such codecs and keeps them open instead
-/// of reading them into memory; the `Data` methods still serve bytes already in memory.
+/// (TIFF: the directories, then each strip or tile as it is decoded; a still PNG: its chunks
+/// before the image data, then the image data a piece at a time), so a large file is never held
+/// in memory whole. `EncodedSource` opens files of such codecs and keeps them open instead of
+/// reading them into memory; the `Data` methods still serve bytes already in memory.
 public protocol FileReadingCodec: ImageCodec {
+  /// Whether the file open on `file` is read in place for `request` (its options; the page, the
+  /// gain map); false when the codec needs it in memory after all (an APNG: its frames). Reading
+  /// it in place is then still correct, only no cheaper: the file methods read it whole.
+  static func readsInPlace(file: FileHandle, request: DecodeRequest) -> Bool
   /// `readHeader` of the file open for reading on `file` (read from its start, whatever the
   /// handle's offset; the handle is not moved).
   static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader
   /// `makeDecoder` of the file open on `file`, which the decoder keeps open while it lives.
   /// A file that shrinks while it is read is a `.truncated` error.
   static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder
+}
+
+extension FileReadingCodec {
+  /// Every file.
+  public static func readsInPlace(file: FileHandle, request: DecodeRequest) -> Bool { true }
 }
 
 /// What to decode: which page, at which scale, how strictly, within which limits.

@@ -1,6 +1,6 @@
-// StreamingDecodeTests.swift — JPEG sources read in order are decoded on demand into a ring of
-// rows: same pixels as a full decode, counted apart, bounded in rows; everything else still decodes
-// fully once through the cache.
+// StreamingDecodeTests.swift — JPEG and PNG sources read in order are decoded on demand into a
+// ring of rows: same pixels as a full decode, counted apart, bounded in rows; everything else still
+// decodes fully once through the cache.
 
 import Foundation
 import ImageCodecs
@@ -200,6 +200,19 @@ final class StreamingDecodeTests: XCTestCase {
       let computed = try r.render(image, format: .rgba8).converted(to: .rgb)
       XCTAssertTrue(copied.hasSamePixels(as: computed), "tiles \(tile)")
     }
+  }
+
+  /// A still PNG file is read through its descriptor: its source holds no bytes, and a streamed
+  /// render gives the pixels of the same bytes in memory. An APNG's source holds its bytes.
+  func testAStillPNGFileIsReadInPlaceAndStreamed() throws {
+    let url = Fixtures.url("colour/cmyk-swop-srgb-relative.png")
+    XCTAssertNil(try EncodedSource(contentsOf: url, options: LoadOptions()).bytes)
+    XCTAssertNotNil(try EncodedSource(contentsOf: Fixtures.url("animation/ops.png"), options: LoadOptions()).bytes)
+    let streamed = renderer(streaming: true)
+    let got = try streamed.render(try Image(contentsOf: url).blurred(sigma: 1))
+    XCTAssertEqual(streamed.statistics.streamedDecodes, 1)
+    let expected = try renderer(streaming: false).render(try Image(data: Data(contentsOf: url)).blurred(sigma: 1))
+    XCTAssertTrue(got.hasSamePixels(as: expected))
   }
 
   func testSourcesWithAlphaAreNotCopied() throws {
