@@ -54,19 +54,24 @@ extension Renderer {
     mapOptions.keptMetadata = []
     mapOptions.hdr = .sdr
     // The base's plan first: it computes the analyses (trim's window), which the map's then finds
-    // kept. The map then renders on a driver thread while this one renders the base: the base's
+    // kept. The map is then handed to a driver thread while this one renders the base: the base's
     // decode is serial, so the map's decode, resample and encode run on the workers beside it
-    // instead of after it.
+    // instead of after it. This thread may itself be a driver (an async write) and every driver
+    // may be writing an Ultra HDR file, so a map no driver has started is rendered here after the
+    // base (`HandedWork`), never waited for in the queue.
     let basePlan = try outputPlan(image, format: .jpeg, options: baseOptions)
-    let map = Monitor<Result<Data, Error>?>(nil)
     let mapImage = branch.map
-    drivers.pool.submit {
-      let result = Result { try self.encode(mapImage, format: .jpeg, options: mapOptions) }
-      map.update { $0 = result }
+    let map = HandedWork { try self.encode(mapImage, format: .jpeg, options: mapOptions) }
+    drivers.pool.submit { map.run() }
+    let primary: Data?
+    do {
+      primary = try encode(basePlan, handle: nil)
+    } catch {
+      map.abandon()
+      throw error
     }
-    let base = Result { try encode(basePlan, handle: nil)! }
-    let mapBytes = map.withLock(waitingUntil: { $0 != nil }) { $0! }
-    return try UltraHDRFile.assemble(primary: base.get(), map: mapBytes.get(), metadata: branch.metadata)
+    guard let primary else { throw CodecError(.io, "The Ultra HDR base image was not encoded in memory.") }
+    return try UltraHDRFile.assemble(primary: primary, map: map.result(), metadata: branch.metadata)
   }
 }
 
