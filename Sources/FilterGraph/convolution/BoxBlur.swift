@@ -4,7 +4,7 @@
 // premultiplied RGBA, with coordinates outside the image repeating the nearest edge pixel.
 // Computed separably (rows, then columns) with running window sums, so the cost per pixel does
 // not depend on r; the sums are exact (see SeparableFilter.swift), so tiles agree bit for bit.
-// From a radius of 128 the rows and columns run as two nodes, the rows held (HeldColumnPass.swift),
+// From a radius of 256 the rows and columns run as two nodes, the rows held (HeldColumnPass.swift),
 // so a tile does not read its (2r)-wide halo on every side: the same pixels, bit for bit.
 // Working space: linear light by default, encoded values with `linearLight: false`.
 

@@ -20,10 +20,12 @@
 // checked in GaussianBlurTests). The threshold 12 is where the two cost about the same on the
 // 2-core test machine. `method=exact` or `method=box` forces either. Above σ = 32 the automatic
 // method blurs a reduced copy instead, so the cost does not grow with σ (GaussianBlurPyramid.swift).
-// Otherwise, from a reach of 128 pixels (σ above about 42) the rows and columns run
-// as two nodes, the rows held (HeldColumnPass.swift), so a tile does not read its halo on every
-// side: the same pixels, bit for bit; the exact kernel's cost is then its 2r + 1 taps per pixel
-// per axis and no more.
+// Otherwise, from a reach of 128 pixels for the exact kernel (σ above about 42) and 256 for the
+// boxes, the rows and columns run as two nodes, the rows held (HeldColumnPass.swift), so a tile
+// does not read its halo on every side: the same pixels, bit for bit. From a reach of 256
+// (σ above about 85) the exact kernel's row pass runs through the Fourier transform
+// (SpectralRows.swift: the same sum within float rounding, at O(log r) a pixel), its column pass
+// at 2r + 1 taps a pixel.
 
 import PixelBufferModule
 

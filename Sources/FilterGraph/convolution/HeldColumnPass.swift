@@ -5,7 +5,9 @@
 // output and y + j outside the image repeats the nearest edge row (for boxes: the cascade down
 // the column). Computed by the column pass of SeparableFilter.swift's engines, with their
 // rounding, this is the blur of BoxBlur.swift or GaussianBlur.swift (any method but the reduced
-// copy of GaussianBlurPyramid.swift) bit for bit: the split changes the schedule, not one value.
+// copy of GaussianBlurPyramid.swift) bit for bit: the split changes the schedule, not one value
+// (except where the row pass runs through the Fourier transform, RowPass.swift: there within
+// float rounding).
 //
 // Why: a blur's tile reads its rectangle widened by the reach r on every side and filters every
 // row of it, so at large r each tile reads and filters (w + 2r)(h + 2r) pixels for w·h outputs:
@@ -18,16 +20,19 @@
 // for boxes (the running sums start 2r rows above the tile), O(r) per pixel for the sampled
 // kernel, which is the definition's own cost.
 //
-// Used when the reach is at least `ColumnPassOperation.splitReach` (128 pixels, where a 64-row
-// band's tile reads at least 5 times its rows): below it the halo is a small part of each tile
-// and holding the image would cost more memory than the time it saves.
+// Used from a reach of `sampledSplitReach` (128) for the sampled kernel, whose halo rows each
+// cost 2r + 1 taps a pixel, and of `boxSplitReach` (256) for boxes, whose cost a pixel does not
+// depend on r: below them the split saved little or no time for four times the memory (the held
+// rows, 384 MB on 24 MP), above them it saves much (docs/Reliability.md, finding 11).
 
 import PixelBufferModule
 
 /// The column pass of the blur it names, reading its input held whole; see the file comment.
 struct ColumnPassOperation: ImageOperation, HeldPixelsReader {
-  /// From this reach on, blurs are split (see the file comment).
-  static let splitReach = 128
+  /// From this reach on, blurs with a sampled kernel are split (see the file comment).
+  static let sampledSplitReach = 128
+  /// From this reach on, blurs with a box cascade are split.
+  static let boxSplitReach = 256
 
   let blur: SplitBlur
 
@@ -128,10 +133,15 @@ struct ColumnPassSource: SourceOperation {
 
 extension Image {
   /// The blur `op`, separable with `kernel` on each axis: as a row pass and a held column pass
-  /// when its reach is at least `ColumnPassOperation.splitReach`, else `op` itself (the same
+  /// when its reach is at least the kernel's split reach, else `op` itself (the same
   /// pixels either way; see HeldColumnPass.swift).
   func applyingSeparable(_ op: any ImageOperation, kernel: SeparableKernel) -> Image {
-    guard kernel.reach >= ColumnPassOperation.splitReach else { return applying(op) }
+    let splitReach: Int
+    switch kernel {
+    case .sampled: splitReach = ColumnPassOperation.sampledSplitReach
+    case .boxes: splitReach = ColumnPassOperation.boxSplitReach
+    }
+    guard kernel.reach >= splitReach else { return applying(op) }
     let blur = SplitBlur(kernel, of: op)
     return applying(RowPassOperation(blur: blur)).applying(HeldInputOperation(operation: ColumnPassOperation(blur: blur)))
   }

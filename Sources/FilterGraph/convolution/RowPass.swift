@@ -4,8 +4,11 @@
 // (the exact Gaussian's weights), or the cascade of extended boxes along the row (a box blur's
 // box, a Gaussian's three boxes), with x + i outside the image repeating the nearest edge pixel.
 // Computed by the row pass of SeparableFilter.swift's engines, with their rounding, so the column
-// pass of HeldColumnPass.swift over this output is the one-operation blur bit for bit. A tile
-// reads only its own rows, widened by the reach r along them.
+// pass of HeldColumnPass.swift over this output is the one-operation blur bit for bit; except a
+// sampled kernel of reach ≥ `RowSpectrum.minimumReach`, whose row pass runs through the discrete
+// Fourier transform (SpectralRows.swift), the same sum within float rounding at a cost that
+// grows with log r instead of r. A tile reads only its own rows, widened by the reach r along
+// them (for the transform, the 512-pixel blocks its columns fall in, widened by r).
 
 import PixelBufferModule
 
@@ -45,6 +48,17 @@ struct SplitBlur: Sendable {
 /// The row pass of the blur it names; see the file comment.
 struct RowPassOperation: ImageOperation {
   let blur: SplitBlur
+  /// The kernel's transform, for a sampled kernel of reach ≥ `RowSpectrum.minimumReach`.
+  let spectrum: RowSpectrum?
+
+  init(blur: SplitBlur) {
+    self.blur = blur
+    if case .sampled(let weights) = blur.kernel, weights.count - 1 >= RowSpectrum.minimumReach {
+      spectrum = RowSpectrum(weights: weights)
+    } else {
+      spectrum = nil
+    }
+  }
 
   var arguments: Arguments { blur.arguments }
   var descriptor: OperationDescriptor {
@@ -55,6 +69,7 @@ struct RowPassOperation: ImageOperation {
   var workingSpace: WorkingSpace? { blur.space }
 
   func inputRegion(for output: Rect, input index: Int, inputs: [ImageInfo]) -> Rect {
+    if let spectrum { return spectrum.inputRegion(for: output, extent: inputs[0].extent) }
     let reach = blur.kernel.reach
     let wide = Rect(x: output.x - reach, y: output.y, width: output.width + 2 * reach, height: output.height)
     let clipped = wide.intersection(inputs[0].extent)
@@ -63,6 +78,13 @@ struct RowPassOperation: ImageOperation {
 
   func render(into output: inout Tile, inputs: [Tile]) throws {
     let o = output.rect, input = inputs[0]
+    if let spectrum {
+      let buffers = try RowSpectrum.Buffers(length: spectrum.length)
+      output.withMutablePixels { dst in
+        spectrum.convolveRows(input, columns: o.x..<o.maxX, rows: o.y..<o.maxY, buffers: buffers) { dst[row: $0 - o.y] }
+      }
+      return
+    }
     switch blur.kernel {
     case .sampled(let weights):
       output.withMutablePixels { dst in
