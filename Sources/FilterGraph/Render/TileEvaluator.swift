@@ -57,6 +57,18 @@ final class TileEvaluator: Sendable {
     }
   }
 
+  /// `rect` of a decoded source whose pixels are already the tile's (premultiplied float RGBA in
+  /// `space`, no profile to apply: the text source's), as a view of them: no copy, no fresh
+  /// memory. An operation that writes to it copies it first (`Tile.withMutablePixels`).
+  private func storedView(_ node: ImageNode, _ rect: Rect, space: WorkingSpace) -> Tile? {
+    let id = ObjectIdentifier(node)
+    guard let decoded = plan.decoded[id], plan.sourceTransforms[id] == nil, decoded.format == .rgbaFloatPremultiplied,
+      decoded.colorSpace == (space == .linear ? .linearSRGB : .sRGB)
+    else { return nil }
+    let origin = plan.decodedOrigins[id] ?? Point(x: 0, y: 0)
+    return Tile(rect: rect, buffer: decoded.cropped(to: rect.offsetBy(dx: -origin.x, dy: -origin.y)), imageSize: node.info.size)
+  }
+
   /// The stored rows a `StoredRowsReader` node reads for `rect`, when it can have them: its input
   /// is a decoded or streamed 8-bit gray or RGB source, sRGB-encoded with no profile to apply,
   /// read by this node only, and the region overlaps it. Rows beyond the source are its nearest
@@ -124,6 +136,7 @@ final class TileEvaluator: Sendable {
     var tile: Tile
     let op = node.operation
     if let source = op as? SourceOperation {
+      if let view = storedView(node, rect, space: space) { return view }
       tile = try Tile(allocating: rect, imageSize: node.info.size)
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }

@@ -95,6 +95,17 @@ final class TextPixelTests: XCTestCase {
     XCTAssertNotEqual(whole.bytes, try Self.rgba(photo).bytes)
   }
 
+  func testAnOperationChangingTheTextInPlaceLeavesTheRenderersCopyAsSet() throws {
+    // Tiles of the text are views of the pixels the renderer holds for every render: a point
+    // operation changes its tile in place, which must copy them, not change the held text.
+    let renderer = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 32, height: 8)))
+    let text = try Image(text: "Held", font: "DejaVu Sans", size: 30, color: Color(red: 0.2, green: 0.6, blue: 0.9))
+    let set = RecipeExamplesTests.packed(try renderer.render(text, format: .rgba8))
+    let brighter = try renderer.render(text.adjustingGamma(0.5, in: .linear), format: .rgba8)
+    XCTAssertNotEqual(RecipeExamplesTests.packed(brighter), set)
+    XCTAssertEqual(RecipeExamplesTests.packed(try renderer.render(text, format: .rgba8)), set)
+  }
+
   func testOneRendererSetsEachTextItWasGiven() throws {
     // The decode cache keys text by what it shows: a text made after another was freed (its
     // memory perhaps reused) is never served the other's pixels; equal texts share one entry.
