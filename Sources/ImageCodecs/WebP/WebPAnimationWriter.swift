@@ -5,8 +5,10 @@ import Foundation
 import PixelBufferModule
 
 /// Writes an animated WebP; libwebp keeps the previous canvases it compares frames against
-/// (to store only the changed rectangle, blended or not, whichever is smaller), the encoded
-/// frames since the last key frame (one is forced at least every 17 frames) and the output.
+/// (to store only the changed rectangle, blended or not, whichever is smaller), the last two
+/// encoded frames (there are no key frames, so each is final once the next has been added) and
+/// the output. Each frame's encode runs its alpha plane on a second thread (libwebp's
+/// `thread_level`).
 public final class WebPAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
   private let size: Size
