@@ -12,8 +12,9 @@
 //
 // Memory is one frame: the reader's canvas (and GIF's saved canvas), the frame being rendered
 // (its input and output buffers and the renderer's tiles; while the next frame is read, the
-// previous one's input), the writer's reference canvases, and the encoded bytes so far —
-// whatever the number of frames. `estimatedAnimationMemory` counts it.
+// previous one's input), the previous rendered frame while the pool encodes it (EncodeAheadWriter),
+// the writer's reference canvases, and the encoded bytes so far — whatever the number of frames.
+// `AnimationSummary.estimatedBytes` counts it.
 
 import Foundation
 import ImageCodecs
@@ -74,7 +75,10 @@ extension Renderer {
       throw CodecError(.invalidArgument, "The animation has \(info.frameCount) frames; frames \(selected.lowerBound + 1)… do not exist.")
     }
     var template: (root: ImageNode, source: ImageNode)?
-    var writer: (any AnimationFrameWriter)?
+    // Frame k is encoded on the pool while frame k + 1 is decoded and rendered; a failed frame
+    // ends the loop only after the frame in flight has finished.
+    var writer: EncodeAheadWriter?
+    defer { try? writer?.waitForEncode() }
     var summary = AnimationSummary(size: Size(width: 0, height: 0), delays: [], loopCount: options.loopCount ?? info.loopCount, estimatedBytes: 0)
     var index = 0
     while index <= selected.upperBound, let frame = try reader.nextFrame() {
@@ -91,7 +95,8 @@ extension Renderer {
       template = (output.node, input.node)
       let pixels = try render(output, format: output.info.layout.hasAlpha ? .rgba8 : .rgb8)
       if writer == nil {
-        let started = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount)
+        let started = EncodeAheadWriter(
+          try makeWriter(pixels.size, pixels.format.layout, summary.loopCount), pool: pool, frameBytes: pixels.rowBytes * pixels.height)
         summary.size = pixels.size
         summary.estimatedBytes = Renderer.saturated(
           estimatedMemory(for: output),
@@ -106,6 +111,7 @@ extension Renderer {
       summary.delays.append(delay)
     }
     guard let writer else { throw CodecError(.corrupt, "The animation gave no frame to write.") }
+    try writer.waitForEncode()
     return (writer, summary)
   }
 
