@@ -34,8 +34,8 @@ public final class WebPAnimationWriter: AnimationFrameWriter {
 
   deinit { cwebp_animation_writer_free(writer) }
 
-  /// libwebp's encoder keeps about three canvases of ARGB (the previous frame, the one before a
-  /// key frame, and the candidate sub-frames).
+  /// libwebp's encoder keeps three canvases of ARGB (the frame being encoded, the previous
+  /// frame, and the previous frame with its rectangle disposed to the background).
   public var stateBytes: Int { size.width * size.height * 4 * 3 }
 
   public func add(_ frame: PixelBuffer, delay: Int) throws {
