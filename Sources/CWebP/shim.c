@@ -299,6 +299,9 @@ cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int lo
     free(w);
     return NULL;
   }
+  // A second thread inside each frame's encode: the alpha plane (the animation encoder makes the
+  // unchanged blocks of a blended sub-frame transparent) is compressed beside the colour planes.
+  w->config.thread_level = 1;
   WebPAnimEncoderOptions options;
   if (!WebPAnimEncoderOptionsInit(&options)) {
     free(w);
@@ -307,11 +310,9 @@ cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int lo
   }
   options.anim_params.loop_count = loop_count;
   options.allow_mixed = 0;
-  // A key frame at least every 17 frames (gif2webp's lossy default; libwebp's own default never
-  // forces one): the encoder holds the frames since the last possible key frame, so without a
-  // bound it holds every frame of the animation.
-  options.kmin = 9;
-  options.kmax = 17;
+  // No key frames (libwebp's default, and libvips's): a frame past kmin would be encoded twice,
+  // as a sub-frame and as a key-frame candidate. Without them the encoder flushes each frame as
+  // soon as the next one has chosen its predecessor's dispose method: it holds two frames.
   w->encoder = WebPAnimEncoderNew(width, height, &options);
   if (!w->encoder) {
     free(w);

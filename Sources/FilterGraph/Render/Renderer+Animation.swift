@@ -12,9 +12,10 @@
 //
 // Memory is one frame: the reader's canvas (and GIF's saved canvas), the frame being rendered
 // (its input and output buffers and the renderer's tiles; while the next frame is read, the
-// previous one's input), the writer's reference canvases, and the encoded bytes so far —
-// whatever the number of frames. `estimatedAnimationMemory` counts it (a job admits an animation by
-// it, `PreparedRenderJob.estimatedMemory`).
+// previous one's input), the previous rendered frame while the pool encodes it (EncodeAheadWriter),
+// the writer's reference canvases, and the encoded bytes so far — whatever the number of frames.
+// `estimatedAnimationMemory` counts it (a job admits an animation by it,
+// `PreparedRenderJob.estimatedMemory`).
 
 import Foundation
 import ImageCodecs
@@ -101,7 +102,10 @@ extension Renderer {
       throw CodecError(.invalidArgument, "The animation has \(info.frameCount) frames; frames \(selected.lowerBound + 1)… do not exist.")
     }
     var template: (root: ImageNode, source: ImageNode)?
-    var writer: (any AnimationFrameWriter)?
+    // Frame k is encoded on the pool while frame k + 1 is decoded and rendered; a failed frame
+    // ends the loop only after the frame in flight has finished.
+    var writer: EncodeAheadWriter?
+    defer { try? writer?.waitForEncode() }
     var summary = AnimationSummary(size: Size(width: 0, height: 0), delays: [], loopCount: options.loopCount ?? info.loopCount, estimatedBytes: 0)
     var reported: Set<String> = []
     var warnings: [String] = [], damage: [String] = []
@@ -127,9 +131,10 @@ extension Renderer {
         if plan.damage.contains(warning) { damage.append(warning) }
       }
       if writer == nil {
-        let started = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, output.info.metadata)
+        let inner = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, output.info.metadata)
+        let started = EncodeAheadWriter(inner, pool: pool, frameBytes: pixels.rowBytes * pixels.height)
         summary.size = pixels.size
-        summary.estimatedBytes = estimatedAnimationMemory(for: output, canvas: info.canvasSize, writerState: started.stateBytes)
+        summary.estimatedBytes = estimatedAnimationMemory(for: output, canvas: info.canvasSize, writerState: inner.stateBytes)
         writer = started
       }
       guard pixels.size == summary.size else {
@@ -140,6 +145,7 @@ extension Renderer {
       summary.delays.append(delay)
     }
     guard let writer else { throw CodecError(.corrupt, "The animation gave no frame to write.") }
+    try writer.waitForEncode()
     return AnimationRender(writer: writer, summary: summary, warnings: warnings, damage: damage)
   }
 
@@ -147,12 +153,13 @@ extension Renderer {
   /// rendered through `output` (a frame's graph), into a writer holding `writerState` bytes of
   /// its own: the frame's render (`estimatedMemory(for:)`), four canvases of 8-bit RGBA (the
   /// reader's, GIF's saved one, the frame handed out and the previous one, held while the next
-  /// is read) and the rendered frame. Whatever the number of frames.
+  /// is read) and two rendered frames (the one just rendered and the one the pool is encoding,
+  /// `EncodeAheadWriter`). Whatever the number of frames.
   func estimatedAnimationMemory(for output: Image, canvas: Size, writerState: Int) -> Int {
     let render = estimatedMemory(for: output)
     guard render != .max else { return .max }
     let canvases = Renderer.saturated(4 * 4, times: [max(canvas.width, 0), max(canvas.height, 0)])
-    let rendered = Renderer.saturated(4, times: [max(output.size.width, 0), max(output.size.height, 0)])
+    let rendered = Renderer.saturated(2 * 4, times: [max(output.size.width, 0), max(output.size.height, 0)])
     return [canvases, rendered, writerState].reduce(render) { Renderer.saturated($0, plus: $1) }
   }
 

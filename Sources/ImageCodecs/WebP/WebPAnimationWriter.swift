@@ -5,8 +5,10 @@ import Foundation
 import PixelBufferModule
 
 /// Writes an animated WebP; libwebp keeps the previous canvases it compares frames against
-/// (to store only the changed rectangle, blended or not, whichever is smaller), the encoded
-/// frames since the last key frame (one is forced at least every 17 frames) and the output.
+/// (to store only the changed rectangle, blended or not, whichever is smaller), the last two
+/// encoded frames (there are no key frames, so each is final once the next has been added) and
+/// the output. Each frame's encode runs its alpha plane on a second thread (libwebp's
+/// `thread_level`).
 public final class WebPAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
   private let size: Size
@@ -32,8 +34,8 @@ public final class WebPAnimationWriter: AnimationFrameWriter {
 
   deinit { cwebp_animation_writer_free(writer) }
 
-  /// libwebp's encoder keeps about three canvases of ARGB (the previous frame, the one before a
-  /// key frame, and the candidate sub-frames).
+  /// libwebp's encoder keeps three canvases of ARGB (the frame being encoded, the previous
+  /// frame, and the previous frame with its rectangle disposed to the background).
   public var stateBytes: Int { size.width * size.height * 4 * 3 }
 
   public func add(_ frame: PixelBuffer, delay: Int) throws {
