@@ -104,6 +104,12 @@ public struct PreparedRenderJob {
     options.format = format
     if let frames {
       if let encoding = format.codec as? any AnimationEncoding.Type {
+        if options.target != nil {
+          throw RenderJobError(
+            stage: .options,
+            underlying: CodecError(
+              .invalidArgument, "A target is met by encoding a still image again; give an animation a quality instead, or read one frame (the page option)."))
+        }
         return try renderAnimation(frames, as: encoding, options: options, stop: stop, written: written, vet: vet)
       }
       if frames.options != AnimationOptions() {

@@ -1,7 +1,7 @@
 // Tests of animated inputs through RenderJob (Job/PreparedRenderJob+Animation.swift): bytes of an
 // animated GIF in, an animated GIF out (counted by Pillow), admitted by the frame loop's own
 // memory estimate; to a still-only format, frame 1 with the decoder's warning, and frame options
-// refused there; a `page` asked for reads one frame.
+// refused there; a quality target refused for an animation; a `page` asked for reads one frame.
 
 import FilterGraph
 import Foundation
@@ -69,6 +69,10 @@ final class RenderJobAnimationTests: XCTestCase {
     XCTAssertTrue(still.warnings.first?.contains("GIF, WebP or PNG") == true, "\(still.warnings)")
     job.animation.framesPerSecond = 10
     XCTAssertThrowsError(try job.run(on: renderer)) { XCTAssertEqual(($0 as? RenderJobError)?.stage, .options, "\($0)") }
+    // A quality target re-encodes a still; an animation is refused it rather than written without it.
+    var targeted = RenderJob(input: .data(gif), destination: .memory, options: WriteOptions(format: .webp), recipe: recipe)
+    targeted.options.target = try QualityTarget(score: 70)
+    XCTAssertThrowsError(try targeted.run(on: renderer)) { XCTAssertEqual(($0 as? RenderJobError)?.stage, .options, "\($0)") }
 
     let page = RenderJob(
       input: .data(gif), destination: .memory, loadOptions: LoadOptions(formatOptions: ["page": .integer(2)]), recipe: recipe)
