@@ -61,7 +61,7 @@ extension Renderer {
     // base (`HandedWork`), never waited for in the queue.
     let basePlan = try outputPlan(image, format: .jpeg, options: baseOptions)
     let mapImage = branch.map
-    let map = HandedWork { try self.encode(mapImage, format: .jpeg, options: mapOptions) }
+    let map = HandedWork { [mapOptions] in try self.encode(mapImage, format: .jpeg, options: mapOptions) }
     drivers.pool.submit { map.run() }
     let primary: Data?
     do {
