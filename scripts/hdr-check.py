@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Reads an Ultra HDR JPEG FilterGraph wrote with the independent decoders, for the round-trip tests.
 
-  hdr-check.py INPUT OUTPUT [POWER]
+  hdr-check.py INPUT OUTPUT [POWER | levels=WHITE,GAMMA,OUT_WHITE]
                                prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
                                or PNG, read as such an OUTPUT below; POWER raises the input's
                                rendition, in SDR-white units, to that power before it is resized:
-                               the HDR light of a gamma edit, c^(1/γ) on the light):
+                               the HDR light of a gamma edit, c^(1/γ) on the light; levels=… applies
+                               levels with black points 0 on the sRGB-encoded rendition instead,
+                               OUT_WHITE · (c / WHITE)^(1/GAMMA), the sRGB curve extended above 1
+                               by its own formula):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -116,9 +119,23 @@ def rendition(path):
         return imagecodecs.ultrahdr_decode(f.read())[..., :3].astype(np.float32)
 
 
-def main(src, dst, power=1.0):
+def srgb_encode(x):
+    x = np.clip(x, 0, None)
+    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+
+
+def srgb_decode(c):
+    c = np.clip(c, 0, None)
+    return np.where(c <= 0.04045, c / 12.92, np.power((c + 0.055) / 1.055, 2.4))
+
+
+def main(src, dst, edit="1"):
     a, b = rendition(src), rendition(dst)
-    a = np.power(np.clip(a, 0, None), power) if power != 1.0 else a
+    if edit.startswith("levels="):
+        white, gamma, out_white = (float(v) for v in edit[len("levels="):].split(","))
+        a = srgb_decode(out_white * np.power(srgb_encode(a) / white, 1 / gamma)).astype(np.float32)
+    elif float(edit) != 1.0:
+        a = np.power(np.clip(a, 0, None), float(edit))
     if src.endswith((".avif", ".png")):
         # An Ultra HDR JPEG's base is sRGB: BT.2020 light outside BT.709 (negative components) cannot
         # be restored by its map, and FilterGraph clips it to 0 (HDRGainMap.swift): so does the reference.
@@ -133,4 +150,4 @@ def main(src, dst, power=1.0):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], *[float(v) for v in sys.argv[3:4]])
+    main(*sys.argv[1:4])

@@ -2,9 +2,10 @@
 """The HDR → SDR tone-mapping tests' reference: a PQ or HLG AVIF made with heif-enc, and the SDR
 image it should become computed independently of FilterGraph (numpy over libavif's decode).
 
-  hdr-tonemap-check.py make pq|hlg OUT.avif [PEAK [MAXCLL]]
+  hdr-tonemap-check.py make pq|hlg OUT.avif [PEAK [MAXCLL [MASTERING]]]
       writes a 96×64 test pattern (grey ramps and saturated BT.2020 colours from 0 to PEAK cd/m²,
-      default 4000; a PNG gets a cLLi chunk declaring MAXCLL cd/m² when given)
+      default 4000; a PNG gets a cLLi chunk declaring MAXCLL cd/m² when given and not "-", and an
+      mDCv chunk declaring a BT.2020 D65 mastering display of MASTERING cd/m² when given)
       as a 16-bit PNG and encodes it with heif-enc: 10-bit 4:2:2 (libaom in libheif 1.15 writes
       10-bit at 4:2:2 only), nclx BT.2020 primaries, BT.601 matrix, full range, transfer 16 (PQ)
       or 18 (HLG); OUT.png instead writes the 16-bit pattern itself as a PNG with a cICP chunk
@@ -71,7 +72,7 @@ def chunk(name, payload):
     return len(payload).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
 
 
-def make(transfer, out, peak=4000.0, max_cll=None):
+def make(transfer, out, peak=4000.0, max_cll=None, mastering=None):
     light = pattern(peak)
     if transfer == "pq":
         signal = pq_inverse(light)
@@ -87,8 +88,12 @@ def make(transfer, out, peak=4000.0, max_cll=None):
         chunks = chunk(b"cICP", bytes([9, int(code), 0, 1]))
         if max_cll is not None:  # MaxCLL, MaxFALL in 0.0001 cd/m²
             chunks += chunk(b"cLLi", int(round(max_cll * 10000)).to_bytes(4, "big") + (0).to_bytes(4, "big"))
+        if mastering is not None:  # BT.2020 R, G, B and D65 in 0.00002; max, min luminance in 0.0001 cd/m²
+            xy = [0.708, 0.292, 0.170, 0.797, 0.131, 0.046, 0.3127, 0.3290]
+            chunks += chunk(b"mDCv", b"".join(int(round(v / 0.00002)).to_bytes(2, "big") for v in xy)
+                            + int(round(mastering * 10000)).to_bytes(4, "big") + (50).to_bytes(4, "big"))
         with open(out, "wb") as f:
-            f.write(png[:33] + chunks + png[33:])  # signature (8) and IHDR (25), then cICP (and cLLi)
+            f.write(png[:33] + chunks + png[33:])  # signature (8) and IHDR (25), then cICP (and cLLi, mDCv)
         return
     with tempfile.TemporaryDirectory() as folder:
         png = os.path.join(folder, "in.png")
@@ -178,6 +183,6 @@ def check(source, png):
 
 if __name__ == "__main__":
     if sys.argv[1] == "make":
-        make(sys.argv[2], sys.argv[3], *[float(v) for v in sys.argv[4:6]])
+        make(sys.argv[2], sys.argv[3], *[None if v == "-" else float(v) for v in sys.argv[4:7]])
     else:
         check(sys.argv[2], sys.argv[3])

@@ -91,7 +91,10 @@ struct Info: ParsableCommand {
       "  pages        \(info.pageCount)",
     ]
     if let map = info.gainMap { lines.append("  gain map     " + gainMapText(map)) }
-    if let hdr = info.hdrTransfer { lines.append("  HDR          " + hdr.toneMappingSummary(peak: info.hdrPeak ?? HDRToneMapping.nominalPeak)) }
+    if let hdr = info.hdrTransfer {
+      let source = info.hdrPeakSource.map { "; the peak \($0.phrase)" } ?? ""
+      lines.append("  HDR          " + hdr.toneMappingSummary(peak: info.hdrPeak ?? HDRToneMapping.nominalPeak) + source)
+    }
     if let animation = info.animation { lines += animationLines(animation) }
     lines += info.warnings.enumerated().map { "  \($0.offset == 0 ? "warnings" : "        ")     \($0.element)" }
     if let statistics {
@@ -134,6 +137,7 @@ struct Info: ParsableCommand {
     if let map = info.gainMap { object["gain_map"] = gainMapObject(map) }
     if let hdr = info.hdrTransfer { object["hdr_transfer"] = hdr.rawValue }
     if let peak = info.hdrPeak, info.hdrTransfer != nil { object["hdr_peak"] = peak }
+    if let source = info.hdrPeakSource, info.hdrTransfer != nil { object["hdr_peak_source"] = source.rawValue }
     if let animation = info.animation {
       object["animation"] = [
         "frames": animation.frameCount, "canvas_width": animation.canvasSize.width,

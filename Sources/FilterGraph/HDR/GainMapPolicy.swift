@@ -30,13 +30,17 @@
 //   so the edit is taken as the SDR look with the photo's highlights kept: f(B)·G. Sharpen's
 //   detail is finer than the map resolves (a quarter of the base's); sharpening the map's log
 //   boosts instead would overshoot them into halos around every highlight.
-// - **rescaled** (`GainMapRescaling`: gamma): a power of the light, f(B) = B^p (c^(1/γ) in linear
-//   light, p = 1/γ; on sRGB-encoded values the same up to the curve's linear toe, where boosts are
-//   about 1), is a tone change that does extend to HDR light: f(B·G) = B^p · G^p. So the map's log
-//   boosts are multiplied by p — its metadata (GainMapMin/Max, HDRCapacityMin/Max), not its samples —
-//   and the highlights are compressed (γ > 1) or expanded as the mid-tones are; carried unchanged,
-//   a brightening gamma would leave the highlights' boost whole over a lifted base (the HDR
-//   highlight brighter than the source's).
+// - **rescaled** (`GainMapRescaling`: gamma, and levels whose black points are 0): a power of the
+//   light, f(B) = B^p (c^(1/γ) in linear light, p = 1/γ; on sRGB-encoded values the same up to the
+//   curve's linear toe, where boosts are about 1), is a tone change that does extend to HDR light:
+//   f(B·G) = B^p · G^p. So the map's log boosts are multiplied by p — its metadata (GainMapMin/Max,
+//   HDRCapacityMin/Max), not its samples — and the highlights are compressed (γ > 1) or expanded
+//   as the mid-tones are; carried unchanged, a brightening gamma would leave the highlights' boost
+//   whole over a lifted base (the HDR highlight brighter than the source's). Levels with both
+//   black points 0 is k·c^(1/γ) on the encoded values c: with the encoding taken as a power of the
+//   light (the same approximation as gamma's encoded default), a power of the light times a gain,
+//   whose gain is carried and power rescales; black points are offsets of the light and keep the
+//   SDR-look definition (carried).
 // - **overlaid** (`OverlayingOperation`: composite): an overlay without a map of its own (a logo,
 //   text) is SDR content: the map is "no boost" under it, blended by its coverage.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
@@ -93,9 +97,19 @@ extension CurvesOperation: GainMapCarrying {
   }
 }
 
-extension LevelsOperation: GainMapCarrying {
+extension LevelsOperation: GainMapRescaling {
   /// When the output range is not reversed.
   public var carriesGainMap: Bool { parameters.outputBlack <= parameters.outputWhite }
+  /// 1/γ when both black points are 0 on every channel and γ ≠ 1: c' = k·c^(1/γ) on the encoded
+  /// values (k = out-white / white^(1/γ)), which for a power-law encoding c = B^(1/g) is the light
+  /// k^g·B^(1/γ): a power of the light times a gain, so its HDR extension is f(B)·G^(1/γ) as gamma's
+  /// (the gain k^g is carried). Black points offset the light (no power), and a single channel's
+  /// power would change the map's colour: nil (carried).
+  public var gainMapLogScale: Double? {
+    let p = parameters
+    guard p.black == 0, p.outputBlack == 0, p.outputWhite > 0, p.channel == .all, p.gamma != 1, p.gamma.isFinite else { return nil }
+    return 1 / p.gamma
+  }
 }
 
 /// A carried operation that is a power of the light, after which the map's log boosts are scaled

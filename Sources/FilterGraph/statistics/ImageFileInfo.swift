@@ -41,6 +41,8 @@ public struct ImageFileInfo: Sendable {
   public var hdrTransfer: HDRTransfer?
   /// The content peak (cd/m²) such a file's tone mapping and gain map take, or nil.
   public var hdrPeak: Double?
+  /// Whether `hdrPeak` was declared (MaxCLL, mastering display) or measured, or nil.
+  public var hdrPeakSource: HDRPeakSource?
 
   /// Reads the header of the file at `url`, mapping the file rather than reading it whole (only
   /// the pages the header lies in are read).
@@ -63,6 +65,7 @@ public struct ImageFileInfo: Sendable {
     gainMap = header.gainMap
     hdrTransfer = header.hdrTransfer
     hdrPeak = header.hdrPeak
+    hdrPeakSource = header.hdrPeakSource
     storesLinearLight = profileDescription == nil && header.metadata.chromaticities == nil
       && header.metadata.gamma.map { abs($0 - 1) < 0.01 } == true
     let m = header.metadata

@@ -23,6 +23,29 @@ import Foundation
 import Locking
 import PixelBufferModule
 
+/// Where an HDR image's content peak (`ImageHeader.hdrPeak`) came from: declared by the file, or
+/// measured from its pixels (HDRContentPeak.swift gives the order).
+public enum HDRPeakSource: String, CaseIterable, Hashable, Sendable {
+  /// The content light level's MaxCLL (PNG cLLi, HEIF clli).
+  case maxCLL = "max-cll"
+  /// The mastering display's maximum luminance (PNG mDCv, HEIF mdcv).
+  case masteringDisplay = "mastering-display"
+  /// The largest component of the decoded display light: nothing plausible was declared.
+  case measured
+  /// The nominal 1000 cd/m²: nothing plausible was declared and the pixels could not be read.
+  case nominal
+
+  /// How `fgrun info` says it: "declared by its MaxCLL", "measured from the pixels"…
+  public var phrase: String {
+    switch self {
+    case .maxCLL: "declared by its MaxCLL"
+    case .masteringDisplay: "declared by its mastering display"
+    case .measured: "measured from the pixels"
+    case .nominal: "nominal (nothing declared, the pixels unreadable)"
+    }
+  }
+}
+
 /// The content peak of an HDR image and where it came from.
 struct HDRContentPeak: Sendable {
   /// The lowest peak used: one stop above BT.2408's HDR reference white.
@@ -32,6 +55,8 @@ struct HDRContentPeak: Sendable {
 
   /// cd/m², within `lowest...highest`.
   var value: Double
+  /// Which value it is.
+  var source: HDRPeakSource
   /// Sentences about declared values that were ignored.
   var warnings: [String]
 
@@ -42,10 +67,14 @@ struct HDRContentPeak: Sendable {
     maxCLL: Double?, masteringMax: Double?, container: String, data: Data, measure: () throws -> Double
   ) -> HDRContentPeak {
     var warnings: [String] = []
-    for (value, name, chunk) in [(maxCLL, "MaxCLL", "content light level"), (masteringMax, "mastering display's maximum luminance", "mastering display")] {
+    let declared: [(Double?, String, String, HDRPeakSource)] = [
+      (maxCLL, "MaxCLL", "content light level", .maxCLL),
+      (masteringMax, "mastering display's maximum luminance", "mastering display", .masteringDisplay),
+    ]
+    for (value, name, chunk, source) in declared {
       guard let value else { continue }
       if value.isFinite && value > 0 && value <= highest {
-        return HDRContentPeak(value: min(max(value, lowest), highest), warnings: warnings)
+        return HDRContentPeak(value: min(max(value, lowest), highest), source: source, warnings: warnings)
       }
       warnings.append(
         "The \(container)'s \(chunk) says its \(name) is \(value) cd/m², which no content has (it must be above 0 and at most 10000); it is ignored.")
@@ -56,12 +85,12 @@ struct HDRContentPeak: Sendable {
     } catch {
       warnings.append(
         "The \(container)'s peak light could not be measured, so the nominal \(Int(HDRToneMapping.nominalPeak)) cd/m² is taken as its content's peak: \(error)")
-      return HDRContentPeak(value: HDRToneMapping.nominalPeak, warnings: warnings)
+      return HDRContentPeak(value: HDRToneMapping.nominalPeak, source: .nominal, warnings: warnings)
     }
     if !warnings.isEmpty && measured > 0 {
       warnings[warnings.count - 1] += " The peak is measured from the pixels instead: \(Int(measured.rounded())) cd/m²."
     }
-    return HDRContentPeak(value: min(max(measured, lowest), highest), warnings: warnings)
+    return HDRContentPeak(value: min(max(measured, lowest), highest), source: .measured, warnings: warnings)
   }
 
   /// The largest component of the display light (cd/m², BT.2020 primaries) of `signal`'s rows (8- or

@@ -184,6 +184,7 @@ public final class PNGDecoder {
     var cicp: PNGCICP?, light = PNGLightLevels()
     metadataWarnings += PNGTextChunks.read(start, into: &metadata, cicp: &cicp, light: &light)
     var hdr: HDRSignal?
+    var peakSource: HDRPeakSource?
     if let cicp, let transfer = cicp.hdrTransfer {
       if layout == .gray || layout == .grayAlpha {
         metadataWarnings.append(
@@ -205,6 +206,7 @@ public final class PNGDecoder {
           }
           metadataWarnings += resolved.warnings
           peak = resolved.value
+          peakSource = resolved.source
         }
         hdr = HDRSignal(transfer: transfer, toBT2020: toBT2020, peak: peak)
         // cICP outranks iCCP (PNG 3rd edition): the tone-mapped pixels are sRGB.
@@ -235,7 +237,7 @@ public final class PNGDecoder {
       warnings: metadataWarnings
         + (rejections.isEmpty
           ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]),
-      hdrTransfer: hdr?.transfer, hdrPeak: hdr?.peak)
+      hdrTransfer: hdr?.transfer, hdrPeak: hdr?.peak, hdrPeakSource: peakSource)
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil

@@ -72,15 +72,19 @@ public struct ImageHeader: Hashable, Sendable {
   /// The content peak (cd/m²) of an HDR file, and of the gain map decoded from one: ITU-R BT.2446
   /// method A's L_HDR and the map's headroom (`HDRSignal.peak`), or nil.
   public var hdrPeak: Double?
+  /// Whether `hdrPeak` was declared by the file (MaxCLL, mastering display) or measured, or nil.
+  public var hdrPeakSource: HDRPeakSource?
 
   /// Creates a header.
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
     metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
-    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil, hdrPeak: Double? = nil
+    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil, hdrPeak: Double? = nil,
+    hdrPeakSource: HDRPeakSource? = nil
   ) {
     self.hdrTransfer = hdrTransfer
     self.hdrPeak = hdrPeak
+    self.hdrPeakSource = hdrPeakSource
     self.fileFormat = fileFormat
     self.size = size
     self.layout = layout

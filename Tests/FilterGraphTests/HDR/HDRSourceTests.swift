@@ -6,6 +6,7 @@
 // HDR light), whose rendition as libvips 8.18 and libultrahdr read it is the source's light.
 import FilterGraph
 import Foundation
+import ImageCodecs
 import TestSupport
 import XCTest
 
@@ -106,16 +107,22 @@ final class HDRSourceTests: XCTestCase {
   /// libultrahdr's rendition is ≥ 35 dB from the source's light resized; its SDR base is method A with
   /// L_HDR = 1000 (hdr-tonemap-check.py's computation, ≥ 40 dB). The peak is measured without a cLLi
   /// chunk, declared by one (MaxCLL 1000), measured again when MaxCLL is absurd (0: ignored with a
-  /// warning), and a plausible MaxCLL wins over the pixels (600).
+  /// warning), and a plausible MaxCLL wins over the pixels (600); a mastering display (mDCv, 800)
+  /// applies without a MaxCLL, which wins over it; the header says which (`hdrPeakSource`).
   func testUltraHDRHeadroomIsTheContentsPeak() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hdr-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    for (name, maxCLL, peak) in [("declared", "1000", 1000.0), ("absurd", "0", 1000), ("lower", "600", 600)] {
+    let cases: [(String, [String], Double, HDRPeakSource)] = [
+      ("declared", ["1000"], 1000, .maxCLL), ("absurd", ["0"], 1000, .measured), ("lower", ["600"], 600, .maxCLL),
+      ("mastering", ["-", "800"], 800, .masteringDisplay), ("both", ["700", "800"], 700, .maxCLL),
+    ]
+    for (name, declared, peak, peakSource) in cases {
       let source = folder.appendingPathComponent("\(name).png")
-      _ = try script(["make", "pq", source.path, "1000", maxCLL])
+      _ = try script(["make", "pq", source.path, "1000"] + declared)
       let info = try ImageFileInfo(contentsOf: source)
       XCTAssertEqual(info.hdrPeak ?? 0, peak, accuracy: 0.01, name)
+      XCTAssertEqual(info.hdrPeakSource, peakSource, name)
       XCTAssertEqual(info.warnings.contains { $0.contains("MaxCLL is 0.0 cd/m²") && $0.contains("measured from the pixels") }, name == "absurd", "\(info.warnings)")
     }
     let source = folder.appendingPathComponent("measured.png"), jpeg = folder.appendingPathComponent("measured.jpg")
