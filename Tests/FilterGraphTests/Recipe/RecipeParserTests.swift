@@ -13,97 +13,15 @@ import XCTest
 
 @testable import FilterGraph
 
-/// A node that only records its name and arguments.
-private struct StandInOperation: ImageOperation {
-  let descriptor: OperationDescriptor
-  let arguments: Arguments
-  var workingSpace: WorkingSpace? { nil }
-  func render(into output: inout Tile, inputs: [Tile]) throws {}
-}
-
-private func standIn<Parameters: FilterParameters>(
-  _ name: String, _ category: OperationCategory, inputCount: Int = 1, _ parameters: Parameters.Type, example: String,
-  check: (@Sendable (Parameters) throws -> Void)? = nil
-) -> FilterDefinition {
-  let descriptor = OperationDescriptor(
-    name: name, category: category, summary: "A stand-in.", inputCount: inputCount, parameters: Parameters.table, example: example)
-  return FilterDefinition(descriptor, reading: Parameters.self) { inputs, p, _ in
-    try check?(p)
-    return inputs[0].applying(StandInOperation(descriptor: descriptor, arguments: p.arguments), with: Array(inputs.dropFirst()))
-  }
-}
-
-private struct ScaleStandIn: FilterParameters {
-  @OptionalParam("factor", range: 0.001...100, help: "Factor.") var factor: Double?
-  @OptionalParam("fit", sides: 1...65535, help: "Box.") var fit: Size?
-  @Param("kernel", words: ["lanczos3", "linear"], help: "Kernel.") var kernel = "lanczos3"
-  init() {}
-}
-
-private struct BlurStandIn: FilterParameters {
-  @Param("sigma", range: 0...100, help: "Sigma.") var sigma = 1.0
-  init() {}
-}
-
-private struct TintStandIn: FilterParameters {
-  @Param("color", help: "Colour.") var color = Color.black
-  @Param("amount", range: 0...1, percent: .fraction, help: "Amount.") var amount = 0.5
-  init() {}
-}
-
-private struct ConvertStandIn: FilterParameters {
-  @Param(Parameter(spec: ParameterSpec("to", .choice(["gray", "srgb"]), help: "Target."))) var to: String
-  @Param("dither", help: "Dither.") var dither = false
-  @Param("levels", range: 2...256, help: "Levels.") var levels = 256
-  @OptionalParam(Parameter(spec: ParameterSpec("weights", .numbers(count: 3), optional: true, help: "Weights."))) var weights: [Double]?
-  init() {}
-}
-
-private struct BlendStandIn: FilterParameters {
-  @Param("mode", words: ["normal", "screen", "multiply"], help: "Mode.") var mode = "normal"
-  @Param("opacity", range: 0...1, help: "Opacity.") var opacity = 1.0
-  init() {}
-}
-
-private struct CompositeStandIn: FilterParameters {
-  @Param(image: "over", help: "The background.") var over: String
-  @Param("gravity", words: ["center", "southeast", "northwest"], help: "Where.") var gravity = "center"
-  @Param("margin", range: 0...10000, help: "Margin.") var margin = 0
-  @OptionalParam(Parameter(spec: ParameterSpec("offset", .point, optional: true, help: "Offset."))) var offset: Point?
-  init() {}
-}
-
-private let standIns: [FilterDefinition] = [
-  standIn(
-    "scale", .resample, ScaleStandIn.self, example: "scale 0.5",
-    check: { p in
-      if (p.factor == nil) == (p.fit == nil) { throw FilterError("scale needs exactly one of factor= and fit=.") }
-    }),
-  standIn("blur", .convolution, BlurStandIn.self, example: "blur sigma=2"),
-  standIn("tint", .color, TintStandIn.self, example: "tint color=#FF8000"),
-  standIn("convert", .color, ConvertStandIn.self, example: "convert to=gray"),
-  standIn("blend", .compositing, inputCount: 2, BlendStandIn.self, example: "blend mode=screen a b"),
-  standIn("composite", .compositing, inputCount: 2, CompositeStandIn.self, example: "composite logo over=photo"),
-]
-
-private let filters = standIns + SourceFilters.all + GeometryFilters.all
-
-/// `name(arguments)[inputs]`, recursively: two graphs are the same when their signatures are.
-private func signature(_ node: ImageNode) -> String {
-  let args = node.operation.arguments.description
-  let head = node.operation.descriptor.name + (args.isEmpty ? "" : "(\(args))")
-  return node.inputs.isEmpty ? head : head + "[" + node.inputs.map(signature).joined(separator: ", ") + "]"
-}
-
 final class RecipeParserTests: XCTestCase {
   let input = Image(color: Color(white: 0.5), size: Size(width: 40, height: 30))
   var context: FilterContext { FilterContext(baseDirectory: URL(fileURLWithPath: NSTemporaryDirectory())) }
 
   private func compile(_ text: String, file: String? = "test.txt", context: FilterContext? = nil) throws -> Image {
-    try Recipe.parse(text, file: file).compile(input: input, context: context ?? self.context, filters: filters)
+    try Recipe.parse(text, file: file).compile(input: input, context: context ?? self.context, filters: RecipeStandIns.filters)
   }
 
-  private func graph(_ text: String) throws -> String { signature(try compile(text).node) }
+  private func graph(_ text: String) throws -> String { RecipeStandIns.signature(try compile(text).node) }
 
   /// The full diagnostic a recipe produces (parse or compile), or a failure.
   private func diagnostic(_ text: String, file: String? = "test.txt", context: FilterContext? = nil, line: UInt = #line) -> String {
@@ -149,7 +67,7 @@ final class RecipeParserTests: XCTestCase {
     let image = try compile(text, context: FilterContext(baseDirectory: folder))
     let solid = "solid(color=#808080 size=40x30)"
     XCTAssertEqual(
-      signature(image.node),
+      RecipeStandIns.signature(image.node),
       "composite(over=glow gravity=southeast margin=24)[load(path=logo.png), "
         + "blend(mode=screen opacity=0.4)[blur(sigma=3)[\(solid)], \(solid)]]")
     // `base` and `input` are one node: the graph shares it rather than copying it.
@@ -178,7 +96,7 @@ final class RecipeParserTests: XCTestCase {
   func testRecipeBuildsTheSameGraphAsTheSwiftAPI() throws {
     let recipe = try compile("rotate 90\nflip vertical\norient 6")
     let swift = input.rotated(byDegrees: 90).flippedVertically().oriented(.right)
-    XCTAssertEqual(signature(recipe.node), signature(swift.node))
+    XCTAssertEqual(RecipeStandIns.signature(recipe.node), RecipeStandIns.signature(swift.node))
     XCTAssertEqual(recipe.size, swift.size)
   }
 
@@ -349,9 +267,9 @@ final class RecipeParserTests: XCTestCase {
   func testAMissingLoadedFileIsReportedAtItsPathWithTheCodecError() throws {
     let text = "logo = load path=nothere.png\noutput = blur of=logo"
     let recipe = try Recipe.parse(text, file: "r.txt")
-    XCTAssertNoThrow(try recipe.check(filters: filters), "check opens no file")
+    XCTAssertNoThrow(try recipe.check(filters: RecipeStandIns.filters), "check opens no file")
     do {
-      _ = try recipe.compile(input: input, context: context, filters: filters)
+      _ = try recipe.compile(input: input, context: context, filters: RecipeStandIns.filters)
       XCTFail("expected an error")
     } catch let error as RecipeError {
       XCTAssertTrue(error.description.hasPrefix("r.txt:1:18: error: load: The input file "), error.description)
@@ -361,10 +279,10 @@ final class RecipeParserTests: XCTestCase {
   }
 
   func testCheckReportsRecipeMistakesWithoutAnInput() throws {
-    XCTAssertThrowsError(try Recipe.parse("blurr 2", file: nil).check(filters: filters)) { error in
+    XCTAssertThrowsError(try Recipe.parse("blurr 2", file: nil).check(filters: RecipeStandIns.filters)) { error in
       XCTAssertTrue(String(describing: error).hasPrefix("<recipe>:1:1: error: unknown filter 'blurr'"))
     }
-    XCTAssertNoThrow(try Recipe.parse("blur 2", file: nil).check(filters: filters))
+    XCTAssertNoThrow(try Recipe.parse("blur 2", file: nil).check(filters: RecipeStandIns.filters))
   }
 
   func testTheRegistryListsSourceAndGeometryVerbsWithUniqueNames() {
