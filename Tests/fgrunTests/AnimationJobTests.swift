@@ -57,6 +57,21 @@ extension BatchTests {
   }
 }
 
+extension BatchTests {
+  /// A batch writing an animation to JPEG writes frame 1 and reports the file ok with a warning:
+  /// the input is whole, so it is not counted as damaged, and `--fail-on damaged` writes it.
+  func testABatchToAStillFormatWarnsButIsNotDamaged() throws {
+    try copyFixture("animation/disposal.gif", as: "a.gif")
+    let run = try fgrun(["-e", "scale width=12", "--fail-on", "damaged", "a.gif", "-o", "out", "--format", "jpeg"])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.text.contains("1 file: 1 ok (1 with warnings), 0 failed"), run.text)
+    XCTAssertTrue(run.text.contains("ok (1 warning) a.gif -> out/a.jpg"), run.text)
+    XCTAssertFalse(run.text.contains("damaged"), run.text)
+    XCTAssertEqual(run.stderr.components(separatedBy: "only frame 1 is read").count, 2, run.stderr)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out/a.jpg").path))
+  }
+}
+
 extension FGRunTests {
   /// Written to standard output, an animation keeps the input's format (GIF) and every frame, as
   /// a still keeps its format there.

@@ -76,4 +76,21 @@ extension PreparedRenderJob {
       data: data, format: format, size: done.summary.size, frameCount: done.summary.delays.count, inputSize: input.info.size,
       byteCount: isStream ? nil : bytes.count, warnings: done.warnings, damage: done.damage, target: nil, timings: timings)
   }
+
+  /// The image an animated input gives in a format that holds one picture, and the warning that
+  /// says so (passed to the renderer's warning handler too): the recipe over frame 1 read as a page. The job, which knows the output format,
+  /// gives the warning rather than the decoder, whose warnings report a damaged input.
+  func firstFrame(of frames: AnimatedInput, as format: ImageFileFormat) throws -> (Image, [String]) {
+    let image: Image
+    do {
+      image = try frames.recipe(Image(source: source.reading(page: 0)))
+    } catch {
+      throw RenderJobError(stage: .recipe, underlying: error)
+    }
+    let warning =
+      "the \(source.codec.displayName) is an animation of \(frames.info.frameCount) frames; only frame 1 is read, as \(format.rawValue) "
+      + "holds one picture (choose one with --frame N, or write an animated format (GIF, WebP or PNG) to keep them all)."
+    renderer.warningHandler?(warning)
+    return (image, [warning])
+  }
 }

@@ -102,6 +102,8 @@ public struct PreparedRenderJob {
     let format = try outputFormat()
     var options = self.options
     options.format = format
+    var image = self.image
+    var notes: [String] = []
     if let frames {
       if let encoding = format.codec as? any AnimationEncoding.Type {
         if options.target != nil {
@@ -119,6 +121,7 @@ public struct PreparedRenderJob {
             .invalidArgument,
             "\(format.rawValue) cannot hold an animation: write GIF, WebP or PNG (APNG) to keep the frames, or read one frame (the page option)."))
       }
+      (image, notes) = try firstFrame(of: frames, as: format)
     }
     let started = RenderTimings.now()
     var data: Data?
@@ -140,21 +143,21 @@ public struct PreparedRenderJob {
           try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
             try renderer.encode(output, handle: handle, stop: stop)
             if let stop, stop() { throw CancellationError() }
-            try vet?(output.plan.warnings, output.plan.damage)
+            try vet?(notes + output.plan.warnings, output.plan.damage)
             written?()
           }
           byteCount = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
         case .memory:
           data = try renderer.encode(output, handle: nil, stop: stop)
-          try vet?(output.plan.warnings, output.plan.damage)
+          try vet?(notes + output.plan.warnings, output.plan.damage)
           byteCount = data?.count
           written?()
         case .handle(let handle):
           try renderer.encode(output, handle: handle, stop: stop)
-          try vet?(output.plan.warnings, output.plan.damage)
+          try vet?(notes + output.plan.warnings, output.plan.damage)
           written?()
         }
-        warnings = output.plan.warnings
+        warnings = notes + output.plan.warnings
         damage = output.plan.damage
         target = output.plan.targetOutcome
       }

@@ -20,6 +20,8 @@ public final class EncodedSource: Sendable {
   /// The codec the bytes' first bytes named.
   public let codec: any ImageCodec.Type
   private let input: Input
+  /// `identity` before the load options are added to it.
+  private let bytesIdentity: String
 
   /// The encoded bytes, when they are held in memory (not for a file read in place).
   var bytes: Data? {
@@ -140,6 +142,7 @@ public final class EncodedSource: Sendable {
     // page another's.
     let chosen = options.formatOptions.values.sorted { $0.key < $1.key }.map { "/\($0.key)=\($0.value)" }.joined()
     self.identity = (options.strict ? identity + "/strict" : identity) + chosen
+    self.bytesIdentity = identity
     self.options = options
     let name = url?.lastPathComponent ?? "image data"
     let sniffed: (any ImageCodec.Type)?
@@ -153,6 +156,14 @@ public final class EncodedSource: Sendable {
     }
     self.codec = codec
     self.header = try EncodedSource.readHeader(input, codec: codec, options: options, name: name)
+  }
+
+  /// The same bytes read as page `page` of a multi-page file (frame `page` of an animation),
+  /// whose decoders then have no other pages to report as left out.
+  func reading(page: Int) throws -> EncodedSource {
+    var options = self.options
+    options.formatOptions.values[FormatOption.page.name] = .integer(page)
+    return try EncodedSource(input: input, url: url, identity: bytesIdentity, options: options)
   }
 
   /// The header of `input` as `codec` reads it, after checking the decode options.

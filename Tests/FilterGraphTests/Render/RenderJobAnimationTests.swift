@@ -56,7 +56,7 @@ final class RenderJobAnimationTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(prepared.estimatedMemory, summary.estimatedBytes)
   }
 
-  /// To JPEG the animation is its first frame, with the decoder's warning naming the formats
+  /// To JPEG the animation is its first frame, with one warning (not damage) naming the formats
   /// that keep every frame; frame options are refused there; `page` 2 reads frame 3 as a still.
   func testStillOutputsAndPages() throws {
     let gif = try Fixtures.data("animation/disposal.gif")
@@ -67,6 +67,7 @@ final class RenderJobAnimationTests: XCTestCase {
     XCTAssertEqual(still.warnings.count, 1)
     XCTAssertTrue(still.warnings.first?.contains("only frame 1 is read") == true, "\(still.warnings)")
     XCTAssertTrue(still.warnings.first?.contains("GIF, WebP or PNG") == true, "\(still.warnings)")
+    XCTAssertEqual(still.damage, [], "the input is whole: leaving frames out is the job's choice, not damage")
     job.animation.framesPerSecond = 10
     XCTAssertThrowsError(try job.run(on: renderer)) { XCTAssertEqual(($0 as? RenderJobError)?.stage, .options, "\($0)") }
     // A quality target re-encodes a still; an animation is refused it rather than written without it.
