@@ -277,97 +277,75 @@ int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, in
                        message, capacity);
 }
 
-struct cwebp_animation_writer {
-  WebPAnimEncoder *encoder;
-  WebPConfig config;
-  int width, height, timestamp, frames;
-};
-
-cwebp_animation_writer *cwebp_animation_writer_new(int width, int height, int loop_count,
-                                                   const cwebp_encode_options *o, int *status,
-                                                   char *message, size_t capacity) {
-  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
-    *status = fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
-    return NULL;
-  }
-  cwebp_animation_writer *w = calloc(1, sizeof *w);
-  if (!w) {
-    *status = fail(CWEBP_NO_MEMORY, message, capacity, "Out of memory starting the animated WebP.");
-    return NULL;
-  }
-  if ((*status = make_config(o, &w->config, message, capacity)) != CWEBP_OK) {
-    free(w);
-    return NULL;
-  }
-  // A second thread inside each frame's encode: the alpha plane (the animation encoder makes the
-  // unchanged blocks of a blended sub-frame transparent) is compressed beside the colour planes.
-  w->config.thread_level = 1;
-  WebPAnimEncoderOptions options;
-  if (!WebPAnimEncoderOptionsInit(&options)) {
-    free(w);
-    *status = fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's animation encoder is unavailable.");
-    return NULL;
-  }
-  options.anim_params.loop_count = loop_count;
-  options.allow_mixed = 0;
-  // No key frames (libwebp's default, and libvips's): a frame past kmin would be encoded twice,
-  // as a sub-frame and as a key-frame candidate. Without them the encoder flushes each frame as
-  // soon as the next one has chosen its predecessor's dispose method: it holds two frames.
-  w->encoder = WebPAnimEncoderNew(width, height, &options);
-  if (!w->encoder) {
-    free(w);
-    *status = fail(CWEBP_NO_MEMORY, message, capacity, "libwebp could not start the animation encoder.");
-    return NULL;
-  }
-  w->width = width;
-  w->height = height;
-  *status = CWEBP_OK;
-  return w;
-}
-
-int cwebp_animation_writer_add(cwebp_animation_writer *w, const uint8_t *pixels, size_t stride, int channels,
-                               int duration, char *message, size_t capacity) {
-  if (!w || !pixels || (channels != 3 && channels != 4) || duration < 0)
-    return fail(CWEBP_INVALID, message, capacity, "A bad animated WebP frame (channels %d, duration %d).", channels, duration);
-  WebPPicture picture;
-  if (!WebPPictureInit(&picture)) return fail(CWEBP_UNSUPPORTED, message, capacity, "libwebp's version does not match its headers.");
-  picture.width = w->width;
-  picture.height = w->height;
-  picture.use_argb = 1;
-  int status = import_pixels(&picture, pixels, stride, channels, message, capacity);
-  if (status == CWEBP_OK && !WebPAnimEncoderAdd(w->encoder, &picture, w->timestamp, &w->config)) {
-    const char *why = WebPAnimEncoderGetError(w->encoder);
-    status = fail(picture.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
-                  "libwebp could not encode frame %d: %s.", w->frames + 1, why && *why ? why : "unknown error");
-  }
-  WebPPictureFree(&picture);
-  if (status == CWEBP_OK) {
-    w->timestamp += duration;
-    w->frames++;
-  }
-  return status;
-}
-
-int cwebp_animation_writer_finish(cwebp_animation_writer *w, const uint8_t *icc, size_t icc_length,
-                                  const uint8_t *exif, size_t exif_length, const uint8_t *xmp, size_t xmp_length,
-                                  uint8_t **out, size_t *out_length, char *message, size_t capacity) {
+int cwebp_animation_assemble(const cwebp_frame *frames, int count, int width, int height, int loop_count,
+                             const uint8_t *icc, size_t icc_length, const uint8_t *exif, size_t exif_length,
+                             const uint8_t *xmp, size_t xmp_length, uint8_t **out, size_t *out_length, char *message,
+                             size_t capacity) {
   *out = NULL;
   *out_length = 0;
-  if (!w || w->frames == 0) return fail(CWEBP_INVALID, message, capacity, "An animated WebP needs at least one frame.");
-  WebPData assembled = {NULL, 0};
-  if (!WebPAnimEncoderAdd(w->encoder, NULL, w->timestamp, NULL) || !WebPAnimEncoderAssemble(w->encoder, &assembled)) {
-    const char *why = WebPAnimEncoderGetError(w->encoder);
-    WebPDataClear(&assembled);
-    return fail(CWEBP_NO_MEMORY, message, capacity, "libwebp could not assemble the animation: %s.", why && *why ? why : "unknown error");
+  if (!frames || count < 1) return fail(CWEBP_INVALID, message, capacity, "An animated WebP needs at least one frame.");
+  if (width < 1 || height < 1 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION)
+    return fail(CWEBP_INVALID, message, capacity, "A WebP image must be 1 to %d pixels on each side; %dx%d was requested.", WEBP_MAX_DIMENSION, width, height);
+  if (loop_count < 0 || loop_count > 65535)
+    return fail(CWEBP_INVALID, message, capacity, "A WebP animation's loop count is 0 (forever) to 65535, not %d.", loop_count);
+  WebPMux *mux = WebPMuxNew();
+  if (!mux) return fail(CWEBP_NO_MEMORY, message, capacity, "Out of memory starting the animated WebP.");
+  int status = CWEBP_OK;
+  for (int i = 0; i < count && status == CWEBP_OK; i++) {
+    const cwebp_frame *f = &frames[i];
+    int w = 0, h = 0;
+    if (!f->bytes || !WebPGetInfo(f->bytes, f->length, &w, &h)) {
+      status = fail(CWEBP_INVALID, message, capacity, "Frame %d of the animation is not an encoded WebP image.", i + 1);
+    } else if (f->x < 0 || f->y < 0 || (f->x & 1) || (f->y & 1) || f->x + w > width || f->y + h > height) {
+      status = fail(CWEBP_INVALID, message, capacity,
+                    "Frame %d of the animation (%dx%d at %d,%d) must lie inside the %dx%d canvas at even offsets.", i + 1,
+                    w, h, f->x, f->y, width, height);
+    } else if (f->duration < 0 || f->duration > CWEBP_MAX_DURATION) {
+      status = fail(CWEBP_INVALID, message, capacity, "Frame %d of the animation lasts %d ms; WebP allows 0 to %d.", i + 1,
+                    f->duration, CWEBP_MAX_DURATION);
+    } else {
+      WebPMuxFrameInfo info;
+      memset(&info, 0, sizeof info);
+      info.bitstream.bytes = f->bytes;
+      info.bitstream.size = f->length;
+      info.id = WEBP_CHUNK_ANMF;
+      info.x_offset = f->x;
+      info.y_offset = f->y;
+      info.duration = f->duration;
+      info.dispose_method = WEBP_MUX_DISPOSE_NONE;
+      info.blend_method = WEBP_MUX_NO_BLEND;
+      WebPMuxError error = WebPMuxPushFrame(mux, &info, 0);
+      if (error != WEBP_MUX_OK)
+        status = fail(error == WEBP_MUX_MEMORY_ERROR ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
+                      "libwebpmux refused frame %d of the animation (error %d).", i + 1, (int)error);
+    }
   }
-  return with_metadata((uint8_t *)assembled.bytes, assembled.size, icc, icc_length, exif, exif_length, xmp, xmp_length,
-                       out, out_length, message, capacity);
-}
-
-void cwebp_animation_writer_free(cwebp_animation_writer *w) {
-  if (!w) return;
-  if (w->encoder) WebPAnimEncoderDelete(w->encoder);
-  free(w);
+  if (status == CWEBP_OK) {
+    // White, as libwebp's animation encoder sets it; players that honour it clear to it before
+    // looping, and every frame here replaces its rectangle anyway.
+    WebPMuxAnimParams params = {0xFFFFFFFFu, loop_count};
+    WebPMuxError error = WebPMuxSetAnimationParams(mux, &params);
+    if (error == WEBP_MUX_OK) error = WebPMuxSetCanvasSize(mux, width, height);
+    if (error != WEBP_MUX_OK)
+      status = fail(CWEBP_INVALID, message, capacity, "libwebpmux refused the animation's canvas or loop count (error %d).", (int)error);
+  }
+  if (status == CWEBP_OK && (!add_chunk(mux, "ICCP", icc, icc_length) || !add_chunk(mux, "EXIF", exif, exif_length) ||
+                             !add_chunk(mux, "XMP ", xmp, xmp_length)))
+    status = fail(CWEBP_INVALID, message, capacity, "libwebpmux refused a metadata chunk.");
+  if (status == CWEBP_OK) {
+    WebPData assembled = {NULL, 0};
+    WebPMuxError error = WebPMuxAssemble(mux, &assembled);
+    if (error == WEBP_MUX_OK) {
+      *out = (uint8_t *)assembled.bytes;
+      *out_length = assembled.size;
+    } else {
+      WebPDataClear(&assembled);
+      status = fail(error == WEBP_MUX_MEMORY_ERROR ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
+                    "libwebpmux could not assemble the animation (error %d).", (int)error);
+    }
+  }
+  WebPMuxDelete(mux);
+  return status;
 }
 
 void cwebp_free(uint8_t *bytes) { WebPFree(bytes); }

@@ -59,7 +59,8 @@ extension PreparedRenderJob {
       ) { size, layout, loops, metadata in
         try encoding.makeAnimationWriter(
           size: size, layout: layout, loopCount: loops, options: coding.options,
-          metadata: options.keptMetadata.written(from: metadata, size: size, profile: nil, format: format))
+          metadata: options.keptMetadata.written(from: metadata, size: size, profile: nil, format: format),
+          executor: renderer.pool)
       }
       bytes = try done.writer.finish()
       try vet?(done.warnings, done.damage)

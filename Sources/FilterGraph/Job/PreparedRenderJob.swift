@@ -72,9 +72,11 @@ public struct PreparedRenderJob {
   /// its working copies). Batches and the server admit a job by it before anything is allocated.
   public var estimatedMemory: Int {
     if let frames, let format = try? outputFormat(), let encoding = format.codec as? any AnimationEncoding.Type {
-      // The frame loop's: one frame's, whatever the count.
-      return renderer.estimatedAnimationMemory(
-        for: image, canvas: frames.info.canvasSize, writerState: encoding.animationWriterStateBytes(size: image.size))
+      // The frame loop's: one frame's (and the frames the writer encodes at once), whatever the count.
+      let writerState = (try? Renderer.encoding(format, options)).map {
+        encoding.animationWriterStateBytes(size: image.size, options: $0.options, threads: renderer.pool.threadCount)
+      }
+      return renderer.estimatedAnimationMemory(for: image, canvas: frames.info.canvasSize, writerState: writerState ?? .max)
     }
     let render = renderer.estimatedMemory(for: image)
     guard render != .max, let format = try? outputFormat(), let (codec, resolved) = try? Renderer.encoding(format, options) else {

@@ -12,8 +12,9 @@
 //
 // Memory is one frame: the reader's canvas (and GIF's saved canvas), the frame being rendered
 // (its input and output buffers and the renderer's tiles; while the next frame is read, the
-// previous one's input), the previous rendered frame while the pool encodes it (EncodeAheadWriter),
-// the writer's reference canvases, and the encoded bytes so far — whatever the number of frames.
+// previous one's input), the previous rendered frame while the pool encodes it (EncodeAheadWriter;
+// a writer that encodes several frames at once counts those in its own state), the writer's
+// reference canvases, and the encoded bytes so far — whatever the number of frames.
 // `estimatedAnimationMemory` counts it (a job admits an animation by it,
 // `PreparedRenderJob.estimatedMemory`).
 
@@ -102,10 +103,12 @@ extension Renderer {
       throw CodecError(.invalidArgument, "The animation has \(info.frameCount) frames; frames \(selected.lowerBound + 1)… do not exist.")
     }
     var template: (root: ImageNode, source: ImageNode)?
-    // Frame k is encoded on the pool while frame k + 1 is decoded and rendered; a failed frame
-    // ends the loop only after the frame in flight has finished.
-    var writer: EncodeAheadWriter?
-    defer { try? writer?.waitForEncode() }
+    // Frame k is encoded on the pool while frame k + 1 is decoded and rendered (by a writer that
+    // encodes in parallel, or by `EncodeAheadWriter` around one that does not); a failed frame
+    // ends the loop only after the frame encoding ahead has finished.
+    var writer: (any AnimationFrameWriter)?
+    var encodeAhead: EncodeAheadWriter?
+    defer { try? encodeAhead?.waitForEncode() }
     var summary = AnimationSummary(size: Size(width: 0, height: 0), delays: [], loopCount: options.loopCount ?? info.loopCount, estimatedBytes: 0)
     var reported: Set<String> = []
     var warnings: [String] = [], damage: [String] = []
@@ -132,10 +135,10 @@ extension Renderer {
       }
       if writer == nil {
         let inner = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, output.info.metadata)
-        let started = EncodeAheadWriter(inner, pool: pool, frameBytes: pixels.rowBytes * pixels.height)
+        if !inner.encodesInParallel { encodeAhead = EncodeAheadWriter(inner, pool: pool, frameBytes: pixels.rowBytes * pixels.height) }
         summary.size = pixels.size
         summary.estimatedBytes = estimatedAnimationMemory(for: output, canvas: info.canvasSize, writerState: inner.stateBytes)
-        writer = started
+        writer = encodeAhead ?? inner
       }
       guard pixels.size == summary.size else {
         throw CodecError(.invalidArgument, "Frame \(index + 1) renders at \(pixels.size), frame \(selected.lowerBound + 1) at \(summary.size); an animation's frames must be one size.")
@@ -145,7 +148,7 @@ extension Renderer {
       summary.delays.append(delay)
     }
     guard let writer else { throw CodecError(.corrupt, "The animation gave no frame to write.") }
-    try writer.waitForEncode()
+    try encodeAhead?.waitForEncode()
     return AnimationRender(writer: writer, summary: summary, warnings: warnings, damage: damage)
   }
 
@@ -154,7 +157,8 @@ extension Renderer {
   /// its own: the frame's render (`estimatedMemory(for:)`), four canvases of 8-bit RGBA (the
   /// reader's, GIF's saved one, the frame handed out and the previous one, held while the next
   /// is read) and two rendered frames (the one just rendered and the one the pool is encoding,
-  /// `EncodeAheadWriter`). Whatever the number of frames.
+  /// `EncodeAheadWriter`; a writer encoding several frames at once counts them in `writerState`).
+  /// Whatever the number of frames.
   func estimatedAnimationMemory(for output: Image, canvas: Size, writerState: Int) -> Int {
     let render = estimatedMemory(for: output)
     guard render != .max else { return .max }

@@ -90,25 +90,46 @@ public protocol AnimationFrameWriter: AnyObject {
   func add(_ frame: PixelBuffer, delay: Int) throws
   /// Finishes the file and returns its bytes.
   func finish() throws -> Data
-  /// The most bytes the encoder holds besides the output so far (its reference canvases).
+  /// The most bytes the encoder holds besides the output so far (its reference canvases, and the
+  /// frames it is encoding).
   var stateBytes: Int { get }
+  /// True when the writer encodes frames on an executor itself (several at once): `add` returns
+  /// once the frame is handed over, so the caller need not encode ahead of it.
+  var encodesInParallel: Bool { get }
+}
+
+extension AnimationFrameWriter {
+  /// Frames are encoded inside `add`.
+  public var encodesInParallel: Bool { false }
 }
 
 /// A codec that writes animations frame by frame.
 public protocol AnimationEncoding: ImageCodec {
   /// Starts an animation of `size` frames in `layout` (RGB or RGBA), played `loopCount` times
-  /// (0 forever), with the codec's encode `options` and the `metadata` to embed.
+  /// (0 forever), with the codec's encode `options` and the `metadata` to embed; a writer that
+  /// encodes frames in parallel runs them on `executor` (nil: on the calling thread).
   static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?
   ) throws -> any AnimationFrameWriter
-  /// The most bytes a writer of `size` frames holds besides the output so far (its writer's
-  /// `stateBytes`), known before one is made: a job's memory estimate.
-  static func animationWriterStateBytes(size: Size) -> Int
+  /// The most bytes a writer of `size` frames with `options`, on an executor of `threads`
+  /// threads, holds besides the output so far (its writer's `stateBytes`), known before one is
+  /// made: a job's memory estimate.
+  static func animationWriterStateBytes(size: Size, options: ResolvedFormatOptions, threads: Int) -> Int
 }
 
 extension AnimationEncoding {
-  /// Three canvases of 8-bit RGBA (libwebp's and the APNG writer's reference canvases).
-  public static func animationWriterStateBytes(size: Size) -> Int { heldBytes(size, 3 * 4) }
+  /// A writer encoding on the calling thread.
+  public static func makeAnimationWriter(
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+  ) throws -> any AnimationFrameWriter {
+    try makeAnimationWriter(size: size, layout: layout, loopCount: loopCount, options: options, metadata: metadata, executor: nil)
+  }
+
+  /// Three canvases of 8-bit RGBA (the APNG writer's reference canvases).
+  public static func animationWriterStateBytes(size: Size, options: ResolvedFormatOptions, threads: Int) -> Int {
+    heldBytes(size, 3 * 4)
+  }
 }
 
 /// A file's bytes copied where they cannot move, for a C reader that reads them between calls.

@@ -146,12 +146,19 @@ final class GIFStillEncoder: ImageRowEncoder {
 
 extension GIFCodec: AnimationEncoding {
   public static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?
   ) throws -> any AnimationFrameWriter {
     try GIFAnimationWriter(size: size, hasAlpha: layout.hasAlpha, loopCount: loopCount, options: GIFEncodeOptions(options))
   }
 
-  public static func animationWriterStateBytes(size: Size) -> Int {
+  /// The C writer's canvases and palette maps (`cgif_writer_state_bytes`).
+  public static func animationWriterStateBytes(size: Size, options: ResolvedFormatOptions, threads: Int) -> Int {
+    animationWriterStateBytes(size: size)
+  }
+
+  /// What a writer of `size` frames holds (`cgif_writer_state_bytes`).
+  static func animationWriterStateBytes(size: Size) -> Int {
     Int(cgif_writer_state_bytes(Int32(clamping: size.width), Int32(clamping: size.height)))
   }
 }

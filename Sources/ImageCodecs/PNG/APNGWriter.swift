@@ -226,7 +226,8 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
 extension PNGCodec: AnimationEncoding {
   /// An APNG, with the PNG writer's compression and filter options; frames are 8-bit.
   public static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?
   ) throws -> any AnimationFrameWriter {
     let encode = EncodeOptions(options)
     if encode.bitDepth == .uint16 {
