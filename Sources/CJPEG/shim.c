@@ -5,6 +5,7 @@
 // formats the message into the handle and longjmps back to that setjmp. Locals changed between
 // setjmp and longjmp are not read after the jump.
 #include "cjpeg_shim.h"
+#include "filesource.h"
 #include "small.h"
 
 #include <errno.h>
@@ -74,7 +75,10 @@ static int cj_classify(int code, int saw_eof) {
   case JERR_INPUT_EOF:
     return CJ_ERR_TRUNCATED;
   case JERR_FILE_WRITE:  // raised only by the shim's descriptor destination
+  case CJ_MSG_FILE_READ:
     return CJ_ERR_IO;
+  case CJ_MSG_FILE_CHANGED:
+    return CJ_ERR_FILE_CHANGED;
   default:
     return saw_eof ? CJ_ERR_TRUNCATED : CJ_ERR_CORRUPT;
   }
@@ -166,13 +170,15 @@ static void cj_progress(j_common_ptr cinfo) {
   }
 }
 
-static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy) {
+// A decoder reading `len` bytes at `data` (copied when `copy`), or, when `fd` >= 0, the file open
+// on `fd` of `len` bytes through `buffer_size` bytes of buffer.
+static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy, int fd, size_t buffer_size) {
   cj_decoder *d = calloc(1, sizeof *d);
   if (d == NULL) return NULL;
   cj_errors_init(&d->err);
   d->cinfo.err = &d->err.pub;
   d->stage = STAGE_FAILED;
-  if (copy || data == NULL) {
+  if (fd < 0 && (copy || data == NULL)) {
     d->owned = malloc(len > 0 ? len : 1);
     if (d->owned == NULL) {
       cj_fail(&d->err, CJ_ERR_NO_MEMORY, "Out of memory copying the JPEG data");
@@ -191,17 +197,25 @@ static cj_decoder *cj_decoder_make(const uint8_t *data, size_t len, int copy) {
   d->created = 1;
   d->progress.progress_monitor = cj_progress;
   d->cinfo.progress = &d->progress;
-  jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
+  if (fd >= 0)
+    cj_file_src(&d->cinfo, fd, (uint64_t)len, buffer_size);
+  else
+    jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->length);
   d->stage = STAGE_CREATED;
   return d;
 }
 
 cj_decoder *cj_decoder_create(const uint8_t *data, size_t len) {
-  return cj_decoder_make(data, len, 1);
+  return cj_decoder_make(data, len, 1, -1, 0);
 }
 
 cj_decoder *cj_decoder_create_borrowing(const uint8_t *data, size_t len) {
-  return cj_decoder_make(data, len, 0);
+  return cj_decoder_make(data, len, 0, -1, 0);
+}
+
+cj_decoder *cj_decoder_create_file(int fd, uint64_t size, size_t buffer_size) {
+  if (fd < 0) return cj_decoder_make(NULL, 0, 1, -1, 0);
+  return cj_decoder_make(NULL, (size_t)size, 0, fd, buffer_size);
 }
 
 void cj_decoder_destroy(cj_decoder *d) {
@@ -359,7 +373,7 @@ int cj_read_rows(cj_decoder *d, uint8_t *const *rows, uint32_t max_rows, uint32_
         }
       }
     }
-    if (got == 0) break;  // cannot happen with a memory source (it never suspends)
+    if (got == 0) break;  // cannot happen: neither source suspends
     *rows_read += got;
   }
   return CJ_OK;

@@ -52,14 +52,18 @@ final class InputLimitTests: XCTestCase {
     XCTAssertEqual(longManifest.status, 65, longManifest.stderr)
     XCTAssertTrue(longManifest.stderr.contains("The manifest on standard input is longer than 100000 bytes"), longManifest.stderr)
 
-    // A JPEG is read into memory whole (a TIFF or a still PNG is read in place, and not limited).
-    try JPEGEncoder.encode(PixelBuffer.random(width: 64, height: 64, format: .rgb8, seed: 1)).write(to: file("in.jpg"))
-    let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("in.jpg").path)[.size] as? Int)
-    let refused = try shell("$F info --max-input-bytes \(size - 1) in.jpg")
+    // A GIF is read into memory whole (a TIFF, a still PNG or a JPEG is read in place, and not
+    // limited); standard input always is.
+    try FileManager.default.copyItem(at: Fixtures.url("gif/interlaced.gif"), to: file("in.gif"))
+    let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("in.gif").path)[.size] as? Int)
+    let refused = try shell("$F info --max-input-bytes \(size - 1) in.gif")
     XCTAssertEqual(refused.status, 65, refused.stderr)
-    XCTAssertTrue(refused.stderr.contains("in.jpg is longer than \(size - 1) bytes"), refused.stderr)
-    XCTAssertEqual(try shell("$F info --max-input-bytes \(size) in.jpg").status, 0)
-    XCTAssertEqual(try shell("$F --max-input-bytes \(size) -e 'blur sigma=1' - out.png < in.jpg").status, 0)
+    XCTAssertTrue(refused.stderr.contains("in.gif is longer than \(size - 1) bytes"), refused.stderr)
+    XCTAssertEqual(try shell("$F info --max-input-bytes \(size) in.gif").status, 0)
+    try JPEGEncoder.encode(PixelBuffer.random(width: 64, height: 64, format: .rgb8, seed: 1)).write(to: file("in.jpg"))
+    let jpegSize = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file("in.jpg").path)[.size] as? Int)
+    XCTAssertEqual(try shell("$F --max-input-bytes \(jpegSize - 1) -e 'blur sigma=1' - out.png < in.jpg").status, 65)
+    XCTAssertEqual(try shell("$F --max-input-bytes \(jpegSize) -e 'blur sigma=1' - out.png < in.jpg").status, 0)
 
     // An animation, whose frames the job reads from the file read whole, is held to the same limit.
     try FileManager.default.copyItem(at: Fixtures.url("gif/animated-offset.gif"), to: file("anim.gif"))
@@ -99,6 +103,16 @@ final class InputLimitTests: XCTestCase {
     try png.write(to: file("bare.png"))
     try (png + Data(count: 48 << 20)).write(to: file("trailing.png"))
     XCTAssertLessThan(try peakKilobytes(["info", "trailing.png"]) - (try peakKilobytes(["info", "bare.png"])), 16 << 10)
+  }
+
+  /// A JPEG file is read through its descriptor, not into memory: one followed by 32 MB of other
+  /// bytes renders in about the memory of the bare JPEG (read whole, it cost its 32 MB).
+  func testAJPEGFileIsReadInPlace() throws {
+    let jpeg = try JPEGEncoder.encode(PixelBuffer.random(width: 64, height: 64, format: .rgb8, seed: 5))
+    try jpeg.write(to: file("bare.jpg"))
+    try (jpeg + Data(count: 32 << 20)).write(to: file("trailing.jpg"))
+    let trailing = try peakKilobytes(["-e", "scale 0.5", "trailing.jpg", "trailing-out.jpg"])
+    XCTAssertLessThan(trailing - (try peakKilobytes(["-e", "scale 0.5", "bare.jpg", "bare-out.jpg"])), 16 << 10)
   }
 
   /// fgrun's peak resident set in KB, through a Python parent: a process started from this one

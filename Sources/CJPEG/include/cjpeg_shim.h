@@ -38,6 +38,8 @@ typedef enum {
   /// Writing the compressed bytes to the file descriptor failed (full disk, I/O error, closed
   /// pipe); see cj_encoder_errno.
   CJ_ERR_IO = 9,
+  /// The file a decoder reads (cj_decoder_create_file) changed size while it was read.
+  CJ_ERR_FILE_CHANGED = 10,
 } cj_status;
 
 /// The colour model of the coded data, as the header reports it.
@@ -115,6 +117,18 @@ cj_decoder *cj_decoder_create(const uint8_t *data, size_t len);
 /// alive and unchanged until cj_decoder_destroy. Otherwise as cj_decoder_create.
 cj_decoder *cj_decoder_create_borrowing(const uint8_t *data, size_t len);
 
+/// The buffer a decoder created by cj_decoder_create_file reads the file into.
+#define CJ_FILE_BUFFER_SIZE (256 * 1024)
+
+/// Creates a decoder reading the regular file open on `fd` (which stays the caller's: open until
+/// cj_decoder_destroy, never closed here) from its start, through pread into a buffer of
+/// `buffer_size` bytes; the descriptor's offset is neither used nor moved. `size` is the file's
+/// size when it was opened: the bytes read are those a memory decoder (cj_decoder_create) of the
+/// file's `size` bytes would read, and its end is met the same way ("Premature end of JPEG file"
+/// and a fake EOI). A read that finds the file shorter, or at its end another size, fails with
+/// CJ_ERR_FILE_CHANGED; a failed read with CJ_ERR_IO. Otherwise as cj_decoder_create.
+cj_decoder *cj_decoder_create_file(int fd, uint64_t size, size_t buffer_size);
+
 /// Frees everything the decoder owns. Safe at any stage, including after an error; NULL is fine.
 void cj_decoder_destroy(cj_decoder *decoder);
 
@@ -127,7 +141,8 @@ void cj_decoder_set_strict(cj_decoder *decoder, int strict);
 void cj_decoder_keep_cmyk(cj_decoder *decoder, int keep);
 
 /// Reads the markers up to the first scan and fills `header`. Metadata segments are skipped, not
-/// saved: the caller reads them in place from the bytes it passed (JPEGMetadata.forEachSegment).
+/// saved: the caller reads them from the bytes it passed, or from the file's head it read itself
+/// (JPEGMetadata.forEachSegment).
 int cj_read_header(cj_decoder *decoder, cj_header *header);
 
 /// Starts decompression scaled by 1/scale_denom (1, 2, 4 or 8) and reports the output size and

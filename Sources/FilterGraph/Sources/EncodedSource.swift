@@ -37,10 +37,10 @@ public final class EncodedSource: Sendable {
 
   /// Reads the header of the file at `url` (the pixels are decoded later).
   ///
-  /// A file of a codec that reads files in place (`FileReadingCodec`: TIFF, still PNG) is kept
+  /// A file of a codec that reads files in place (`FileReadingCodec`: TIFF, still PNG, JPEG) is kept
   /// open and read as its decoders ask, so a large file is never held whole; a file truncated while it is read
   /// is then a `.truncated` error. Other files are read into memory, not memory-mapped: a mapping
-  /// saves ~1,500 page faults (about 2 ms) on a 6.5 MB JPEG, but a file truncated by another
+  /// saves ~1,500 page faults (about 2 ms) on a 6.5 MB file, but a file truncated by another
   /// process while it is being decoded would then kill the process with SIGBUS instead of giving
   /// a `.truncated` error — a whole batch lost to one file changing under it (libvips reads with
   /// `read()` for the same reason). The decoders read these bytes in place, without a further copy.
@@ -204,24 +204,8 @@ public final class EncodedSource: Sendable {
   /// The name used in messages: the file's name, or "image data".
   public var name: String { url?.lastPathComponent ?? "image data" }
 
-  /// True for a JPEG whose frame has four components (CMYK or YCCK), found by walking the
-  /// markers up to the first SOF.
-  var isCMYK: Bool {
-    guard header.fileFormat == .jpeg, case .bytes(let bytes) = input else { return false }
-    return bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
-      var i = 2
-      while i + 9 < b.count {
-        guard b[i] == 0xFF else { return false }
-        let marker = b[i + 1]
-        if marker == 0xFF { i += 1; continue }
-        let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-        if (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC { return b[i + 9] == 4 }
-        if marker == 0xDA || length < 2 { return false }
-        i += 2 + length
-      }
-      return false
-    }
-  }
+  /// True for a JPEG whose frame has four components (CMYK or YCCK).
+  var isCMYK: Bool { header.isStoredAsCMYK }
 
   /// Decodes the whole image (at 1/`scaleDenominator` size, one of `reducedScaleDenominators`),
   /// or only `region` of it when the codec `decodesRegions`, and returns the decoder's

@@ -28,7 +28,13 @@ public enum JPEGCodec: ImageCodec {
   /// describes this file's layout, which a written image does not share (the Ultra HDR writer
   /// adds its own).
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    var header = try JPEGDecoder.readHeader(data, limits: request.limits)
+    try header(of: JPEGDecoder(data: data, limits: request.limits), bytes: data, request: request)
+  }
+
+  /// `decoder`'s header with the gain map `bytes` (the file, or its head when it has no MPF
+  /// index: the primary image's segments alone then decide) declare.
+  static func header(of decoder: JPEGDecoder, bytes data: Data, request: DecodeRequest) throws -> ImageHeader {
+    var header = decoder.header
     if let xmp = header.metadata.xmp, GainMapXMP.version(xmp) != nil {
       header.metadata.xmp = Data(GainMapXMP.removingGainMapDescriptions(String(decoding: xmp, as: UTF8.self)).utf8)
     }
@@ -51,7 +57,11 @@ public enum JPEGCodec: ImageCodec {
   public static let streamsRows = true
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
-    let decoder = try JPEGDecoder(data: data, limits: request.limits)
+    try started(JPEGDecoder(data: data, limits: request.limits), request: request)
+  }
+
+  /// `decoder` started as `request` asks.
+  static func started(_ decoder: JPEGDecoder, request: DecodeRequest) throws -> JPEGDecoder {
     var options = JPEGDecodeOptions()
     options.scaleDenominator = request.scaleDenominator
     options.isStrict = request.isStrict

@@ -49,8 +49,9 @@ public final class JPEGDecoder {
   public var warnings: [String] { Self.warnings(of: handle) }
 
   private let handle: OpaquePointer
-  /// The encoded bytes libjpeg reads in place (see `EncodedBytes`); kept alive with the decoder.
-  private let input: Data
+  /// What libjpeg reads: the encoded bytes in place (see `EncodedBytes`), or the file, through
+  /// its descriptor; kept alive (open) with the decoder.
+  private let input: Input
   private var isStrict = false
   private var isFinished = false
   /// The conversion of a CMYK file through its embedded profile (`header.cmykProfile`), made by
@@ -59,27 +60,38 @@ public final class JPEGDecoder {
   /// Why a CMYK file's embedded profile was not used (its pixels are then converted naively).
   public let cmykProfileProblem: String?
 
+  enum Input {
+    case bytes(Data)
+    case file(FileHandle)
+  }
+
   /// Reads the header of the JPEG in `data`, without decoding pixels.
   ///
   /// - Throws: `CodecError` — `.tooLarge` when the stored size exceeds `limits` (checked before
   ///   any pixel memory is allocated), `.unsupported` for 12-bit and lossless JPEGs, `.truncated`
   ///   or `.corrupt` for damaged data.
-  public init(data: Data, limits: DecodeLimits = .default) throws {
+  public convenience init(data: Data, limits: DecodeLimits = .default) throws {
     guard !data.isEmpty else {
       throw CodecError(.truncated, "The JPEG data is empty.")
     }
     // libjpeg's memory source reads the bytes in place (no copy) when their address is stable
     // for the decoder's lifetime; tiny inline `Data` values are copied.
-    input = data
     let created = data.withUnsafeBytes { raw in
       let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
       return EncodedBytes.isStable(data)
         ? cj_decoder_create_borrowing(base, raw.count) : cj_decoder_create(base, raw.count)
     }
+    try self.init(handle: created, input: .bytes(data), markers: data, limits: limits)
+  }
+
+  /// Reads the header of a JPEG through `handle` (made by the shim over `input`), with the
+  /// metadata segments of `markers` (the file's bytes, or its head up to the first scan).
+  init(handle created: OpaquePointer?, input: Input, markers data: Data, limits: DecodeLimits) throws {
     guard let created else {
       throw CodecError(.tooLarge, "Out of memory creating a JPEG decoder.")
     }
     handle = created
+    self.input = input
     var info = cj_header()
     let status = cj_read_header(handle, &info)
     if let error = Self.error(handle, status) {
@@ -125,10 +137,12 @@ public final class JPEGDecoder {
       }
     }
     cmykProfileProblem = cmykProblem
-    header = ImageHeader(
+    var header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
       layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata, cmykProfile: cmykProfile,
       warnings: icc.problem.map { [$0] } ?? [])
+    header.isStoredAsCMYK = info.components == 4
+    self.header = header
     isProgressive = info.progressive != 0
     isArithmeticCoded = info.arithmetic != 0
     componentCount = Int(info.components)

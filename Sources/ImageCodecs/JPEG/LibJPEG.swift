@@ -51,6 +51,11 @@ enum LibJPEG {
         .tooLarge, "libjpeg-turbo ran out of memory while \(decoding ? "decoding" : "encoding") the JPEG\(quoted).")
     case CJ_ERR_TOO_LARGE:
       return CodecError(.tooLarge, "The image is larger than JPEG allows (65500 pixels a side)\(quoted).")
+    case CJ_ERR_FILE_CHANGED:
+      return CodecError(
+        .truncated, "The JPEG file changed size while it was read, so its bytes are not those of one file; it was not decoded.")
+    case CJ_ERR_IO where decoding:
+      return CodecError(.io, "The JPEG file could not be read: \(message.isEmpty ? "a read failed" : message).")
     case CJ_ERR_USAGE:
       return CodecError(
         .invalidArgument,

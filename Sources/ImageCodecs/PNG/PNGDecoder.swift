@@ -99,12 +99,12 @@ public final class PNGDecoder {
     /// In memory.
     case bytes(Data)
     /// In the file open on the handle, whose start `head` holds (a still PNG without a cICP chunk).
-    case file(FileHandle, head: PNGFileHead)
+    case file(FileHandle, head: FileHead)
   }
 
   /// As `init(data:limits:toneMaps:)`, for the file open on `file` whose start is `head`: libpng
   /// and the row reader read it through the descriptor, the image data a piece at a time.
-  convenience init(file: FileHandle, head: PNGFileHead, limits: DecodeLimits) throws {
+  convenience init(file: FileHandle, head: FileHead, limits: DecodeLimits) throws {
     try self.init(.file(file, head: head), limits: limits, toneMaps: true, resolvesPeak: true)
   }
 

@@ -61,6 +61,8 @@ public struct ImageHeader: Hashable, Sendable {
   /// request's `colorRendering`), or nil. The decoded pixels are then sRGB: `metadata` carries
   /// no profile.
   public var cmykProfile: Data?
+  /// Whether the pixels are stored as four inks (a CMYK or YCCK JPEG) and decoded to RGB.
+  public var isStoredAsCMYK = false
   /// Problems with what the file says about its pixels that the decoder worked around, in
   /// sentences (an ICC profile that is damaged, split over segments that do not fit together, or
   /// for another colour model: the image is read as sRGB). A strict load makes them errors.
