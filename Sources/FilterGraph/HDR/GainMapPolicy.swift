@@ -7,7 +7,7 @@
 //
 // - **transformed** (`ResolutionMappable`): f moves or resamples pixels, or filters them over a
 //   neighbourhood (scale, crop, orient, rotate, affine, extend, pad, roundcorners, flatten; blur,
-//   boxblur, median); the same f at the map's resolution (ResolutionMapping.swift), so the boost
+//   boxblur, median, a convolution that is a weighted mean); the same f at the map's resolution (ResolutionMapping.swift), so the boost
 //   stays on the content it belonged to (an operation whose `mapped` gives nil ends the map). For a blur this is the HDR rendition's own blur up to the
 //   weighting by B: blur(B·G)/blur(B) is the B-weighted mean of G over the kernel, blur(G) its plain
 //   mean — equal where B or G is flat across the kernel, and far closer than G unchanged, whose
@@ -47,8 +47,9 @@
 //   text) is SDR content: the map is "no boost" under it, blended by its coverage.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
 //   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
-//   a shadow), `convolve` (an arbitrary kernel: an edge map or an emboss is a new picture whose
-//   brightness no longer follows the photo's light), user kernels (unknown), blends of two images.
+//   a shadow), `convolve` with a negative value, an offset or a gain (an edge map, an emboss, a
+//   laplacian is a new picture whose brightness no longer follows the photo's light; a sharpening
+//   kernel's lobes at the map's resolution would halo every highlight), blends of two images.
 //   A reversal cannot be recomputed either: invert's f(B) = 1 − B has no HDR extension (1 − H is
 //   negative above SDR white), and the reversed picture's brightest parts were the source's
 //   shadows, which have no HDR detail to restore; the honest output is SDR.
@@ -76,7 +77,7 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   public static func of(_ operation: any ImageOperation) -> GainMapTreatment {
     if operation is any WindowChoosingOperation { return .windowed }
     if operation is any OverlayingOperation { return .overlaid }
-    if operation is any ResolutionMappable { return .transformed }
+    if let geometry = operation as? any ResolutionMappable { return geometry.repeatsAtOtherResolutions ? .transformed : .dropped }
     if let scaling = operation as? any LightScalingOperation, scaling.passesSDRWhite { return .recomputed }
     if let power = operation as? any GainMapRescaling, power.carriesGainMap, power.gainMapLogScale != nil { return .rescaled }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }
