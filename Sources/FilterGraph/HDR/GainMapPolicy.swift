@@ -43,8 +43,9 @@
 //   light (the same approximation as gamma's encoded default), a power of the light times a gain,
 //   whose gain is carried and power rescales; black points are offsets of the light and keep the
 //   SDR-look definition (carried).
-// - **overlaid** (`OverlayingOperation`: composite): an overlay without a map of its own (a logo,
-//   text) is SDR content: the map is "no boost" under it, blended by its coverage.
+// - **overlaid** (`OverlayingOperation`: composite, mask): an overlay without a map of its own (a
+//   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
+//   the image is flattened onto where a mask removes it.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
 //   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
 //   a shadow), `convolve` with a negative value, an offset or a gain (an edge map, an emboss, a
