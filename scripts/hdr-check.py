@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Reads an Ultra HDR JPEG FilterGraph wrote with the independent decoders, for the round-trip tests.
 
-  hdr-check.py INPUT OUTPUT [POWER | levels=WHITE,GAMMA,OUT_WHITE]
+  hdr-check.py INPUT OUTPUT [POWER | levels=WHITE,GAMMA,OUT_WHITE | exposure=EV]
                                prints one JSON object (an INPUT ending in .avif or .png is a PQ AVIF
                                or PNG, read as such an OUTPUT below; POWER raises the input's
                                rendition, in SDR-white units, to that power before it is resized:
                                the HDR light of a gamma edit, c^(1/γ) on the light; levels=… applies
                                levels with black points 0 on the sRGB-encoded rendition instead,
                                OUT_WHITE · (c / WHITE)^(1/GAMMA), the sRGB curve extended above 1
-                               by its own formula):
+                               by its own formula; exposure=EV multiplies the rendition by 2^EV,
+                               exposure applied to the HDR light):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -134,6 +135,8 @@ def main(src, dst, edit="1"):
     if edit.startswith("levels="):
         white, gamma, out_white = (float(v) for v in edit[len("levels="):].split(","))
         a = srgb_decode(out_white * np.power(srgb_encode(a) / white, 1 / gamma)).astype(np.float32)
+    elif edit.startswith("exposure="):
+        a = a * np.float32(2 ** float(edit[len("exposure="):]))
     elif float(edit) != 1.0:
         a = np.power(np.clip(a, 0, None), float(edit))
     if src.endswith((".avif", ".png")):

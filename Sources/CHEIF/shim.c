@@ -44,6 +44,7 @@ static int fail_heif(struct heif_error error, const char *what, char *message, s
 typedef struct {
   struct heif_context *context;
   struct heif_image_handle *handle;
+  heif_item_id item_id;  ///< the handle's item (libheif 1.15 has no getter for it)
   int image_count;
 } opened;
 
@@ -87,6 +88,7 @@ static int open_file(const uint8_t *data, size_t size, int index, int64_t max_pi
   }
   if (index == 0) {
     error = heif_context_get_primary_image_handle(file->context, &file->handle);
+    if (error.code == heif_error_Ok) error = heif_context_get_primary_image_ID(file->context, &file->item_id);
   } else {
     heif_item_id *ids = calloc((size_t)count, sizeof *ids);
     if (!ids) {
@@ -101,6 +103,7 @@ static int open_file(const uint8_t *data, size_t size, int index, int64_t max_pi
       if (error.code != heif_error_Ok) break;
       if (!heif_image_handle_is_primary_image(candidate) && ++seen == index) {
         file->handle = candidate;
+        file->item_id = ids[i];
         break;
       }
       heif_image_handle_release(candidate);
@@ -175,6 +178,7 @@ int cheif_read_info(const uint8_t *data, size_t size, int index, int64_t max_pix
   info->luma_bits = heif_image_handle_get_luma_bits_per_pixel(handle);
   info->chroma_bits = heif_image_handle_get_chroma_bits_per_pixel(handle);
   info->image_count = file.image_count;
+  info->item_id = file.item_id;
   size_t icc_length = heif_image_handle_get_raw_color_profile_size(handle);
   if (icc_length > 0 && icc_length < (64u << 20)) {
     uint8_t *icc = malloc(icc_length);

@@ -38,6 +38,7 @@ typedef struct {
   int premultiplied_alpha;            ///< the file says colour is premultiplied by alpha
   int luma_bits, chroma_bits;         ///< bits per sample (8, 10, 12)
   int image_count;                    ///< top-level images in the file
+  uint32_t item_id;                   ///< the image's item id (its properties are associated by it in `ipma`)
   int has_nclx;                       ///< an nclx `colr` box (primaries, transfer, matrix)
   int nclx_primaries, nclx_transfer, nclx_matrix, nclx_full_range;
   float nclx_xy[8];                   ///< red, green, blue, white chromaticities (x, y) of the primaries

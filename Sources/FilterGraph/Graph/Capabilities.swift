@@ -121,9 +121,15 @@ public protocol ResolutionMappable: ImageOperation {
   /// by `ratio`, so a chain that shrinks to a few pixels and back (a large blur's pyramid) ends at
   /// the map's own size, not at a size the few pixels' rounding changed.
   func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)?
+  /// False when this instance is not repeated at other resolutions (`mapped` gives nil): a gain map
+  /// following its input ends there.
+  var repeatsAtOtherResolutions: Bool { get }
 }
 
 extension ResolutionMappable {
+  /// Every instance repeats itself.
+  public var repeatsAtOtherResolutions: Bool { true }
+
   /// The other image's own size says its resolution.
   public func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {
     mapped(from: inputSize, to: otherSize, fill: fill)

@@ -15,7 +15,8 @@
 //   taken by the map at its resolution (GainMapWindow.swift);
 // - colour and tone operations that keep brighter brighter, and sharpen (`GainMapCarrying`), leave
 //   the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the HDR rendition
-//   of the edited base is the same edit seen through the same highlights; a power of the light
+//   of the edited base is the same edit seen through the same highlights (recomputed where an edit
+//   scaling the light takes the base past SDR white: GainMapClipping.swift); a power of the light
 //   (`GainMapRescaling`: gamma) scales the map's log boosts, its metadata;
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
@@ -135,6 +136,7 @@ extension Image {
         let turned = (op as? any ScaleCommutingOperation)?.swapsAxes == true
         return .map(ImageNode(operation: mapped, inputs: [map]), metadata, ratio: turned ? (ratio.1, ratio.0) : ratio)
       }
+    case .recomputed: return .map(GainMapClipping.node(map: map, edited: node, metadata: metadata), metadata, ratio: ratio)
     case .carried: return .map(map, metadata, ratio: ratio)
     case .rescaled:
       if let power = (op as? any GainMapRescaling)?.gainMapLogScale { return .map(map, metadata.scalingLogBoosts(by: power), ratio: ratio) }

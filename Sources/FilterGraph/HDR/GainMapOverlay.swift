@@ -1,5 +1,6 @@
 // GainMapOverlay.swift — the gain map under an overlay without one (a logo, text, anything SDR
-// composited over an HDR photo): the overlay shows at SDR white on an HDR screen, not boosted.
+// composited over an HDR photo) and where a mask removes the photo: the overlay, or what the photo
+// is flattened onto, shows at its SDR value on an HDR screen, not boosted.
 //
 // Definition: for an `OverlayingOperation` (composite) placing overlay S (w × h, alpha α_S) at
 // (ox, oy) with opacity o on a base B of size S_B whose map M has size S_M, r = S_M / S_B per axis,
@@ -16,6 +17,14 @@
 // when the map is, scaled to the map (box), and composited `over` on the map's stored values.
 // The base's blend mode does not matter: whatever the mode mixed in, the covered part is SDR
 // content the overlay brought.
+//
+// `mask` (MaskOperation) scales the image's opacity by a mask value m (its luminance or alpha):
+// where the mask removes the image, the output shows what it is flattened onto, SDR content. The
+// map gets the same mask, its m box-averaged to map pixels (the mask scaled to the map's size on
+// its stored values, then its luminance or alpha taken: the luminance is linear in them), and its
+// transparency is flattened onto N as any of the map's is (GainMapBranch.swift): M′ = M where m = 1,
+// N where m = 0, and between them a blend in linear light of the stored values (as a round
+// corner's antialiased edge).
 import PixelBufferModule
 
 extension CompositeOperation: OverlayingOperation {
@@ -31,5 +40,11 @@ extension CompositeOperation: OverlayingOperation {
     layer = layer.applying(ScaleOperation(targetSize: size, kernel: .box, linearLight: false, allowsShrinkOnLoad: false))
     let placed = CompositeOperation(mode: .over, opacity: Double(opacity), origin: Point(x: x0, y: y0), overlaySize: size, linearLight: false)
     return (placed, layer)
+  }
+}
+
+extension MaskOperation: OverlayingOperation {
+  public func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image) {
+    (self, overlay.applying(ScaleOperation(targetSize: mapSize, kernel: .box, linearLight: false, allowsShrinkOnLoad: false)))
   }
 }

@@ -7,7 +7,7 @@
 //
 // - **transformed** (`ResolutionMappable`): f moves or resamples pixels, or filters them over a
 //   neighbourhood (scale, crop, orient, rotate, affine, extend, pad, roundcorners, flatten; blur,
-//   boxblur, median); the same f at the map's resolution (ResolutionMapping.swift), so the boost
+//   boxblur, median, a convolution that is a weighted mean); the same f at the map's resolution (ResolutionMapping.swift), so the boost
 //   stays on the content it belonged to (an operation whose `mapped` gives nil ends the map). For a blur this is the HDR rendition's own blur up to the
 //   weighting by B: blur(B·G)/blur(B) is the B-weighted mean of G over the kernel, blur(G) its plain
 //   mean — equal where B or G is flat across the kernel, and far closer than G unchanged, whose
@@ -22,14 +22,16 @@
 //   rendition of the edit is f(B)·G(m), the edit seen through the same highlights. That is the edit
 //   applied to the HDR light itself, f(B·G) = f(B)·G, exactly when f scales with the light
 //   (f(k·B) = k·f(B)): a matrix in linear light (exposure, linear-light saturate, sepia, tint,
-//   grayscale, profile conversion) and vignette (a factor per position) — exposure up to the SDR
-//   base's clipping: where 2^ev·B passes white the base clips and the rendition keeps G, not
-//   G·2^ev·B (recomputing that needs B per map pixel: not done). For tone changes that do not scale
-//   (brightness's offset, contrast around mid-grey, levels' black points, curves, modulate's Oklab
-//   lightness) "f of HDR light" has no definition above SDR white (the filter is defined on 0…1),
-//   so the edit is taken as the SDR look with the photo's highlights kept: f(B)·G. Sharpen's
-//   detail is finer than the map resolves (a quarter of the base's); sharpening the map's log
-//   boosts instead would overshoot them into halos around every highlight.
+//   grayscale, profile conversion) and vignette (a factor per position). For tone changes that do
+//   not scale (brightness's offset, contrast around mid-grey, levels' black points, curves,
+//   modulate's Oklab lightness) "f of HDR light" has no definition above SDR white (the filter is
+//   defined on 0…1), so the edit is taken as the SDR look with the photo's highlights kept:
+//   f(B)·G. Sharpen's detail is finer than the map resolves (a quarter of the base's); sharpening
+//   the map's log boosts instead would overshoot them into halos around every highlight.
+// - **recomputed** (`LightScalingOperation` whose instance can pass SDR white: exposure above 0,
+//   linear-light matrices brightening a channel): carried, except where f(B) passes white and the
+//   base clips: there the map's log boost is raised by what the clipping lost, within the map's
+//   range (GainMapClipping.swift), so the rendition is f(B)·G up to the map's max boost.
 // - **rescaled** (`GainMapRescaling`: gamma, and levels whose black points are 0): a power of the
 //   light, f(B) = B^p (c^(1/γ) in linear light, p = 1/γ; on sRGB-encoded values the same up to the
 //   curve's linear toe, where boosts are about 1), is a tone change that does extend to HDR light:
@@ -41,12 +43,14 @@
 //   light (the same approximation as gamma's encoded default), a power of the light times a gain,
 //   whose gain is carried and power rescales; black points are offsets of the light and keep the
 //   SDR-look definition (carried).
-// - **overlaid** (`OverlayingOperation`: composite): an overlay without a map of its own (a logo,
-//   text) is SDR content: the map is "no boost" under it, blended by its coverage.
+// - **overlaid** (`OverlayingOperation`: composite, mask): an overlay without a map of its own (a
+//   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
+//   the image is flattened onto where a mask removes it.
 // - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
 //   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
-//   a shadow), `convolve` (an arbitrary kernel: an edge map or an emboss is a new picture whose
-//   brightness no longer follows the photo's light), user kernels (unknown), blends of two images.
+//   a shadow), `convolve` with a negative value, an offset or a gain (an edge map, an emboss, a
+//   laplacian is a new picture whose brightness no longer follows the photo's light; a sharpening
+//   kernel's lobes at the map's resolution would halo every highlight), blends of two images.
 //   A reversal cannot be recomputed either: invert's f(B) = 1 − B has no HDR extension (1 − H is
 //   negative above SDR white), and the reversed picture's brightest parts were the source's
 //   shadows, which have no HDR detail to restore; the honest output is SDR.
@@ -59,6 +63,8 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   case transformed
   /// The map cropped to the window an analysis of the base chose.
   case windowed
+  /// The map unchanged, except where the edit takes the base past SDR white (GainMapClipping.swift).
+  case recomputed
   /// The map unchanged.
   case carried
   /// The map's samples unchanged, its log boosts scaled (a power of the light: gamma).
@@ -72,7 +78,8 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   public static func of(_ operation: any ImageOperation) -> GainMapTreatment {
     if operation is any WindowChoosingOperation { return .windowed }
     if operation is any OverlayingOperation { return .overlaid }
-    if operation is any ResolutionMappable { return .transformed }
+    if let geometry = operation as? any ResolutionMappable { return geometry.repeatsAtOtherResolutions ? .transformed : .dropped }
+    if let scaling = operation as? any LightScalingOperation, scaling.passesSDRWhite { return .recomputed }
     if let power = operation as? any GainMapRescaling, power.carriesGainMap, power.gainMapLogScale != nil { return .rescaled }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }
     return .dropped

@@ -22,6 +22,13 @@
 // - `flatten` onto a colour becomes `flatten` onto `fill` (what was transparent is SDR content);
 // - `blur` σ, `boxblur` and `median` radius ρ become the same filter with σ·r̄, round(ρ·r̄)
 //   (r̄ = (rx + ry)/2), on the stored values; a held step (a large blur's reduced steps) stays held;
+// - `convolve` with a weighted mean (every value ≥ 0, offset 0, scale their sum: a blur of any shape)
+//   becomes the kernel binned to the other resolution: base tap i covers [i − c − ½, i − c + ½]·r
+//   of the other image's pixels, and gives each tap j of the new kernel (centred, as few as cover
+//   the old one's reach) its value times the fraction of that interval within [j − ½, j + ½], per
+//   axis; its sum, and so its scale, is kept. At r = 1 that is the kernel itself; a 3×3 at r = ¼
+//   falls within one pixel (no change). Other kernels are not repeated (the map ends: Convolve.swift's
+//   presets and negative values make a new picture, GainMapPolicy.swift);
 // - `roundcorners` with radius ρ becomes `roundcorners` with ρ·(rx + ry)/2 (the corners are
 //   quarter circles on both; a map of another aspect ratio is off by the difference);
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
@@ -153,6 +160,50 @@ extension HeldInputOperation: ResolutionMappable {
       let mapped = inner.mapped(from: inputSize, to: otherSize, ratio: ratio, fill: fill)
     else { return nil }
     return HeldInputOperation(operation: mapped)
+  }
+}
+
+extension ConvolveOperation: ResolutionMappable {
+  /// A weighted mean: every value ≥ 0, no offset, the scale their sum (not the `edges` preset).
+  public var repeatsAtOtherResolutions: Bool {
+    let sum = kernel.values.reduce(0, +)
+    return !gradientMagnitude && kernel.offset == 0 && kernel.values.allSatisfy { $0 >= 0 } && sum > 0
+      && abs(kernel.scale - sum) <= 1e-9 * sum
+  }
+
+  /// The kernel binned to `otherSize`'s resolution, or nil for a kernel that is no weighted mean.
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    guard repeatsAtOtherResolutions else { return nil }
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    let m = kernel.size.width, n = kernel.size.height
+    let columns = Self.bins(taps: m, ratio: rx), rows = Self.bins(taps: n, ratio: ry)
+    guard columns.size <= ConvolutionKernel.maximumSide, rows.size <= ConvolutionKernel.maximumSide else { return nil }
+    var values = [Double](repeating: 0, count: columns.size * rows.size)
+    for j in 0..<n {
+      for i in 0..<m {
+        let k = kernel.values[j * m + i]
+        for (row, fy) in rows.fractions[j] {
+          for (column, fx) in columns.fractions[i] { values[row * columns.size + column] += k * fx * fy }
+        }
+      }
+    }
+    guard let binned = try? ConvolutionKernel(size: Size(width: columns.size, height: rows.size), values: values) else { return nil }
+    return ConvolveOperation(kernel: binned, method: method)
+  }
+
+  /// For `taps` taps centred on 0 at a resolution `ratio` times this one's: the binned kernel's
+  /// side, and for each tap the (bin, fraction of the tap's width) it falls in.
+  static func bins(taps: Int, ratio: Double) -> (size: Int, fractions: [[(Int, Double)]]) {
+    let centre = taps / 2
+    let reach = max(0, Int(((Double(centre) + 0.5) * ratio - 0.5 - 1e-9).rounded(.up)))
+    let fractions = (0..<taps).map { i -> [(Int, Double)] in
+      let low = (Double(i - centre) - 0.5) * ratio, high = low + ratio
+      return (-reach...reach).compactMap { j in
+        let overlap = min(high, Double(j) + 0.5) - max(low, Double(j) - 0.5)
+        return overlap > 0 ? (j + reach, overlap / ratio) : nil
+      }
+    }
+    return (2 * reach + 1, fractions)
   }
 }
 

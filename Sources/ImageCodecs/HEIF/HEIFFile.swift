@@ -36,7 +36,7 @@ public struct HEIFFile: Sendable {
   /// the XMP packet.
   public var exif: Data?, xmp: Data?
   /// The content's MaxCLL (`clli`, CTA-861.3) and the mastering display's maximum luminance
-  /// (`mdcv`, SMPTE ST 2086), cd/m², where the file's item properties have them.
+  /// (`mdcv`, SMPTE ST 2086), cd/m², where this image's item has them (HEIFItemProperties.swift).
   var maxCLL: Double?, masteringMax: Double?
 
   /// Reads image `page` (0: the primary image, then the other top-level images in file order),
@@ -70,7 +70,7 @@ public struct HEIFFile: Sendable {
     iccProfile = copy(info.icc, info.icc_length)
     exif = copy(info.exif, info.exif_length)
     xmp = copy(info.xmp, info.xmp_length)
-    (maxCLL, masteringMax) = Self.lightLevels(data)
+    (maxCLL, masteringMax) = HEIFItemProperties.lightLevels(data, item: info.item_id)
     if info.has_nclx != 0 {
       let xy = withUnsafeBytes(of: info.nclx_xy) { Array($0.bindMemory(to: Float.self)) }.map { Double($0) }
       nclx = HEIFColor(
@@ -104,42 +104,6 @@ public struct HEIFFile: Sendable {
   /// missing or unusable).
   var primariesToBT2020: [SIMD3<Double>] {
     nclx.flatMap { HDRToneMapping.toBT2020(chromaticities: $0.chromaticities) } ?? [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)]
-  }
-
-  /// The first `clli` and `mdcv` item properties of `data` (meta → iprp → ipco; ISO/IEC 23008-12):
-  /// clli's MaxCLL (16 bits, cd/m²) and mdcv's maximum luminance (32 bits after the eight 16-bit
-  /// chromaticities, 0.0001 cd/m²). libheif 1.15 reports them only on decoded images; a file's
-  /// images share them in practice, so the first of each is taken.
-  static func lightLevels(_ data: Data) -> (maxCLL: Double?, masteringMax: Double?) {
-    data.withUnsafeBytes { raw in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      func u32(_ o: Int) -> Int { Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3]) }
-      /// The payload range of the first box named `name` among the boxes in `range` (a 64-bit size
-      /// or one that runs to the end is followed as ISO/IEC 14496-12 defines it).
-      func box(_ name: String, in range: Range<Int>) -> Range<Int>? {
-        var at = range.lowerBound
-        while at + 8 <= range.upperBound {
-          var size = u32(at), header = 8
-          if size == 1 {
-            guard at + 16 <= range.upperBound, u32(at + 8) == 0 else { return nil }
-            (size, header) = (u32(at + 12), 16)
-          } else if size == 0 {
-            size = range.upperBound - at
-          }
-          guard size >= header, size <= range.upperBound - at else { return nil }
-          if bytes[(at + 4)..<(at + 8)].elementsEqual(name.utf8) { return (at + header)..<(at + size) }
-          at += size
-        }
-        return nil
-      }
-      guard let meta = box("meta", in: 0..<bytes.count), meta.count > 4,
-        let iprp = box("iprp", in: (meta.lowerBound + 4)..<meta.upperBound), let ipco = box("ipco", in: iprp)
-      else { return (nil, nil) }
-      var maxCLL: Double?, masteringMax: Double?
-      if let clli = box("clli", in: ipco), clli.count >= 4 { maxCLL = Double(Int(bytes[clli.lowerBound]) << 8 | Int(bytes[clli.lowerBound + 1])) }
-      if let mdcv = box("mdcv", in: ipco), mdcv.count >= 24 { masteringMax = Double(u32(mdcv.lowerBound + 16)) / 10000 }
-      return (maxCLL, masteringMax)
-    }
   }
 
   /// The text of a NUL-terminated C buffer.

@@ -53,4 +53,19 @@ final class GainMapOverlayTests: XCTestCase {
     let halfMeasured = try ratios(Renderer(options: RendererOptions(threads: 2)).encode(half, format: .jpeg), inside: Rect(x: 88, y: 72, width: 80, height: 48))
     XCTAssertEqual(halfMeasured.inside, 2, accuracy: 0.1)
   }
+
+  /// Where a mask removes the photo the output is what it is flattened onto (SDR content): libvips
+  /// renders it at HDR/SDR 1 there, and the photo keeps its 2^2 beside it (the map carried past the
+  /// mask: 4 under it, seen failing).
+  func testWhereAMaskRemovesThePhotoItRendersAtItsSDRValue() throws {
+    let photo = try Image(data: boostedPhoto())
+    let hole = Image(color: .black, size: Size(width: 96, height: 64))
+    let mask = Image(color: .white, size: Size(width: 256, height: 192)).overlaid(with: hole, gravity: .center, margin: 0)
+    let image = photo.masked(by: mask).flattened(onto: Color(red: 0.5, green: 0.5, blue: 0.5))
+    XCTAssertNotNil(image.gainMapBranch().branch)
+    let file = try Renderer(options: RendererOptions(threads: 2)).encode(image, format: .jpeg)
+    let measured = try ratios(file, inside: Rect(x: 88, y: 72, width: 80, height: 48))
+    XCTAssertEqual(measured.inside, 1, accuracy: 0.03, "the flatten colour renders at its SDR value")
+    XCTAssertGreaterThan(measured.outside, 3.8, "the photo keeps its boost (2^2)")
+  }
 }
