@@ -3,6 +3,7 @@
 // (issue #28 finding 4).
 
 import Foundation
+import Glibc
 import ImageCodecs
 import TestSupport
 import XCTest
@@ -40,5 +41,32 @@ final class EncoderMemoryTests: XCTestCase {
     let fits = try run(limit: 700_000, ["-e", "solid size=300x300 color=#808080", "--encoder", "small", "small.jpg"])
     XCTAssertEqual(fits.status, 0, fits.stderr)
     XCTAssertEqual(try JPEGDecoder.readHeader(Data(contentsOf: folder.appendingPathComponent("small.jpg"))).size.width, 300)
+  }
+
+  /// Under an address-space limit, a fatal signal (what code that cannot fail cleanly ends with
+  /// when the limit refuses it memory) is exit 65 with a sentence naming the limit and the signal,
+  /// and no output; fgrun is stopped while it waits on a FIFO for its input. Without a limit the
+  /// signal keeps its default action (a bug is a crash).
+  func testAFatalSignalUnderAnAddressSpaceLimitIsAnError() throws {
+    let limited = try segmentationFault(limit: "ulimit -v 4000000;")
+    XCTAssertEqual(limited.status, 65, limited.stderr)
+    XCTAssertTrue(
+      limited.stderr.contains(
+        "fgrun: error: not enough memory: under the address-space limit (ulimit -v 4000000), code that cannot fail cleanly ended with SIGSEGV; nothing was written."),
+      limited.stderr)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["in.png"])
+    XCTAssertEqual(try segmentationFault(limit: "").status, 128 + SIGSEGV)
+  }
+
+  /// fgrun sent SIGSEGV while it waits for its input on a FIFO, started after `limit` (a shell
+  /// command, or nothing).
+  func segmentationFault(limit: String) throws -> ChildProcess.Outcome {
+    let binary = try XCTUnwrap(FGRunTests.binary?.path)
+    // The shell's open of the FIFO returns once fgrun has opened it: its handlers are in place.
+    let script = """
+      rm -f in.png; mkfifo in.png; (\(limit) SWIFT_BACKTRACE=enable=no exec "$0" -e invert in.png out.png) & \
+      exec 3>in.png; kill -SEGV $!; wait $!
+      """
+    return try ChildProcess.run("/bin/bash", ["-c", script, binary], in: folder)
   }
 }
