@@ -17,6 +17,8 @@
 //   CLCMS              lcms2 (ICC colour management) behind functions that never abort
 //   CKernels           per-pixel loops in C: AVX2 intrinsics (runtime-dispatched, Swift fallbacks), and
 //                      the affine resampler's window sums (portable vector C)
+//   CProcess           signal handlers Swift cannot write safely: fatal signals under `ulimit -v` as
+//                      an error and an exit status
 //   CText              text layout and rasterising: HarfBuzz (shaping), FreeType (glyphs), fontconfig
 //                      (fonts, fallback), ICU (bidi levels, line breaks); CFreeType finds FreeType's headers
 //   CBLAS              the system CBLAS (Debian's libblas-dev), for the tests' reference colour matrix only
@@ -80,7 +82,7 @@ let package = Package(
     .executableTarget(
       name: "fgrun",
       dependencies: [
-        "FilterGraph", "Locking",
+        "FilterGraph", "Locking", "CProcess",
         "ImageServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -111,6 +113,7 @@ let package = Package(
       name: "CTIFF",
       linkerSettings: [.linkedLibrary("tiff")]),
     .target(name: "CKernels"),
+    .target(name: "CProcess"),
     .target(
       name: "CText",
       dependencies: ["CFreeType"],

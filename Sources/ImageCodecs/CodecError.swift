@@ -52,6 +52,21 @@ extension PixelBuffer {
   }
 }
 
+extension PixelStorage {
+  /// `count` values of `stride` bytes that an encoder holds while it writes `file` (a path, or
+  /// "the PNG" for one written to memory): `what` names them ("its row segment"). Memory the
+  /// system refuses, or a size that overflows, is a `CodecError.tooLarge` saying which, not the
+  /// end of the process.
+  static func forEncoding(_ count: Int, of stride: Int = 1, what: String, file: String) throws(CodecError) -> PixelStorage {
+    let (byteCount, overflow) = max(count, 1).multipliedReportingOverflow(by: stride)
+    guard !overflow, let storage = try? PixelStorage(allocating: byteCount) else {
+      let amount = overflow ? "more bytes than can be addressed" : PixelAllocationError(byteCount: byteCount).amount
+      throw CodecError(.tooLarge, "There is not enough memory to write \(file): \(what) (\(amount)) could not be allocated.")
+    }
+    return storage
+  }
+}
+
 /// Limits checked against a file's header before any pixel memory is allocated.
 public struct DecodeLimits: Hashable, Sendable {
   /// The largest `width × height` accepted. The default, 268 402 689 (0x3FFF²), is the limit

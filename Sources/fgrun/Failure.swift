@@ -1,6 +1,7 @@
 // Failure.swift — exit codes, and how each kind of error is reported and mapped to one.
 
 import ArgumentParser
+import CProcess
 import FilterGraph
 import Foundation
 import ImageCodecs
@@ -158,9 +159,20 @@ enum ProcessSignals {
   /// EPIPE and EFBIG — which fgrun reports and exits 73 for. SIGINT, SIGTERM and SIGHUP keep
   /// their default action: the output being written is an unnamed file (`OutputFile`), which
   /// the kernel removes with the process, and the previous output stays as it was.
+  ///
+  /// Under an address-space limit (`ulimit -v`), memory the limit refuses can stop code that
+  /// cannot fail cleanly (the Swift runtime's allocations, Foundation, fontconfig): SIGABRT,
+  /// SIGILL, SIGTRAP, SIGSEGV and SIGBUS then end fgrun with exit 65 and a sentence naming the
+  /// limit and the signal, after whatever the failing code printed, instead of a signal status;
+  /// the output being written is unnamed and goes with the process. Without a limit these
+  /// signals keep their default action (and Swift's backtrace), as they would be a bug.
   static func install() {
     signal(SIGPIPE, SIG_IGN)
     signal(SIGXFSZ, SIG_IGN)
+    if let limit = addressSpaceLimit() {
+      let before = "fgrun: error: not enough memory: under the address-space limit (ulimit -v \(limit >> 10)), code that cannot fail cleanly ended with "
+      _ = fg_end_fatal_signals_with(before, "; nothing was written.\n", ExitStatus.input)
+    }
   }
 }
 

@@ -51,6 +51,7 @@ struct FGRun: ParsableCommand {
   /// FormatFlags.swift) and runs the subcommand, with SIGPIPE and SIGXFSZ turned into errors.
   static func main() {
     ProcessSignals.install()
+    shareOneMallocArenaUnderAnAddressSpaceLimit()
     let arguments = Array(CommandLine.arguments.dropFirst())
     do {
       var command = try parseAsRoot(FormatFlags.rewritten(arguments))

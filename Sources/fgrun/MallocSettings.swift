@@ -25,3 +25,28 @@ func fixMallocMapThreshold(_ bytes: Int32 = 1 << 20) {
     _ = unsafeBitCast(symbol, to: Mallopt.self)(mmapThreshold, bytes)
   #endif
 }
+
+/// The soft address-space limit (`ulimit -v`) in bytes, or nil when there is none.
+func addressSpaceLimit() -> Int? {
+  #if canImport(Glibc)
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+    return Int(clamping: limit.rlim_cur)
+  #else
+    return nil
+  #endif
+}
+
+/// Under an address-space limit, has glibc's allocator serve every thread from one arena. Each
+/// further arena reserves 64 MiB of address space when a thread first allocates, so two workers
+/// and the encoders' jobs took about 200 MB of a `ulimit -v` before any pixel: fgrun then failed
+/// at 240,000 KB with a 1 MB block refused (release, a 2268×1512 JPEG scaled to 800 px). Without
+/// a limit nothing changes.
+func shareOneMallocArenaUnderAnAddressSpaceLimit() {
+  #if canImport(Glibc)
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    let arenaMax: Int32 = -8  // M_ARENA_MAX in glibc's <malloc.h>
+    guard addressSpaceLimit() != nil, let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, 1)
+  #endif
+}

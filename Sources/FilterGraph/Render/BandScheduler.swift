@@ -114,7 +114,7 @@ extension Renderer {
   /// `outputTransform`: tiles are evaluated in linear light and stored through it (an output ICC
   /// profile), unless the plan is a pass-through copy.
   func run(
-    _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) -> PixelBuffer,
+    _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) throws -> PixelBuffer,
     eager: Bool = false, outputTransform: ColorTransform? = nil, sink: (PixelBuffer, Int) throws -> Void
   ) throws {
     let grid = plan.grid
@@ -131,9 +131,15 @@ extension Renderer {
     // Eager renders queue all tiles in one batch (one lock, one wake-up) once every band is cut.
     var pending: [() -> Void] = []
 
-    func launch(_ b: Int) {
+    func launch(_ b: Int) throws {
       let rows = grid.rows(ofBand: b)
-      let buffer = band(rows.y, rows.height)
+      let buffer: PixelBuffer
+      do {
+        buffer = try band(rows.y, rows.height)
+      } catch {
+        progress.drain()
+        throw error
+      }
       buffers[b] = buffer
       let base = buffer.sharedStorage.baseAddress
       let bandOffset = buffer.withUnsafeBaseAddress { p, _ in UnsafeRawPointer(p) - UnsafeRawPointer(base) }
@@ -162,7 +168,7 @@ extension Renderer {
       }
     }
 
-    for b in 0..<min(window, bandCount) { launch(b) }
+    for b in 0..<min(window, bandCount) { try launch(b) }
     if eager {
       pool.submit(contentsOf: pending)
       pending = []
@@ -180,7 +186,7 @@ extension Renderer {
         progress.drain()
         throw error
       }
-      if b + window < bandCount { launch(b + window) }
+      if b + window < bandCount { try launch(b + window) }
     }
     // Streamed sources are decoded by now: pass on what their decoders recovered from.
     for stream in plan.streamed.values {

@@ -167,13 +167,10 @@ extension Renderer {
     let fileSpace: ColorSpace = output.color.embedded.map { .icc($0) } ?? (info.colorSpace.isLinear ? .linearSRGB : .sRGB)
     let metadata = output.color.kept.written(from: info.metadata, size: info.size, profile: output.color.embedded, format: codec.format)
     let width = info.size.width
-    // A band of the output (a window of them in flight): a few rows, so a refusal stops the process.
-    let bandBuffer = { (_: Int, h: Int) in
-      do {
-        return try TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
-      } catch {
-        fatalError("\(error)")
-      }
+    // A band of the output (a window of them in flight): rows as wide as the image, so memory the
+    // system refuses fails the render.
+    let bandBuffer = { (_: Int, h: Int) throws(PixelAllocationError) in
+      try TileMemoryPool.buffer(width: width, height: h, format: pixelFormat, colorSpace: fileSpace)
     }
     // Encoders compress on the pool (PNG segments, baseline JPEG strips) and keep band buffers,
     // not copies, until their part is compressed.

@@ -81,6 +81,8 @@ public final class EncodedSource: Sendable {
         ?? InputBytes.read(descriptor: handle.fileDescriptor, prefix: head, name: name, limit: options.limits.maxInputBytes)
     } catch let error as CodecError where error.kind == .tooLarge {
       throw error
+    } catch let error as PixelAllocationError {
+      throw CodecError(.tooLarge, "There is not enough memory to read \(name) (\(error.amount) could not be allocated).")
     } catch {
       throw unreadable()
     }

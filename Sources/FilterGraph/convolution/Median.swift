@@ -85,10 +85,11 @@ public struct MedianOperation: ImageOperation {
       try MedianOfNine.run(input, into: &output)
     } else if r == 2 {
       try MedianNetwork.fiveByFive.run(input, radius: r, into: &output)
-    } else if let codes = MedianHistogram.codes(of: input) {
+    } else if let (storage, codes) = try MedianHistogram.codes(of: input) {
+      defer { withExtendedLifetime(storage) {} }
       MedianHistogram.run(codes, width: input.rect.width, radius: r, into: &output)
     } else {
-      MedianSelection.run(input, radius: r, into: &output)
+      try MedianSelection.run(input, radius: r, into: &output)
     }
   }
 }

@@ -17,48 +17,46 @@ final class JPEGSmallEncoder {
   private let icc: [UInt8]?
   private let segments: [JPEGSegment]
   private let output: OutputHandle?
-  private var pixels: [UInt8]
+  /// The image's 8-bit samples, rows packed (nil once coded).
+  private var pixels: PixelStorage?
   private var rowsWritten = 0
 
-  init(size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, icc: [UInt8]?, segments: [JPEGSegment], output: OutputHandle?) {
+  /// - Throws: `.tooLarge` when the system refuses the memory to hold the image.
+  init(size: Size, layout: ChannelLayout, options: JPEGEncodeOptions, icc: [UInt8]?, segments: [JPEGSegment], output: OutputHandle?) throws {
     self.size = size
     self.layout = layout
     self.options = options
     self.icc = icc
     self.segments = segments
     self.output = output
-    pixels = []
+    let samples = size.width.multipliedReportingOverflow(by: size.height)
+    pixels = try PixelStorage.forEncoding(
+      samples.overflow ? .max : samples.partialValue, of: layout.channelCount,
+      what: "the \(size.width)×\(size.height) image the small encoder holds", file: output?.path ?? "the JPEG")
   }
 
   /// Copies `rows` (already checked by JPEGStreamEncoder) as the next rows, keeping the high byte
   /// of 16-bit values and dropping alpha.
   func write(rows: PixelBuffer) throws {
     let channels = layout.channelCount, rowLength = size.width * channels
-    if pixels.isEmpty {
-      let count = size.width.multipliedReportingOverflow(by: size.height * channels)
-      guard !count.overflow else {
-        throw CodecError(.tooLarge, "A \(size) JPEG is too large to hold for the small encoder.")
-      }
-      pixels = [UInt8](repeating: 0, count: count.partialValue)
-    }
+    guard let pixels else { throw CodecError(.invalidArgument, "The JPEG has already been coded.") }
     let inChannels = rows.format.channelCount, wide = rows.format.component != .uint8
-    pixels.withUnsafeMutableBufferPointer { out in
-      rows.withUnsafeBaseAddress { base, rowBytes in
-        for y in 0..<rows.height {
-          let dst = out.baseAddress! + (rowsWritten + y) * rowLength
-          let line = base + y * rowBytes
-          if !wide && inChannels == channels {
-            dst.update(from: line.assumingMemoryBound(to: UInt8.self), count: rowLength)
-          } else if !wide {
-            let src = line.assumingMemoryBound(to: UInt8.self)
-            for x in 0..<size.width {
-              for c in 0..<channels { dst[x * channels + c] = src[x * inChannels + c] }
-            }
-          } else {
-            let src = line.assumingMemoryBound(to: UInt16.self)
-            for x in 0..<size.width {
-              for c in 0..<channels { dst[x * channels + c] = UInt8(src[x * inChannels + c] >> 8) }
-            }
+    let out = pixels.baseAddress.assumingMemoryBound(to: UInt8.self)
+    rows.withUnsafeBaseAddress { base, rowBytes in
+      for y in 0..<rows.height {
+        let dst = out + (rowsWritten + y) * rowLength
+        let line = base + y * rowBytes
+        if !wide && inChannels == channels {
+          dst.update(from: line.assumingMemoryBound(to: UInt8.self), count: rowLength)
+        } else if !wide {
+          let src = line.assumingMemoryBound(to: UInt8.self)
+          for x in 0..<size.width {
+            for c in 0..<channels { dst[x * channels + c] = src[x * inChannels + c] }
+          }
+        } else {
+          let src = line.assumingMemoryBound(to: UInt16.self)
+          for x in 0..<size.width {
+            for c in 0..<channels { dst[x * channels + c] = UInt8(src[x * inChannels + c] >> 8) }
           }
         }
       }
@@ -89,11 +87,10 @@ final class JPEGSmallEncoder {
         progressive: 1, optimize_coding: 1,
         icc: iccBytes?.baseAddress, icc_length: iccBytes?.count ?? 0, restart_interval: 0,
         markers: markers, marker_count: markerCount)
-      return pixels.withUnsafeBufferPointer {
-        cj_small_encode(handle, &params, $0.baseAddress, size.width * channels, &bytes, &length)
-      }
+      return cj_small_encode(
+        handle, &params, pixels?.baseAddress.assumingMemoryBound(to: UInt8.self), size.width * channels, &bytes, &length)
     } }
-    pixels = []
+    pixels = nil
     if let error = JPEGStreamEncoder.error(handle, status, output: output) { throw error }
     if output != nil { return nil }
     guard let bytes else { return Data() }

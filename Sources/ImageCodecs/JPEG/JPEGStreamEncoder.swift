@@ -70,7 +70,8 @@ public final class JPEGStreamEncoder {
   ///
   /// - Throws: `.invalidArgument` for an empty or over-large size (JPEG allows 65500 pixels a
   ///   side) or a quality outside 1…100; `.tooLarge` for a metadata block larger than a JPEG
-  ///   segment holds; `.io` when writing the headers to `destination` fails.
+  ///   segment holds, or memory for the `.small` encoder's image the system refuses; `.io` when
+  ///   writing the headers to `destination` fails.
   public convenience init(
     size: Size, layout: ChannelLayout, options: JPEGEncodeOptions = JPEGEncodeOptions(),
     iccProfile: Data? = nil, metadata: ImageMetadata = ImageMetadata(), to destination: Destination = .memory,
@@ -114,7 +115,7 @@ public final class JPEGStreamEncoder {
     if options.encoder == .small {
       handle = nil
       strips = nil
-      small = JPEGSmallEncoder(size: size, layout: self.layout, options: options, icc: icc, segments: segments, output: output)
+      small = try JPEGSmallEncoder(size: size, layout: self.layout, options: options, icc: icc, segments: segments, output: output)
       return
     }
     small = nil

@@ -29,7 +29,8 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
   private var output: Data
   private let animationControl: Range<Int>
   private var firstFrameControl: Range<Int>?
-  private var previous: [UInt8]
+  /// The previous frame's samples, rows packed (nil before the first frame).
+  private var previous: PixelStorage?
   private var frameCount = 0
   private var sequence: UInt32 = 0
 
@@ -65,7 +66,6 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     let start = output.count
     PNGStreamEncoder.appendChunk("acTL", control, to: &output)
     animationControl = start..<output.count
-    previous = []
   }
 
   /// The previous frame and, at most, one frame's rectangle and its compressed bytes.
@@ -90,15 +90,13 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
       throw CodecError(.invalidArgument, "An APNG frame must have \(channels) channels like the first, not \(frame.format.channelCount).")
     }
     let rowBytes = size.width * channels
-    var current = [UInt8](repeating: 0, count: rowBytes * size.height)
-    current.withUnsafeMutableBytes { target in
-      frame.withUnsafeBaseAddress { base, stride in
-        for y in 0..<size.height {
-          (target.baseAddress! + y * rowBytes).copyMemory(from: base + y * stride, byteCount: rowBytes)
-        }
+    let current = try PixelStorage.forEncoding(rowBytes * size.height, what: "frame \(frameCount + 1)'s samples", file: "the APNG")
+    frame.withUnsafeBaseAddress { base, stride in
+      for y in 0..<size.height {
+        (current.baseAddress + y * rowBytes).copyMemory(from: base + y * stride, byteCount: rowBytes)
       }
     }
-    let (rect, blendOver) = frameCount == 0 ? (Rect(x: 0, y: 0, width: size.width, height: size.height), false) : changes(current)
+    let (rect, blendOver) = previous.map { changes(current, from: $0) } ?? (Rect(x: 0, y: 0, width: size.width, height: size.height), false)
     var control = Data()
     control.appendBigEndian(sequence)
     control.appendBigEndian(UInt32(rect.width))
@@ -135,27 +133,24 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
 
   /// The bounding rectangle of the pixels where `current` differs from `previous` (1×1 at the
   /// origin when none does), and whether every one of them is opaque (blend OVER).
-  private func changes(_ current: [UInt8]) -> (Rect, Bool) {
+  private func changes(_ current: PixelStorage, from previous: PixelStorage) -> (Rect, Bool) {
     let width = size.width, height = size.height, channels = channels
     var minX = width, maxX = -1, minY = height, maxY = -1
     var opaque = channels == 4
-    current.withUnsafeBufferPointer { now in
-      previous.withUnsafeBufferPointer { before in
-        for y in 0..<height {
-          let row = y * width * channels
-          if memcmp(now.baseAddress! + row, before.baseAddress! + row, width * channels) == 0 { continue }
-          minY = min(minY, y)
-          maxY = y
-          for x in 0..<width {
-            let p = row + x * channels
-            var same = true
-            for c in 0..<channels where now[p + c] != before[p + c] { same = false }
-            if same { continue }
-            minX = min(minX, x)
-            maxX = max(maxX, x)
-            if channels == 4 && now[p + 3] != 255 { opaque = false }
-          }
-        }
+    let now = current.baseAddress.assumingMemoryBound(to: UInt8.self), before = previous.baseAddress.assumingMemoryBound(to: UInt8.self)
+    for y in 0..<height {
+      let row = y * width * channels
+      if memcmp(now + row, before + row, width * channels) == 0 { continue }
+      minY = min(minY, y)
+      maxY = y
+      for x in 0..<width {
+        let p = row + x * channels
+        var same = true
+        for c in 0..<channels where now[p + c] != before[p + c] { same = false }
+        if same { continue }
+        minX = min(minX, x)
+        maxX = max(maxX, x)
+        if channels == 4 && now[p + 3] != 255 { opaque = false }
       }
     }
     guard maxY >= 0 else { return (Rect(x: 0, y: 0, width: 1, height: 1), channels == 4) }
@@ -164,9 +159,11 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
 
   /// The samples of `rect` of `current`, rows packed; with `transparentWhereUnchanged`, pixels
   /// equal to the previous frame's are transparent black.
-  private func rectangle(_ rect: Rect, of current: [UInt8], transparentWhereUnchanged: Bool) -> [UInt8] {
+  private func rectangle(_ rect: Rect, of storage: PixelStorage, transparentWhereUnchanged: Bool) throws -> PixelStorage {
     let channels = channels, canvasRow = size.width * channels, rowBytes = rect.width * channels
-    var out = [UInt8](repeating: 0, count: rowBytes * rect.height)
+    let outStorage = try PixelStorage.forEncoding(rowBytes * rect.height, what: "frame \(frameCount + 1)'s changed rectangle", file: "the APNG")
+    let out = outStorage.baseAddress.assumingMemoryBound(to: UInt8.self), current = storage.baseAddress.assumingMemoryBound(to: UInt8.self)
+    let previous = (self.previous ?? storage).baseAddress.assumingMemoryBound(to: UInt8.self)
     for y in 0..<rect.height {
       let source = (rect.y + y) * canvasRow + rect.x * channels
       for i in 0..<rowBytes { out[y * rowBytes + i] = current[source + i] }
@@ -178,23 +175,24 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
         }
       }
     }
-    return out
+    return outStorage
   }
 
   /// `pixels` (the rows of `rect`) filtered and compressed as one zlib stream.
-  private func compress(_ pixels: [UInt8], rect: Rect) throws -> Data {
+  private func compress(_ pixels: PixelStorage, rect: Rect) throws -> Data {
     var out: UnsafeMutablePointer<UInt8>?
     var length = 0, filtered = 0
     var adler: UInt32 = 1
     let level = Int32(options.compressionLevel)
-    let status = pixels.withUnsafeBufferPointer { rows in
-      cpng_segment_encode(
-        rows.baseAddress, rect.width * channels, UInt32(rect.height), 0, UInt32(rect.height), Int32(channels), 0,
-        options.filter.shimMask, level, 1, &out, &length, &adler, &filtered)
-    }
+    let status = cpng_segment_encode(
+      pixels.baseAddress.assumingMemoryBound(to: UInt8.self), rect.width * channels, UInt32(rect.height), 0, UInt32(rect.height),
+      Int32(channels), 0, options.filter.shimMask, level, 1, &out, &length, &adler, &filtered)
     defer { cpng_free(out) }
     guard status == CPNG_OK, let out else {
-      throw CodecError(status == CPNG_ERR_NO_MEMORY ? .io : .invalidArgument, "Compressing APNG frame \(frameCount + 1) failed (status \(status)).")
+      if status == CPNG_ERR_NO_MEMORY {
+        throw CodecError(.tooLarge, "There is not enough memory to write the APNG: compressing frame \(frameCount + 1) could not allocate its buffers.")
+      }
+      throw CodecError(.invalidArgument, "Compressing APNG frame \(frameCount + 1) failed (status \(status)).")
     }
     var stream = Data(PNGStreamEncoder.zlibHeader(level: level))
     stream.append(out, count: length)

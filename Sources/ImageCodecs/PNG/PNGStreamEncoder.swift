@@ -218,7 +218,9 @@ public final class PNGStreamEncoder {
   /// copied into the next segment's context), not when the object dies: an executor may keep
   /// the finished job closure, and with it this object, alive for a while.
   private final class Segment: EncodeJob, @unchecked Sendable {  // handed over, never shared: filled by the writer, compressed by one pool job, read after `completion`
-    private(set) var rows: UnsafeMutableRawPointer
+    /// The raw rows, from `storage` (nil once released).
+    let rows: UnsafeMutableRawPointer
+    private var storage: PixelStorage?
     let start: Int  // image row of the first emitted row
     let contextCount: Int
     let capacityRows: Int
@@ -232,29 +234,23 @@ public final class PNGStreamEncoder {
     var adler: UInt32 = 1
     var filteredLength = 0
 
-    init(start: Int, contextCount: Int, capacityRows: Int, isLast: Bool, rowBytes: Int) {
+    /// - Throws: `.tooLarge` when the system refuses the rows' memory (`file` names the output).
+    init(start: Int, contextCount: Int, capacityRows: Int, isLast: Bool, rowBytes: Int, file: String) throws(CodecError) {
       self.start = start
       self.contextCount = contextCount
       self.capacityRows = capacityRows
       self.isLast = isLast
-      rows = .allocate(byteCount: max(1, (contextCount + capacityRows) * rowBytes), alignment: 16)
+      let storage = try PixelStorage.forEncoding(contextCount + capacityRows, of: rowBytes, what: "a segment of its rows", file: file)
+      (self.storage, rows) = (storage, storage.baseAddress)
     }
 
     /// True once the encoder has written the compressed bytes.
     var written = false
-    private var rowsReleased = false
 
-    deinit {
-      releaseRows()
-      releaseOutput()
-    }
+    deinit { releaseOutput() }
 
     /// Frees the raw rows (only after the job is done and no later segment needs them).
-    func releaseRows() {
-      guard !rowsReleased else { return }
-      rowsReleased = true
-      rows.deallocate()
-    }
+    func releaseRows() { storage = nil }
 
     /// Frees the compressed bytes (only after the job is done).
     func releaseOutput() {
@@ -288,9 +284,9 @@ public final class PNGStreamEncoder {
     let count = min(rowsPerSegment, size.height - start)
     // Context: the row above the segment (none at the top).
     let contextCount = min(contextRows, start)
-    let segment = Segment(
+    let segment = try Segment(
       start: start, contextCount: contextCount, capacityRows: count,
-      isLast: start + count == size.height, rowBytes: rowBytes)
+      isLast: start + count == size.height, rowBytes: rowBytes, file: handle?.path ?? "the PNG")
     if contextCount > 0, let previous = lastSubmitted {
       // The context rows are the last rows of the previous segment's buffer (its own context
       // included, since contextCount ≤ previous context + rows).

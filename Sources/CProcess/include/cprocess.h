@@ -1,0 +1,22 @@
+// cprocess.h — process-level safety nets that need a signal handler, which Swift cannot write
+// safely (a handler may only make async-signal-safe calls: no allocation, no locks).
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Makes SIGABRT, SIGILL, SIGTRAP, SIGSEGV and SIGBUS end the process with `status` after
+/// writing `before`, the signal's name and `after` (each copied, at most 511 bytes) to standard
+/// error, instead of a core dump or a signal status. For a process under an address-space limit,
+/// where an allocation the limit refuses stops code that cannot fail cleanly (the Swift runtime,
+/// Foundation, C libraries). The handler runs on an alternate stack on the thread that calls
+/// this, so a stack overflow there is caught too. Returns 0, or -1 when a handler could not be
+/// installed.
+int fg_end_fatal_signals_with(const char *before, const char *after, int status);
+
+#ifdef __cplusplus
+}
+#endif
