@@ -7,7 +7,8 @@
 //
 // - **transformed** (`ResolutionMappable`): f moves or resamples pixels, or filters them over a
 //   neighbourhood (scale, crop, orient, rotate, affine, extend, pad, roundcorners, flatten; blur,
-//   boxblur, median, a convolution that is a weighted mean); the same f at the map's resolution (ResolutionMapping.swift), so the boost
+//   boxblur, median, a convolution that is a weighted mean; shadow, whose margin is SDR content);
+//   the same f at the map's resolution (ResolutionMapping.swift), so the boost
 //   stays on the content it belonged to (an operation whose `mapped` gives nil ends the map). For a blur this is the HDR rendition's own blur up to the
 //   weighting by B: blur(B·G)/blur(B) is the B-weighted mean of G over the kernel, blur(G) its plain
 //   mean — equal where B or G is flat across the kernel, and far closer than G unchanged, whose

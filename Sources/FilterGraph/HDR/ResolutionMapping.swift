@@ -31,6 +31,9 @@
 //   presets and negative values make a new picture, GainMapPolicy.swift);
 // - `roundcorners` with radius ρ becomes `roundcorners` with ρ·(rx + ry)/2 (the corners are
 //   quarter circles on both; a map of another aspect ratio is off by the difference);
+// - `shadow` becomes `extend` by its canvas margin m (⌈3σ⌉ + max(|dx|, |dy|)) × r, in `fill`: the
+//   shadow is SDR content; under the image, the map is where the base is opaque, and transparent
+//   (so `fill` once flattened) where the base was, as the shadow shows through there;
 // Margins and placements land on whole pixels of the other image: where m·r (or a centred
 // placement) is not whole, the other image is off by up to half of its pixel.
 import Foundation
@@ -204,6 +207,20 @@ extension ConvolveOperation: ResolutionMappable {
       }
     }
     return (2 * reach + 1, fractions)
+  }
+}
+
+extension ShadowOperation: ResolutionMappable {
+  /// The canvas's margin × r on every side, `fill` there: the shadow is SDR content. Where the image
+  /// was transparent the map is too (it follows the base's transparency), and is flattened onto
+  /// `fill` with the rest of its transparency.
+  func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
+    let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
+    var p = ExtendOperation.Parameters()
+    (p.left, p.right) = (Int((Double(margin) * rx).rounded()), Int((Double(margin) * rx).rounded()))
+    (p.top, p.bottom) = (Int((Double(margin) * ry).rounded()), Int((Double(margin) * ry).rounded()))
+    p.color = fill
+    return ExtendOperation(p)
   }
 }
 

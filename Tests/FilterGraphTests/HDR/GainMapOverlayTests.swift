@@ -68,4 +68,19 @@ final class GainMapOverlayTests: XCTestCase {
     XCTAssertEqual(measured.inside, 1, accuracy: 0.03, "the flatten colour renders at its SDR value")
     XCTAssertGreaterThan(measured.outside, 3.8, "the photo keeps its boost (2^2)")
   }
+
+  /// A shadow grows the canvas by its margin: the shadow and the canvas are SDR content (HDR/SDR 1
+  /// there, as libvips renders it) and the photo keeps its 2^2 (the margin boosted as the photo
+  /// beside it: 4, seen failing).
+  func testAShadowsMarginRendersAtItsSDRValue() throws {
+    let photo = try Image(data: boostedPhoto())
+    let image = try Recipe.parse("shadow sigma=3 x=4 y=4 color=#00000080\nflatten color=#808080", file: nil).compile(
+      input: photo, context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
+    XCTAssertNotNil(image.gainMapBranch().branch)
+    let file = try Renderer(options: RendererOptions(threads: 2)).encode(image, format: .jpeg)
+    // The canvas is 282×218 (margin 13); the photo is at (13, 13)–(269, 205), measured 8 pixels in.
+    let measured = try ratios(file, inside: Rect(x: 21, y: 21, width: 240, height: 176))
+    XCTAssertGreaterThan(measured.inside, 3.8, "the photo keeps its boost (2^2)")
+    XCTAssertEqual(measured.outside, 1, accuracy: 0.03, "the margin renders at its SDR value")
+  }
 }
