@@ -18,7 +18,7 @@
 //   CKernels           per-pixel loops in C: AVX2 intrinsics (runtime-dispatched, Swift fallbacks), and
 //                      the affine resampler's window sums (portable vector C)
 //   CProcess           signal handlers Swift cannot write safely: fatal signals under `ulimit -v` as
-//                      an error and an exit status
+//                      an error and an exit status; file mappings a shrinking file cannot crash
 //   CText              text layout and rasterising: HarfBuzz (shaping), FreeType (glyphs), fontconfig
 //                      (fonts, fallback), ICU (bidi levels, line breaks); CFreeType finds FreeType's headers
 //   CBLAS              the system CBLAS (Debian's libblas-dev), for the tests' reference colour matrix only
@@ -65,7 +65,7 @@ let package = Package(
       dependencies: ["PixelBufferModule", "Locking", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
     .target(
       name: "FilterGraph",
-      dependencies: ["PixelBufferModule", "Locking", "ImageCodecs", "CKernels", "CLCMS", "CText"]),
+      dependencies: ["PixelBufferModule", "Locking", "ImageCodecs", "CKernels", "CLCMS", "CText", "CProcess"]),
     .target(
       name: "ImageServer",
       dependencies: [

@@ -43,6 +43,18 @@ struct Failure: Error, CustomStringConvertible {
     case recipe, input, output
   }
 
+  /// Maps an error thrown while making `output` (a path, or "-") to a failure; memory refused for
+  /// pixels, whose error knows no file, names it.
+  init(_ error: Error, making output: String) {
+    let underlying = (error as? RenderJobError)?.underlying ?? error
+    if let allocation = underlying as? PixelAllocationError {
+      let file = output == "-" ? "standard output" : output
+      self.init(status: ExitStatus.input, message: "Not enough memory to make \(file): \(allocation.amount) for pixels could not be allocated.")
+    } else {
+      self.init(error, stage: .output)
+    }
+  }
+
   /// Maps any error thrown at `stage` to a failure.
   init(_ error: Error, stage: Stage) {
     switch error {

@@ -172,7 +172,7 @@ struct Run: ParsableCommand {
       stats.add(result.timings)
       if let target = result.target { Console.error("fgrun: \(outputPath == "-" ? "standard output" : outputPath): \(target)") }
     } catch {
-      throw Failure(error, stage: .output)
+      throw Failure(error, making: outputPath)
     }
   }
 
@@ -201,7 +201,7 @@ struct Run: ParsableCommand {
         FileHandle.standardOutput.write(try renderer.encode(image, format: format, options: options))
       }
     } catch {
-      throw Failure(error, stage: .output)
+      throw Failure(error, making: outputPath)
     }
   }
 

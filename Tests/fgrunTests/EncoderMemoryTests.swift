@@ -67,6 +67,7 @@ final class EncoderMemoryTests: XCTestCase {
       rm -f in.png; mkfifo in.png; (\(limit) SWIFT_BACKTRACE=enable=no exec "$0" -e invert in.png out.png) & \
       exec 3>in.png; kill -SEGV $!; wait $!
       """
-    return try ChildProcess.run("/bin/bash", ["-c", script, binary], in: folder)
+    // If fgrun ended before opening the FIFO, the shell's open would wait forever: 60 s at most.
+    return try ChildProcess.run("/usr/bin/timeout", ["60", "/bin/bash", "-c", script, binary], in: folder)
   }
 }

@@ -17,6 +17,18 @@ extern "C" {
 /// installed.
 int fg_end_fatal_signals_with(const char *before, const char *after, int status);
 
+/// Guards the file mapping [`base`, `base` + `length`): if the file shrinks while it is mapped,
+/// a read of a page past its new end gets a page of zeros (and the guard notes it) instead of
+/// SIGBUS killing the process. A SIGBUS elsewhere goes to the handler that was there before.
+/// Returns the guard's number, or -1 when all 64 are in use or the handler cannot be installed.
+int fg_map_guard_add(const void *base, size_t length);
+
+/// 1 when a page of guard `guard`'s mapping was replaced with zeros (its file shrank), else 0.
+int fg_map_guard_replaced(int guard);
+
+/// Ends guard `guard` (call it before unmapping).
+void fg_map_guard_remove(int guard);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,8 +47,9 @@ public final class EncodedSource: Sendable {
   ///
   /// With `mapping`, a regular file is memory-mapped instead, for a caller that reads the header
   /// alone (`ImageFileInfo`): only the pages the header parser touches are read, so describing a
-  /// 1 GB file does not hold 1 GB. The SIGBUS risk above is then confined to the header's parse.
-  /// The file is still held to `--max-input-bytes`, as when it is read.
+  /// 1 GB file does not hold 1 GB. The mapping is guarded (`GuardedMapping`): a page past the end
+  /// of a file truncated meanwhile reads as zeros instead of raising SIGBUS, and the header is
+  /// then refused as `.truncated`. The file is still held to `--max-input-bytes`, as when it is read.
   public convenience init(contentsOf url: URL, options: LoadOptions, mapping: Bool = false) throws {
     let unreadable = {
       var isFolder: ObjCBool = false
@@ -74,10 +75,13 @@ public final class EncodedSource: Sendable {
     let data: Data
     let name = "the input file \(url.path)"
     try InputBytes.check(size: (attributes?[.size] as? NSNumber)?.intValue ?? 0, name: name, limit: options.limits.maxInputBytes)
+    if mapping, let mapped = GuardedMapping(handle) {
+      try self.init(mapped: mapped, url: url, identity: identity(mapped.byteCount), options: options)
+      return
+    }
     do {
       data =
-        try (mapping ? Self.mappedContents(of: handle) : nil)
-        ?? Self.pooledContents(of: handle)
+        try Self.pooledContents(of: handle)
         ?? InputBytes.read(descriptor: handle.fileDescriptor, prefix: head, name: name, limit: options.limits.maxInputBytes)
     } catch let error as CodecError where error.kind == .tooLarge {
       throw error
@@ -89,15 +93,16 @@ public final class EncodedSource: Sendable {
     try self.init(input: .bytes(data), url: url, identity: identity(data.count), options: options)
   }
 
-  /// The regular file open as `handle`, memory-mapped; nil for other files or when the mapping
-  /// is refused.
-  private static func mappedContents(of handle: FileHandle) -> Data? {
-    var info = stat()
-    let fd = handle.fileDescriptor
-    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else { return nil }
-    let size = Int(info.st_size)
-    guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
-    return Data(bytesNoCopy: base, count: size, deallocator: .custom { base, size in munmap(base, size) })
+  /// Reads the header of a mapped file; a file truncated while it was read is `.truncated`,
+  /// whatever the parser made of the zeros it was given instead.
+  convenience init(mapped: GuardedMapping, url: URL, identity: String, options: LoadOptions) throws {
+    let truncated = CodecError(.truncated, "The input file \(url.path) was truncated while it was read.")
+    do {
+      try self.init(input: .bytes(mapped.data), url: url, identity: identity, options: options)
+    } catch {
+      throw mapped.wasTruncated ? truncated : error
+    }
+    if mapped.wasTruncated { throw truncated }
   }
 
   /// The largest file read into pooled memory (`pooledContents`).
