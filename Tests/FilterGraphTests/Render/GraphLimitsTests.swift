@@ -91,9 +91,9 @@ final class GraphLimitsTests: XCTestCase {
   }
 
   func testAGraphWithTooManyImagesIsRefused() throws {
-    // A balanced tree of composites: 2^14 leaves (each a distinct crop), 32,767 nodes, 15 deep.
+    // A balanced tree of composites: 2^13 leaves (each a distinct crop), 16,383 nodes, 14 deep.
     let base = Image(color: Color(white: 0.5), size: Size(width: 64, height: 64))
-    var level = (0..<(1 << 14)).map { base.cropped(to: Rect(x: $0 % 32, y: $0 / 32 % 32, width: 8, height: 8)) }
+    var level = (0..<(1 << 13)).map { base.cropped(to: Rect(x: $0 % 32, y: $0 / 32 % 32, width: 8, height: 8)) }
     while level.count > 1 {
       level = stride(from: 0, to: level.count, by: 2).map { level[$0 + 1].composited(over: level[$0]) }
     }
