@@ -22,7 +22,61 @@
 // - `LowPassOperation`: removes detail finer than a Gaussian of σ pixels (a blur); a downscale
 //   only it reads, directly or through `WindowOperation`s (crop), keeps no shrink-on-load margin.
 
+//
+// Every operation answers `asSource`, `asPositionalPoint`, `asAnalysed`, `asFolding`,
+// `asResample` and `asWarning` (requirements of `ImageOperation`): itself when it adopts the
+// protocol, nil otherwise, from the witness chosen when its type is compiled (the protocol's
+// extension below, or `ImageOperation`'s). The renderer and the optimizer read these instead of
+// casting with `as? any P`, whose first answer for each type and protocol scans every
+// protocol-conformance record of the program (≈ 0.4 M instructions each in the static fgrun: a
+// credit line's text, shadow and composite asked about a dozen protocols cost ≈ 4 ms at start).
+
 import PixelBufferModule
+
+extension ImageOperation {
+  /// Not a source.
+  public var asSource: (any SourceOperation)? { nil }
+  /// Not a positional point operation.
+  public var asPositionalPoint: (any PositionalPointOperation)? { nil }
+  /// Not analysed.
+  public var asAnalysed: (any AnalysedOperation)? { nil }
+  /// Does not fold.
+  public var asFolding: (any FoldingOperation)? { nil }
+  /// Does not resample.
+  public var asResample: (any ResampleOperation)? { nil }
+  /// Has no warning.
+  public var asWarning: (any WarningOperation)? { nil }
+}
+
+extension SourceOperation {
+  /// Itself.
+  public var asSource: (any SourceOperation)? { self }
+}
+
+extension PositionalPointOperation {
+  /// Itself.
+  public var asPositionalPoint: (any PositionalPointOperation)? { self }
+}
+
+extension AnalysedOperation {
+  /// Itself.
+  public var asAnalysed: (any AnalysedOperation)? { self }
+}
+
+extension FoldingOperation {
+  /// Itself.
+  public var asFolding: (any FoldingOperation)? { self }
+}
+
+extension ResampleOperation {
+  /// Itself.
+  public var asResample: (any ResampleOperation)? { self }
+}
+
+extension WarningOperation {
+  /// Itself.
+  public var asWarning: (any WarningOperation)? { self }
+}
 
 /// An operation that resamples to a target size, which the optimizer can feed from a
 /// reduced-size decode.

@@ -71,7 +71,7 @@ public final class ImageNode: @unchecked Sendable {  // `inputs` is written only
   /// This node's key from its inputs' kept keys.
   private func spelledKey() -> String {
     var key = label
-    if let source = operation as? SourceOperation { key += " #" + source.identity }
+    if let source = operation.asSource { key += " #" + source.identity }
     if inputs.isEmpty { return key }
     let parts = inputs.map { input -> String in
       let inner = input.structuralKey

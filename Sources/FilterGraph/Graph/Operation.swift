@@ -179,6 +179,21 @@ public protocol ImageOperation: Sendable {
   /// size as it is rendered, which may differ from the size the graph was built with: the
   /// optimizer may feed a resampling operation a reduced-size decode (`ResampleOperation`).
   func render(into output: inout Tile, inputs: [Tile]) throws
+
+  // Itself as each public capability protocol it adopts, nil for the others: what `as? any P`
+  // answers, chosen when the type is compiled (Capabilities.swift says why).
+  /// Itself as a `SourceOperation`, or nil.
+  var asSource: (any SourceOperation)? { get }
+  /// Itself as a `PositionalPointOperation`, or nil.
+  var asPositionalPoint: (any PositionalPointOperation)? { get }
+  /// Itself as an `AnalysedOperation`, or nil.
+  var asAnalysed: (any AnalysedOperation)? { get }
+  /// Itself as a `FoldingOperation`, or nil.
+  var asFolding: (any FoldingOperation)? { get }
+  /// Itself as a `ResampleOperation`, or nil.
+  var asResample: (any ResampleOperation)? { get }
+  /// Itself as a `WarningOperation`, or nil.
+  var asWarning: (any WarningOperation)? { get }
 }
 
 extension ImageOperation {

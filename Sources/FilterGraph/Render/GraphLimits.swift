@@ -43,7 +43,8 @@ enum GraphLimits {
     for node in nodes {
       let size = node.info.size
       let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-      let what = node === root ? "output" : "image made by '\(node.label)'"
+      // Spelled only for the message: a label formats every argument.
+      var what: String { node === root ? "output" : "image made by '\(node.label)'" }
       if overflow || pixels > maxPixels {
         let message = "The recipe's \(what) would be \(size.width)×\(size.height) pixels, more than the limit of \(maxPixels) pixels; "
             + "nothing was decoded. Raise the limit (fgrun --max-pixels) if this is intended."

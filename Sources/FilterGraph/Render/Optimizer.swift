@@ -88,13 +88,13 @@ public enum Optimizer {
 
   static func foldOperations(_ root: ImageNode) -> ImageNode {
     rewrite(root) { node in
-      guard let outer = node.operation as? any FoldingOperation else { return node }
+      guard let outer = node.operation.asFolding else { return node }
       let inner = node.inputs[0]
       guard inner.inputs.count == 1, let both = outer.folded(after: inner.operation) else {
         return outer.isIdentity ? inner : node
       }
       let below = inner.inputs[0]
-      if let folded = both as? any FoldingOperation, folded.isIdentity { return below }
+      if let folded = both.asFolding, folded.isIdentity { return below }
       return ImageNode(operation: both, inputs: [below])
     }
   }
@@ -133,7 +133,7 @@ public enum Optimizer {
         {
           below = below.inputs[0]
         }
-        if below.operation is any ResampleOperation, consumers[ObjectIdentifier(below)] == 1 { marked.insert(ObjectIdentifier(below)) }
+        if below.operation.asResample != nil, consumers[ObjectIdentifier(below)] == 1 { marked.insert(ObjectIdentifier(below)) }
       }
       node.inputs.forEach(find)
     }
@@ -155,7 +155,7 @@ public enum Optimizer {
   /// `ScaleCommutingOperation`s), reading the source decoded at the strongest reduction still at
   /// least `margin` times the target size (times the codec's own margin).
   static func shrunk(_ node: ImageNode, margin: Int) -> ImageNode {
-    guard let resample = node.operation as? any ResampleOperation, resample.allowsShrinkOnLoad else { return node }
+    guard let resample = node.operation.asResample, resample.allowsShrinkOnLoad else { return node }
     // Walk down through operations that commute with scaling to a source that decodes reduced.
     var chain: [ImageNode] = []
     var cursor = node.inputs[0]
@@ -188,8 +188,8 @@ public enum Optimizer {
 
   static func holdEnlargedInputs(_ root: ImageNode) -> ImageNode {
     rewrite(root) { node in
-      guard let resample = node.operation as? any ResampleOperation, node.inputs.count == 1,
-        let input = node.inputs.first, !(input.operation is SourceOperation)
+      guard let resample = node.operation.asResample, node.inputs.count == 1,
+        let input = node.inputs.first, input.operation.asSource == nil
       else { return node }
       let from = input.info.size, to = resample.targetSize
       guard to.width >= 2 * from.width || to.height >= 2 * from.height,
@@ -205,11 +205,11 @@ public enum Optimizer {
     func visit(_ node: ImageNode) -> ImageNode {
       if let d = done[ObjectIdentifier(node)] { return d }
       let result: ImageNode
-      if let point = node.operation as? any PositionalPointOperation {
+      if let point = node.operation.asPositionalPoint {
         // Gather the run of point operations below that nothing else reads.
         var stages: [any PositionalPointOperation] = [point]
         var below = node.inputs[0]
-        while let inner = below.operation as? any PositionalPointOperation, consumers[ObjectIdentifier(below), default: 0] == 1 {
+        while let inner = below.operation.asPositionalPoint, consumers[ObjectIdentifier(below), default: 0] == 1 {
           stages.insert(inner, at: 0)
           below = below.inputs[0]
         }

@@ -35,7 +35,7 @@ struct PassThrough {
   /// streamed source or its stored pixels are in another format. For the root's tiles where it
   /// equals `source` (itself, or outside what `RegionalOperation`s above it change).
   init?(plan: RenderPlan, source: ImageNode, format: PixelFormat) {
-    guard source.operation is SourceOperation, !format.layout.hasAlpha else { return nil }
+    guard source.operation.asSource != nil, !format.layout.hasAlpha else { return nil }
     let id = ObjectIdentifier(source)
     bytesPerPixel = format.bytesPerPixel
     if let stream = plan.streamed[id] {

@@ -25,7 +25,7 @@ enum Regions {
   /// node's extent (a `computed` region).
   static func input(_ index: Int, of node: ImageNode, for rect: Rect) -> Rect {
     let op = node.operation
-    if op is any PositionalPointOperation { return rect }
+    if op.asPositionalPoint != nil { return rect }
     return op.inputRegion(for: rect, input: index, inputs: node.inputs.map(\.info))
   }
 

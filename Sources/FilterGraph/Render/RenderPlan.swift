@@ -81,11 +81,11 @@ public enum GraphPrinter {
           line += ", decoded at 1/\(source.scaleDenominator) (shrink-on-load)]"
         }
       }
-      if let analysed = node.operation as? any AnalysedOperation { line += "  [\(analysed.analysisSummary)]" }
-      if let warned = node.operation as? any WarningOperation, let warning = warned.warning(inputs: node.inputs.map(\.info)) {
+      if let analysed = node.operation.asAnalysed { line += "  [\(analysed.analysisSummary)]" }
+      if let warned = node.operation.asWarning, let warning = warned.warning(inputs: node.inputs.map(\.info)) {
         line += "  [warning: \(warning)]"
       }
-      if node.operation is SourceOperation, let colour = SourceColor.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
+      if node.operation.asSource != nil, let colour = SourceColor.explanation(node, rendering: rendering) { line += "  [\(colour)]" }
       lines.append(line)
       for input in node.inputs { visit(input, depth: depth + 1) }
     }

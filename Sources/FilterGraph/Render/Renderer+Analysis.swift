@@ -180,11 +180,11 @@ extension Renderer {
     func visit(_ node: ImageNode) throws -> ImageNode {
       if let hit = done[ObjectIdentifier(node)] { return hit }
       let inputs = try node.inputs.map(visit)
-      if let warned = node.operation as? any WarningOperation, let warning = warned.warning(inputs: inputs.map(\.info)) {
+      if let warned = node.operation.asWarning, let warning = warned.warning(inputs: inputs.map(\.info)) {
         warnings.append(warning)
       }
       var result = node
-      if let analysed = node.operation as? any AnalysedOperation, chosen(analysed) {
+      if let analysed = node.operation.asAnalysed, chosen(analysed) {
         result = try resolve(analysed, inputs: inputs)
       } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
         result = ImageNode(operation: node.operation, inputs: inputs)
@@ -219,7 +219,7 @@ extension Renderer {
   /// asked for (a crop of a source) is not held.
   static func heldInputSpace(of operation: any AnalysedOperation, input: ImageNode) -> WorkingSpace? {
     let size = input.info.size
-    guard !(operation is HeldInputOperation), !(input.operation is SourceOperation),
+    guard !(operation is HeldInputOperation), input.operation.asSource == nil,
       size.width * size.height <= heldAnalysedInputPixels
     else { return nil }
     return outputSpace(of: input)

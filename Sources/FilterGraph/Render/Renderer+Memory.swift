@@ -65,7 +65,7 @@ extension Renderer {
     while let node = pending.popLast() {
       guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
       pending.append(contentsOf: node.inputs)
-      guard let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first else { continue }
+      guard let analysed = node.operation.asAnalysed, let input = node.inputs.first else { continue }
       let analysis = analysed.analysis
       var read = cut.node(input)
       if Self.heldInputSpace(of: analysed, input: input) != nil {
@@ -180,7 +180,7 @@ private struct HeldInputsCut {
     var result = node
     if let held = node.operation as? HeldInputOperation, let input = node.inputs.first {
       result = ImageNode(operation: held.operation, inputs: [ImageNode(operation: HeldStandIn(info: input.info), inputs: [])])
-    } else if let analysed = node.operation as? any AnalysedOperation, let input = node.inputs.first,
+    } else if let analysed = node.operation.asAnalysed, let input = node.inputs.first,
       Renderer.heldInputSpace(of: analysed, input: input) != nil
     {
       result = ImageNode(operation: node.operation, inputs: [ImageNode(operation: HeldStandIn(info: input.info), inputs: [])])
@@ -239,8 +239,8 @@ private struct TileFootprint {
       memoBytes = Renderer.saturated(memoBytes, plus: Self.bytes(rect))
     }
     let op = node.operation
-    if op is SourceOperation { return Self.bytes(rect) }
-    if op is any PositionalPointOperation { return evaluate(node.inputs[0], rect) }
+    if op.asSource != nil { return Self.bytes(rect) }
+    if op.asPositionalPoint != nil { return evaluate(node.inputs[0], rect) }
     if op is any BandedInputReader, node.inputs.count == 1 {
       let region = Regions.input(0, of: node, for: rect)
       if TileEvaluator.pixels(in: region) > TileEvaluator.largestWholeInput {

@@ -171,7 +171,7 @@ public final class Renderer: Sendable {
     if !analysis { warnings.forEach { warn($0, in: plan) } }
     let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
-      guard let source = node.operation as? SourceOperation else { continue }
+      guard let source = node.operation.asSource else { continue }
       if let encoded = source as? EncodedSourceOperation {
         let region = sourceRegion(encoded, node: node, plan: plan, rendering: rendering)
         if let stream = try streamingSource(encoded, node: node, plan: plan, region: region, rendering: rendering) {
@@ -218,7 +218,7 @@ public final class Renderer: Sendable {
   /// and records the transforms of those whose profile is converted.
   private func prepareSourceColor(_ plan: RenderPlan, intent: RenderingIntent, bpc: Bool) throws {
     for node in plan.nodes {
-      guard node.operation is SourceOperation else { continue }
+      guard node.operation.asSource != nil else { continue }
       let id = ObjectIdentifier(node)
       if let encoded = node.operation as? EncodedSourceOperation {
         let source = encoded.source

@@ -38,7 +38,7 @@ final class TileEvaluator: Sendable {
   private func isShared(_ node: ImageNode) -> Bool { plan.consumerCount[ObjectIdentifier(node), default: 0] > 1 }
 
   private func hasStoredPixels(_ node: ImageNode) -> Bool {
-    node.operation is SourceOperation
+    node.operation.asSource != nil
       && (plan.streamed[ObjectIdentifier(node)] != nil || plan.decoded[ObjectIdentifier(node)] != nil)
   }
 
@@ -135,7 +135,7 @@ final class TileEvaluator: Sendable {
     if shared, let hit = memo[key] { return hit }
     var tile: Tile
     let op = node.operation
-    if let source = op as? SourceOperation {
+    if let source = op.asSource {
       if let view = storedView(node, rect, space: space) { return view }
       tile = try Tile(allocating: rect, imageSize: node.info.size)
       if hasStoredPixels(node) {
@@ -143,7 +143,7 @@ final class TileEvaluator: Sendable {
       } else {
         try source.fill(&tile, space: space)
       }
-    } else if let point = op as? any PositionalPointOperation {
+    } else if let point = op.asPositionalPoint {
       // In place on the input's tile (same rect), converting each row to `space` while in cache.
       let inSpace = point.workingSpace ?? space
       let outSpace = point.resultSpace ?? inSpace

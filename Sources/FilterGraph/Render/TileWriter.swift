@@ -116,11 +116,11 @@ extension Renderer {
     let op = node.operation
     // A source with an ICC profile is loaded through lcms2 into linear light; a source computed
     // in a working space (a held blur's column pass) gives it.
-    if op is SourceOperation {
+    if op.asSource != nil {
       if case .icc = node.info.colorSpace { return .linear }
       return op.workingSpace
     }
-    if let point = op as? any PositionalPointOperation {
+    if let point = op.asPositionalPoint {
       if let space = point.resultSpace { return space }
     } else if let space = op.workingSpace {
       return space

@@ -128,8 +128,8 @@ public struct TextSourceOperation: SourceOperation {
   public var identity: String {
     let attributes = runs.count == 1 && runs[0].identity.isEmpty ? "" : "|" + runs.map { "\($0.string.utf8.count):\($0.identity)" }.joined(separator: ";")
     let text = (string.utf8.count <= 256 ? string.debugDescription : "\(string.utf8.count) bytes #\(string.hashValue)") + attributes
-    return "text:\(style.font)|\(style.size)|\(style.color.hexString)|\(style.width ?? 0)|\(style.alignment)|"
-      + "\(style.lineSpacing)|\(style.weight)|\(style.italic)|\(fontFiles.joined(separator: ","))|\(layout.size.width)x\(layout.size.height):\(text)"
+    return "text:\(style.font)|\(style.size)|\(style.color.hexString)|\(style.width ?? 0)|\(style.alignment.rawValue)|"
+      + "\(style.lineSpacing)|\(style.weight.rawValue)|\(style.italic)|\(fontFiles.joined(separator: ","))|\(layout.size.width)x\(layout.size.height):\(text)"
   }
 
   public func outputInfo(inputs: [ImageInfo]) -> ImageInfo {

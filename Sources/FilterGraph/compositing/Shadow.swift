@@ -127,31 +127,33 @@ struct ShadowOperation: ImageOperation {
     k0.withUnsafeBufferPointer { k in
       inputs[0].withPixels { pixels in
         // Rows: the alpha of every row the columns read, blurred along the row, at output width.
+        let alphaStart = columns.lowerBound - ax, alphaCount = columns.count
         for j in 0..<(h + 2 * r) {
-          line.update(repeating: 0, count: w + 2 * r)
           let y = ay + j
-          if y >= src.y, y < src.maxY {
-            let row = pixels[row: y - src.y]
-            for x in columns { line[x - ax] = min(max(row[x - src.x].w, 0), 1) }
+          if alphaCount > 0, y >= src.y, y < src.maxY {
+            line.update(repeating: 0, count: alphaStart)
+            let row = pixels[row: y - src.y] + (columns.lowerBound - src.x), to = line + alphaStart
+            for t in 0..<alphaCount { to[t] = min(max(row[t].w, 0), 1) }
+            (to + alphaCount).update(repeating: 0, count: w + 2 * r - alphaStart - alphaCount)
+          } else {
+            line.update(repeating: 0, count: w + 2 * r)
           }
           let centre = UnsafePointer(line + r)
-          SeparableFilter.symmetricTaps(into: mid + j * w, count: w, weights: k) { i in (centre - i, centre + i) }
+          SeparableFilter.symmetricChannelTaps(into: mid + j * w, count: w, weights: k) { i in (centre - i, centre + i) }
         }
         // Columns, then the image over its shadow, one output row at a time.
+        let imageStart = imageColumns.lowerBound + margin - o.x, imageCount = imageColumns.count
         output.withMutablePixels { dst in
           for y in 0..<h {
-            SeparableFilter.symmetricTaps(into: shade, count: w, weights: k) { i in
+            SeparableFilter.symmetricChannelTaps(into: shade, count: w, weights: k) { i in
               (UnsafePointer(mid + (y + r - i) * w), UnsafePointer(mid + (y + r + i) * w))
             }
             let out = dst[row: y]
             for x in 0..<w { out[x] = shade[x] * color }
             let iy = o.y + y - margin
             guard iy >= src.y, iy < src.maxY else { continue }
-            let row = pixels[row: iy - src.y]
-            for ix in imageColumns {
-              let s = row[ix - src.x], x = ix + margin - o.x
-              out[x] = s + out[x] * (1 - s.w)
-            }
+            let row = pixels[row: iy - src.y] + (imageColumns.lowerBound - src.x), under = out + imageStart
+            for t in 0..<imageCount { under[t] = row[t] + under[t] * (1 - row[t].w) }
           }
         }
       }
