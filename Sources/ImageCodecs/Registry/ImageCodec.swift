@@ -144,7 +144,8 @@ extension ImageCodec {
 
 /// A codec that reads files in place: through their descriptor, only the parts a decode needs
 /// (TIFF: the directories, then each strip or tile as it is decoded; a still PNG: its chunks
-/// before the image data, then the image data a piece at a time), so a large file is never held
+/// before the image data, then the image data a piece at a time; a JPEG: its markers before the
+/// first scan, then libjpeg's reads, 256 KiB at a time), so a large file is never held
 /// in memory whole. `EncodedSource` opens files of such codecs and keeps them open instead of
 /// reading them into memory; the `Data` methods still serve bytes already in memory.
 public protocol FileReadingCodec: ImageCodec {
