@@ -1,8 +1,10 @@
 // CapabilityTests.swift — an operation's capability accessors (`asSource`, `asPositionalPoint`…,
 // Capabilities.swift) answer what a runtime cast to the protocol answers, for operations that
-// adopt each protocol and for operations that adopt none.
+// adopt each protocol and for operations that adopt none, and for every operation type in every
+// registered filter's example graph.
 
 import PixelBufferModule
+import TestSupport
 import XCTest
 
 @testable import FilterGraph
@@ -42,5 +44,32 @@ final class CapabilityTests: XCTestCase {
     }
     // Each protocol is adopted by at least one of the operations, so each accessor's "itself" is checked.
     XCTAssertEqual(Set(adopted.keys), ["source", "point", "analysed", "folding", "resample", "warning"])
+  }
+
+  /// The same over every operation of every registered filter's example graph, as compiled and as
+  /// the optimizer rewrites it (held, fused and folded steps included).
+  func testEveryRegisteredFiltersOperationsAnswerAsTheirCasts() throws {
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let context = FilterContext(baseDirectory: Fixtures.url("pngsuite"))
+    let renderer = Renderer()
+    var seen = Set<String>()
+    for definition in FilterRegistry.all {
+      let name = definition.descriptor.name
+      let image = try Recipe.parse(try FilterConformanceTests.recipe(for: definition), file: name).compile(input: photo, context: context)
+      var pending = [image.node, renderer.optimized(image)]
+      while let node = pending.popLast() {
+        pending += node.inputs
+        let op = node.operation
+        let type = String(describing: Swift.type(of: op))
+        guard seen.insert(type).inserted else { continue }
+        XCTAssertEqual(op.asSource != nil, op is any SourceOperation, "\(type) (in \(name)) as source")
+        XCTAssertEqual(op.asPositionalPoint != nil, op is any PositionalPointOperation, "\(type) (in \(name)) as point")
+        XCTAssertEqual(op.asAnalysed != nil, op is any AnalysedOperation, "\(type) (in \(name)) as analysed")
+        XCTAssertEqual(op.asFolding != nil, op is any FoldingOperation, "\(type) (in \(name)) as folding")
+        XCTAssertEqual(op.asResample != nil, op is any ResampleOperation, "\(type) (in \(name)) as resample")
+        XCTAssertEqual(op.asWarning != nil, op is any WarningOperation, "\(type) (in \(name)) as warning")
+      }
+    }
+    XCTAssertGreaterThan(seen.count, FilterRegistry.all.count / 2)
   }
 }
