@@ -134,27 +134,20 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
   /// The bounding rectangle of the pixels where `current` differs from `previous` (1×1 at the
   /// origin when none does), and whether every one of them is opaque (blend OVER).
   private func changes(_ current: PixelStorage, from previous: PixelStorage) -> (Rect, Bool) {
-    let width = size.width, height = size.height, channels = channels
-    var minX = width, maxX = -1, minY = height, maxY = -1
-    var opaque = channels == 4
+    let channels = channels, rowBytes = size.width * channels
+    guard
+      let rect = changedRectangle(
+        current.baseAddress, stride: rowBytes, previous.baseAddress, stride: rowBytes, size: size, pixelBytes: channels)
+    else { return (Rect(x: 0, y: 0, width: 1, height: 1), channels == 4) }
+    guard channels == 4 else { return (rect, false) }
     let now = current.baseAddress.assumingMemoryBound(to: UInt8.self), before = previous.baseAddress.assumingMemoryBound(to: UInt8.self)
-    for y in 0..<height {
-      let row = y * width * channels
-      if memcmp(now + row, before + row, width * channels) == 0 { continue }
-      minY = min(minY, y)
-      maxY = y
-      for x in 0..<width {
-        let p = row + x * channels
-        var same = true
-        for c in 0..<channels where now[p + c] != before[p + c] { same = false }
-        if same { continue }
-        minX = min(minX, x)
-        maxX = max(maxX, x)
-        if channels == 4 && now[p + 3] != 255 { opaque = false }
+    for y in rect.y..<(rect.y + rect.height) {
+      for x in rect.x..<(rect.x + rect.width) {
+        let p = y * rowBytes + x * 4
+        if now[p + 3] != 255 && memcmp(now + p, before + p, 4) != 0 { return (rect, false) }
       }
     }
-    guard maxY >= 0 else { return (Rect(x: 0, y: 0, width: 1, height: 1), channels == 4) }
-    return (Rect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1), opaque)
+    return (rect, true)
   }
 
   /// The samples of `rect` of `current`, rows packed; with `transparentWhereUnchanged`, pixels
