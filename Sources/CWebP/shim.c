@@ -42,6 +42,19 @@ static const char *describe(VP8StatusCode code) {
   }
 }
 
+/// What libwebp's encoder said, in a sentence's words.
+static const char *describe_encoding(WebPEncodingError error) {
+  switch (error) {
+    case VP8_ENC_ERROR_OUT_OF_MEMORY:
+    case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: return "libwebp ran out of memory encoding the image";
+    case VP8_ENC_ERROR_BAD_DIMENSION: return "libwebp refused the image's dimensions";
+    case VP8_ENC_ERROR_PARTITION0_OVERFLOW:
+    case VP8_ENC_ERROR_PARTITION_OVERFLOW: return "the image's lossy data is larger than a WebP partition holds (try a lower quality)";
+    case VP8_ENC_ERROR_FILE_TOO_BIG: return "the encoded image would be larger than a WebP file holds (4 GiB)";
+    default: return "libwebp could not encode the image";
+  }
+}
+
 int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, char *message, size_t capacity) {
   memset(info, 0, sizeof *info);
   WebPBitstreamFeatures features;
@@ -270,8 +283,9 @@ int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   WebPPictureFree(&picture);
   if (!ok) {
     WebPMemoryWriterClear(&writer);
-    return fail(error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity,
-                "libwebp could not encode the image (error %d).", error);
+    int memory = error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY;
+    return fail(memory ? CWEBP_NO_MEMORY : CWEBP_INVALID, message, capacity, "%s (libwebp error %d).",
+                describe_encoding((WebPEncodingError)error), error);
   }
   return with_metadata(writer.mem, writer.size, icc, icc_length, exif, exif_length, xmp, xmp_length, out, out_length,
                        message, capacity);
