@@ -20,13 +20,13 @@ import Foundation
 import PixelBufferModule
 
 /// Writes an APNG; holds the previous frame as shown (its RGB or RGBA samples), the rectangle
-/// being compressed, and the output so far.
+/// being compressed, and the output so far (APNGOutput.swift: checked memory).
 public final class APNGAnimationWriter: AnimationFrameWriter {
   private let size: Size
   private let channels: Int
   private let options: PNGEncodeOptions
   /// The output: header chunks, acTL, frames; acTL's frame count is filled in by `finish()`.
-  private var output: Data
+  private var output: APNGOutput
   private let animationControl: Range<Int>
   private var firstFrameControl: Range<Int>?
   /// The previous frame's samples, rows packed (nil before the first frame).
@@ -59,12 +59,12 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     let (header, warnings) = try PNGStreamEncoder.header(
       size: size, channels: channels, bitDepth: 8, options: options, colorSpace: .sRGB, metadata: metadata)
     self.warnings = warnings
-    output = header
+    output = try APNGOutput(header)
     var control = Data()
     control.appendBigEndian(0)  // the frame count, known at the end
     control.appendBigEndian(UInt32(loopCount))
     let start = output.count
-    PNGStreamEncoder.appendChunk("acTL", control, to: &output)
+    try output.appendChunk("acTL", control)
     animationControl = start..<output.count
   }
 
@@ -108,27 +108,38 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     control.append(contentsOf: [0, blendOver ? 1 : 0])  // dispose NONE; blend SOURCE or OVER
     sequence += 1
     let start = output.count
-    PNGStreamEncoder.appendChunk("fcTL", control, to: &output)
+    try output.appendChunk("fcTL", control)
     if frameCount == 0 { firstFrameControl = start..<output.count }
-
-    let stream = try compress(rectangle(rect, of: current, transparentWhereUnchanged: blendOver), rect: rect)
-    var offset = 0
-    repeat {
-      let n = min(stream.count - offset, 1 << 30)
-      let part = stream.subdata(in: offset..<(offset + n))
-      if frameCount == 0 {
-        PNGStreamEncoder.appendChunk("IDAT", part, to: &output)
-      } else {
-        var data = Data()
-        data.appendBigEndian(sequence)
-        sequence += 1
-        data.append(part)
-        PNGStreamEncoder.appendChunk("fdAT", data, to: &output)
-      }
-      offset += n
-    } while offset < stream.count
+    try compress(rectangle(rect, of: current, transparentWhereUnchanged: blendOver), rect: rect)
     previous = current
     frameCount += 1
+  }
+
+  /// Appends the zlib stream `header`, `deflated`, `adler` (big-endian) as the frame's IDAT
+  /// chunks (frame 1) or fdAT chunks (each led by its sequence number), at most 2³⁰ stream bytes
+  /// a chunk.
+  private func appendImageData(header: [UInt8], deflated: UnsafePointer<UInt8>, count: Int, adler: UInt32) throws {
+    let trailer = [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
+    let total = header.count + count + trailer.count
+    var offset = 0
+    repeat {
+      let n = min(total - offset, 1 << 30)
+      let lead = frameCount == 0 ? 0 : 4
+      let number = sequence
+      try output.appendChunk(frameCount == 0 ? "IDAT" : "fdAT", length: lead + n) { to in
+        if lead == 4 { APNGOutput.store(number, at: to) }
+        // The stream's bytes offset..<offset + n, from its three parts.
+        func copy(_ part: UnsafePointer<UInt8>, at partStart: Int, count partCount: Int) {
+          let lower = max(offset, partStart), upper = min(offset + n, partStart + partCount)
+          if lower < upper { (to + lead + lower - offset).update(from: part + lower - partStart, count: upper - lower) }
+        }
+        header.withUnsafeBufferPointer { copy($0.baseAddress!, at: 0, count: $0.count) }
+        copy(deflated, at: header.count, count: count)
+        trailer.withUnsafeBufferPointer { copy($0.baseAddress!, at: header.count + count, count: $0.count) }
+      }
+      if lead == 4 { sequence += 1 }
+      offset += n
+    } while offset < total
   }
 
   /// The bounding rectangle of the pixels where `current` differs from `previous` (1×1 at the
@@ -171,8 +182,9 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     return outStorage
   }
 
-  /// `pixels` (the rows of `rect`) filtered and compressed as one zlib stream.
-  private func compress(_ pixels: PixelStorage, rect: Rect) throws -> Data {
+  /// `pixels` (the rows of `rect`) filtered and compressed as one zlib stream, appended as the
+  /// frame's image data.
+  private func compress(_ pixels: PixelStorage, rect: Rect) throws {
     var out: UnsafeMutablePointer<UInt8>?
     var length = 0, filtered = 0
     var adler: UInt32 = 1
@@ -187,30 +199,20 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
       }
       throw CodecError(.invalidArgument, "Compressing APNG frame \(frameCount + 1) failed (status \(status)).")
     }
-    var stream = Data(PNGStreamEncoder.zlibHeader(level: level))
-    stream.append(out, count: length)
-    stream.appendBigEndian(adler)
-    return stream
+    try appendImageData(header: PNGStreamEncoder.zlibHeader(level: level), deflated: out, count: length, adler: adler)
   }
 
   public func finish() throws -> Data {
     guard frameCount > 0, let firstFrameControl else { throw CodecError(.invalidArgument, "An APNG needs at least one frame.") }
     if frameCount == 1 {
       // A still: a plain PNG.
-      output.removeSubrange(firstFrameControl)
-      output.removeSubrange(animationControl)
+      output.remove(firstFrameControl)
+      output.remove(animationControl)
     } else {
-      var control = Data()
-      control.appendBigEndian(UInt32(frameCount))
-      control.append(output.subdata(in: (animationControl.lowerBound + 12)..<(animationControl.lowerBound + 16)))
-      var chunk = Data()
-      PNGStreamEncoder.appendChunk("acTL", control, to: &chunk)
-      output.replaceSubrange(animationControl, with: chunk)
+      output.overwrite(UInt32(frameCount), at: animationControl.lowerBound + 8, inChunkAt: animationControl.lowerBound, length: 8)
     }
-    PNGStreamEncoder.appendChunk("IEND", Data(), to: &output)
-    let bytes = output
-    output = Data()
-    return bytes
+    try output.appendChunk("IEND", Data())
+    return output.data()
   }
 }
 
