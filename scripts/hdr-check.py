@@ -9,7 +9,9 @@
                                levels with black points 0 on the sRGB-encoded rendition instead,
                                OUT_WHITE · (c / WHITE)^(1/GAMMA), the sRGB curve extended above 1
                                by its own formula; exposure=EV multiplies the rendition by 2^EV,
-                               exposure applied to the HDR light):
+                               exposure applied to the HDR light; invert=H inverts the rendition
+                               over the headroom H, H · dec(1 − enc(clip(c / H, 0, 1))) with the
+                               sRGB curve, invert applied to the HDR picture on its display):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -135,6 +137,9 @@ def main(src, dst, edit="1"):
     if edit.startswith("levels="):
         white, gamma, out_white = (float(v) for v in edit[len("levels="):].split(","))
         a = srgb_decode(out_white * np.power(srgb_encode(a) / white, 1 / gamma)).astype(np.float32)
+    elif edit.startswith("invert="):
+        h = float(edit[len("invert="):])
+        a = (h * srgb_decode(1 - srgb_encode(np.clip(a / h, 0, 1)))).astype(np.float32)
     elif edit.startswith("exposure="):
         a = a * np.float32(2 ** float(edit[len("exposure="):]))
     elif float(edit) != 1.0:

@@ -20,7 +20,10 @@ extension FGRunTests {
 
     let explained = try fgrun(["explain", "-e", "rotate 90\nscale 0.5", "hdr.jpg"])
     XCTAssertTrue(explained.text.contains("gain map (written as Ultra HDR to JPEG):\n#1 scale size=16x24"), explained.text)
-    XCTAssertTrue(try fgrun(["explain", "-e", "invert", "hdr.jpg"]).text.contains("gain map: not written (invert is not applied to gain maps)"))
+    let sharpened = try fgrun(["explain", "-e", "convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0", "hdr.jpg"]).text
+    XCTAssertTrue(sharpened.contains("gain map: not written (convolve is not applied to gain maps)"), sharpened)
+    let inverted = try fgrun(["explain", "-e", "invert", "hdr.jpg"]).text
+    XCTAssertTrue(inverted.contains("gain map (written as Ultra HDR to JPEG):\n#1 gain map from renditions"), inverted)
 
     let half = try fgrun(["-e", "scale 0.5", "hdr.jpg", "half.jpg"])
     XCTAssertEqual(half.status, 0, half.stderr)

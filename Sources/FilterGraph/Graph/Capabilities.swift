@@ -7,7 +7,9 @@
 // - `ScaleCommutingOperation`: shrink-on-load looks through it to the source below.
 // - `FoldingOperation`: merges with the operation below it into one (orientations).
 // - `ResolutionMappable`: repeats itself on the same picture at another resolution (gain maps).
-// - `GainMapCarrying`: leaves a gain map following its input right as it is (HDR/GainMapPolicy.swift).
+// - `GainMapCarrying`: leaves a gain map following its input right as it is (HDR/GainMapPolicy.swift);
+//   a `PointOperation` that does not is applied to the map's HDR rendition instead
+//   (HDR/GainMapRerendering.swift).
 // - `OverlayingOperation`: places its second input on its first (a gain map then gets "no boost"
 //   under the overlay: HDR/GainMapOverlay.swift).
 // - `WindowChoosingOperation`: an analysis chooses a window that the operation crops to (decided

@@ -17,11 +17,13 @@
 //   the map as it is: the map is the ratio of the HDR rendition to the SDR one, so the HDR rendition
 //   of the edited base is the same edit seen through the same highlights (recomputed where an edit
 //   scaling the light takes the base past SDR white: GainMapClipping.swift); a power of the light
-//   (`GainMapRescaling`: gamma) scales the map's log boosts, its metadata;
+//   (`GainMapRescaling`: gamma) scales the map's log boosts, its metadata; any other per-pixel edit
+//   (`PointOperation`: invert, a reversing curve) makes the map again from the edit applied to the
+//   HDR rendition (GainMapRerendering.swift);
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
-// - anything else (tone reversals, convolve, two images with maps) ends the
+// - anything else (convolve that is no weighted mean, two images with maps) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
@@ -57,7 +59,8 @@ extension Image {
     case .map(let map, let metadata, _):
       // Where the map became transparent (round corners), the output is flattened onto a colour:
       // SDR content, so no boost there.
-      return (GainMapBranch(map: Image(node: map).flattened(onto: metadata.neutralFill), metadata: metadata), nil)
+      let flattened = map.info.layout.hasAlpha ? ImageNode(operation: StoredValuesFlattenOperation(fill: metadata.neutralFill), inputs: [map]) : map
+      return (GainMapBranch(map: Image(node: flattened), metadata: metadata), nil)
     }
   }
 
@@ -136,11 +139,18 @@ extension Image {
         let turned = (op as? any ScaleCommutingOperation)?.swapsAxes == true
         return .map(ImageNode(operation: mapped, inputs: [map]), metadata, ratio: turned ? (ratio.1, ratio.0) : ratio)
       }
-    case .recomputed: return .map(GainMapClipping.node(map: map, edited: node, metadata: metadata), metadata, ratio: ratio)
+    case .recomputed:
+      if let scaling = op as? any LightScalingOperation {
+        let (made, widened) = GainMapClipping.node(map: map, edited: node, largestOutput: scaling.largestOutput, metadata: metadata)
+        return .map(made, widened, ratio: ratio)
+      }
+    case .rerendered where !metadata.baseRenditionIsHDR:
+      let (made, widened) = GainMapRerendering.node(map: map, base: node.inputs[0], operation: op, metadata: metadata)
+      return .map(made, widened, ratio: ratio)
     case .carried: return .map(map, metadata, ratio: ratio)
     case .rescaled:
       if let power = (op as? any GainMapRescaling)?.gainMapLogScale { return .map(map, metadata.scalingLogBoosts(by: power), ratio: ratio) }
-    case .overlaid, .dropped: break
+    case .overlaid, .rerendered, .dropped: break
     }
     return .dropped("\(name) is not applied to gain maps")
   }

@@ -9,14 +9,19 @@
 // clips; the edit applied to the HDR light is (V + o)·2^L − o_h (a carried matrix scales the
 // light: GainMapPolicy.swift). So per map pixel u and channel c the log boost becomes
 //
-//   L′(u) = min(L(u) + D(u), max_c),   D(u) = the mean over the base pixels u covers (a box) of
+//   L′(u) = L(u) + D(u),   D(u) = the mean over the base pixels u covers (a box) of
 //   d(x) = log2((V_c(x) + o_c) / (C_c(x) + o_c))     for a map of three channels,
 //   d(x) = log2((Y(V) + o_0) / (Y(C) + o_0))         for a gray map, Y the BT.709 luminance,
 //
-// stored as ((L′ − min_c) / (max_c − min_c))^γ_c. d = 0 where nothing clips, so elsewhere the map
-// is carried exactly; d is averaged as the log boosts are when the map is resampled. A boost past the
-// map's max boost stays at it: the map's range is what the file declares its brightest boost to be
-// (and what libultrahdr clamps to), so such a highlight renders as on a display of that headroom.
+// stored as ((L′ − min_c) / (max′_c − min_c))^γ_c (max′_c below). d = 0 where nothing clips, so elsewhere the map
+// is carried exactly; d is averaged as the log boosts are when the map is resampled. The output's
+// max boost is widened to hold every L′: with k the largest sum of an output channel's positive
+// coefficients (2^ev for exposure), V ≤ k where B ≤ 1 and C = 1 where V passes white, so
+// d ≤ log2((k + o_c)/(1 + o_c)) and max′_c = max_c + that. Clamped at the old max instead, a
+// highlight the edit brightens past it would render darker than the edit made it on every display
+// (and say nothing); widened, the 8-bit map's steps grow by (max′ − min)/(max − min). The headroom
+// (HDRCapacityMin/Max) is unchanged: the rendition is for the same displays, and one of less
+// headroom than a boost shows that highlight at its own peak, as for any map.
 // A gray map's one boost per pixel cannot restore channels that clip unequally: the luminance is
 // restored (as a gray map restores it when it is made), the colour stays as the clipped base's.
 import Foundation
@@ -28,6 +33,9 @@ import PixelBufferModule
 public protocol LightScalingOperation: GainMapCarrying {
   /// True when this instance scales the light and can take a channel within SDR white past it.
   var passesSDRWhite: Bool { get }
+  /// The largest value an output channel reaches from inputs within SDR white (k ≥ 1 when
+  /// `passesSDRWhite`).
+  var largestOutput: Double { get }
 }
 
 extension ColorMatrixOperation: LightScalingOperation {
@@ -38,19 +46,31 @@ extension ColorMatrixOperation: LightScalingOperation {
     guard space == .linear, carriesGainMap, rows.allSatisfy({ $0.w == 0 }), matrix.bias.x == 0, matrix.bias.y == 0, matrix.bias.z == 0 else {
       return false
     }
-    return rows.contains { r in (0..<3).reduce(Float(0)) { $0 + max(r[$1], 0) } > 1 }
+    return largestOutput > 1
+  }
+
+  /// The largest sum of an output channel's positive red, green and blue coefficients.
+  public var largestOutput: Double {
+    Double([matrix.red, matrix.green, matrix.blue].map { r in (0..<3).reduce(Float(0)) { $0 + max(r[$1], 0) } }.max() ?? 0)
   }
 }
 
 enum GainMapClipping {
   /// The node of the map `map` recomputed after `edited` (the light-scaling operation's node on the
-  /// base): d at the base's resolution, box-averaged to the map's, added to the map's log boosts.
-  static func node(map: ImageNode, edited: ImageNode, metadata: GainMapMetadata) -> ImageNode {
+  /// base, whose outputs reach at most `largestOutput` from inputs within SDR white): d at the
+  /// base's resolution, box-averaged to the map's, added to the map's log boosts; with the metadata
+  /// the new map is stored with (its max boost widened).
+  static func node(map: ImageNode, edited: ImageNode, largestOutput: Double, metadata: GainMapMetadata) -> (ImageNode, GainMapMetadata) {
     let gray = map.info.layout.isGray
+    var widened = metadata
+    for c in 0..<3 where largestOutput > 1 {
+      let o = metadata.offsetSDR[c] > 0 ? metadata.offsetSDR[c] : 0
+      widened.gainMapMax[c] += log2((largestOutput + o) / (1 + o))
+    }
     let lost = ImageNode(operation: ClippedLightOperation(offsets: metadata.offsetSDR, gray: gray), inputs: [edited])
     let averaged = ImageNode(
       operation: ScaleOperation(targetSize: map.info.size, kernel: .box, linearLight: true, allowsShrinkOnLoad: false), inputs: [lost])
-    return ImageNode(operation: BoostAddingOperation(metadata: metadata, gray: gray), inputs: [map, averaged])
+    return (ImageNode(operation: BoostAddingOperation(metadata: metadata, widened: widened, gray: gray), inputs: [map, averaged]), widened)
   }
 
   /// d per base pixel: the log2 of the light the clipping at SDR white loses, in red, green and
@@ -100,9 +120,10 @@ enum GainMapClipping {
   }
 
   /// The map (input 0, stored values: it arrives through the sRGB curve as any untagged source in
-  /// linear light) with D (input 1, the same size) added to its log boosts, clamped to its range.
+  /// linear light) with D (input 1, the same size) added to its log boosts, stored with `widened`.
   struct BoostAddingOperation: ImageOperation {
     let metadata: GainMapMetadata
+    let widened: GainMapMetadata
     let gray: Bool
 
     static let table = OperationDescriptor(
@@ -111,15 +132,13 @@ enum GainMapClipping {
       parameters: [], example: "")
     var descriptor: OperationDescriptor { Self.table }
     var arguments: Arguments {
-      let m = metadata
-      let values = m.gainMapMin + m.gainMapMax + m.gamma
-      return Arguments(values.enumerated().map { ("v\($0)", ParameterValue.number($1)) } + [("gray", .boolean(gray))])
+      Arguments(metadata.arguments(gray: gray).values + widened.gainMapMax.enumerated().map { ("widened\($0)", ParameterValue.number($1)) })
     }
     var workingSpace: WorkingSpace? { .linear }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[0].buffer
-      let m = metadata
+      let (m, widened) = (metadata, widened)
       let channels = gray ? 1 : 3
       output.withMutablePixels { px in
         inputs[1].withPixels { added in
@@ -128,12 +147,7 @@ enum GainMapClipping {
             for x in 0..<px.width {
               var p = row[x]
               for c in 0..<channels {
-                let span = m.gainMapMax[c] - m.gainMapMin[c]
-                guard span > 0, m.gamma[c] > 0, d[x][c] > 0 else { continue }
-                let stored = Double(SRGBCurve.encode(p[c]))
-                let logBoost = m.gainMapMin[c] + span * pow(min(max(stored, 0), 1), 1 / m.gamma[c])
-                let raised = min(logBoost + Double(d[x][c]), m.gainMapMax[c])
-                p[c] = SRGBCurve.decode(Float(pow((raised - m.gainMapMin[c]) / span, m.gamma[c])))
+                p[c] = widened.storedValue(logBoost: m.logBoost(stored: p[c], channel: c) + Double(max(d[x][c], 0)), channel: c)
               }
               if gray { (p.y, p.z) = (p.x, p.x) }
               row[x] = p

@@ -22,9 +22,16 @@
 // where the mask removes the image, the output shows what it is flattened onto, SDR content. The
 // map gets the same mask, its m box-averaged to map pixels (the mask scaled to the map's size on
 // its stored values, then its luminance or alpha taken: the luminance is linear in them), and its
-// transparency is flattened onto N as any of the map's is (GainMapBranch.swift): M′ = M where m = 1,
-// N where m = 0, and between them a blend in linear light of the stored values (as a round
-// corner's antialiased edge).
+// transparency is flattened onto N as any of the map's is: M′ = M where m = 1, N where m = 0.
+//
+// Every flatten of the map (what a mask, a round corner's antialiased edge, `flatten` or the
+// output leaves transparent) blends its stored values with N by its alpha a, M′ = a·M + (1 − a)·N
+// (`StoredValuesFlattenOperation`): for a map of gamma 1 (libultrahdr's, Android's, Adobe's
+// default) the stored value is linear in the log boost, so this is L′ = a·L (+ (1 − a)·0), the
+// boost blended geometrically, as the overlay's blend above. A flatten in linear light would blend
+// the stored values through the sRGB curve, which has no meaning for a gain (a half mask over a
+// boost of 2^2 gave 2^1.47 instead of 2^1). For a gamma other than 1 the blend is of L^(1/γ)-spaced
+// values: between the two log boosts, not halfway.
 import PixelBufferModule
 
 extension CompositeOperation: OverlayingOperation {
@@ -46,5 +53,35 @@ extension CompositeOperation: OverlayingOperation {
 extension MaskOperation: OverlayingOperation {
   public func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image) {
     (self, overlay.applying(ScaleOperation(targetSize: mapSize, kernel: .box, linearLight: false, allowsShrinkOnLoad: false)))
+  }
+}
+
+/// Composites a gain map onto the value `fill` by its alpha, on its stored values (see
+/// GainMapOverlay.swift), and drops alpha.
+struct StoredValuesFlattenOperation: PointOperation {
+  let fill: Color
+
+  static let table = OperationDescriptor(
+    name: "gain map flatten", category: .compositing,
+    summary: "A gain map's transparency flattened onto a value, on its stored values (not a recipe filter).", parameters: [], example: "")
+  var descriptor: OperationDescriptor { Self.table }
+  var arguments: Arguments { Arguments([("fill", .color(fill))]) }
+  var workingSpace: WorkingSpace? { .encoded }
+
+  func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+    var info = inputs[0]
+    info.layout = info.layout.withoutAlpha
+    if info.layout.isGray && !fill.isGray { info.layout = .rgb }
+    return info
+  }
+
+  func apply(to pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    let under = SIMD4<Float>(fill.red, fill.green, fill.blue, 1)
+    for i in 0..<count {
+      let p = pixels[i]
+      var out = p + (1 - p.w) * under
+      out.w = 1
+      pixels[i] = out
+    }
   }
 }

@@ -31,8 +31,8 @@
 //   the map's log boosts instead would overshoot them into halos around every highlight.
 // - **recomputed** (`LightScalingOperation` whose instance can pass SDR white: exposure above 0,
 //   linear-light matrices brightening a channel): carried, except where f(B) passes white and the
-//   base clips: there the map's log boost is raised by what the clipping lost, within the map's
-//   range (GainMapClipping.swift), so the rendition is f(B)·G up to the map's max boost.
+//   base clips: there the map's log boost is raised by what the clipping lost, the map's max boost
+//   widened to hold it (GainMapClipping.swift), so the rendition is f(B)·G.
 // - **rescaled** (`GainMapRescaling`: gamma, and levels whose black points are 0): a power of the
 //   light, f(B) = B^p (c^(1/γ) in linear light, p = 1/γ; on sRGB-encoded values the same up to the
 //   curve's linear toe, where boosts are about 1), is a tone change that does extend to HDR light:
@@ -47,14 +47,15 @@
 // - **overlaid** (`OverlayingOperation`: composite, mask): an overlay without a map of its own (a
 //   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
 //   the image is flattened onto where a mask removes it.
-// - **dropped** (anything else, the default): the output is SDR, with a warning. Tone reversals
-//   (invert, a matrix or curve that falls: the bright sky turns dark, and its boost would light up
-//   a shadow), `convolve` with a negative value, an offset or a gain (an edge map, an emboss, a
-//   laplacian is a new picture whose brightness no longer follows the photo's light; a sharpening
-//   kernel's lobes at the map's resolution would halo every highlight), blends of two images.
-//   A reversal cannot be recomputed either: invert's f(B) = 1 − B has no HDR extension (1 − H is
-//   negative above SDR white), and the reversed picture's brightest parts were the source's
-//   shadows, which have no HDR detail to restore; the honest output is SDR.
+// - **rerendered** (any other `PointOperation`: invert, a matrix, curve or levels that reverses or
+//   reshapes the tones, a custom kernel): carried, a reversal's new shadows would keep the old
+//   highlights' boost. The operation is applied to the HDR rendition over its headroom, H/h, and
+//   to the SDR base at the map's resolution, and the map made again as their ratio
+//   (GainMapRerendering.swift defines it and says why over the headroom).
+// - **dropped** (anything else, the default): the output is SDR, with a warning: `convolve` with a
+//   negative value, an offset or a gain (an edge map, an emboss, a laplacian is a new picture whose
+//   brightness no longer follows the photo's light; a sharpening kernel's lobes at the map's
+//   resolution would halo every highlight), blends of two images that both have maps.
 import ImageCodecs
 import PixelBufferModule
 
@@ -70,6 +71,8 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   case carried
   /// The map's samples unchanged, its log boosts scaled (a power of the light: gamma).
   case rescaled
+  /// Made again from the edit applied to the HDR and the SDR rendition (GainMapRerendering.swift).
+  case rerendered
   /// "No boost" where an overlay covers (GainMapOverlay.swift).
   case overlaid
   /// The map ends: the output is SDR, with a warning.
@@ -83,6 +86,7 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
     if let scaling = operation as? any LightScalingOperation, scaling.passesSDRWhite { return .recomputed }
     if let power = operation as? any GainMapRescaling, power.carriesGainMap, power.gainMapLogScale != nil { return .rescaled }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }
+    if operation is any PointOperation { return .rerendered }
     return .dropped
   }
 }

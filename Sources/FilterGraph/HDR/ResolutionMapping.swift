@@ -19,7 +19,8 @@
 //   readers stretch it (coordinates are continuous, Affine.swift); the uncovered corners are `fill`. The map's values
 //   are resampled as the operation resamples colours (through the sRGB curve, in linear light),
 //   which differs from interpolating the stored values only across sharp edges of the map.
-// - `flatten` onto a colour becomes `flatten` onto `fill` (what was transparent is SDR content);
+// - `flatten` onto a colour becomes a flatten onto `fill` on the map's stored values (what was
+//   transparent is SDR content; GainMapOverlay.swift says why stored values);
 // - `blur` σ, `boxblur` and `median` radius ρ become the same filter with σ·r̄, round(ρ·r̄)
 //   (r̄ = (rx + ry)/2), on the stored values; a held step (a large blur's reduced steps) stays held;
 // - `convolve` with a weighted mean (every value ≥ 0, offset 0, scale their sum: a blur of any shape)
@@ -122,9 +123,7 @@ extension RoundCornersOperation: ResolutionMappable {
 
 extension FlattenOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    var parameters = Parameters()
-    parameters.color = fill
-    return FlattenOperation(parameters)
+    StoredValuesFlattenOperation(fill: fill)
   }
 }
 

@@ -69,6 +69,37 @@ final class GainMapOverlayTests: XCTestCase {
     XCTAssertGreaterThan(measured.outside, 3.8, "the photo keeps its boost (2^2)")
   }
 
+  /// Half a mask (m = 0.5 everywhere) over the photo boosted 2^2, flattened onto the photo's own
+  /// gray: the map is flattened onto "no boost" on its stored values, so its log boost is halved
+  /// (gamma 1) and libvips renders HDR/SDR (S + o)·2/S − o/S = 2.07 for S the gray's light 0.216
+  /// and o = 1/64 (flattened in linear light the stored values gave 2^1.47: 2.9, seen failing).
+  func testAHalfMaskHalvesTheLogBoost() throws {
+    let gray = Color(red: 0.5, green: 0.5, blue: 0.5)
+    let image = try Image(data: boostedPhoto()).masked(by: Image(color: gray, size: Size(width: 256, height: 192))).flattened(onto: gray)
+    let file = try Renderer(options: RendererOptions(threads: 2)).encode(image, format: .jpeg)
+    let measured = try ratios(file, inside: Rect(x: 8, y: 8, width: 240, height: 176))
+    let sdr = 0.2158, offset = 1.0 / 64
+    print("half mask: HDR/SDR \(measured.inside)")
+    XCTAssertEqual(measured.inside, ((sdr + offset) * 2 - offset) / sdr, accuracy: 0.1, "the log boost halved")
+  }
+
+  /// `exposure ev=3` takes the photo (gray 0.216 in light, boosted 2^2, max boost 2^2) past SDR
+  /// white: the base clips at 1 and the map's log boost rises by log2((8·0.216 + o)/(1 + o)) = 0.78
+  /// past its max, which the output's max boost is widened to hold (by log2((8 + o)/(1 + o)):
+  /// GainMapClipping.swift). libvips renders HDR/SDR (1 + o)·2^2.78 − o = 6.96 (2^3 · the input's
+  /// 0.92 is 7.3; clamped at the old max boost: 4.0, seen failing).
+  func testExposurePastTheMaxBoostWidensIt() throws {
+    let image = try Recipe.parse("exposure ev=3", file: nil).compile(
+      input: Image(data: boostedPhoto()), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
+    let file = try Renderer(options: RendererOptions(threads: 2)).encode(image, format: .jpeg)
+    let measured = try ratios(file, inside: Rect(x: 8, y: 8, width: 240, height: 176))
+    print("exposure ev=3 past the max boost: HDR/SDR \(measured.inside)")
+    XCTAssertEqual(measured.inside, 6.96, accuracy: 0.25, "the boost past the old max is kept")
+    let offset = 1.0 / 64
+    let maxBoost = try XCTUnwrap(EncodedSource(data: file, options: LoadOptions()).header.gainMap?.metadata.gainMapMax.first)
+    XCTAssertEqual(maxBoost, 2 + log2((8 + offset) / (1 + offset)), accuracy: 1e-4)
+  }
+
   /// A shadow grows the canvas by its margin: the shadow and the canvas are SDR content (HDR/SDR 1
   /// there, as libvips renders it) and the photo keeps its 2^2 (the margin boosted as the photo
   /// beside it: 4, seen failing).

@@ -1,0 +1,69 @@
+// GainMapRerenderingTests.swift — a per-pixel edit that neither carries nor rescales the gain map
+// (invert: a tone reversal) makes the map again from the edit applied to the HDR rendition over
+// its headroom (GainMapRerendering.swift): read back by libultrahdr (imagecodecs) and libvips 8.18
+// through scripts/hdr-check.py, the output's HDR rendition is the input's inverted over its
+// headroom and resized, and its metadata holds the widened range.
+import FilterGraph
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class GainMapRerenderingTests: XCTestCase {
+  /// `invert; scale 0.5` on the libultrahdr fixture (RGB map at the base's resolution, headroom
+  /// 49.26) and on `rampsPhoto` (gray map at a quarter, headroom 4): libultrahdr's rendition of the output against h · dec(1 − enc(H/h)) of the input's
+  /// rendition H, resized in linear light; libvips reads the max and min boosts as
+  /// (h + 1/64)·64 and (1/64)/(1 + 1/64) (the range every recomputed boost lies in) and the
+  /// headroom unchanged.
+  func testInvertMakesTheMapFromTheInvertedHDRRendition() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let ramps = folder.appendingPathComponent("ramps.jpg")
+    try Self.rampsPhoto().write(to: ramps)
+    for (name, input, headroom, threshold) in [("libultrahdr", Fixtures.url("uhdr/libultrahdr.jpg"), 49.26108, 26.0), ("ramps", ramps, 4, 35)] {
+      let psnr = try invertedRoundTrip(input, headroom: headroom, folder: folder)
+      print("invert \(name): HDR rendition \(psnr) dB from the input's rendition inverted over its headroom and resized")
+      XCTAssertGreaterThanOrEqual(psnr, threshold, name)
+    }
+  }
+
+  /// `input` through `invert; scale 0.5`, checked; returns the PSNR of the output's rendition.
+  func invertedRoundTrip(_ input: URL, headroom: Double, folder: URL) throws -> Double {
+    let output = folder.appendingPathComponent("inverted.jpg")
+    let image = try Recipe.parse("invert\nscale 0.5", file: nil).compile(input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
+    XCTAssertNotNil(image.gainMapBranch().branch, "invert keeps the map")
+    try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let result = try UltraHDRRoundTripTests.check(input, output, edit: "invert=\(headroom)")
+    let after = try XCTUnwrap(result["output"] as? [String: Any])
+    XCTAssertEqual(after["gainmap-hdr-capacity-max"] as? Double ?? 0, headroom, accuracy: 1e-4)
+    let offset = 1.0 / 64
+    for (key, expected) in [("gainmap-max-content-boost", (headroom + offset) / offset), ("gainmap-min-content-boost", offset / (1 + offset))] {
+      let values = (after[key] as? Double).map { [$0] } ?? after[key] as? [Double] ?? []
+      XCTAssertFalse(values.isEmpty, key)
+      for v in values { XCTAssertEqual(v, expected, accuracy: expected * 1e-3, key) }
+    }
+    return try XCTUnwrap(result["psnr_ic"] as? Double)
+  }
+
+  /// An Ultra HDR file 256×192: red rising left to right, green top to bottom, blue 0.5, and a gray
+  /// map 64×48 whose boost rises from 2^0 on the left to 2^2 on the right (headroom 2^2).
+  static func rampsPhoto() throws -> Data {
+    var base = PixelBuffer(width: 256, height: 192, format: .rgb8), map = PixelBuffer(width: 64, height: 48, format: .gray8)
+    base.withUnsafeMutablePixels(as: UInt8.self) { p in
+      for y in 0..<192 {
+        for x in 0..<256 { (p[row: y][3 * x], p[row: y][3 * x + 1], p[row: y][3 * x + 2]) = (UInt8(x), UInt8(y * 255 / 191), 128) }
+      }
+    }
+    map.withUnsafeMutablePixels(as: UInt8.self) { p in
+      for y in 0..<48 { for x in 0..<64 { p[row: y][x] = UInt8(x * 255 / 63) } }
+    }
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    var options = WriteOptions(format: .jpeg, options: ["quality": 98, "chroma": "444"])
+    options.keptMetadata = []
+    return try UltraHDRFile.assemble(
+      primary: renderer.encode(Image(buffer: base), format: .jpeg, options: options), map: renderer.encode(Image(buffer: map), format: .jpeg, options: options),
+      metadata: GainMapMetadata(gainMapMax: [2, 2, 2], hdrCapacityMax: 2))
+  }
+}
