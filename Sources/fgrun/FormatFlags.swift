@@ -164,8 +164,9 @@ struct FormatFlags: ParsableArguments {
   }
 
   /// `--format-option`'s help: every format option as its own flag, with the first declaration's
-  /// help, then per format what it accepts and its default.
-  static var help: ArgumentHelp {
+  /// help, then per format what it accepts and its default. Built once: the parser creates
+  /// `FormatFlags` several times a run, and building it walks every codec's option tables.
+  static let help: ArgumentHelp = {
     var lines: [String] = []
     var seen: Set<String> = []
     for name in names where seen.insert(name).inserted {
@@ -188,5 +189,5 @@ struct FormatFlags: ParsableArguments {
     return ArgumentHelp(
       "A format's option, NAME=VALUE; each is also a flag of its own, as listed below (`fgrun formats` gives them per format).",
       discussion: lines.joined(separator: "\n\n"), valueName: "name=value")
-  }
+  }()
 }
