@@ -105,9 +105,8 @@ public enum PNGCodec: ImageCodec {
     return PixelFormat(layout: layout, component: chosen)
   }
 
-  /// At most one segment per thread is in flight, and one more filling: each is about 1.4 MB
-  /// (1 MiB of rows and its deflate output), and more of them kept no thread busier (W3 and W4a,
-  /// two threads: 3 in flight instead of 6 cost 3-4 MB less peak memory at the same times).
+  /// At most one segment per thread is in flight, and one more filling (each about 256 KiB of
+  /// rows, their filtered copy and their deflate output); more of them kept no thread busier.
   public static func makeEncoder(_ request: EncodeRequest) throws -> any ImageRowEncoder {
     let png = EncodeOptions(request.options).png
     return try PNGStreamEncoder(

@@ -201,7 +201,7 @@ final class PNGStreamEncoderTests: XCTestCase {
       XCTAssertNil(try encoder.finish())
     }
     let data = try Data(contentsOf: url)
-    XCTAssertEqual(data, try Self.encode(image, options: .default, executor: nil, strip: 77, segmentBytes: 1 << 20))
+    XCTAssertEqual(data, try Self.encode(image, options: .default, executor: nil, strip: 77, segmentBytes: PNGStreamEncoder.defaultSegmentBytes))
     Self.assertSamePixels(try PNGDecoder.decode(data), image, "file")
   }
 
