@@ -1,9 +1,10 @@
 // AnimationCommandTests.swift — fgrun with animated inputs: `info` gives frames, canvas,
 // delays and loop count for GIF and WebP alike; --page picks a frame; frame 1 written as a
-// still warns once; --max-frames refuses long animations.
+// still warns once; --max-frames refuses long animations; --frames and --speed as typed.
 
 import FilterGraph
 import Foundation
+import ImageCodecs
 import TestSupport
 import XCTest
 
@@ -49,6 +50,27 @@ extension FGRunTests {
       XCTAssertNotEqual(refused.status, 0)
       XCTAssertTrue(refused.stderr.contains("--max-frames"), refused.stderr)
     }
+  }
+
+  /// --frames and --speed as typed: frames 2-4 at half speed are 3 frames with twice the delays,
+  /// `4-` runs to the last frame, a backwards range is a usage error, and on a
+  /// still input the flags warn that they do nothing. (The GIF writer's delays are checked
+  /// against Pillow and libvips elsewhere; here they are read back by the GIF reader.)
+  func testFramesAndSpeedFlags() throws {
+    try copyFixture("animation/disposal.gif", as: "anim.gif")
+    let slow = try fgrun(["-e", "scale width=12", "--frames", "2-4", "--speed", "0.5", "anim.gif", "slow.gif"])
+    XCTAssertEqual(slow.status, 0, slow.stderr)
+    XCTAssertEqual(try GIFCodec.readAnimation(Data(contentsOf: file("slow.gif")), limits: .default).delays, [100, 0, 400])
+    let tail = try fgrun(["-e", "scale width=12", "--frames", "4-", "anim.gif", "tail.gif"])
+    XCTAssertEqual(tail.status, 0, tail.stderr)
+    XCTAssertEqual(try GIFCodec.readAnimation(Data(contentsOf: file("tail.gif")), limits: .default).delays, [200, 70])
+    let backwards = try fgrun(["-e", "orient", "--frames", "3-2", "anim.gif", "no.gif"])
+    XCTAssertEqual(backwards.status, 64, backwards.stderr)
+    XCTAssertTrue(backwards.stderr.contains("--frames takes N-M, N- or N with 1 ≤ N ≤ M"), backwards.stderr)
+    XCTAssertFalse(exists("no.gif"))
+    let still = try fgrun(["-e", "orient", "--frames", "2-4", "in.png", "still.png"])
+    XCTAssertEqual(still.status, 0, still.stderr)
+    XCTAssertTrue(still.stderr.contains("in.png is read as one still image; --frames, --fps and --speed do nothing."), still.stderr)
   }
 
   /// An animated GIF written to lossless WebP keeps every frame, delay and loop count: libvips's

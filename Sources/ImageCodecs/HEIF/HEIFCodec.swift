@@ -36,7 +36,7 @@ public enum AVIFCodec: ImageCodec {
   public static let displayName = "AVIF"
   public static let fileExtensions = ["avif"]
   public static let summary =
-    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG tone-mapped to SDR sRGB: BT.2446 method A, gamut-mapped to BT.709), EXIF/XMP, page N = Nth image (0: primary); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP."
+    "libheif with libaom/dav1d; 8-, 10- and 12-bit (deep images decode to 16-bit), alpha, irot/imir applied, ICC and nclx colour (HDR PQ/HLG tone-mapped to SDR sRGB: BT.2446 method A, gamut-mapped to BT.709), EXIF/XMP, page N = Nth image (0: primary); an image sequence (animated AVIF) reads as its primary image, with a warning (libheif before 1.20 has no sequence API); full-size decoding only; writes 8/10/12-bit, 4:2:0/4:2:2/4:4:4 or lossless, with ICC, EXIF and XMP, one image (an animation is written as its frame 1, with a warning)."
 
   /// `ftyp` with an `avif` or `avis` brand.
   public static func sniff(_ head: [UInt8]) -> Bool { HEIF.brands(head).contains { ["avif", "avis"].contains($0) } }
@@ -67,7 +67,7 @@ public enum HEICCodec: ImageCodec {
   public static let displayName = "HEIC"
   public static let fileExtensions = ["heic", "heif"]
   public static let summary =
-    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR tone-mapped to SDR, pages, full-size decoding); writes with x265 when libheif has it, else a clear error."
+    "libheif with libde265/x265; as AVIF (8-, 10-, 12-bit, alpha, irot/imir, ICC and nclx colour, HDR tone-mapped to SDR, pages, sequences read as their primary image, full-size decoding); writes one image (an animation: its frame 1, with a warning) with x265 when libheif has it, else a clear error."
 
   /// `ftyp` with a HEVC or generic HEIF brand (`heic`, `heix`, `hevc`, `mif1`…); files that also
   /// name `avif` are AVIF's.
