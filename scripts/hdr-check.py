@@ -11,7 +11,9 @@
                                by its own formula; exposure=EV multiplies the rendition by 2^EV,
                                exposure applied to the HDR light; invert=H inverts the rendition
                                over the headroom H, H · dec(1 − enc(clip(c / H, 0, 1))) with the
-                               sRGB curve, invert applied to the HDR picture on its display):
+                               sRGB curve, invert applied to the HDR picture on its display;
+                               blur=SIGMA blurs the rendition in linear light, libvips gaussblur
+                               with min_ampl 0.001 and edges extended, as fgrun's blur):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -140,6 +142,10 @@ def main(src, dst, edit="1"):
     elif edit.startswith("invert="):
         h = float(edit[len("invert="):])
         a = (h * srgb_decode(1 - srgb_encode(np.clip(a / h, 0, 1)))).astype(np.float32)
+    elif edit.startswith("blur="):
+        h, w, _ = a.shape
+        im = pyvips.Image.new_from_memory(np.ascontiguousarray(a).tobytes(), w, h, 3, "float")
+        a = im.gaussblur(float(edit[len("blur="):]), min_ampl=0.001, precision="float").numpy().astype(np.float32)
     elif edit.startswith("exposure="):
         a = a * np.float32(2 ** float(edit[len("exposure="):]))
     elif float(edit) != 1.0:

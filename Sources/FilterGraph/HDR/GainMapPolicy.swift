@@ -6,14 +6,11 @@
 // operation's capabilities, never by its name):
 //
 // - **transformed** (`ResolutionMappable`): f moves or resamples pixels, or filters them over a
-//   neighbourhood (scale, crop, orient, rotate, affine, extend, pad, roundcorners, flatten; blur,
-//   boxblur, median, a convolution that is a weighted mean; shadow, whose margin is SDR content);
-//   the same f at the map's resolution (ResolutionMapping.swift), so the boost
-//   stays on the content it belonged to (an operation whose `mapped` gives nil ends the map). For a blur this is the HDR rendition's own blur up to the
-//   weighting by B: blur(B·G)/blur(B) is the B-weighted mean of G over the kernel, blur(G) its plain
-//   mean — equal where B or G is flat across the kernel, and far closer than G unchanged, whose
-//   highlight would stay sharp while the base's spreads (a halo boosted on one side of its old edge
-//   only). A median keeps edges where they are and removes detail smaller than its radius from both.
+//   neighbourhood without mixing their light (scale, crop, orient, rotate, affine, extend, pad,
+//   roundcorners, flatten, median; shadow, whose margin is SDR content); the same f at the map's
+//   resolution (ResolutionMapping.swift), so the boost stays on the content it belonged to (an
+//   operation whose `mapped` gives nil ends the map). A median keeps edges where they are and
+//   removes detail smaller than its radius from both.
 // - **windowed** (`WindowChoosingOperation`: trim, smartcrop): the window the base's analysis
 //   chose, at the map's resolution (GainMapWindow.swift).
 // - **carried** (`GainMapCarrying` with `carriesGainMap`): per-pixel colour and tone changes that
@@ -48,10 +45,14 @@
 //   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
 //   the image is flattened onto where a mask removes it.
 // - **rerendered** (any other `PointOperation`: invert, a matrix, curve or levels that reverses or
-//   reshapes the tones, a custom kernel): carried, a reversal's new shadows would keep the old
-//   highlights' boost. The operation is applied to the HDR rendition over its headroom, H/h, and
-//   to the SDR base at the map's resolution, and the map made again as their ratio
-//   (GainMapRerendering.swift defines it and says why over the headroom).
+//   reshapes the tones, a custom kernel; and a `ResolutionMappable` that `mixesLight`: blur,
+//   boxblur, a convolution that is a weighted mean): the operation (at the map's resolution) is
+//   applied to the HDR rendition over its headroom, H/h, and to the SDR base there, and the map
+//   made again as their ratio (GainMapRerendering.swift defines it and says why over the
+//   headroom). Carried, a reversal's new shadows would keep the old highlights' boost. For a blur
+//   in linear light the ratio is blur(B·G)/blur(B), the B-weighted mean of G over the kernel;
+//   blurring the map's own values gives its plain mean, equal only where B or G is flat across
+//   the kernel; carried, the highlight's boost would stay sharp while the base's light spreads.
 // - **dropped** (anything else, the default): the output is SDR, with a warning: `convolve` with a
 //   negative value, an offset or a gain (an edge map, an emboss, a laplacian is a new picture whose
 //   brightness no longer follows the photo's light; a sharpening kernel's lobes at the map's
@@ -82,7 +83,9 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
   public static func of(_ operation: any ImageOperation) -> GainMapTreatment {
     if operation is any WindowChoosingOperation { return .windowed }
     if operation is any OverlayingOperation { return .overlaid }
-    if let geometry = operation as? any ResolutionMappable { return geometry.repeatsAtOtherResolutions ? .transformed : .dropped }
+    if let geometry = operation as? any ResolutionMappable {
+      return geometry.repeatsAtOtherResolutions ? (geometry.mixesLight ? .rerendered : .transformed) : .dropped
+    }
     if let scaling = operation as? any LightScalingOperation, scaling.passesSDRWhite { return .recomputed }
     if let power = operation as? any GainMapRescaling, power.carriesGainMap, power.gainMapLogScale != nil { return .rescaled }
     if let carrier = operation as? any GainMapCarrying, carrier.carriesGainMap { return .carried }

@@ -133,12 +133,30 @@ extension GaussianBlurOperation: ResolutionMappable {
     (mapped.sigma, mapped.linear) = (parameters.sigma * ResolutionRatio.mean(otherSize, inputSize), false)
     return GaussianBlurOperation(mapped)
   }
+
+  public var mixesLight: Bool { true }
+
+  /// σ × the mean ratio, in this blur's own space.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    var mapped = parameters
+    mapped.sigma = parameters.sigma * ResolutionRatio.mean(otherSize, inputSize)
+    return GaussianBlurOperation(mapped)
+  }
 }
 
 extension BoxBlurOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     var mapped = parameters
     (mapped.radius, mapped.linear) = (Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), false)
+    return BoxBlurOperation(mapped)
+  }
+
+  public var mixesLight: Bool { true }
+
+  /// The radius × the mean ratio, rounded, in this blur's own space.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    var mapped = parameters
+    mapped.radius = Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded())
     return BoxBlurOperation(mapped)
   }
 }
@@ -163,6 +181,15 @@ extension HeldInputOperation: ResolutionMappable {
     else { return nil }
     return HeldInputOperation(operation: mapped)
   }
+
+  /// As the held operation.
+  var mixesLight: Bool { (operation as? any ResolutionMappable)?.mixesLight ?? false }
+
+  /// The held operation's, still held.
+  func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    guard let inner = operation as? any ResolutionMappable, let mapped = inner.mixingLight(from: inputSize, to: otherSize, ratio: ratio) else { return nil }
+    return HeldInputOperation(operation: mapped)
+  }
 }
 
 extension ConvolveOperation: ResolutionMappable {
@@ -171,6 +198,14 @@ extension ConvolveOperation: ResolutionMappable {
     let sum = kernel.values.reduce(0, +)
     return !gradientMagnitude && kernel.offset == 0 && kernel.values.allSatisfy { $0 >= 0 } && sum > 0
       && abs(kernel.scale - sum) <= 1e-9 * sum
+  }
+
+  /// A weighted mean mixes light.
+  public var mixesLight: Bool { repeatsAtOtherResolutions }
+
+  /// The binned kernel (`mapped`): convolve works on stored values for the base as for the map.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    mapped(from: inputSize, to: otherSize, fill: .black)
   }
 
   /// The kernel binned to `otherSize`'s resolution, or nil for a kernel that is no weighted mean.

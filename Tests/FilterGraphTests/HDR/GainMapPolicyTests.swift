@@ -78,6 +78,9 @@ final class GainMapPolicyTests: XCTestCase {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
       let out = try GainMapGeometryTests.decode(renderer.encode(image, format: .jpeg, options: options))
       XCTAssertEqual(out.map.size, Size(width: 64, height: 48), line)
+      // A blur's map is made again from the blurred renditions (GainMapRerenderingTests), not a
+      // picture of the base: only its size is checked here.
+      guard line.hasPrefix("median") else { continue }
       let agreement = GainMapGeometryTests.agreement(base: out.base, map: out.map)
       print("\(line): the map \(agreement) dB from the base's picture")
       XCTAssertGreaterThan(agreement, 25, line)
