@@ -25,7 +25,7 @@
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
-// - anything else (convolve that is no weighted mean, two images with maps) ends the
+// - anything else (`convolve preset=edges`, two images with maps) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs

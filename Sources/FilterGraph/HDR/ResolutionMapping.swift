@@ -200,17 +200,22 @@ extension ConvolveOperation: ResolutionMappable {
       && abs(kernel.scale - sum) <= 1e-9 * sum
   }
 
-  /// A weighted mean mixes light.
+  /// A weighted mean mixes light (a kernel with negative values is carried: GainMapPolicy.swift).
   public var mixesLight: Bool { repeatsAtOtherResolutions }
 
-  /// The binned kernel (`mapped`): convolve works on stored values for the base as for the map.
+  /// The binned kernel (`binned`) of a weighted mean; nil for other kernels.
   public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
-    mapped(from: inputSize, to: otherSize, fill: .black)
+    mixesLight ? binned(from: inputSize, to: otherSize) : nil
   }
 
   /// The kernel binned to `otherSize`'s resolution, or nil for a kernel that is no weighted mean.
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    guard repeatsAtOtherResolutions else { return nil }
+    repeatsAtOtherResolutions ? binned(from: inputSize, to: otherSize) : nil
+  }
+
+  /// The kernel binned to `otherSize`'s resolution (each tap spread over the bins its width
+  /// covers there), with its scale and offset; nil when it would be too large.
+  func binned(from inputSize: Size, to otherSize: Size) -> ConvolveOperation? {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     let m = kernel.size.width, n = kernel.size.height
     let columns = Self.bins(taps: m, ratio: rx), rows = Self.bins(taps: n, ratio: ry)
@@ -224,7 +229,8 @@ extension ConvolveOperation: ResolutionMappable {
         }
       }
     }
-    guard let binned = try? ConvolutionKernel(size: Size(width: columns.size, height: rows.size), values: values) else { return nil }
+    guard let binned = try? ConvolutionKernel(size: Size(width: columns.size, height: rows.size), values: values, scale: kernel.scale, offset: kernel.offset)
+    else { return nil }
     return ConvolveOperation(kernel: binned, method: method)
   }
 

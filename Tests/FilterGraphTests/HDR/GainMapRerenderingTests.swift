@@ -73,6 +73,32 @@ final class GainMapRerenderingTests: XCTestCase {
     }
   }
 
+  /// `convolve` with negative values — a sharpen (sum 1) and a laplacian (sum 0) — carries the map
+  /// (as `sharpen`): libultrahdr's rendition of the output against the input's rendition convolved
+  /// over its headroom (sRGB-encoded, as convolve works; the rerendering's definition) by the
+  /// checker's numpy: sharpen 47.0 dB (libultrahdr fixture) and 43.7 dB (libvips fixture),
+  /// laplacian 42.4 and 37.8 dB. Rerendered with the kernel binned to the map's resolution instead:
+  /// 48.2, 42.5, 23.8 and 36.7 dB (fgrun at quality 90: the laplacian fails); dropped before (no map).
+  func testConvolveWithNegativeValuesCarriesTheMap() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let cases = [
+      ("libultrahdr", "0,-1,0,-1,5,-1,0,-1,0", 45.0), ("vips", "0,-1,0,-1,5,-1,0,-1,0", 41.5), ("libultrahdr", "-1,-1,-1,-1,8,-1,-1,-1,-1", 40),
+      ("vips", "-1,-1,-1,-1,8,-1,-1,-1,-1", 35),
+    ]
+    for (name, values, threshold) in cases {
+      let input = Fixtures.url("uhdr/\(name).jpg"), output = folder.appendingPathComponent("convolved.jpg")
+      let image = try Recipe.parse("convolve size=3x3 values=\(values)", file: nil).compile(
+        input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
+      try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+      let result = try UltraHDRRoundTripTests.check(input, output, edit: "convolve=49.26108:\(values)")
+      let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+      print("convolve \(values) \(name): HDR rendition \(psnr) dB from the input's rendition convolved over its headroom")
+      XCTAssertGreaterThanOrEqual(psnr, threshold, "\(name) \(values)")
+    }
+  }
+
   /// An Ultra HDR file 256×192: red rising left to right, green top to bottom, blue 0.5, and a gray
   /// map 64×48 whose boost rises from 2^0 on the left to 2^2 on the right (headroom 2^2).
   static func rampsPhoto() throws -> Data {
