@@ -76,11 +76,7 @@ enum GainMapRerendering {
     var arguments: Arguments { metadata.arguments(gray: gray) }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-      var info = inputs[1]
-      info.layout = .rgb
-      return info
-    }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[1].asRGB }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[1].buffer
@@ -91,8 +87,7 @@ enum GainMapRerendering {
           for y in 0..<px.height {
             let row = px[row: y], stored = map[row: y]
             for x in 0..<px.width {
-              let p = row[x]
-              let s = p.w > 0 ? (p / p.w).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) : .zero
+              let s = RatioMapOperation.straight(row[x])
               var h = SIMD4<Float>(0, 0, 0, 1)
               for c in 0..<3 {
                 let boost = m.logBoost(stored: stored[x][gray ? 0 : c], channel: c)
@@ -119,11 +114,7 @@ enum GainMapRerendering {
     var arguments: Arguments { metadata.arguments(gray: false) }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-      var info = inputs[0]
-      info.layout = .rgb
-      return info
-    }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[0].asRGB }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[0].buffer
@@ -153,6 +144,15 @@ enum GainMapRerendering {
     static func straight(_ p: SIMD4<Float>) -> SIMD4<Float> {
       p.w > 0 ? (p / p.w).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) : .zero
     }
+  }
+}
+
+extension ImageInfo {
+  /// The same info with the RGB layout (a gain map's computations make three channels).
+  var asRGB: ImageInfo {
+    var info = self
+    info.layout = .rgb
+    return info
   }
 }
 
