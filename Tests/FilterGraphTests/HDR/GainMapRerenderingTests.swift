@@ -29,11 +29,32 @@ final class GainMapRerenderingTests: XCTestCase {
     }
   }
 
-  /// `input` through `invert; scale 0.5`, checked; returns the PSNR of the output's rendition.
-  func invertedRoundTrip(_ input: URL, headroom: Double, folder: URL) throws -> Double {
+  /// The reversals that are invert by another name — levels with its output range reversed, the
+  /// matrix 1 − c on stored values — are rerendered alike (GainMapTreatment from their
+  /// capabilities, not their names): ≥ 35 dB from the ramps' rendition inverted over its
+  /// headroom, as invert; a curve that rises and falls is rerendered and keeps the map.
+  func testOtherReversalsAreRerenderedAsInvert() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let ramps = folder.appendingPathComponent("ramps.jpg")
+    try Self.rampsPhoto().write(to: ramps)
+    for edit in ["levels out-black=1 out-white=0", "matrix values=-1,0,0,0,1,0,-1,0,0,1,0,0,-1,0,1,0,0,0,1,0"] {
+      let psnr = try invertedRoundTrip(ramps, headroom: 4, folder: folder, edit: edit)
+      print("\(edit): HDR rendition \(psnr) dB from the input's rendition inverted over its headroom and resized")
+      XCTAssertGreaterThanOrEqual(psnr, 35, edit)
+    }
+    let curve = try Recipe.parse("curves points=0:0,0.5:1,1:0.4", file: nil).compile(input: Image(contentsOf: ramps), context: FilterContext(baseDirectory: folder))
+    XCTAssertEqual(GainMapTreatment.of(curve.node.operation), .rerendered)
+    XCTAssertNotNil(curve.gainMapBranch().branch)
+  }
+
+  /// `input` through `edit; scale 0.5`, checked against its rendition inverted over `headroom`;
+  /// returns the PSNR of the output's rendition.
+  func invertedRoundTrip(_ input: URL, headroom: Double, folder: URL, edit: String = "invert") throws -> Double {
     let output = folder.appendingPathComponent("inverted.jpg")
-    let image = try Recipe.parse("invert\nscale 0.5", file: nil).compile(input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
-    XCTAssertNotNil(image.gainMapBranch().branch, "invert keeps the map")
+    let image = try Recipe.parse("\(edit)\nscale 0.5", file: nil).compile(input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
+    XCTAssertNotNil(image.gainMapBranch().branch, "\(edit) keeps the map")
     try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
     let result = try UltraHDRRoundTripTests.check(input, output, edit: "invert=\(headroom)")
     let after = try XCTUnwrap(result["output"] as? [String: Any])
