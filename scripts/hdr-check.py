@@ -11,7 +11,13 @@
                                by its own formula; exposure=EV multiplies the rendition by 2^EV,
                                exposure applied to the HDR light; invert=H inverts the rendition
                                over the headroom H, H · dec(1 − enc(clip(c / H, 0, 1))) with the
-                               sRGB curve, invert applied to the HDR picture on its display):
+                               sRGB curve, invert applied to the HDR picture on its display;
+                               blur=SIGMA blurs the rendition in linear light, libvips gaussblur
+                               with min_ampl 0.001 and edges extended, as fgrun's blur;
+                               convolve=H:V1,…,V9 convolves the rendition over the headroom H
+                               with a 3×3 kernel (divided by its sum, or 1 when that is 0) on
+                               sRGB-encoded values, edges extended, clipped to 0…1, as fgrun's
+                               convolve applied to the HDR picture on its display):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -140,6 +146,18 @@ def main(src, dst, edit="1"):
     elif edit.startswith("invert="):
         h = float(edit[len("invert="):])
         a = (h * srgb_decode(1 - srgb_encode(np.clip(a / h, 0, 1)))).astype(np.float32)
+    elif edit.startswith("convolve="):
+        h, values = edit[len("convolve="):].split(":")
+        k = np.array([float(v) for v in values.split(",")]).reshape(3, 3)
+        k /= k.sum() if k.sum() != 0 else 1
+        e = np.pad(srgb_encode(np.clip(a / float(h), 0, 1)), ((1, 1), (1, 1), (0, 0)), mode="edge")
+        rows, cols = a.shape[:2]
+        c = sum(k[j, i] * e[j:j + rows, i:i + cols] for j in range(3) for i in range(3))
+        a = (float(h) * srgb_decode(np.clip(c, 0, 1))).astype(np.float32)
+    elif edit.startswith("blur="):
+        h, w, _ = a.shape
+        im = pyvips.Image.new_from_memory(np.ascontiguousarray(a).tobytes(), w, h, 3, "float")
+        a = im.gaussblur(float(edit[len("blur="):]), min_ampl=0.001, precision="float").numpy().astype(np.float32)
     elif edit.startswith("exposure="):
         a = a * np.float32(2 ** float(edit[len("exposure="):]))
     elif float(edit) != 1.0:

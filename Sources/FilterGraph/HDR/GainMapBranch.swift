@@ -10,7 +10,9 @@
 //   orient, extend, pad, affine, rotate by any angle, roundcorners — ResolutionMapping.swift) is
 //   repeated there; new areas it paints with a colour get the map value meaning "no boost"
 //   (`neutralFill`): that area is SDR content, and a boost there would brighten a border the user
-//   chose; where it makes the map transparent, the map is flattened onto that value;
+//   chose; where it makes the map transparent, the map is flattened onto that value; a blur
+//   (`mixesLight`) is applied at the map's resolution to both renditions instead, and the map made
+//   again as their ratio (GainMapRerendering.swift);
 // - a window chosen by an analysis of the base (`WindowChoosingOperation`: trim, smartcrop) is
 //   taken by the map at its resolution (GainMapWindow.swift);
 // - colour and tone operations that keep brighter brighter, and sharpen (`GainMapCarrying`), leave
@@ -23,7 +25,7 @@
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
-// - anything else (convolve that is no weighted mean, two images with maps) ends the
+// - anything else (`convolve preset=edges`, two images with maps) ends the
 //   branch: the output is written without its map, with a warning naming the filter.
 import Foundation
 import ImageCodecs
@@ -145,8 +147,12 @@ extension Image {
         return .map(made, widened, ratio: ratio)
       }
     case .rerendered where !metadata.baseRenditionIsHDR:
-      let (made, widened) = GainMapRerendering.node(map: map, base: node.inputs[0], operation: op, metadata: metadata)
-      return .map(made, widened, ratio: ratio)
+      // A blur at the map's resolution, or the per-pixel operation itself.
+      let blur = op as? any ResolutionMappable
+      if let f = blur.map({ $0.mixingLight(from: node.inputs[0].info.size, to: map.info.size, ratio: ratio) }) ?? op {
+        let (made, widened) = GainMapRerendering.node(map: map, base: node.inputs[0], operation: f, mean: blur != nil, metadata: metadata)
+        return .map(made, widened, ratio: ratio)
+      }
     case .carried: return .map(map, metadata, ratio: ratio)
     case .rescaled:
       if let power = (op as? any GainMapRescaling)?.gainMapLogScale { return .map(map, metadata.scalingLogBoosts(by: power), ratio: ratio) }

@@ -86,11 +86,7 @@ enum GainMapClipping {
     var arguments: Arguments { Arguments(offsets.enumerated().map { ("offset\($0)", ParameterValue.number($1)) } + [("gray", .boolean(gray))]) }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-      var info = inputs[0]
-      info.layout = .rgb
-      return info
-    }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[0].asRGB }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[0].buffer

@@ -1,14 +1,15 @@
 // GainMapRerendering.swift — the gain map recomputed from the HDR rendition for a per-pixel colour
 // or tone edit that neither carries nor rescales it (invert, a matrix, curve or levels that reverses
-// or reshapes the tones, a custom kernel): the edit applied to both renditions, and the map made
-// again as their ratio.
+// or reshapes the tones, a custom kernel) and for a blur: the edit applied to both renditions, and
+// the map made again as their ratio.
 //
 // Definition: S is the base before the edit, box-averaged in linear light to the map's resolution;
 // L_c the map's log boost per map pixel and channel (stored value m: min_c + (max_c − min_c)·m^(1/γ_c));
 // o_c and o′_c the SDR and HDR offsets; h = 2^HDRCapacityMax the headroom at which the map is
 // applied fully. The input's HDR rendition at full headroom is H_c = (S_c + o_c)·2^L_c − o′_c.
 // f is the operation itself (`PointOperation`: its output pixel depends on its input pixel alone,
-// in its own working space, on values 0…1). The edited renditions are
+// in its own working space, on values 0…1), or a blur repeated at the map's resolution in its own
+// working space (`ResolutionMappable.mixingLight`). The edited renditions are
 //
 //   SDR′ = clamp(f(S), 0, 1),        HDR′ = h · clamp(f(clamp(H / h, 0, 1)), 0, 1)
 //
@@ -30,6 +31,10 @@
 // f(B)·G, needs f to keep brighter brighter: a reversal would light up the new shadows with the
 // old highlights' boost.
 //
+// A blur in linear light is a weighted mean w: HDR′ + o′ = Σ w·(S + o)·2^L and SDR′ + o = Σ w·(S + o),
+// so 2^L′ is the (S + o)-weighted mean of 2^L over the kernel (the HDR rendition's own blur over
+// the base's), within the map's range: its metadata is kept. Otherwise:
+//
 // Range: SDR′ ∈ [0, 1] and HDR′ ∈ [0, h], so L′_c lies in [log2(o′_c / (1 + o_c)),
 // log2((h + o′_c) / o_c)]; the output's GainMapMin/Max are widened to hold that range (never
 // narrowed), so no recomputed boost is clamped (offsets of 0 are taken as 1/64 for the bound, and
@@ -45,10 +50,11 @@ import ImageCodecs
 import PixelBufferModule
 
 enum GainMapRerendering {
-  /// The map `map` made again after `operation` (a `PointOperation`) applied to `base`, with the
-  /// metadata it is stored with.
-  static func node(map: ImageNode, base: ImageNode, operation: any ImageOperation, metadata: GainMapMetadata) -> (ImageNode, GainMapMetadata) {
-    let widened = metadata.widenedForRerendering
+  /// The map `map` made again after `operation` (a `PointOperation`, or a blur at the map's
+  /// resolution) applied to `base`, with the metadata it is stored with (widened unless the
+  /// operation is a weighted mean in linear light, whose ratios stay within the map's range).
+  static func node(map: ImageNode, base: ImageNode, operation: any ImageOperation, mean: Bool, metadata: GainMapMetadata) -> (ImageNode, GainMapMetadata) {
+    let widened = mean && operation.workingSpace == .linear ? metadata : metadata.widenedForRerendering
     let sdr = ImageNode(
       operation: ScaleOperation(targetSize: map.info.size, kernel: .box, linearLight: true, allowsShrinkOnLoad: false), inputs: [base])
     let hdr = ImageNode(operation: HDRRenditionOperation(metadata: metadata, gray: map.info.layout.isGray), inputs: [map, sdr])
@@ -70,11 +76,7 @@ enum GainMapRerendering {
     var arguments: Arguments { metadata.arguments(gray: gray) }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-      var info = inputs[1]
-      info.layout = .rgb
-      return info
-    }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[1].asRGB }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[1].buffer
@@ -85,8 +87,7 @@ enum GainMapRerendering {
           for y in 0..<px.height {
             let row = px[row: y], stored = map[row: y]
             for x in 0..<px.width {
-              let p = row[x]
-              let s = p.w > 0 ? (p / p.w).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) : .zero
+              let s = RatioMapOperation.straight(row[x])
               var h = SIMD4<Float>(0, 0, 0, 1)
               for c in 0..<3 {
                 let boost = m.logBoost(stored: stored[x][gray ? 0 : c], channel: c)
@@ -113,11 +114,7 @@ enum GainMapRerendering {
     var arguments: Arguments { metadata.arguments(gray: false) }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
-      var info = inputs[0]
-      info.layout = .rgb
-      return info
-    }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[0].asRGB }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[0].buffer
@@ -147,6 +144,15 @@ enum GainMapRerendering {
     static func straight(_ p: SIMD4<Float>) -> SIMD4<Float> {
       p.w > 0 ? (p / p.w).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) : .zero
     }
+  }
+}
+
+extension ImageInfo {
+  /// The same info with the RGB layout (a gain map's computations make three channels).
+  var asRGB: ImageInfo {
+    var info = self
+    info.layout = .rgb
+    return info
   }
 }
 

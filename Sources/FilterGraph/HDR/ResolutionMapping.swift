@@ -133,12 +133,30 @@ extension GaussianBlurOperation: ResolutionMappable {
     (mapped.sigma, mapped.linear) = (parameters.sigma * ResolutionRatio.mean(otherSize, inputSize), false)
     return GaussianBlurOperation(mapped)
   }
+
+  public var mixesLight: Bool { true }
+
+  /// σ × the mean ratio, in this blur's own space.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    var mapped = parameters
+    mapped.sigma = parameters.sigma * ResolutionRatio.mean(otherSize, inputSize)
+    return GaussianBlurOperation(mapped)
+  }
 }
 
 extension BoxBlurOperation: ResolutionMappable {
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     var mapped = parameters
     (mapped.radius, mapped.linear) = (Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), false)
+    return BoxBlurOperation(mapped)
+  }
+
+  public var mixesLight: Bool { true }
+
+  /// The radius × the mean ratio, rounded, in this blur's own space.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    var mapped = parameters
+    mapped.radius = Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded())
     return BoxBlurOperation(mapped)
   }
 }
@@ -163,6 +181,15 @@ extension HeldInputOperation: ResolutionMappable {
     else { return nil }
     return HeldInputOperation(operation: mapped)
   }
+
+  /// As the held operation.
+  var mixesLight: Bool { (operation as? any ResolutionMappable)?.mixesLight ?? false }
+
+  /// The held operation's, still held.
+  func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    guard let inner = operation as? any ResolutionMappable, let mapped = inner.mixingLight(from: inputSize, to: otherSize, ratio: ratio) else { return nil }
+    return HeldInputOperation(operation: mapped)
+  }
 }
 
 extension ConvolveOperation: ResolutionMappable {
@@ -173,9 +200,22 @@ extension ConvolveOperation: ResolutionMappable {
       && abs(kernel.scale - sum) <= 1e-9 * sum
   }
 
+  /// A weighted mean mixes light (a kernel with negative values is carried: GainMapPolicy.swift).
+  public var mixesLight: Bool { repeatsAtOtherResolutions }
+
+  /// The binned kernel (`binned`) of a weighted mean; nil for other kernels.
+  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+    mixesLight ? binned(from: inputSize, to: otherSize) : nil
+  }
+
   /// The kernel binned to `otherSize`'s resolution, or nil for a kernel that is no weighted mean.
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    guard repeatsAtOtherResolutions else { return nil }
+    repeatsAtOtherResolutions ? binned(from: inputSize, to: otherSize) : nil
+  }
+
+  /// The kernel binned to `otherSize`'s resolution (each tap spread over the bins its width
+  /// covers there), with its scale and offset; nil when it would be too large.
+  func binned(from inputSize: Size, to otherSize: Size) -> ConvolveOperation? {
     let (rx, ry) = ResolutionRatio.of(otherSize, inputSize)
     let m = kernel.size.width, n = kernel.size.height
     let columns = Self.bins(taps: m, ratio: rx), rows = Self.bins(taps: n, ratio: ry)
@@ -189,7 +229,8 @@ extension ConvolveOperation: ResolutionMappable {
         }
       }
     }
-    guard let binned = try? ConvolutionKernel(size: Size(width: columns.size, height: rows.size), values: values) else { return nil }
+    guard let binned = try? ConvolutionKernel(size: Size(width: columns.size, height: rows.size), values: values, scale: kernel.scale, offset: kernel.offset)
+    else { return nil }
     return ConvolveOperation(kernel: binned, method: method)
   }
 

@@ -110,7 +110,7 @@ final class GainMapGeometryTests: XCTestCase {
     let tinted = try Self.decode(run("saturate amount=0.5\nbrightness amount=0.1"))
     XCTAssertTrue(tinted.map.hasSamePixels(as: try Self.decode(run("scale factor=1")).map))
     XCTAssertEqual(tinted.map.size, source.map.size)
-    for line in ["convolve size=3x3 values=-1,-1,-1,-1,8,-1,-1,-1,-1", "convolve size=3x3 values=0,-1,0,-1,5,-1,0,-1,0"] {
+    for line in ["convolve preset=edges"] {
       let out = try run(line)
       XCTAssertNil(try JPEGCodec.readHeader(out, request: DecodeRequest()).gainMap, line)
       XCTAssertEqual(heard.withLock { warnings.count }, 1, line)

@@ -43,7 +43,9 @@ final class GainMapPolicyTests: XCTestCase {
     XCTAssertEqual(documented.map(\.name), code.map(\.name), "docs/HDR.md's rows should be, in this order:\n\(expected)")
     XCTAssertEqual(documented.map(\.treatment), code.map(\.treatment), "docs/HDR.md's rows should be:\n\(expected)")
     for row in documented { XCTAssertFalse(row.why.isEmpty, "\(row.name) says why") }
-    XCTAssertEqual(Set(code.map(\.treatment)), Set(GainMapTreatment.allCases.map(\.rawValue)), "every treatment is used")
+    // No example ends the map: `dropped` is for `convolve preset=edges` and blends of two images
+    // with maps (GainMapGeometryTests.testMapsCarriedDroppedAndWarned).
+    XCTAssertEqual(Set(code.map(\.treatment)), Set(GainMapTreatment.allCases.map(\.rawValue)).subtracting(["dropped"]), "every treatment is used")
   }
 
   /// Bright vertical lines a 64th of the width wide (4 base pixels, 1 map pixel) every 16th: a blur
@@ -78,6 +80,9 @@ final class GainMapPolicyTests: XCTestCase {
       let image = try Recipe.parse(line, file: nil).compile(input: Image(data: file), context: FilterContext(baseDirectory: URL(fileURLWithPath: ".")))
       let out = try GainMapGeometryTests.decode(renderer.encode(image, format: .jpeg, options: options))
       XCTAssertEqual(out.map.size, Size(width: 64, height: 48), line)
+      // A blur's map is made again from the blurred renditions (GainMapRerenderingTests), not a
+      // picture of the base: only its size is checked here.
+      guard line.hasPrefix("median") else { continue }
       let agreement = GainMapGeometryTests.agreement(base: out.base, map: out.map)
       print("\(line): the map \(agreement) dB from the base's picture")
       XCTAssertGreaterThan(agreement, 25, line)
