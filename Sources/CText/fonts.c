@@ -88,6 +88,37 @@ static void check_family(fg_fonts *fonts, const char *family, FcPattern *match) 
                   "font family '%s' is not installed (fc-list lists the installed ones); using '%s'", family, name);
 }
 
+/// fontconfig's fallback order for the fonts' pattern (FcFontSort, trimmed to the fonts that add
+/// coverage), made the first time a character needs more than the primary: sorting costs about
+/// twice the primary's FcFontMatch, and most texts never need it. The primary, when it came from
+/// fontconfig, is its entry in the order (it is the order's first font), so it is not opened twice.
+/// 0 when out of memory.
+static int sort_fallbacks(fg_fonts *fonts) {
+  if (fonts->sorted || !fonts->pattern) return 1;
+  fonts->sorted = 1;
+  FcResult result;
+  fonts->set = FcFontSort(NULL, fonts->pattern, FcTrue, NULL, &result);
+  if (fonts->set && fonts->set->nfont == 0) {
+    FcFontSetDestroy(fonts->set);
+    fonts->set = NULL;
+  }
+  if (!fonts->set) return 1;
+  fonts->set_font = malloc(sizeof(int) * (size_t)fonts->set->nfont);
+  if (!fonts->set_font) {
+    FcFontSetDestroy(fonts->set);
+    fonts->set = NULL;
+    return 0;
+  }
+  for (int i = 0; i < fonts->set->nfont; i++) {
+    FcChar8 *file; int index = 0;
+    FcPatternGetInteger(fonts->set->fonts[i], FC_INDEX, 0, &index);
+    int primary = fonts->primary_matched && FcPatternGetString(fonts->set->fonts[i], FC_FILE, 0, &file) == FcResultMatch &&
+                  strcmp((const char *)file, fonts->fonts[0].path) == 0 && index == fonts->fonts[0].index;
+    fonts->set_font[i] = primary ? 0 : -1;
+  }
+  return 1;
+}
+
 int fg_fonts_open(fg_fonts *fonts, const fg_text_run *settings, char *message, size_t capacity) {
   memset(fonts, 0, sizeof *fonts);
   fonts->size = settings->size;
@@ -108,37 +139,37 @@ int fg_fonts_open(fg_fonts *fonts, const fg_text_run *settings, char *message, s
     FcPatternAddInteger(pattern, FC_SLANT, settings->italic ? FC_SLANT_ITALIC : FC_SLANT_ROMAN);
     FcConfigSubstitute(NULL, pattern, FcMatchPattern);
     FcDefaultSubstitute(pattern);
+    fonts->pattern = pattern;
+  }
+  if (fonts->count == 0 && pattern) {
+    // The primary is fontconfig's best match (the fallback order's first font) when it opens.
     FcResult result;
-    fonts->set = FcFontSort(NULL, pattern, FcTrue, NULL, &result);
-    if (fonts->set && fonts->set->nfont == 0) {
-      FcFontSetDestroy(fonts->set);
-      fonts->set = NULL;
+    FcPattern *match = FcFontMatch(NULL, pattern, &result);
+    FcChar8 *file; int index = 0; FcCharSet *charset = NULL;
+    if (match && FcPatternGetString(match, FC_FILE, 0, &file) == FcResultMatch) {
+      FcPatternGetInteger(match, FC_INDEX, 0, &index);
+      FcPatternGetCharSet(match, FC_CHARSET, 0, &charset);
+      if (open_font(fonts, (const char *)file, index, charset, NULL, 0) == FG_TEXT_OK) fonts->primary_matched = 1;
     }
-    if (fonts->set && !settings->font_file) check_family(fonts, settings->family, fonts->set->fonts[0]);
-    FcPatternDestroy(pattern);
-  }
-  if (fonts->set) {
-    fonts->set_font = malloc(sizeof(int) * (size_t)fonts->set->nfont);
-    if (!fonts->set_font) { fg_text_message(message, capacity, "out of memory opening fonts"); return FG_TEXT_FAILED; }
-    for (int i = 0; i < fonts->set->nfont; i++) fonts->set_font[i] = -1;
-  }
-  if (fonts->count == 0) {
-    // The primary is fontconfig's best match that opens.
-    if (fonts->set) {
-      for (int i = 0; i < fonts->set->nfont && fonts->count == 0; i++) {
-        FcChar8 *file; int index = 0; FcCharSet *charset = NULL;
+    if (match) check_family(fonts, settings->family, match);
+    if (match) FcPatternDestroy(match);
+    // Else the first font of the fallback order that opens.
+    if (fonts->count == 0) {
+      if (!sort_fallbacks(fonts)) { fg_text_message(message, capacity, "out of memory opening fonts"); return FG_TEXT_FAILED; }
+      for (int i = 0; fonts->set && i < fonts->set->nfont && fonts->count == 0; i++) {
+        charset = NULL;
         if (FcPatternGetString(fonts->set->fonts[i], FC_FILE, 0, &file) != FcResultMatch) continue;
         FcPatternGetInteger(fonts->set->fonts[i], FC_INDEX, 0, &index);
         FcPatternGetCharSet(fonts->set->fonts[i], FC_CHARSET, 0, &charset);
         if (open_font(fonts, (const char *)file, index, charset, NULL, 0) == FG_TEXT_OK) fonts->set_font[i] = 0;
       }
     }
-    if (fonts->count == 0) {
-      fg_text_message(message, capacity,
-                      "no fonts are installed (fontconfig found none); install some, for example "
-                      "'apt-get install fonts-dejavu-core' on Debian or Ubuntu, or give font= a font file");
-      return FG_TEXT_NO_FONTS;
-    }
+  }
+  if (fonts->count == 0) {
+    fg_text_message(message, capacity,
+                    "no fonts are installed (fontconfig found none); install some, for example "
+                    "'apt-get install fonts-dejavu-core' on Debian or Ubuntu, or give font= a font file");
+    return FG_TEXT_NO_FONTS;
   }
   return FG_TEXT_OK;
 }
@@ -153,6 +184,7 @@ void fg_fonts_close(fg_fonts *fonts) {
   free(fonts->fonts);
   free(fonts->set_font);
   if (fonts->set) FcFontSetDestroy(fonts->set);
+  if (fonts->pattern) FcPatternDestroy(fonts->pattern);
   if (fonts->library) FT_Done_FreeType(fonts->library);
   memset(fonts, 0, sizeof *fonts);
 }
@@ -176,6 +208,7 @@ int fg_fonts_choose(fg_fonts *fonts, uint32_t cp, int colour) {
 }
 
 static int fg_fonts_choose_in(fg_fonts *fonts, uint32_t cp, int colour) {
+  if (!sort_fallbacks(fonts)) fonts->out_of_memory = 1;
   for (int i = 0; fonts->set && i < fonts->set->nfont; i++) {
     if (fonts->set_font[i] == -2) continue;
     FcBool is_colour = FcFalse;

@@ -176,6 +176,7 @@ static int itemize_and_shape(paragraph *p) {
     }
     previous_font = font;
     previous_cp = cp;
+    if (fonts->out_of_memory) return FG_TEXT_FAILED;  // the fallback order could not be made
   }
   hb_buffer_t *buffer = hb_buffer_create();
   if (!hb_buffer_allocation_successful(buffer)) return FG_TEXT_FAILED;

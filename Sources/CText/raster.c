@@ -85,6 +85,24 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
     return;
   }
   int ox = (int)lround(left), oy = (int)lround(top);
+  if (bitmap->pixel_mode == FT_PIXEL_MODE_GRAY) {
+    // Coverage bytes, the most common case: the rows and columns inside the target only, each
+    // pixel laid over as `over` does (the same arithmetic, so the same floats).
+    int y0 = t->y0 - oy > 0 ? t->y0 - oy : 0, y1 = t->y0 + t->height - oy < rows ? t->y0 + t->height - oy : rows;
+    int x0 = t->x0 - ox > 0 ? t->x0 - ox : 0, x1 = t->x0 + t->width - ox < columns ? t->x0 + t->width - ox : columns;
+    for (int y = y0; y < y1; y++) {
+      const uint8_t *row = bitmap->buffer + (ptrdiff_t)y * bitmap->pitch;
+      float *line = t->pixels + (size_t)(oy + y - t->y0) * t->row_floats;
+      for (int x = x0; x < x1; x++) {
+        float a = row[x] / 255.0f * c[3];
+        if (a <= 0) continue;
+        float r = c[0] * a, g = c[1] * a, b = c[2] * a, keep = 1 - a;
+        float *q = line + (size_t)(ox + x - t->x0) * 4;
+        q[0] = r + q[0] * keep; q[1] = g + q[1] * keep; q[2] = b + q[2] * keep; q[3] = a + q[3] * keep;
+      }
+    }
+    return;
+  }
   for (int y = 0; y < rows; y++) {
     const uint8_t *row = bitmap->buffer + (ptrdiff_t)y * bitmap->pitch;
     for (int x = 0; x < columns; x++) {
@@ -94,8 +112,7 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
         over(t, ox + x, oy + y, v[0], v[1], v[2], v[3]);
         continue;
       }
-      float coverage = bitmap->pixel_mode == FT_PIXEL_MODE_MONO ? ((row[x >> 3] >> (7 - (x & 7))) & 1)
-                       : bitmap->pixel_mode == FT_PIXEL_MODE_GRAY ? row[x] / 255.0f : 0;
+      float coverage = bitmap->pixel_mode == FT_PIXEL_MODE_MONO ? ((row[x >> 3] >> (7 - (x & 7))) & 1) : 0;
       float a = coverage * c[3];
       over(t, ox + x, oy + y, c[0] * a, c[1] * a, c[2] * a, a);
     }

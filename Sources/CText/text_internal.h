@@ -27,12 +27,16 @@ typedef struct {
 } fg_font;
 
 /// The fonts of one layout: the first is the primary; the rest are opened from fontconfig's
-/// sorted set as characters need them.
+/// sorted set, made and opened as characters need them.
 typedef struct {
   FT_Library library;
   double size;
   fg_font *fonts;
   int count, capacity;
+  FcPattern *pattern;  ///< what was asked of fontconfig (family, weight, slant), substituted
+  int primary_matched; ///< 1 when the primary is fontconfig's best match for `pattern`
+  int sorted;          ///< 1 once `set` is made (when a character first needs a fallback)
+  int out_of_memory;   ///< 1 when making `set` ran out of memory (the layout fails)
   FcFontSet *set;      ///< fontconfig's fallback order (NULL when fontconfig has no fonts)
   int *set_font;       ///< for each set entry, its index in `fonts`, -1 not yet opened, -2 unusable
   char warning[512];

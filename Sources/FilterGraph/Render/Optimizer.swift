@@ -119,6 +119,9 @@ public enum Optimizer {
   /// PSNR stated in docs/Performance.md). Runs before analyses are resolved (`Renderer.scheduled`),
   /// so an analysis between the resample and the blur (smartcrop) sees the same reduced decode.
   static func shrinkOnLoadUnderLowPass(_ root: ImageNode) -> ImageNode {
+    // Without a resample there is nothing to mark, and no node need be asked whether it is a
+    // low pass or a window (each cast's first answer for a type scans every conformance record).
+    guard containsResample(root) else { return root }
     let consumers = consumerCounts(root)
     var marked: Set<ObjectIdentifier> = []
     var seen: Set<ObjectIdentifier> = []
@@ -147,6 +150,16 @@ public enum Optimizer {
       if marked.contains(ObjectIdentifier(node)) { result = shrunk(result, margin: 1) }
       done[ObjectIdentifier(node)] = result
       return result
+    }
+    return visit(root)
+  }
+
+  /// True when a node of the graph resamples.
+  static func containsResample(_ root: ImageNode) -> Bool {
+    var seen: Set<ObjectIdentifier> = []
+    func visit(_ node: ImageNode) -> Bool {
+      guard seen.insert(ObjectIdentifier(node)).inserted else { return false }
+      return node.operation.asResample != nil || node.inputs.contains(where: visit)
     }
     return visit(root)
   }
