@@ -60,6 +60,30 @@ extension PixelBuffer {
     }
   }
 
+  /// Every channel of every pixel as `value(x:y:channel:)` gives it, in row order (pixel
+  /// `(x, y)`'s channel `c` at `(y · width + x) · channelCount + c`): one pass over the rows, for
+  /// loops over whole images, where a `value` call per channel costs a buffer access each.
+  public func nominalValues() -> [Float] {
+    var out: [Float] = []
+    out.reserveCapacity(width * height * format.channelCount)
+    let count = width * format.channelCount
+    switch format.component {
+    case .uint8:
+      withUnsafePixels(as: UInt8.self) { p in
+        for y in 0..<height { for i in 0..<count { out.append(Float(p[row: y][i]) / 255) } }
+      }
+    case .uint16:
+      withUnsafePixels(as: UInt16.self) { p in
+        for y in 0..<height { for i in 0..<count { out.append(Float(p[row: y][i]) / 65535) } }
+      }
+    case .float32:
+      withUnsafePixels(as: Float.self) { p in
+        for y in 0..<height { for i in 0..<count { out.append(p[row: y][i]) } }
+      }
+    }
+    return out
+  }
+
   /// All channel values of the buffer in row order, as integers of the stored type widened to
   /// `Int` (integer formats) — handy for exact comparisons.
   public func integerValues() -> [Int] {
