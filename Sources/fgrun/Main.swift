@@ -53,7 +53,6 @@ struct FGRun: ParsableCommand {
     ProcessSignals.install()
     shareOneMallocArenaUnderAnAddressSpaceLimit()
     let arguments = Array(CommandLine.arguments.dropFirst())
-    RecipeSource.loadFontsEarly(guessingFrom: arguments)
     do {
       var command = try parseAsRoot(FormatFlags.rewritten(arguments))
       try command.run()

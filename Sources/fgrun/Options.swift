@@ -90,9 +90,10 @@ struct RecipeSource {
       } else {
         throw ValidationError("Give a recipe file or -e 'RECIPE TEXT'.")
       }
-      // A recipe that sets text has fontconfig load beside its check and the input's header (if
-      // `loadFontsEarly` has not started it already).
-      if setsText(source.recipe) { FontConfiguration.loadInBackground() }
+      // A recipe that sets text has fontconfig load beside its check and the input's header.
+      if source.recipe.statements.contains(where: { $0.verb.text == TextSourceOperation.table.name }) {
+        FontConfiguration.loadInBackground()
+      }
       try source.recipe.check()
     } catch let error as ValidationError {
       throw error
@@ -100,48 +101,6 @@ struct RecipeSource {
       throw Failure(error, stage: .recipe)
     }
     return source
-  }
-
-  /// True when the recipe has a `text` statement, which needs fontconfig's configuration.
-  static func setsText(_ recipe: Recipe) -> Bool {
-    recipe.statements.contains { $0.verb.text == TextSourceOperation.table.name }
-  }
-
-  /// Starts loading fontconfig (`FontConfiguration.loadInBackground`, ≈ 8 ms of CPU) when the
-  /// command line, before it is parsed, runs a recipe that sets text, so the load runs beside the
-  /// parsing of the arguments (≈ 10 ms) instead of holding up the text's layout. The recipe is
-  /// guessed as `run` and `explain` read it: the text of `-e`/`--expression`, else the first
-  /// argument naming a regular file (a named pipe is never read here: its text would be gone
-  /// when `load` reads it). A wrong guess only starts the load or leaves it to `load`.
-  static func loadFontsEarly(guessingFrom arguments: [String]) {
-    var rest = arguments[...]
-    if rest.first == "run" || rest.first == "explain" { rest = rest.dropFirst() }
-    guard let first = rest.first, first.hasPrefix("-") || isRegularFile(first) else { return }
-    var text: String?
-    var previous: String?
-    for argument in rest {
-      if previous == "-e" || previous == "--expression" {
-        text = argument
-        break
-      }
-      if argument.hasPrefix("--expression=") {
-        text = String(argument.dropFirst("--expression=".count))
-        break
-      }
-      previous = argument
-    }
-    if text == nil, let path = rest.first(where: { !$0.hasPrefix("-") && isRegularFile($0) }) {
-      text = try? RecipeFile.text(of: URL(fileURLWithPath: path), shown: path)
-    }
-    if let text, let recipe = try? Recipe.parse(text, file: nil), setsText(recipe) {
-      FontConfiguration.loadInBackground()
-    }
-  }
-
-  /// True when `path` is a regular file (not a folder, a pipe or a device).
-  private static func isRegularFile(_ path: String) -> Bool {
-    var status = stat()
-    return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
   }
 
   /// The context filters are applied in.

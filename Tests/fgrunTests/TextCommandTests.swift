@@ -61,16 +61,4 @@ final class TextCommandTests: XCTestCase {
     XCTAssertEqual(run.status, 65, run.stderr)
     XCTAssertTrue(run.stderr.contains("is not a font FreeType can read"), run.stderr)
   }
-
-  /// A text recipe read from a pipe (`<(…)`) is read once, by the run: fontconfig's early start,
-  /// which guesses the recipe before the arguments are parsed, reads regular files only (had it
-  /// read the pipe, the run would find the recipe empty: exit 64).
-  func testATextRecipeFromAPipeIsReadOnce() throws {
-    let binary = try XCTUnwrap(FGRunTests.binary?.path)
-    let run = try ChildProcess.run(
-      "/bin/bash", ["-c", "timeout 120 \"$0\" <(cat credit.txt) \"$1\" out.png", binary, Fixtures.url("jpeg/testorig.jpg").path],
-      in: folder)
-    XCTAssertEqual(run.status, 0, run.stderr)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.png").path))
-  }
 }

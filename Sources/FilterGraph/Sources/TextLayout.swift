@@ -90,12 +90,12 @@ public enum FontConfiguration {
   /// use; a thread that asks while another loads it waits for that one load.
   static let loaded: Bool = fg_text_load_fonts() != 0
 
-  /// Starts loading it on another thread (once; later calls do nothing), so that text laid out
-  /// later (a recipe's `text`, once the recipe is checked and its input's header read) finds it
-  /// loaded rather than loading it on the render's serial path.
-  public static func loadInBackground() { _ = started }
-
-  private static let started: Void = Thread.detachNewThread { _ = loaded }
+  /// Starts loading it on another thread, so that text laid out later (a recipe's `text`, once
+  /// the recipe is checked and its input's header read) finds it loaded rather than loading it on
+  /// the render's serial path.
+  public static func loadInBackground() {
+    Thread.detachNewThread { _ = loaded }
+  }
 }
 
 /// A laid-out string; see the file comment. Calls into the layout are serialised (FreeType
