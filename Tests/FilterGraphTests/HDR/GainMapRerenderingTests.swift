@@ -11,15 +11,21 @@ import TestSupport
 import XCTest
 
 final class GainMapRerenderingTests: XCTestCase {
+  /// A new folder, removed when the test ends.
+  func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+    return folder
+  }
+
   /// `invert; scale 0.5` on the libultrahdr fixture (RGB map at the base's resolution, headroom
   /// 49.26) and on `rampsPhoto` (gray map at a quarter, headroom 4): libultrahdr's rendition of the output against h · dec(1 − enc(H/h)) of the input's
   /// rendition H, resized in linear light; libvips reads the max and min boosts as
   /// (h + 1/64)·64 and (1/64)/(1 + 1/64) (the range every recomputed boost lies in) and the
   /// headroom unchanged.
   func testInvertMakesTheMapFromTheInvertedHDRRendition() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder()
     let ramps = folder.appendingPathComponent("ramps.jpg")
     try Self.rampsPhoto().write(to: ramps)
     for (name, input, headroom, threshold) in [("libultrahdr", Fixtures.url("uhdr/libultrahdr.jpg"), 49.26108, 26.0), ("ramps", ramps, 4, 35)] {
@@ -34,9 +40,7 @@ final class GainMapRerenderingTests: XCTestCase {
   /// capabilities, not their names): ≥ 35 dB from the ramps' rendition inverted over its
   /// headroom, as invert; a curve that rises and falls is rerendered and keeps the map.
   func testOtherReversalsAreRerenderedAsInvert() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder()
     let ramps = folder.appendingPathComponent("ramps.jpg")
     try Self.rampsPhoto().write(to: ramps)
     for edit in ["levels out-black=1 out-white=0", "matrix values=-1,0,0,0,1,0,-1,0,0,1,0,0,-1,0,1,0,0,0,1,0"] {
@@ -76,9 +80,7 @@ final class GainMapRerenderingTests: XCTestCase {
   /// 39.8 dB (38.4; seen failing). A weighted mean in linear light keeps the ratios within the map's range: the
   /// metadata is unchanged.
   func testBlurMakesTheMapFromTheBlurredRenditions() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder()
     for name in ["vips"] {
       let input = Fixtures.url("uhdr/\(name).jpg"), output = folder.appendingPathComponent("blurred.jpg")
       let image = try Recipe.parse("blur sigma=6", file: nil).compile(input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
@@ -102,9 +104,7 @@ final class GainMapRerenderingTests: XCTestCase {
   /// the map's resolution instead: 42.5 and 23.8 dB (48.2, 36.7; fgrun at quality 90: the
   /// laplacian fails); dropped before (no map).
   func testConvolveWithNegativeValuesCarriesTheMap() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rerender-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder()
     let cases = [("vips", "0,-1,0,-1,5,-1,0,-1,0", 41.5), ("libultrahdr", "-1,-1,-1,-1,8,-1,-1,-1,-1", 40)]
     for (name, values, threshold) in cases {
       let input = Fixtures.url("uhdr/\(name).jpg"), output = folder.appendingPathComponent("convolved.jpg")
