@@ -46,7 +46,8 @@ extension ImageServer {
   /// Renders and encodes `job` off the event loop. The source's decoded pixels then leave the
   /// renderer's cache, as a batch's do (no later request reads the same bytes; the watermark stays).
   ///
-  /// - Throws: `ServerError` for failures the source caused (422), `CancellationError`.
+  /// - Throws: `ServerError` for failures the source caused (422) and memory the system refused
+  ///   (503), `CancellationError`.
   func render(_ job: PreparedRenderJob) async throws -> RenderResult {
     defer { renderer.removeFromCache(job.source) }
     do {
@@ -62,6 +63,9 @@ extension ImageServer {
     case (_, let cancelled as CancellationError): return cancelled
     case (_, let server as ServerError): return server
     case (_, let limit as GraphLimitError): return ServerError.unprocessable("The request asks too much: \(limit.message)")
+    case (_, let memory as PixelAllocationError):
+      // The server's memory (an address-space limit, the system's), not the request, is at fault.
+      return ServerError(503, "The server has not enough memory for this image now (\(memory.amount) could not be allocated). Retry later.", retryAfter: 5)
     case (_, let codec as CodecError) where error.stage != .recipe: return ServerError.from(codec: codec)
     case (.options, let other): return ServerError.badURL("The output format cannot be written: \(other)")
     case (.recipe, let other): return ServerError.badURL("The options cannot be applied: \(other)")
