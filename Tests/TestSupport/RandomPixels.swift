@@ -64,43 +64,30 @@ extension PixelBuffer {
   /// `(x, y)`'s channel `c` at `(y · width + x) · channelCount + c`): one pass over the rows, for
   /// loops over whole images, where a `value` call per channel costs a buffer access each.
   public func nominalValues() -> [Float] {
-    var out: [Float] = []
-    out.reserveCapacity(width * height * format.channelCount)
-    let count = width * format.channelCount
     switch format.component {
-    case .uint8:
-      withUnsafePixels(as: UInt8.self) { p in
-        for y in 0..<height { for i in 0..<count { out.append(Float(p[row: y][i]) / 255) } }
-      }
-    case .uint16:
-      withUnsafePixels(as: UInt16.self) { p in
-        for y in 0..<height { for i in 0..<count { out.append(Float(p[row: y][i]) / 65535) } }
-      }
-    case .float32:
-      withUnsafePixels(as: Float.self) { p in
-        for y in 0..<height { for i in 0..<count { out.append(p[row: y][i]) } }
-      }
+    case .uint8: return storedValues(UInt8.self) { Float($0) / 255 }
+    case .uint16: return storedValues(UInt16.self) { Float($0) / 65535 }
+    case .float32: return storedValues(Float.self) { $0 }
     }
-    return out
   }
 
   /// All channel values of the buffer in row order, as integers of the stored type widened to
   /// `Int` (integer formats) — handy for exact comparisons.
   public func integerValues() -> [Int] {
-    var out: [Int] = []
+    switch format.component {
+    case .uint8: return storedValues(UInt8.self) { Int($0) }
+    case .uint16: return storedValues(UInt16.self) { Int($0) }
+    case .float32: preconditionFailure("integerValues() on a float buffer")
+    }
+  }
+
+  /// Every stored value (of type `T`) in row order, each through `convert`.
+  private func storedValues<T, Result>(_ type: T.Type, _ convert: (T) -> Result) -> [Result] {
+    var out: [Result] = []
     out.reserveCapacity(width * height * format.channelCount)
     let count = width * format.channelCount
-    switch format.component {
-    case .uint8:
-      withUnsafePixels(as: UInt8.self) { p in
-        for y in 0..<height { for i in 0..<count { out.append(Int(p[row: y][i])) } }
-      }
-    case .uint16:
-      withUnsafePixels(as: UInt16.self) { p in
-        for y in 0..<height { for i in 0..<count { out.append(Int(p[row: y][i])) } }
-      }
-    case .float32:
-      preconditionFailure("integerValues() on a float buffer")
+    withUnsafePixels(as: T.self) { p in
+      for y in 0..<height { for i in 0..<count { out.append(convert(p[row: y][i])) } }
     }
     return out
   }

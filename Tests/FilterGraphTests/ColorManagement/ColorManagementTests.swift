@@ -95,8 +95,6 @@ final class ColorManagementTests: XCTestCase {
   /// perceptual table is its relative one with a zero black), with one renderer (its decode cache
   /// keyed by the rendering), decoded whole and streamed.
   func testCMYKSourceTakesTheRequestedIntent() throws {
-    // Not under ThreadSanitizer (make test-tsan): colours against lcms2 per intent, ~50 s instrumented; the conversion's threads run in the other colour tests.
-    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] == "thread" { throw XCTSkip("not under ThreadSanitizer") }
     let conversions: [(intent: RenderingIntent, bpc: Bool)] = [
       (.relative, false), (.perceptual, false), (.saturation, false), (.absolute, false), (.relative, true),
     ]
