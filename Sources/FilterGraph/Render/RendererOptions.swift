@@ -13,7 +13,7 @@ public struct RendererOptions: Hashable, Sendable {
   public var cacheLimitBytes: Int
   /// Rewrites applied before rendering.
   public var optimizer: OptimizerOptions
-  /// How many bands of tiles may be in flight ahead of the one being written (default: 2 per thread).
+  /// How many bands of tiles may be in flight ahead of the one being written (default: one per thread and one more).
   public var bandsInFlight: Int?
   /// JPEG sources at least this large once decoded (default 4 MiB) are streamed when the graph
   /// reads them in order: decoded on demand into a window of rows, never held whole (see

@@ -20,8 +20,12 @@ import ImageCodecs
 import PixelBufferModule
 
 extension Renderer {
-  /// How many bands of tiles may be in flight at once.
-  var bandWindow: Int { max(1, options.bandsInFlight ?? 2 * options.threads) }
+  /// How many bands of tiles may be in flight at once: by default one per worker and one more, so
+  /// a worker finding its band's tiles taken goes on to the next band while the oldest is handed
+  /// to the sink. Each band costs its output rows and, for a streamed source, the decoded rows it
+  /// reads (on the 24 MP photo, two workers: 2-3 MB less peak memory than two bands per worker,
+  /// at the same times; docs/Performance.md).
+  var bandWindow: Int { max(1, options.bandsInFlight ?? options.threads + 1) }
 
   /// A streamed decoder for `source` (of `region` only, when given; CMYK converted with
   /// `rendering`) when the rules allow it (see `streamingMinimumBytes`).
