@@ -180,12 +180,10 @@ public protocol ResolutionMappable: ImageOperation {
   /// False when this instance is not repeated at other resolutions (`mapped` gives nil): a gain map
   /// following its input ends there.
   var repeatsAtOtherResolutions: Bool { get }
-  /// True when the operation mixes neighbouring pixels' light (a blur), so that a gain map is made
-  /// again from it applied to both renditions (HDR/GainMapRerendering.swift) rather than moved.
+  /// True when the operation mixes neighbouring pixels' light (a blur): `mapped` is then the same
+  /// filter in its own working space, which a gain map's branch applies to both renditions to make
+  /// the map again (HDR/GainMapRerendering.swift) rather than to the map's values.
   var mixesLight: Bool { get }
-  /// When `mixesLight`: the same filter, in its own working space, for an input of `otherSize`
-  /// showing the same picture (resolution `ratio` of this one's per axis); nil otherwise.
-  func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)?
 }
 
 extension ResolutionMappable {
@@ -193,8 +191,6 @@ extension ResolutionMappable {
   public var repeatsAtOtherResolutions: Bool { true }
   /// Moves pixels.
   public var mixesLight: Bool { false }
-  /// Moves pixels: nil.
-  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? { nil }
 
   /// The other image's own size says its resolution.
   public func mapped(from inputSize: Size, to otherSize: Size, ratio: (Double, Double), fill: Color) -> (any ImageOperation)? {

@@ -147,9 +147,11 @@ extension Image {
         return .map(made, widened, ratio: ratio)
       }
     case .rerendered where !metadata.baseRenditionIsHDR:
-      // A blur at the map's resolution, or the per-pixel operation itself.
-      let blur = op as? any ResolutionMappable
-      if let f = blur.map({ $0.mixingLight(from: node.inputs[0].info.size, to: map.info.size, ratio: ratio) }) ?? op {
+      // A blur at the map's resolution (the map ends when it cannot be repeated there), or the
+      // per-pixel operation itself.
+      let blur = (op as? any ResolutionMappable).flatMap { $0.mixesLight ? $0 : nil }
+      let f = blur.map { $0.mapped(from: node.inputs[0].info.size, to: map.info.size, ratio: ratio, fill: metadata.neutralFill) } ?? op
+      if let f {
         let (made, widened) = GainMapRerendering.node(map: map, base: node.inputs[0], operation: f, mean: blur != nil, metadata: metadata)
         return .map(made, widened, ratio: ratio)
       }
@@ -179,11 +181,7 @@ extension GainMapMetadata {
   /// The map value (straight sRGB-encoded colour = stored samples) meaning a boost of 1 (log2 0):
   /// ((0 − min) / (max − min))^gamma per channel, clamped to 0…1.
   var neutralFill: Color {
-    let v = (0..<3).map { c -> Float in
-      let span = gainMapMax[c] - gainMapMin[c]
-      guard span > 0, gamma[c] > 0 else { return 0 }
-      return Float(pow(min(max(-gainMapMin[c] / span, 0), 1), gamma[c]))
-    }
+    let v = (0..<3).map { Float(sample(logBoost: 0, channel: $0)) }
     return Color(red: v[0], green: v[1], blue: v[2])
   }
 }

@@ -9,7 +9,7 @@
 // applied fully. The input's HDR rendition at full headroom is H_c = (S_c + o_c)·2^L_c − o′_c.
 // f is the operation itself (`PointOperation`: its output pixel depends on its input pixel alone,
 // in its own working space, on values 0…1), or a blur repeated at the map's resolution in its own
-// working space (`ResolutionMappable.mixingLight`). The edited renditions are
+// working space (`ResolutionMappable.mixesLight`, its `mapped`). The edited renditions are
 //
 //   SDR′ = clamp(f(S), 0, 1),        HDR′ = h · clamp(f(clamp(H / h, 0, 1)), 0, 1)
 //
@@ -163,18 +163,13 @@ extension GainMapMetadata {
   /// The log2 boost a map sample means in `channel`, from its value as the renderer holds it
   /// (the stored value through the sRGB curve: the map is an untagged source in linear light).
   func logBoost(stored linear: Float, channel c: Int) -> Double {
-    let stored = min(max(Double(SRGBCurve.encode(linear)), 0), 1)
-    let recovery = gamma[c] > 0 ? pow(stored, 1 / gamma[c]) : stored
-    return gainMapMin[c] + (gainMapMax[c] - gainMapMin[c]) * recovery
+    logBoost(sample: Double(SRGBCurve.encode(linear)), channel: c)
   }
 
   /// The sample (as the renderer holds it, through the sRGB curve) meaning the log2 boost `boost`
   /// in `channel`, clamped to the map's range.
   func storedValue(logBoost boost: Double, channel c: Int) -> Float {
-    let span = gainMapMax[c] - gainMapMin[c]
-    guard span > 0, !boost.isNaN else { return 0 }
-    let recovery = min(max((boost - gainMapMin[c]) / span, 0), 1)
-    return SRGBCurve.decode(Float(gamma[c] > 0 ? pow(recovery, gamma[c]) : recovery))
+    SRGBCurve.decode(Float(sample(logBoost: boost, channel: c)))
   }
 
   /// The metadata a rerendered map is stored with: GainMapMin/Max widened to every boost the

@@ -21,8 +21,10 @@
 //   which differs from interpolating the stored values only across sharp edges of the map.
 // - `flatten` onto a colour becomes a flatten onto `fill` on the map's stored values (what was
 //   transparent is SDR content; GainMapOverlay.swift says why stored values);
-// - `blur` σ, `boxblur` and `median` radius ρ become the same filter with σ·r̄, round(ρ·r̄)
-//   (r̄ = (rx + ry)/2), on the stored values; a held step (a large blur's reduced steps) stays held;
+// - `median` radius ρ becomes `median` with round(ρ·r̄) (r̄ = (rx + ry)/2) on the stored values;
+//   `blur` σ and `boxblur` radius ρ become the same filter with σ·r̄, round(ρ·r̄) in their own
+//   working space, which mixes light (`mixesLight`): the map is made again from it applied to both
+//   renditions (GainMapRerendering.swift); a held step (a large blur's reduced steps) stays held;
 // - `convolve` with a weighted mean (every value ≥ 0, offset 0, scale their sum: a blur of any shape)
 //   becomes the kernel binned to the other resolution: base tap i covers [i − c − ½, i − c + ½]·r
 //   of the other image's pixels, and gives each tap j of the new kernel (centred, as few as cover
@@ -128,37 +130,25 @@ extension FlattenOperation: ResolutionMappable {
 }
 
 extension GaussianBlurOperation: ResolutionMappable {
-  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    var mapped = parameters
-    (mapped.sigma, mapped.linear) = (parameters.sigma * ResolutionRatio.mean(otherSize, inputSize), false)
-    return GaussianBlurOperation(mapped)
-  }
-
-  public var mixesLight: Bool { true }
-
   /// σ × the mean ratio, in this blur's own space.
-  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     var mapped = parameters
     mapped.sigma = parameters.sigma * ResolutionRatio.mean(otherSize, inputSize)
     return GaussianBlurOperation(mapped)
   }
+
+  public var mixesLight: Bool { true }
 }
 
 extension BoxBlurOperation: ResolutionMappable {
-  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
-    var mapped = parameters
-    (mapped.radius, mapped.linear) = (Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded()), false)
-    return BoxBlurOperation(mapped)
-  }
-
-  public var mixesLight: Bool { true }
-
   /// The radius × the mean ratio, rounded, in this blur's own space.
-  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
+  public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {
     var mapped = parameters
     mapped.radius = Int((Double(parameters.radius) * ResolutionRatio.mean(otherSize, inputSize)).rounded())
     return BoxBlurOperation(mapped)
   }
+
+  public var mixesLight: Bool { true }
 }
 
 extension MedianOperation: ResolutionMappable {
@@ -184,12 +174,6 @@ extension HeldInputOperation: ResolutionMappable {
 
   /// As the held operation.
   var mixesLight: Bool { (operation as? any ResolutionMappable)?.mixesLight ?? false }
-
-  /// The held operation's, still held.
-  func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
-    guard let inner = operation as? any ResolutionMappable, let mapped = inner.mixingLight(from: inputSize, to: otherSize, ratio: ratio) else { return nil }
-    return HeldInputOperation(operation: mapped)
-  }
 }
 
 extension ConvolveOperation: ResolutionMappable {
@@ -202,11 +186,6 @@ extension ConvolveOperation: ResolutionMappable {
 
   /// A weighted mean mixes light (a kernel with negative values is carried: GainMapPolicy.swift).
   public var mixesLight: Bool { repeatsAtOtherResolutions }
-
-  /// The binned kernel (`binned`) of a weighted mean; nil for other kernels.
-  public func mixingLight(from inputSize: Size, to otherSize: Size, ratio: (Double, Double)) -> (any ImageOperation)? {
-    mixesLight ? binned(from: inputSize, to: otherSize) : nil
-  }
 
   /// The kernel binned to `otherSize`'s resolution, or nil for a kernel that is no weighted mean.
   public func mapped(from inputSize: Size, to otherSize: Size, fill: Color) -> (any ImageOperation)? {

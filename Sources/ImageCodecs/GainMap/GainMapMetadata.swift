@@ -98,9 +98,23 @@ public struct GainMapMetadata: Hashable, Sendable {
   /// `weight`, and the offsets around it: `other = (base + offsets.base) · factor − offsets.other`.
   @inline(__always)
   public func factor(sample: Double, channel c: Int, weight: Double) -> Double {
+    exp2(logBoost(sample: sample, channel: c) * weight)
+  }
+
+  /// The log2 boost a map sample `sample` (0…1, clamped) stands for in channel `c`:
+  /// `gainMapMin · (1 − r) + gainMapMax · r` with `r = sample^(1 / gamma)`.
+  @inline(__always)
+  public func logBoost(sample: Double, channel c: Int) -> Double {
     let recovery = pow(min(max(sample, 0), 1), 1 / gamma[c])
-    let logBoost = gainMapMin[c] * (1 - recovery) + gainMapMax[c] * recovery
-    return exp2(logBoost * weight)
+    return gainMapMin[c] * (1 - recovery) + gainMapMax[c] * recovery
+  }
+
+  /// The map sample (0…1) standing for the log2 boost `boost` in channel `c`, the inverse of
+  /// `logBoost(sample:channel:)`: clamped to the map's range, 0 when the range is empty.
+  public func sample(logBoost boost: Double, channel c: Int) -> Double {
+    let span = gainMapMax[c] - gainMapMin[c]
+    guard span > 0, gamma[c] > 0, !boost.isNaN else { return 0 }
+    return pow(min(max((boost - gainMapMin[c]) / span, 0), 1), gamma[c])
   }
 
   /// The offsets of the base and the alternate rendition for channel `c`.
