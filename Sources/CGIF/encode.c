@@ -27,9 +27,9 @@
 
 struct cgif_writer {
   GifFileType *gif;
-  uint8_t *bytes;
-  size_t length, capacity;
-  int out_of_memory;
+  cgif_sink sink;
+  void *context;
+  int sink_refused;
   int width, height, max_colors, dither, keep_transparent, tolerance;
   cgif_quantizer *quantizer;
   uint8_t *current, *previous;  ///< the target frames, straight RGBA, alpha 0 or 255
@@ -57,24 +57,15 @@ static int fail(int status, char *message, size_t capacity, const char *format, 
 static int write_bytes(GifFileType *gif, const GifByteType *data, int count) {
   cgif_writer *w = gif->UserData;
   if (count <= 0) return 0;
-  if (w->length + (size_t)count > w->capacity) {
-    size_t capacity = w->capacity ? w->capacity : 65536;
-    while (capacity < w->length + (size_t)count) capacity *= 2;
-    uint8_t *grown = realloc(w->bytes, capacity);
-    if (!grown) {
-      w->out_of_memory = 1;
-      return 0;
-    }
-    w->bytes = grown;
-    w->capacity = capacity;
+  if (w->sink_refused || w->sink(w->context, data, (size_t)count) != 0) {
+    w->sink_refused = 1;
+    return 0;
   }
-  memcpy(w->bytes + w->length, data, (size_t)count);
-  w->length += (size_t)count;
   return count;
 }
 
 static int gif_failure(cgif_writer *w, char *message, size_t capacity) {
-  if (w->out_of_memory) return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory writing the GIF.");
+  if (w->sink_refused) return fail(CGIF_INVALID, message, capacity, "The GIF's output refused its bytes.");
   const char *text = GifErrorString(w->gif ? w->gif->Error : 0);
   return fail(CGIF_CORRUPT, message, capacity, "giflib could not write the GIF: %s.", text ? text : "unknown error");
 }
@@ -84,8 +75,12 @@ size_t cgif_writer_state_bytes(int width, int height) {
 }
 
 cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, int keep_transparent,
-                             int tolerance, int *status, char *message, size_t capacity) {
+                             int tolerance, cgif_sink sink, void *context, int *status, char *message, size_t capacity) {
   *status = CGIF_OK;
+  if (!sink) {
+    *status = fail(CGIF_INVALID, message, capacity, "A GIF writer needs a sink for its bytes.");
+    return NULL;
+  }
   if (width < 1 || height < 1 || width > 65535 || height > 65535) {
     *status = fail(CGIF_INVALID, message, capacity, "A GIF is 1 to 65535 pixels a side, not %d × %d.", width, height);
     return NULL;
@@ -93,6 +88,8 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
   cgif_writer *w = calloc(1, sizeof *w);
   const size_t pixels = (size_t)width * height;
   if (w) {
+    w->sink = sink;
+    w->context = context;
     w->width = width;
     w->height = height;
     w->max_colors = max_colors < 2 ? 2 : max_colors > 256 ? 256 : max_colors;
@@ -138,6 +135,7 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
 void cgif_writer_free(cgif_writer *w) {
   if (!w) return;
   int error = 0;
+  w->sink_refused = 1;  // an unfinished GIF is abandoned: giflib's trailer is not written
   if (w->gif) EGifCloseFile(w->gif, &error);
   cgif_quantizer_free(w->quantizer);
   free(w->current);
@@ -146,7 +144,6 @@ void cgif_writer_free(cgif_writer *w) {
   free(w->take);
   free(w->indices);
   free(w->wide);
-  free(w->bytes);
   free(w);
 }
 
@@ -285,9 +282,7 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   return CGIF_OK;
 }
 
-int cgif_writer_finish(cgif_writer *w, uint8_t **out, size_t *out_length, char *message, size_t capacity) {
-  *out = NULL;
-  *out_length = 0;
+int cgif_writer_finish(cgif_writer *w, char *message, size_t capacity) {
   if (!w || !w->gif) return fail(CGIF_INVALID, message, capacity, "The GIF is already finished.");
   if (!w->frames) return fail(CGIF_INVALID, message, capacity, "A GIF needs at least one frame.");
   int status = write_held(w, message, capacity);
@@ -295,15 +290,10 @@ int cgif_writer_finish(cgif_writer *w, uint8_t **out, size_t *out_length, char *
   int error = 0;
   const int closed = EGifCloseFile(w->gif, &error);
   w->gif = NULL;
-  if (closed != GIF_OK || w->out_of_memory) {
-    if (w->out_of_memory) return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory writing the GIF.");
+  if (w->sink_refused) return fail(CGIF_INVALID, message, capacity, "The GIF's output refused its bytes.");
+  if (closed != GIF_OK) {
     const char *text = GifErrorString(error);
     return fail(CGIF_CORRUPT, message, capacity, "giflib could not finish the GIF: %s.", text ? text : "unknown error");
   }
-  uint8_t *fitted = realloc(w->bytes, w->length);  // gives back the doubling's slack
-  *out = fitted ? fitted : w->bytes;
-  *out_length = w->length;
-  w->bytes = NULL;
-  w->length = w->capacity = 0;
   return CGIF_OK;
 }

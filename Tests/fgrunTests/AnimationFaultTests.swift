@@ -57,7 +57,7 @@ extension FGRunTests {
       }
       try writer.add(frame, delay: 100)
     }
-    return try writer.finish()
+    return try XCTUnwrap(writer.finish())
   }
 
   /// A shared library, built with the C compiler beside swiftc, whose `WebPEncode` fails pictures

@@ -85,24 +85,7 @@ int cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, in
 /// The longest a frame of an animated WebP may last, in ms (the ANMF chunk's 24 bits).
 #define CWEBP_MAX_DURATION 0xFFFFFF
 
-/// One frame of an animation being assembled: a WebP image (as `cwebp_encode` returns it) placed
-/// with its top-left corner at (`x`, `y`), both even, shown for `duration` ms.
-typedef struct {
-  const uint8_t *bytes;
-  size_t length;
-  int x, y, duration;
-} cwebp_frame;
-
-/// Assembles an animated WebP of `width` × `height` played `loop_count` times (0: forever) from
-/// `count` frames, each replacing its rectangle of the canvas (no blending, no disposal), with the
-/// ICC, EXIF and XMP chunks given (any may be NULL); `*out` as `cwebp_encode`. The frames' bytes
-/// stay the caller's.
-int cwebp_animation_assemble(const cwebp_frame *frames, int count, int width, int height, int loop_count,
-                             const uint8_t *icc, size_t icc_length, const uint8_t *exif, size_t exif_length,
-                             const uint8_t *xmp, size_t xmp_length, uint8_t **out, size_t *out_length, char *message,
-                             size_t capacity);
-
-/// Releases bytes `cwebp_encode` or `cwebp_animation_assemble` returned.
+/// Releases bytes `cwebp_encode` returned.
 void cwebp_free(uint8_t *bytes);
 
 #ifdef __cplusplus

@@ -7,8 +7,10 @@
 // descriptive metadata into the recipe's graph, so the writer gets what a still's encoder would
 // (`MetadataKinds.written`: EXIF made true of the upright written frames, XMP as read). Frames are
 // rendered in sRGB and written without an ICC profile, and flattened onto the background when the
-// format stores no alpha (`Renderer.flattened`). The file is encoded whole in memory, then
-// delivered as an Ultra HDR JPEG is: atomically to a file, as bytes, or to a stream.
+// format stores no alpha (`Renderer.flattened`). The writer's bytes go to the destination as the
+// frames are encoded (`AnimationOutput`): to a file through `OutputFile` (an unnamed file moved
+// into place once complete and vetted, as a still's), to a stream as they come, or collected in
+// memory for a `.memory` destination.
 
 import Foundation
 import ImageCodecs
@@ -34,15 +36,14 @@ extension PreparedRenderJob {
   ) throws -> RenderResult {
     let format = encoding.format
     let started = RenderTimings.now()
-    let done: AnimationRender
-    let data: Data?
-    let bytes: Data
+    var done: AnimationRender?
+    var data: Data?
+    var byteCount = 0
     do {
       let coding = try Renderer.encoding(format, options)
       guard let decoding = source.codec as? any AnimationDecoding.Type, let file = source.bytes else {
         throw CodecError(.unsupported, "\(source.name) is not an animation \(source.codec.displayName) reads frame by frame.")
       }
-      let reader = try decoding.makeFrameReader(file, limits: source.options.limits)
       let stored = source.header.metadata
       let orientation = source.options.autoOrient ? stored.orientation : .up
       let carried = ImageMetadata(
@@ -50,32 +51,45 @@ extension PreparedRenderJob {
         xmpExtension: stored.xmpExtension)
       let recipe = frames.recipe
       let background = options.background
-      done = try renderer.renderFrames(
-        from: reader,
-        applying: { frame in
-          Renderer.flattened(try recipe(orientation == .up ? frame : frame.oriented(orientation)), for: coding, background: background)
-        },
-        options: frames.options, metadata: carried, stop: stop
-      ) { size, layout, loops, metadata in
-        try encoding.makeAnimationWriter(
-          size: size, layout: layout, loopCount: loops, options: coding.options,
-          metadata: options.keptMetadata.written(from: metadata, size: size, profile: nil, format: format),
-          executor: renderer.pool)
+      // The frame loop into `handle` (nil: memory); the file's bytes for memory.
+      func run(_ handle: OutputHandle?) throws -> Data? {
+        let reader = try decoding.makeFrameReader(file, limits: source.options.limits)
+        let output = AnimationOutput(handle: handle, format: "animated \(encoding.displayName)")
+        let render = try renderer.renderFrames(
+          from: reader,
+          applying: { frame in
+            Renderer.flattened(try recipe(orientation == .up ? frame : frame.oriented(orientation)), for: coding, background: background)
+          },
+          options: frames.options, metadata: carried, stop: stop
+        ) { size, layout, loops, count, metadata in
+          try encoding.makeAnimationWriter(
+            size: size, layout: layout, loopCount: loops, frameCount: count, options: coding.options,
+            metadata: options.keptMetadata.written(from: metadata, size: size, profile: nil, format: format),
+            executor: renderer.pool, output: output)
+        }
+        let bytes = try render.writer.finish()
+        done = render
+        byteCount = output.count
+        try vet?(render.warnings, render.damage)
+        written?()
+        return bytes
       }
-      bytes = try done.writer.finish()
-      try vet?(done.warnings, done.damage)
-      data = try deliver(bytes, protecting: options.protectedInputs)
-      written?()
+      switch destination {
+      case .file(let url): try OutputFile.write(to: url, protecting: options.protectedInputs) { _ = try run($0) }
+      case .memory: data = try run(nil)
+      case .handle(let handle): _ = try run(handle)
+      }
     } catch {
       throw RenderJobError(stage: .output, underlying: error)
     }
+    guard let done else { throw RenderJobError(stage: .output, underlying: CodecError(.invalidArgument, "The animation was not written.")) }
     var isStream = false
     if case .handle = destination { isStream = true }
     var timings = self.timings
     timings.renderSeconds = RenderTimings.now() - started
     return RenderResult(
       data: data, format: format, size: done.summary.size, frameCount: done.summary.delays.count, inputSize: input.info.size,
-      byteCount: isStream ? nil : bytes.count, warnings: done.warnings, damage: done.damage, target: nil, timings: timings)
+      byteCount: isStream ? nil : byteCount, warnings: done.warnings, damage: done.damage, target: nil, timings: timings)
   }
 
   /// The image an animated input gives in a format that holds one picture, and the warning that

@@ -72,7 +72,8 @@ public struct PreparedRenderJob {
   /// its working copies). Batches and the server admit a job by it before anything is allocated.
   public var estimatedMemory: Int {
     if let frames, let format = try? outputFormat(), let encoding = format.codec as? any AnimationEncoding.Type {
-      // The frame loop's: one frame's (and the frames the writer encodes at once), whatever the count.
+      // The frame loop's: one frame's (and the frames the writer encodes at once, and the output's
+      // buffer), whatever the count.
       let writerState = (try? Renderer.encoding(format, options)).map {
         encoding.animationWriterStateBytes(size: image.size, options: $0.options, threads: renderer.pool.threadCount)
       }

@@ -56,7 +56,7 @@ final class EncodeAheadWriter: AnimationFrameWriter {
     if let failure = state.withLock(waitingUntil: { !$0.isEncoding }, { $0.failure }) { throw failure }
   }
 
-  func finish() throws -> Data {
+  func finish() throws -> Data? {
     try waitForEncode()
     return try wrapped.finish()
   }

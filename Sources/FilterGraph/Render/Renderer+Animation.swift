@@ -14,7 +14,8 @@
 // (its input and output buffers and the renderer's tiles; while the next frame is read, the
 // previous one's input), the previous rendered frame while the pool encodes it (EncodeAheadWriter;
 // a writer that encodes several frames at once counts those in its own state), the writer's
-// reference canvases, and the encoded bytes so far — whatever the number of frames.
+// reference canvases, and its output's buffer (`AnimationOutput`: the encoded bytes go to the
+// file as each frame is written) — whatever the number of frames.
 // `estimatedAnimationMemory` counts it (a job admits an animation by it,
 // `PreparedRenderJob.estimatedMemory`).
 
@@ -56,7 +57,8 @@ public struct AnimationSummary: Hashable, Sendable {
   public var delays: [Int]
   /// How many times the output plays (0 forever).
   public var loopCount: Int
-  /// The renderer's estimate of the most bytes the loop held at once (one frame's).
+  /// The renderer's estimate of the most bytes the loop held at once (one frame's, and the
+  /// writer's output buffer).
   public var estimatedBytes: Int
 }
 
@@ -74,7 +76,7 @@ struct AnimationRender {
 extension Renderer {
   /// Applies `recipe` to every frame `reader` gives (as `options` selects and retimes) and adds
   /// the results, rendered in sRGB, to the writer `makeWriter` starts for the output's size,
-  /// layout and loop count. The writer's bytes are the caller's (`finish()`). A warning the
+  /// layout, loop count and number of frames. The writer's bytes are the caller's (`finish()`). A warning the
   /// frames' renders give is passed to the warning handler once, not once per frame. `stop` is
   /// asked before each frame: once it returns true the loop ends with `CancellationError`.
   ///
@@ -82,10 +84,12 @@ extension Renderer {
   ///   when `options.frames` selects no frame or the recipe's output size differs between frames.
   public func renderAnimation(
     from reader: any AnimationFrameReader, applying recipe: (Image) throws -> Image, options: AnimationOptions = AnimationOptions(),
-    stop: (() -> Bool)? = nil, into makeWriter: (Size, ChannelLayout, Int) throws -> any AnimationFrameWriter
+    stop: (() -> Bool)? = nil, into makeWriter: (Size, ChannelLayout, Int, Int) throws -> any AnimationFrameWriter
   ) throws -> (writer: any AnimationFrameWriter, summary: AnimationSummary) {
-    let done = try renderFrames(from: reader, applying: recipe, options: options, metadata: ImageMetadata(), stop: stop) { size, layout, loops, _ in
-      try makeWriter(size, layout, loops)
+    let done = try renderFrames(
+      from: reader, applying: recipe, options: options, metadata: ImageMetadata(), stop: stop
+    ) { size, layout, loops, count, _ in
+      try makeWriter(size, layout, loops, count)
     }
     return (done.writer, done.summary)
   }
@@ -95,13 +99,15 @@ extension Renderer {
   /// carries its file's to the writer).
   func renderFrames(
     from reader: any AnimationFrameReader, applying recipe: (Image) throws -> Image, options: AnimationOptions, metadata: ImageMetadata,
-    stop: (() -> Bool)?, into makeWriter: (Size, ChannelLayout, Int, ImageMetadata) throws -> any AnimationFrameWriter
+    stop: (() -> Bool)?, into makeWriter: (Size, ChannelLayout, Int, Int, ImageMetadata) throws -> any AnimationFrameWriter
   ) throws -> AnimationRender {
     let info = reader.info
     let selected = options.frames ?? 0...max(0, info.frameCount - 1)
     guard selected.lowerBound >= 0, selected.lowerBound < info.frameCount else {
       throw CodecError(.invalidArgument, "The animation has \(info.frameCount) frames; frames \(selected.lowerBound + 1)… do not exist.")
     }
+    // The frames written, as the headers count them (an APNG states the number before them).
+    let frameCount = min(selected.upperBound, info.frameCount - 1) - selected.lowerBound + 1
     var template: (root: ImageNode, source: ImageNode)?
     // Frame k is encoded on the pool while frame k + 1 is decoded and rendered (by a writer that
     // encodes in parallel, or by `EncodeAheadWriter` around one that does not); a failed frame
@@ -134,7 +140,7 @@ extension Renderer {
         if plan.damage.contains(warning) { damage.append(warning) }
       }
       if writer == nil {
-        let inner = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, output.info.metadata)
+        let inner = try makeWriter(pixels.size, pixels.format.layout, summary.loopCount, frameCount, output.info.metadata)
         if !inner.encodesInParallel { encodeAhead = EncodeAheadWriter(inner, pool: pool, frameBytes: pixels.rowBytes * pixels.height) }
         summary.size = pixels.size
         summary.estimatedBytes = estimatedAnimationMemory(for: output, canvas: info.canvasSize, writerState: inner.stateBytes)
@@ -156,15 +162,17 @@ extension Renderer {
   /// rendered through `output` (a frame's graph), into a writer holding `writerState` bytes of
   /// its own: the frame's render (`estimatedMemory(for:)`), four canvases of 8-bit RGBA (the
   /// reader's, GIF's saved one, the frame handed out and the previous one, held while the next
-  /// is read) and two rendered frames (the one just rendered and the one the pool is encoding,
-  /// `EncodeAheadWriter`; a writer encoding several frames at once counts them in `writerState`).
-  /// Whatever the number of frames.
+  /// is read), two rendered frames (the one just rendered and the one the pool is encoding,
+  /// `EncodeAheadWriter`; a writer encoding several frames at once counts them in `writerState`)
+  /// and the output's buffer (`AnimationOutput.bufferCapacity`, what a writer holds of a file or
+  /// stream it writes). Whatever the number of frames. An output to memory is the file itself,
+  /// the caller's, and counted no more than a still's encoded bytes are.
   func estimatedAnimationMemory(for output: Image, canvas: Size, writerState: Int) -> Int {
     let render = estimatedMemory(for: output)
     guard render != .max else { return .max }
     let canvases = Renderer.saturated(4 * 4, times: [max(canvas.width, 0), max(canvas.height, 0)])
     let rendered = Renderer.saturated(2 * 4, times: [max(output.size.width, 0), max(output.size.height, 0)])
-    return [canvases, rendered, writerState].reduce(render) { Renderer.saturated($0, plus: $1) }
+    return [canvases, rendered, writerState, AnimationOutput.bufferCapacity].reduce(render) { Renderer.saturated($0, plus: $1) }
   }
 
   /// `image` with its window-choosing analyses (`trim`, `smartcrop`) computed and replaced by

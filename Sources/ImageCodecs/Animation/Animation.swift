@@ -4,7 +4,9 @@
 // (the codec applies disposal and blending), and holds only what that composition needs (the
 // canvas, and for GIF's "restore to previous" one saved copy): however many frames a file has,
 // reading it costs one frame of memory plus the decoder's state. A frame writer takes full
-// frames and keeps what its encoder needs (libwebp's previous canvases) plus the output so far.
+// frames, keeps what its encoder needs (its reference canvases, the frames it is encoding), and
+// writes each frame's bytes to its `AnimationOutput` as they are made: to a file, at most that
+// output's buffer is held, whatever the number of frames.
 import Foundation
 import PixelBufferModule
 
@@ -84,13 +86,14 @@ func animationReadAsStillWarning(_ what: String, frames: Int, request: DecodeReq
   return ["the \(what) is an animation of \(frames) frames; only frame 1 is read (choose one with --frame N, or write an animated format (GIF, WebP or PNG) to keep them all)."]
 }
 
-/// Writes an animation one full frame at a time; the bytes come out at the end.
+/// Writes an animation one full frame at a time to an `AnimationOutput`.
 public protocol AnimationFrameWriter: AnyObject {
   /// Adds a frame (the writer's size, RGB or straight-alpha RGBA, 8-bit) shown for `delay` ms.
   func add(_ frame: PixelBuffer, delay: Int) throws
-  /// Finishes the file and returns its bytes.
-  func finish() throws -> Data
-  /// The most bytes the encoder holds besides the output so far (its reference canvases, and the
+  /// Finishes the file: its bytes when the output is memory, nil when they went to a file or
+  /// stream.
+  func finish() throws -> Data?
+  /// The most bytes the encoder holds besides its output (its reference canvases, and the
   /// frames it is encoding).
   var stateBytes: Int { get }
   /// True when the writer encodes frames on an executor itself (several at once): `add` returns
@@ -105,30 +108,36 @@ extension AnimationFrameWriter {
 
 /// A codec that writes animations frame by frame.
 public protocol AnimationEncoding: ImageCodec {
-  /// Starts an animation of `size` frames in `layout` (RGB or RGBA), played `loopCount` times
-  /// (0 forever), with the codec's encode `options` and the `metadata` to embed; a writer that
-  /// encodes frames in parallel runs them on `executor` (nil: on the calling thread).
+  /// Starts an animation of `frameCount` frames of `size` in `layout` (RGB or RGBA), played
+  /// `loopCount` times (0 forever), with the codec's encode `options` and the `metadata` to
+  /// embed, written to `output`; a writer that encodes frames in parallel runs them on
+  /// `executor` (nil: on the calling thread). A format that states the number of frames before
+  /// them (APNG) refuses at `finish` a different number.
   static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
-    executor: (any CodecExecutor)?
+    size: Size, layout: ChannelLayout, loopCount: Int, frameCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?, output: AnimationOutput
   ) throws -> any AnimationFrameWriter
   /// The most bytes a writer of `size` frames with `options`, on an executor of `threads`
-  /// threads, holds besides the output so far (its writer's `stateBytes`), known before one is
-  /// made: a job's memory estimate.
+  /// threads, holds besides its output (its writer's `stateBytes`), known before one is made: a
+  /// job's memory estimate.
   static func animationWriterStateBytes(size: Size, options: ResolvedFormatOptions, threads: Int) -> Int
 }
 
 extension AnimationEncoding {
-  /// A writer encoding on the calling thread.
+  /// A writer encoding on the calling thread into memory (`finish()` returns the file).
   public static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
+    size: Size, layout: ChannelLayout, loopCount: Int, frameCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata
   ) throws -> any AnimationFrameWriter {
-    try makeAnimationWriter(size: size, layout: layout, loopCount: loopCount, options: options, metadata: metadata, executor: nil)
+    try makeAnimationWriter(
+      size: size, layout: layout, loopCount: loopCount, frameCount: frameCount, options: options, metadata: metadata, executor: nil,
+      output: AnimationOutput(handle: nil, format: "animated \(displayName)"))
   }
 
-  /// Three canvases of 8-bit RGBA (the APNG writer's reference canvases).
+  /// Four canvases of 8-bit RGBA (the APNG writer's: the previous frame, the frame added, its
+  /// changed rectangle and that rectangle compressed, which deflate keeps within a few bytes of
+  /// its input for these sizes).
   public static func animationWriterStateBytes(size: Size, options: ResolvedFormatOptions, threads: Int) -> Int {
-    heldBytes(size, 3 * 4)
+    heldBytes(size, 4 * 4)
   }
 }
 

@@ -6,7 +6,8 @@
 // sRGB), mapped with Floyd–Steinberg error diffusion, an 8×8 ordered pattern, or to the nearest
 // entry; alpha below 128 is transparent. Frames after the first store only the rectangle that
 // changed, with unchanged pixels transparent ("do not dispose"; with `lossy`, also pixels within
-// that RGB distance of what is shown). Delays are stored in
+// that RGB distance of what is shown). The bytes go to the writer's `AnimationOutput` as giflib
+// makes them. Delays are stored in
 // centiseconds, rounded to the nearest (5 ms up); the loop count is the NETSCAPE2.0 extension's
 // (an animation played n > 1 times repeats n − 1 times; once: no extension).
 import CGIF
@@ -59,31 +60,53 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
   ]
 }
 
-/// Writes a GIF one frame at a time; holds three canvases of RGBA (this and the last frame's
-/// targets, what is shown), the last frame's indices (written
-/// when the next frame says how it is disposed of), the quantiser's histogram and the output.
+/// Writes a GIF one frame at a time to an `AnimationOutput`; holds three canvases of RGBA (this
+/// and the last frame's targets, what is shown), the last frame's indices (written when the next
+/// frame says how it is disposed of) and the quantiser's histogram. giflib's bytes go to the
+/// output as they are made.
 public final class GIFAnimationWriter: AnimationFrameWriter {
   private let writer: OpaquePointer
   private let size: Size
+  /// The output, and its error when it refused bytes giflib made (the C sink's context).
+  private let box: Box
 
-  /// Starts a GIF of `size` frames played `loopCount` times (0 forever, 1 once); `hasAlpha` when
-  /// frames may have transparent pixels.
-  public init(size: Size, hasAlpha: Bool, loopCount: Int, options: GIFEncodeOptions) throws {
+  /// The output and the first error writing to it.
+  private final class Box {
+    let output: AnimationOutput
+    var error: (any Error)?
+    init(_ output: AnimationOutput) { self.output = output }
+  }
+
+  /// Starts a GIF of `size` frames played `loopCount` times (0 forever, 1 once), written to
+  /// `output` (nil: to memory); `hasAlpha` when frames may have transparent pixels.
+  public init(size: Size, hasAlpha: Bool, loopCount: Int, options: GIFEncodeOptions, output: AnimationOutput? = nil) throws {
     guard loopCount >= 0 else { throw CodecError(.invalidArgument, "A GIF's loop count is 0 (forever) or more, not \(loopCount).") }
     // Plays n times: the NETSCAPE2.0 count repeats n − 1 times; once needs no extension.
     let netscape = loopCount == 0 ? 0 : loopCount == 1 ? -1 : min(loopCount - 1, 65535)
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    guard
-      let opened = cgif_writer_new(
-        Int32(clamping: size.width), Int32(clamping: size.height), Int32(netscape), Int32(options.colors), options.dither.shimValue,
-        hasAlpha ? 1 : 0, Int32(options.lossy), &status, &message, message.count)
-    else {
+    let box = Box(output ?? AnimationOutput(handle: nil, format: "animated GIF"))
+    let sink: cgif_sink = { context, bytes, count in
+      let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+      do {
+        try box.output.write(UnsafeRawBufferPointer(start: bytes, count: count))
+        return 0
+      } catch {
+        box.error = error
+        return 1
+      }
+    }
+    let opened = cgif_writer_new(
+      Int32(clamping: size.width), Int32(clamping: size.height), Int32(netscape), Int32(options.colors), options.dither.shimValue,
+      hasAlpha ? 1 : 0, Int32(options.lossy), sink, Unmanaged.passUnretained(box).toOpaque(), &status, &message, message.count)
+    if let error = box.error { throw error }
+    guard let opened else {
       try GIFCodec.check(status, message)
       throw CodecError(.invalidArgument, "giflib could not start the GIF.")
     }
     writer = opened
     self.size = size
+    self.box = box
   }
 
   deinit { cgif_writer_free(writer) }
@@ -100,16 +123,19 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
     let status = frame.withUnsafeBaseAddress { base, stride in
       cgif_writer_add(writer, base.assumingMemoryBound(to: UInt8.self), stride, channels, Self.centiseconds(delay), &message, message.count)
     }
-    try GIFCodec.check(status, message)
+    try check(status, message)
   }
 
-  public func finish() throws -> Data {
+  public func finish() throws -> Data? {
     var message = [CChar](repeating: 0, count: 256)
-    var out: UnsafeMutablePointer<UInt8>?
-    var length = 0
-    try GIFCodec.check(cgif_writer_finish(writer, &out, &length, &message, message.count), message)
-    guard let out else { throw CodecError(.invalidArgument, "giflib returned no GIF.") }
-    return Data(bytesNoCopy: out, count: length, deallocator: .free)
+    try check(cgif_writer_finish(writer, &message, message.count), message)
+    return try box.output.finish()
+  }
+
+  /// Throws the output's error when it refused bytes, else the shim's status.
+  private func check(_ status: Int32, _ message: [CChar]) throws {
+    if let error = box.error { throw error }
+    try GIFCodec.check(status, message)
   }
 }
 
@@ -117,7 +143,6 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
 /// from the whole image).
 final class GIFStillEncoder: ImageRowEncoder {
   private let writer: GIFAnimationWriter
-  private let handle: OutputHandle?
   private var image: WholeImageCollector
 
   init(_ request: EncodeRequest) throws {
@@ -126,8 +151,8 @@ final class GIFStillEncoder: ImageRowEncoder {
       throw CodecError(.invalidArgument, "GIF rows must be 8-bit RGB or RGBA, not \(format).")
     }
     writer = try GIFAnimationWriter(
-      size: request.size, hasAlpha: format.layout.hasAlpha, loopCount: 1, options: GIFEncodeOptions(request.options))
-    handle = request.handle
+      size: request.size, hasAlpha: format.layout.hasAlpha, loopCount: 1, options: GIFEncodeOptions(request.options),
+      output: AnimationOutput(handle: request.handle, format: "GIF"))
     image = try WholeImageCollector(size: request.size, format: format, formatName: "GIF")
   }
 
@@ -137,19 +162,16 @@ final class GIFStillEncoder: ImageRowEncoder {
 
   func finish() throws -> Data? {
     try writer.add(try image.complete(), delay: 0)
-    let bytes = try writer.finish()
-    guard let handle else { return bytes }
-    try bytes.withUnsafeBytes { try handle.writeAll($0) }
-    return nil
+    return try writer.finish()
   }
 }
 
 extension GIFCodec: AnimationEncoding {
   public static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
-    executor: (any CodecExecutor)?
+    size: Size, layout: ChannelLayout, loopCount: Int, frameCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?, output: AnimationOutput
   ) throws -> any AnimationFrameWriter {
-    try GIFAnimationWriter(size: size, hasAlpha: layout.hasAlpha, loopCount: loopCount, options: GIFEncodeOptions(options))
+    try GIFAnimationWriter(size: size, hasAlpha: layout.hasAlpha, loopCount: loopCount, options: GIFEncodeOptions(options), output: output)
   }
 
   /// The C writer's canvases and palette maps (`cgif_writer_state_bytes`).

@@ -13,22 +13,24 @@
 //   - blend SOURCE otherwise: R_k of F_k as it is.
 // Either way the canvas after frame k is F_k exactly. A delay of d ms is stored as the reduced
 // fraction d / 1000 s (to the nearest 1/100, 1/10 or whole second when the numerator would pass
-// 65535); the loop count is acTL's plays (0 forever). With a single frame the file is a plain
-// PNG (no acTL, no fcTL).
+// 65535); the loop count is acTL's plays (0 forever). acTL states the number of frames before
+// them, so the writer is told it when it starts, and each chunk goes to the `AnimationOutput` as
+// it is made (a frame's compressed stream straight from the compressor's buffer). With a single
+// frame the file is a plain PNG (no acTL, no fcTL).
 import CPNG
 import Foundation
 import PixelBufferModule
 
-/// Writes an APNG; holds the previous frame as shown (its RGB or RGBA samples), the rectangle
-/// being compressed, and the output so far (APNGOutput.swift: checked memory).
+/// Writes an APNG to an `AnimationOutput`; holds the previous frame as shown (its RGB or RGBA
+/// samples), the frame being compared with it, and the rectangle being compressed with its
+/// compressed bytes.
 public final class APNGAnimationWriter: AnimationFrameWriter {
   private let size: Size
   private let channels: Int
   private let options: PNGEncodeOptions
-  /// The output: header chunks, acTL, frames; acTL's frame count is filled in by `finish()`.
-  private var output: APNGOutput
-  private let animationControl: Range<Int>
-  private var firstFrameControl: Range<Int>?
+  private let output: AnimationOutput
+  /// The number of frames acTL states (1: a plain PNG).
+  private let expectedFrames: Int
   /// The previous frame's samples, rows packed (nil before the first frame).
   private var previous: PixelStorage?
   private var frameCount = 0
@@ -37,9 +39,13 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
   /// The warnings of the header (an ICC profile left out).
   public private(set) var warnings: [String] = []
 
-  /// Starts an APNG of `size` frames in `layout` (RGB or RGBA, 8-bit) played `loopCount` times
-  /// (0 forever), compressed as `options` say, with `metadata`'s EXIF, XMP and comment chunks.
-  public init(size: Size, layout: ChannelLayout, loopCount: Int, options: PNGEncodeOptions, metadata: ImageMetadata) throws {
+  /// Starts an APNG of `frameCount` frames of `size` in `layout` (RGB or RGBA, 8-bit) played
+  /// `loopCount` times (0 forever), compressed as `options` say, with `metadata`'s EXIF, XMP and
+  /// comment chunks, written to `output` (nil: to memory).
+  public init(
+    size: Size, layout: ChannelLayout, loopCount: Int, frameCount: Int, options: PNGEncodeOptions, metadata: ImageMetadata,
+    output: AnimationOutput? = nil
+  ) throws {
     try options.validate()
     try MetadataLimits.checkWritable(exif: metadata.exif, xmp: metadata.xmp, comment: metadata.comment, format: "PNG")
     guard layout == .rgb || layout == .rgba else {
@@ -53,23 +59,30 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     guard (0...Int(UInt32.max >> 1)).contains(loopCount) else {
       throw CodecError(.invalidArgument, "An APNG's loop count is 0 (forever) or more, not \(loopCount).")
     }
+    guard (1...Int(UInt32.max >> 1)).contains(frameCount) else {
+      throw CodecError(.invalidArgument, "An APNG has 1 frame or more, not \(frameCount).")
+    }
     self.size = size
     channels = layout.channelCount
     self.options = options
     let (header, warnings) = try PNGStreamEncoder.header(
       size: size, channels: channels, bitDepth: 8, options: options, colorSpace: .sRGB, metadata: metadata)
     self.warnings = warnings
-    output = try APNGOutput(header)
-    var control = Data()
-    control.appendBigEndian(0)  // the frame count, known at the end
-    control.appendBigEndian(UInt32(loopCount))
-    let start = output.count
-    try output.appendChunk("acTL", control)
-    animationControl = start..<output.count
+    let output = output ?? AnimationOutput(handle: nil, format: "animated PNG")
+    self.output = output
+    expectedFrames = frameCount
+    try output.write(header)
+    if frameCount > 1 {
+      var control = Data()
+      control.appendBigEndian(UInt32(frameCount))
+      control.appendBigEndian(UInt32(loopCount))
+      try writeChunk("acTL", control)
+    }
   }
 
-  /// The previous frame and, at most, one frame's rectangle and its compressed bytes.
-  public var stateBytes: Int { size.width * size.height * channels * 3 }
+  /// The previous frame, the frame being added, and at most one frame's rectangle and its
+  /// compressed bytes (`PNGCodec.animationWriterStateBytes`).
+  public var stateBytes: Int { PNGCodec.heldBytes(size, 4 * channels) }
 
   /// `delay` ms as APNG's delay fraction (numerator, denominator) of seconds.
   static func delayFraction(_ delay: Int) -> (UInt16, UInt16) {
@@ -86,6 +99,9 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
 
   public func add(_ frame: PixelBuffer, delay: Int) throws {
     try frame.checkAnimationFrame(of: size, format: "An APNG")
+    guard frameCount < expectedFrames else {
+      throw CodecError(.invalidArgument, "The APNG was started for \(expectedFrames) frames (its acTL chunk says so); frame \(frameCount + 1) is one too many.")
+    }
     guard frame.format.channelCount == channels else {
       throw CodecError(.invalidArgument, "An APNG frame must have \(channels) channels like the first, not \(frame.format.channelCount).")
     }
@@ -107,39 +123,63 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
     control.append(contentsOf: [UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF)])
     control.append(contentsOf: [0, blendOver ? 1 : 0])  // dispose NONE; blend SOURCE or OVER
     sequence += 1
-    let start = output.count
-    try output.appendChunk("fcTL", control)
-    if frameCount == 0 { firstFrameControl = start..<output.count }
+    if expectedFrames > 1 { try writeChunk("fcTL", control) }
     try compress(rectangle(rect, of: current, transparentWhereUnchanged: blendOver), rect: rect)
     previous = current
     frameCount += 1
   }
 
-  /// Appends the zlib stream `header`, `deflated`, `adler` (big-endian) as the frame's IDAT
+  /// Writes the zlib stream `header`, `deflated`, `adler` (big-endian) as the frame's IDAT
   /// chunks (frame 1) or fdAT chunks (each led by its sequence number), at most 2³⁰ stream bytes
   /// a chunk.
-  private func appendImageData(header: [UInt8], deflated: UnsafePointer<UInt8>, count: Int, adler: UInt32) throws {
+  private func writeImageData(header: [UInt8], deflated: UnsafePointer<UInt8>, count: Int, adler: UInt32) throws {
     let trailer = [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
-    let total = header.count + count + trailer.count
-    var offset = 0
-    repeat {
-      let n = min(total - offset, 1 << 30)
-      let lead = frameCount == 0 ? 0 : 4
-      let number = sequence
-      try output.appendChunk(frameCount == 0 ? "IDAT" : "fdAT", length: lead + n) { to in
-        if lead == 4 { APNGOutput.store(number, at: to) }
-        // The stream's bytes offset..<offset + n, from its three parts.
-        func copy(_ part: UnsafePointer<UInt8>, at partStart: Int, count partCount: Int) {
-          let lower = max(offset, partStart), upper = min(offset + n, partStart + partCount)
-          if lower < upper { (to + lead + lower - offset).update(from: part + lower - partStart, count: upper - lower) }
-        }
-        header.withUnsafeBufferPointer { copy($0.baseAddress!, at: 0, count: $0.count) }
-        copy(deflated, at: header.count, count: count)
-        trailer.withUnsafeBufferPointer { copy($0.baseAddress!, at: header.count + count, count: $0.count) }
+    try header.withUnsafeBytes { header in
+      try trailer.withUnsafeBytes { trailer in
+        let stream = [header, UnsafeRawBufferPointer(start: deflated, count: count), trailer]
+        let total = header.count + count + trailer.count
+        var offset = 0
+        repeat {
+          let n = min(total - offset, 1 << 30)
+          // The stream's bytes offset..<offset + n, from its three parts.
+          var parts: [UnsafeRawBufferPointer] = []
+          var partStart = 0
+          for part in stream {
+            let lower = max(offset, partStart), upper = min(offset + n, partStart + part.count)
+            if lower < upper { parts.append(UnsafeRawBufferPointer(rebasing: part[(lower - partStart)..<(upper - partStart)])) }
+            partStart += part.count
+          }
+          if frameCount == 0 {
+            try writeChunk("IDAT", parts)
+          } else {
+            let number = [UInt8(sequence >> 24), UInt8(sequence >> 16 & 0xFF), UInt8(sequence >> 8 & 0xFF), UInt8(sequence & 0xFF)]
+            try number.withUnsafeBytes { try writeChunk("fdAT", [$0] + parts) }
+            sequence += 1
+          }
+          offset += n
+        } while offset < total
       }
-      if lead == 4 { sequence += 1 }
-      offset += n
-    } while offset < total
+    }
+  }
+
+  /// Writes the chunk `type` whose payload is `parts`, one after the other, and its CRC.
+  private func writeChunk(_ type: String, _ parts: [UnsafeRawBufferPointer]) throws {
+    precondition(type.utf8.count == 4, "a PNG chunk type")
+    let length = parts.reduce(0) { $0 + $1.count }
+    precondition(length <= Int(Int32.max), "a PNG chunk's length")
+    let lead = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + Array(type.utf8)
+    var crc = lead.withUnsafeBufferPointer { cpng_crc32(0, $0.baseAddress! + 4, 4) }
+    for part in parts where part.count > 0 {
+      crc = cpng_crc32(crc, part.baseAddress!.assumingMemoryBound(to: UInt8.self), part.count)
+    }
+    try output.write(lead)
+    for part in parts { try output.write(part) }
+    try output.write([UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+  }
+
+  /// Writes the chunk `type` with `payload`.
+  private func writeChunk(_ type: String, _ payload: Data) throws {
+    try payload.withUnsafeBytes { try writeChunk(type, [$0]) }
   }
 
   /// The bounding rectangle of the pixels where `current` differs from `previous` (1×1 at the
@@ -199,33 +239,29 @@ public final class APNGAnimationWriter: AnimationFrameWriter {
       }
       throw CodecError(.invalidArgument, "Compressing APNG frame \(frameCount + 1) failed (status \(status)).")
     }
-    try appendImageData(header: PNGStreamEncoder.zlibHeader(level: level), deflated: out, count: length, adler: adler)
+    try writeImageData(header: PNGStreamEncoder.zlibHeader(level: level), deflated: out, count: length, adler: adler)
   }
 
-  public func finish() throws -> Data {
-    guard frameCount > 0, let firstFrameControl else { throw CodecError(.invalidArgument, "An APNG needs at least one frame.") }
-    if frameCount == 1 {
-      // A still: a plain PNG.
-      output.remove(firstFrameControl)
-      output.remove(animationControl)
-    } else {
-      output.overwrite(UInt32(frameCount), at: animationControl.lowerBound + 8, inChunkAt: animationControl.lowerBound, length: 8)
+  public func finish() throws -> Data? {
+    guard frameCount == expectedFrames else {
+      throw CodecError(.invalidArgument, "The APNG was started for \(expectedFrames) frames (its acTL chunk says so), but \(frameCount) were added.")
     }
-    try output.appendChunk("IEND", Data())
-    return output.data()
+    try writeChunk("IEND", [UnsafeRawBufferPointer]())
+    return try output.finish()
   }
 }
 
 extension PNGCodec: AnimationEncoding {
   /// An APNG, with the PNG writer's compression and filter options; frames are 8-bit.
   public static func makeAnimationWriter(
-    size: Size, layout: ChannelLayout, loopCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
-    executor: (any CodecExecutor)?
+    size: Size, layout: ChannelLayout, loopCount: Int, frameCount: Int, options: ResolvedFormatOptions, metadata: ImageMetadata,
+    executor: (any CodecExecutor)?, output: AnimationOutput
   ) throws -> any AnimationFrameWriter {
     let encode = EncodeOptions(options)
     if encode.bitDepth == .uint16 {
       throw CodecError(.invalidArgument, "An animated PNG (APNG) is written at 8 bits per channel; drop bit-depth=16 or write one frame with --frame N.")
     }
-    return try APNGAnimationWriter(size: size, layout: layout, loopCount: loopCount, options: encode.png, metadata: metadata)
+    return try APNGAnimationWriter(
+      size: size, layout: layout, loopCount: loopCount, frameCount: frameCount, options: encode.png, metadata: metadata, output: output)
   }
 }

@@ -17,7 +17,7 @@ public enum WebPCodec: ImageCodec {
   public static let displayName = "WebP"
   public static let fileExtensions = ["webp"]
   public static let summary =
-    "libwebp; lossy, lossless, alpha; animations read frame by frame (libwebp's animation decoder blends and disposes; a page is a frame) and written as each frame's changed rectangle, encoded in parallel and joined by libwebpmux (delays and loop count kept); scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
+    "libwebp; lossy, lossless, alpha; animations read frame by frame (libwebp's animation decoder blends and disposes; a page is a frame) and written as each frame's changed rectangle, encoded in parallel and written to the file in order as they are done (delays and loop count kept); scaled decoding for shrink-on-load; ICC, EXIF and XMP in and out."
 
   /// `RIFF` …size… `WEBP`.
   public static func sniff(_ head: [UInt8]) -> Bool {

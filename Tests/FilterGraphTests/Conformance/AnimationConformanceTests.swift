@@ -33,7 +33,7 @@ private final class FramesInMemory: AnimationFrameReader {
 private final class FramesKept: AnimationFrameWriter {
   var frames: [PixelBuffer] = []
   func add(_ frame: PixelBuffer, delay: Int) throws { frames.append(frame) }
-  func finish() throws -> Data { Data() }
+  func finish() throws -> Data? { Data() }
   var stateBytes: Int { 0 }
 }
 
@@ -60,7 +60,7 @@ final class AnimationConformanceTests: XCTestCase {
       let text = try Self.smallerOutputs[name] ?? FilterConformanceTests.recipe(for: definition)
       let recipe = { (frame: Image) in try Recipe.parse(text, file: name).compile(input: frame, context: context) }
       let kept = FramesKept()
-      _ = try renderer.renderAnimation(from: FramesInMemory([photo, second]), applying: recipe) { _, _, _ in kept }
+      _ = try renderer.renderAnimation(from: FramesInMemory([photo, second]), applying: recipe) { _, _, _, _ in kept }
       XCTAssertEqual(kept.frames.count, 2, name)
       guard kept.frames.count == 2 else { continue }
       let alone = Renderer.sRGB(try recipe(Image(buffer: second)))

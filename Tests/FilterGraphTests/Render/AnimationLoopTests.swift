@@ -45,7 +45,7 @@ private final class KeptFrames: AnimationFrameWriter {
     if keeps { frames.append(frame) }
     delays.append(delay)
   }
-  func finish() throws -> Data { Data() }
+  func finish() throws -> Data? { Data() }
   var stateBytes: Int { 0 }
 }
 
@@ -57,7 +57,7 @@ final class AnimationLoopTests: XCTestCase {
     _ recipe: @escaping (Image) -> Image
   ) throws -> (KeptFrames, AnimationSummary) {
     let kept = KeptFrames(keeps: keeps)
-    let (_, summary) = try renderer.renderAnimation(from: reader, applying: recipe, options: options) { _, _, _ in kept }
+    let (_, summary) = try renderer.renderAnimation(from: reader, applying: recipe, options: options) { _, _, _, _ in kept }
     return (kept, summary)
   }
 

@@ -59,7 +59,7 @@ private final class SlowWriter: AnimationFrameWriter, @unchecked Sendable {  // 
       $0.delays.append(delay)
     }
   }
-  func finish() throws -> Data { Data() }
+  func finish() throws -> Data? { Data() }
   var stateBytes: Int { 0 }
 }
 
@@ -71,7 +71,7 @@ final class EncodeAheadTests: XCTestCase {
   /// its frame rendered alone and with its own delay.
   func testFramesArriveInOrderOneAtATime() throws {
     let writer = SlowWriter()
-    let (returned, summary) = try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _ in writer }
+    let (returned, summary) = try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _, _ in writer }
     _ = try returned.finish()
     let log = writer.log.withLock { $0 }
     XCTAssertEqual(log.frames.count, 10)
@@ -92,7 +92,7 @@ final class EncodeAheadTests: XCTestCase {
     func start() throws -> WebPAnimationWriter {
       try WebPAnimationWriter(size: size, loopCount: 0, settings: WebPEncodeSettings(quality: 75), metadata: ImageMetadata())
     }
-    let (looped, _) = try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _ in try start() }
+    let (looped, _) = try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _, _ in try start() }
     let serial = try start()
     for k in 0..<10 {
       try serial.add(try renderer.render(recipe(Image(buffer: NoiseFrames.frame(k))), format: .rgb8), delay: 20 + k)
@@ -105,13 +105,13 @@ final class EncodeAheadTests: XCTestCase {
   /// writer's error, and no later frame reaches the writer.
   func testAnErrorInFrameKFailsTheLoop() throws {
     let writer = SlowWriter()
-    XCTAssertThrowsError(try renderer.renderAnimation(from: NoiseFrames(count: 10, failing: 6), applying: recipe) { _, _, _ in writer }) {
+    XCTAssertThrowsError(try renderer.renderAnimation(from: NoiseFrames(count: 10, failing: 6), applying: recipe) { _, _, _, _ in writer }) {
       XCTAssertEqual(($0 as? CodecError)?.message, "frame 7 is damaged")
     }
     XCTAssertEqual(writer.log.withLock { [$0.frames.count, $0.running] }, [6, 0])
 
     let refusing = SlowWriter(failing: 3)
-    XCTAssertThrowsError(try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _ in refusing }) {
+    XCTAssertThrowsError(try renderer.renderAnimation(from: NoiseFrames(count: 10), applying: recipe) { _, _, _, _ in refusing }) {
       XCTAssertEqual(($0 as? CodecError)?.message, "the writer refused frame 4")
     }
     XCTAssertEqual(refusing.log.withLock { [$0.calls, $0.frames.count, $0.running] }, [4, 3, 0])

@@ -51,7 +51,7 @@ final class RenderJobAnimationTests: XCTestCase {
     let defaults: FormatOptionValues = [:]
     let options = try defaults.resolved(by: GIFCodec.encodeOptions)
     let (_, summary) = try renderer.renderAnimation(from: try GIFCodec.makeFrameReader(gif, limits: .default), applying: recipe) {
-      try GIFCodec.makeAnimationWriter(size: $0, layout: $1, loopCount: $2, options: options, metadata: ImageMetadata())
+      try GIFCodec.makeAnimationWriter(size: $0, layout: $1, loopCount: $2, frameCount: $3, options: options, metadata: ImageMetadata())
     }
     XCTAssertGreaterThanOrEqual(prepared.estimatedMemory, summary.estimatedBytes)
   }

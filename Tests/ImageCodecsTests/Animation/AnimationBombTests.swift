@@ -23,7 +23,7 @@ final class AnimationBombTests: XCTestCase {
       frame.withUnsafeMutableBaseAddress { base, _ in for c in 0..<4 { base.storeBytes(of: c == 3 ? 255 : value, toByteOffset: c, as: UInt8.self) } }
       try writer.add(frame, delay: 40)
     }
-    let bytes = [UInt8](try writer.finish())
+    let bytes = [UInt8](try XCTUnwrap(writer.finish()))
     var i = 12
     while i + 8 <= bytes.count {
       let size = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24

@@ -42,7 +42,7 @@ final class GIFWriterTests: XCTestCase {
     let size = Size(width: frames[0].width, height: frames[0].height)
     let writer = try GIFAnimationWriter(size: size, hasAlpha: hasAlpha, loopCount: loop, options: options)
     for (k, f) in frames.enumerated() { try writer.add(f, delay: delays?[k] ?? 40) }
-    return try writer.finish()
+    return try XCTUnwrap(writer.finish())
   }
 
   /// libvips's frames of `gif` as RGBA samples.

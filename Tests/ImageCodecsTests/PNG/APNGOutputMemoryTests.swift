@@ -1,6 +1,7 @@
-// APNGOutputMemoryTests.swift — the APNG writer's output, the largest thing it holds, is in
-// checked memory (APNGOutput.swift): when the system refuses it more, adding a frame throws a
-// CodecError saying how large the output had grown, and the process goes on (issue #28 finding 4).
+// APNGOutputMemoryTests.swift — an APNG written to memory, the largest thing its writer holds,
+// is in checked memory (AnimationOutput.swift): when the system refuses it more, adding a frame
+// throws a CodecError saying how large the output had grown, and the process goes on (issue #28
+// finding 4).
 
 import Foundation
 import Glibc
@@ -33,7 +34,8 @@ final class APNGOutputMemoryTests: XCTestCase {
       return frame
     }
     let writer = try APNGAnimationWriter(
-      size: Size(width: side, height: side), layout: .rgb, loopCount: 0, options: PNGEncodeOptions(compressionLevel: 0, filter: .none),
+      size: Size(width: side, height: side), layout: .rgb, loopCount: 0, frameCount: 100,
+      options: PNGEncodeOptions(compressionLevel: 0, filter: .none),
       metadata: ImageMetadata())
     try writer.add(frames[0], delay: 100)
 
@@ -56,7 +58,7 @@ final class APNGOutputMemoryTests: XCTestCase {
 
     let error = try XCTUnwrap(refusal as? CodecError, "\(added) frames were added, refusal: \(String(describing: refusal))")
     XCTAssertEqual(error.kind, .tooLarge)
-    XCTAssertTrue(error.message.hasPrefix("There is not enough memory to write the APNG: its output, "), error.message)
+    XCTAssertTrue(error.message.hasPrefix("There is not enough memory to write the animated PNG: its output, "), error.message)
     XCTAssertTrue(error.message.contains(" so far, could not grow to "), error.message)
     XCTAssertGreaterThan(added, 10, error.message)
   }

@@ -36,9 +36,9 @@ final class APNGWriterTests: XCTestCase {
   private func write(_ frames: [PixelBuffer], delays: [Int], loop: Int = 0) throws -> Data {
     let size = Size(width: frames[0].width, height: frames[0].height)
     let writer = try APNGAnimationWriter(
-      size: size, layout: frames[0].format.layout, loopCount: loop, options: PNGEncodeOptions(), metadata: ImageMetadata())
+      size: size, layout: frames[0].format.layout, loopCount: loop, frameCount: frames.count, options: PNGEncodeOptions(), metadata: ImageMetadata())
     for (k, f) in frames.enumerated() { try writer.add(f, delay: delays[k]) }
-    return try writer.finish()
+    return try XCTUnwrap(writer.finish())
   }
 
   /// Pillow's reading of `png`: its frames as RGBA samples, durations (ms), loop and format.
@@ -153,13 +153,13 @@ final class APNGWriterTests: XCTestCase {
   /// with a reason.
   func testBadFramesAreRefused() throws {
     let writer = try APNGAnimationWriter(
-      size: Size(width: 4, height: 4), layout: .rgb, loopCount: 0, options: PNGEncodeOptions(), metadata: ImageMetadata())
+      size: Size(width: 4, height: 4), layout: .rgb, loopCount: 0, frameCount: 2, options: PNGEncodeOptions(), metadata: ImageMetadata())
     XCTAssertThrowsError(try writer.add(PixelBuffer(width: 5, height: 4, format: .rgb8), delay: 10))
     XCTAssertThrowsError(try writer.add(PixelBuffer(width: 4, height: 4, format: .rgba8), delay: 10))
     XCTAssertThrowsError(try writer.finish())
     let sixteen = try (["bit-depth": "16"] as FormatOptionValues).resolved(by: PNGCodec.encodeOptions)
     XCTAssertThrowsError(
-      try PNGCodec.makeAnimationWriter(size: Size(width: 4, height: 4), layout: .rgb, loopCount: 0, options: sixteen, metadata: ImageMetadata())
+      try PNGCodec.makeAnimationWriter(size: Size(width: 4, height: 4), layout: .rgb, loopCount: 0, frameCount: 2, options: sixteen, metadata: ImageMetadata())
     ) { XCTAssertTrue("\($0)".contains("8 bits"), "\($0)") }
   }
 }

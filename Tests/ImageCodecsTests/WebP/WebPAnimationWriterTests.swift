@@ -104,7 +104,7 @@ final class WebPAnimationWriterTests: XCTestCase {
       stills.append(CodecTest.psnr(CodecTest.samples(decoded.converted(to: .rgba8)), sources[k]))
       try writer.add(source, delay: 40)
     }
-    let data = try writer.finish()
+    let data = try XCTUnwrap(writer.finish())
     let stored = storedFrames(data)
     XCTAssertEqual(stored.count, 6)
     XCTAssertEqual(stored.first?.rect, Rect(x: 0, y: 0, width: 48, height: 32))
@@ -137,7 +137,7 @@ final class WebPAnimationWriterTests: XCTestCase {
       sources.append(visible(CodecTest.samples(source)))
       try writer.add(source, delay: 30)
     }
-    let data = try writer.finish()
+    let data = try XCTUnwrap(writer.finish())
     XCTAssertEqual(storedFrames(data).count, 5)
     for (name, frames) in [("ours", try decodedFrames(data)), ("Pillow", try pillowFrames(data))] {
       XCTAssertEqual(frames.count, 5, name)
@@ -152,7 +152,7 @@ final class WebPAnimationWriterTests: XCTestCase {
     let writer = try WebPAnimationWriter(
       size: size, loopCount: 3, settings: WebPEncodeSettings(quality: 80), metadata: ImageMetadata(), executor: Threads(2))
     for (x, delay) in [(0, 10), (4, 20), (4, 30), (8, 40)] { try writer.add(frame(size, .rgb8, x: x, square: [0, 0, 0]), delay: delay) }
-    let data = try writer.finish()
+    let data = try XCTUnwrap(writer.finish())
     let info = try WebPCodec.readAnimation(data, limits: .default)
     XCTAssertEqual(info.delays, [10, 50, 40])
     XCTAssertEqual(info.loopCount, 3)
@@ -164,7 +164,8 @@ final class WebPAnimationWriterTests: XCTestCase {
   func testFramesComeOutInOrderWhenEncodedInParallel() throws {
     let size = Size(width: 8, height: 8)
     let writer = try WebPAnimationWriter(
-      size: size, loopCount: 0, settings: WebPEncodeSettings(isLossless: true), metadata: ImageMetadata(), executor: Threads(4)
+      size: size, loopCount: 0, settings: WebPEncodeSettings(isLossless: true), metadata: ImageMetadata(), executor: Threads(4),
+      output: AnimationOutput(handle: nil, format: "animated WebP")
     ) { frame, rect, settings in
       let value = frame.withUnsafeBaseAddress { base, _ in base.load(as: UInt8.self) }
       usleep(useconds_t(value % 5) * 2000)
@@ -178,7 +179,7 @@ final class WebPAnimationWriterTests: XCTestCase {
       }
       try writer.add(solid, delay: 20)
     }
-    let frames = try decodedFrames(try writer.finish())
+    let frames = try decodedFrames(try XCTUnwrap(writer.finish()))
     XCTAssertEqual(frames.map { $0[0] }, colors)
   }
 
@@ -188,7 +189,8 @@ final class WebPAnimationWriterTests: XCTestCase {
     let size = Size(width: 8, height: 8)
     var number = 0
     let writer = try WebPAnimationWriter(
-      size: size, loopCount: 0, settings: WebPEncodeSettings(), metadata: ImageMetadata(), executor: Threads(2)
+      size: size, loopCount: 0, settings: WebPEncodeSettings(), metadata: ImageMetadata(), executor: Threads(2),
+      output: AnimationOutput(handle: nil, format: "animated WebP")
     ) { frame, rect, settings in
       if frame.withUnsafeBaseAddress({ base, _ in base.load(as: UInt8.self) }) == 3 {
         throw CodecError(.tooLarge, "libwebp ran out of memory.")

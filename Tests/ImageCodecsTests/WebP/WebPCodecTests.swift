@@ -173,7 +173,7 @@ final class WebPCodecTests: XCTestCase {
       written.append(CodecTest.samples(frame))
       try writer.add(frame, delay: 40)
     }
-    let bytes = [UInt8](try writer.finish())
+    let bytes = [UInt8](try XCTUnwrap(writer.finish()))
     var i = 12, whole = 0
     while i + 8 <= bytes.count {
       let length = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
