@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""W12a's quality table: GIF quality at equal file size, fgrun against libvips and gifsicle.
+"""W12a's quality table: GIF quality at equal file size, fgrun against libvips, gifsicle and ImageMagick.
 
 usage: python3 bench/gif_quality.py FGRUN [INPUT.gif] [OUTDIR]
 
 The input (default bench/inputs/anim-640x360.gif, bench/make-animation-input.py) is fitted into
-320x320 by each tool: `vipsthumbnail IN[n=-1] -s 320x320` (cgif, libimagequant) and `gifsicle
---resize-fit 320x320 --colors 256 -O3`. For each peer's output size S, fgrun (bench/recipes/
+320x320 by each tool: `vipsthumbnail IN[n=-1] -s 320x320` (cgif, libimagequant), `gifsicle
+--resize-fit 320x320 --colors 256 -O3`, and ImageMagick 6's `convert IN -coalesce -resize 320x320
+-layers optimize` (each frame quantised to its own table, then frame differences with transparency;
+/usr/bin/convert itself, not a wrapper earlier on PATH). For each peer's output size S, fgrun (bench/recipes/
 W12a.txt) is run twice: Floyd-Steinberg with --colors chosen by bisection, and 256 colours without
 dithering with --lossy (the frame-difference tolerance) chosen by bisection, each until its file is
 within ±2 % of S. Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
@@ -79,7 +81,10 @@ peers = [("libvips vipsthumbnail [n=-1]", os.path.join(out, "W12a-q-vips.gif"),
           ["vipsthumbnail", f"{inp}[n=-1]", "-s", "320x320", "-o", os.path.join(out, "W12a-q-vips.gif")]),
          ("gifsicle --colors 256 -O3", os.path.join(out, "W12a-q-gifsicle-O3.gif"),
           ["gifsicle", "--resize-fit", "320x320", "--colors", "256", "-O3", inp, "-o",
-           os.path.join(out, "W12a-q-gifsicle-O3.gif")])]
+           os.path.join(out, "W12a-q-gifsicle-O3.gif")]),
+         ("ImageMagick convert -coalesce -resize -layers optimize", os.path.join(out, "W12a-q-magick.gif"),
+          ["/usr/bin/convert", inp, "-coalesce", "-resize", "320x320", "-layers", "optimize",
+           os.path.join(out, "W12a-q-magick.gif")])]
 rows = ["| tool | settings | size KB | frames | median PSNR dB | min PSNR dB |", "| --- | --- | ---: | ---: | ---: | ---: |"]
 for name, path, argv in peers:
     if not os.path.exists(path):
