@@ -66,8 +66,8 @@ final class AnimationOutputMemoryTests: XCTestCase {
   func testAThousandFramesHoldOneBufferOfTheFile() throws {
     let gif = try input()
     let last = frame(count - 1)
-    let formats: [(any AnimationEncoding.Type & AnimationDecoding.Type, FormatOptionValues)] = [
-      (GIFCodec.self, [:]), (PNGCodec.self, [:]), (WebPCodec.self, ["lossless": "true"]),
+    let formats: [(any (AnimationEncoding & AnimationDecoding).Type, FormatOptionValues)] = [
+      (GIFCodec.self, [:]), (PNGCodec.self, [:]), (WebPCodec.self, ["lossless": true]),
     ]
     for (codec, options) in formats {
       let name = codec.displayName
