@@ -107,10 +107,11 @@ extension Renderer {
   /// (`onlyPath`), each node asking its input for one region, except an operation taking a large
   /// input in bands (`BandedInputReader`, as `TileEvaluator` decides), which asks for each band
   /// of rows in turn. Rows are decoded up to the end of each read; the window is the largest span
-  /// from a read's first row to the last row decoded so far.
+  /// from a read's first row to the last row decoded so far. Nil too when no such operation takes
+  /// its input in bands: the parallel plan's window serves those reads.
   func sequentialWindow(_ plan: RenderPlan, source: ImageNode, area: Rect) -> Int? {
     guard let path = Self.onlyPath(in: plan, to: source), plan.grid.tilesAcross == 1, area.height > 0 else { return nil }
-    var decoded = Int.min, window = 0
+    var decoded = Int.min, window = 0, banded = false
     func read(_ rect: Rect, step: Int) {
       let inside = Regions.computed(rect, extent: (step < path.count ? path[step].node : source).info.extent)
       guard step < path.count else {
@@ -125,12 +126,13 @@ extension Renderer {
         TileEvaluator.pixels(in: region) > TileEvaluator.largestWholeInput
       else { return read(region, step: step + 1) }
       let rows = TileEvaluator.bandRows(forWidth: region.width)
+      banded = true
       for top in stride(from: region.y, to: region.maxY, by: rows) {
         read(Rect(x: region.x, y: top, width: region.width, height: min(rows, region.maxY - top)), step: step + 1)
       }
     }
     for b in 0..<plan.grid.bandCount { read(plan.grid.tile(0, ofBand: b), step: 0) }
-    return window < area.height ? max(window, 1) : nil
+    return banded && window < area.height ? max(window, 1) : nil
   }
 
   /// The part of `source` the render reads, when its codec decodes regions and that part is
