@@ -107,9 +107,11 @@ for f in "$fixtures"/pngsuite/ct*.png "$fixtures"/pngsuite/exif2c08.png; do
   [ -f "$f" ] && { printf '\x02'; tail -c +34 "$f"; } > "$work/corpus/fuzz-metadata/2-$(basename "$f")"
 done
 
-# fuzz-animation: every GIF behind 0 (GIF reader) and 2 (frames skipped), every WebP behind 1 and 3.
+# fuzz-animation: every GIF behind 0 (GIF reader) and 2 (frames skipped), every WebP behind 1 and 3,
+# every APNG behind 4 and 6.
 seed fuzz-animation "0 2" "$fixtures"/gif/*.gif "$fixtures"/animation/*.gif
 seed fuzz-animation "1 3" "$fixtures"/webp/*.webp "$fixtures"/animation/*.webp
+seed fuzz-animation "4 6" "$fixtures"/animation/*.png
 
 # fuzz-gainmap: Ultra HDR and plain JPEGs behind 0, the XMP packets behind 1, and the ISO 21496-1
 # blocks (2) and MPF payloads (3) of the primary image and the map cut out of the Ultra HDR fixtures.

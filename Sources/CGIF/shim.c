@@ -118,6 +118,8 @@ int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long m
   info->height = gif->SHeight;
   info->loop_count = -1;
   frame_control control = no_control;
+  int x0 = info->width, y0 = info->height, x1 = 0, y1 = 0;  // the frames' bounding box on the screen
+  long long largest_saved = 0;                              // the largest "restore to previous" frame
   for (;;) {
     GifRecordType type;
     if (DGifGetRecordType(gif, &type) == GIF_ERROR) goto failed;
@@ -136,6 +138,17 @@ int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long m
           d->Height < info->height)
         info->has_alpha = 1;
       if (delays && info->frame_count < delays_capacity) delays[info->frame_count] = control.delay;
+      const long long fx0 = d->Left, fy0 = d->Top, fx1 = fx0 + d->Width, fy1 = fy0 + d->Height;
+      const int cx0 = fx0 > info->width ? info->width : (int)fx0, cy0 = fy0 > info->height ? info->height : (int)fy0;
+      const int cx1 = fx1 > info->width ? info->width : (int)fx1, cy1 = fy1 > info->height ? info->height : (int)fy1;
+      if (cx1 > cx0 && cy1 > cy0) {
+        if (cx0 < x0) x0 = cx0;
+        if (cy0 < y0) y0 = cy0;
+        if (cx1 > x1) x1 = cx1;
+        if (cy1 > y1) y1 = cy1;
+        if (control.disposal == DISPOSE_PREVIOUS && (long long)(cx1 - cx0) * (cy1 - cy0) > largest_saved)
+          largest_saved = (long long)(cx1 - cx0) * (cy1 - cy0);
+      }
       info->frame_count++;
       forget_saved_images(gif);
       if (skip_pixels(gif) == GIF_ERROR) goto failed;
@@ -144,6 +157,13 @@ int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long m
   }
   if (status == CGIF_OK && info->frame_count == 0)
     status = fail(CGIF_CORRUPT, message, capacity, "The GIF file has no image.");
+  // The screen is allocated untouched (calloc), so only the pages under the frames are ever
+  // written: each row of the bounding box touches its bytes' pages and at most one more.
+  if (x1 > x0 && y1 > y0) {
+    const long long page = 4096, screen = (long long)info->width * info->height * 4;
+    long long touched = (long long)(y1 - y0) * (((long long)(x1 - x0) * 4 + page - 1) / page + 1) * page;
+    info->held_bytes = (touched < screen ? touched : screen) + largest_saved * 4;
+  }
   DGifCloseFile(gif, &error);
   return status;
 failed:
@@ -158,7 +178,8 @@ struct cgif_reader {
   int width, height;
   long long max_frame_pixels;
   uint8_t *screen;        ///< straight RGBA, width × height
-  uint8_t *saved;         ///< the screen before a "restore to previous" frame was drawn
+  uint8_t *saved;         ///< the rectangle of a "restore to previous" frame before it was drawn
+  size_t saved_capacity;
   GifPixelType *line;
   int line_capacity;
   int frame_index;
@@ -224,7 +245,10 @@ static void dispose_previous(cgif_reader *r) {
     clip(r, r->left, r->top, r->frame_width, r->frame_height, &x0, &x1, &y0, &y1);
     for (int y = y0; y < y1; y++) memset(r->screen + y * row_bytes + (size_t)x0 * 4, 0, (size_t)(x1 - x0) * 4);
   } else if (r->previous.disposal == DISPOSE_PREVIOUS && r->saved) {
-    memcpy(r->screen, r->saved, row_bytes * r->height);
+    int x0, x1, y0, y1;
+    clip(r, r->left, r->top, r->frame_width, r->frame_height, &x0, &x1, &y0, &y1);
+    const size_t saved_row = (size_t)(x1 - x0) * 4;
+    for (int y = y0; y < y1; y++) memcpy(r->screen + y * row_bytes + (size_t)x0 * 4, r->saved + (y - y0) * saved_row, saved_row);
   }
 }
 
@@ -272,21 +296,10 @@ static int draw_frame(cgif_reader *r, const frame_control *control, char *messag
 
 /// Copies the screen to `out` as RGB or RGBA.
 static void copy_screen(const cgif_reader *r, int channels, uint8_t *out, size_t stride) {
-  for (int y = 0; y < r->height; y++) {
-    const uint8_t *src = r->screen + (size_t)y * r->width * 4;
-    uint8_t *dst = out + (size_t)y * stride;
-    if (channels == 4) {
-      memcpy(dst, src, (size_t)r->width * 4);
-    } else {
-      for (int x = 0; x < r->width; x++) memcpy(dst + (size_t)x * 3, src + (size_t)x * 4, 3);
-    }
-  }
+  cgif_copy_rows(r, 0, r->height, channels, out, stride);
 }
 
-static int next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride, int *delay, char *message,
-                      size_t capacity) {
-  if (channels != 3 && channels != 4)
-    return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
+static int draw_next(cgif_reader *r, int *delay, char *message, size_t capacity) {
   GifFileType *gif = r->gif;
   frame_control control = no_control;
   for (;;) {
@@ -304,10 +317,18 @@ static int next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride,
     if (status != CGIF_OK) return status;
     dispose_previous(r);
     if (control.disposal == DISPOSE_PREVIOUS) {
-      const size_t bytes = (size_t)r->width * r->height * 4;
-      if (!r->saved && !(r->saved = malloc(bytes ? bytes : 1)))
-        return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory for the GIF's saved screen.");
-      memcpy(r->saved, r->screen, bytes);
+      // Only the frame's rectangle changes while it is shown: that is all there is to restore.
+      int x0, x1, y0, y1;
+      clip(r, gif->Image.Left, gif->Image.Top, gif->Image.Width, gif->Image.Height, &x0, &x1, &y0, &y1);
+      const size_t saved_row = (size_t)(x1 - x0) * 4, bytes = saved_row * (size_t)(y1 - y0);
+      if (bytes > r->saved_capacity) {
+        uint8_t *saved = realloc(r->saved, bytes);
+        if (!saved) return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory for the GIF's saved rectangle.");
+        r->saved = saved;
+        r->saved_capacity = bytes;
+      }
+      const size_t row_bytes = (size_t)r->width * 4;
+      for (int y = y0; y < y1; y++) memcpy(r->saved + (y - y0) * saved_row, r->screen + y * row_bytes + (size_t)x0 * 4, saved_row);
     }
     if ((status = draw_frame(r, &control, message, capacity)) != CGIF_OK) return status;
     r->previous = control;
@@ -316,18 +337,46 @@ static int next_frame(cgif_reader *r, int channels, uint8_t *out, size_t stride,
     r->frame_width = gif->Image.Width;
     r->frame_height = gif->Image.Height;
     r->frame_index++;
-    copy_screen(r, channels, out, stride);
     if (delay) *delay = control.delay;
     return CGIF_OK;
   }
 }
 
+/// Draws the next frame of `data` (checked to be the reader's bytes) on the screen.
+static int draw_from(cgif_reader *r, const uint8_t *data, size_t size, int *delay, char *message, size_t capacity) {
+  if (size != r->input.size) return fail(CGIF_INVALID, message, capacity, "These are not the bytes the GIF reader opened.");
+  r->input.data = data;
+  const int status = draw_next(r, delay, message, capacity);
+  r->input.data = NULL;  // giflib keeps no pointer into the bytes: only the offset carries over
+  return status;
+}
+
 int cgif_next_frame(cgif_reader *r, const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
                     int *delay, char *message, size_t capacity) {
   if (!r || !out || !data) return fail(CGIF_INVALID, message, capacity, "No GIF reader, bytes or output.");
-  if (size != r->input.size) return fail(CGIF_INVALID, message, capacity, "These are not the bytes the GIF reader opened.");
-  r->input.data = data;
-  const int status = next_frame(r, channels, out, stride, delay, message, capacity);
-  r->input.data = NULL;  // giflib keeps no pointer into the bytes: only the offset carries over
+  if (channels != 3 && channels != 4)
+    return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
+  const int status = draw_from(r, data, size, delay, message, capacity);
+  if (status == CGIF_OK) copy_screen(r, channels, out, stride);
   return status;
+}
+
+int cgif_draw_frame(cgif_reader *r, const uint8_t *data, size_t size, int *delay, char *message, size_t capacity) {
+  if (!r || !data) return fail(CGIF_INVALID, message, capacity, "No GIF reader or bytes.");
+  return draw_from(r, data, size, delay, message, capacity);
+}
+
+int cgif_copy_rows(const cgif_reader *r, int first, int count, int channels, uint8_t *out, size_t stride) {
+  if (!r || !out || (channels != 3 && channels != 4) || first < 0 || count < 0 || first > r->height - count)
+    return CGIF_INVALID;
+  for (int y = first; y < first + count; y++) {
+    const uint8_t *src = r->screen + (size_t)y * r->width * 4;
+    uint8_t *dst = out + (size_t)(y - first) * stride;
+    if (channels == 4) {
+      memcpy(dst, src, (size_t)r->width * 4);
+    } else {
+      for (int x = 0; x < r->width; x++) memcpy(dst + (size_t)x * 3, src + (size_t)x * 4, 3);
+    }
+  }
+  return CGIF_OK;
 }

@@ -1,9 +1,9 @@
-// fuzz-animation — the GIF and WebP animation readers on arbitrary bytes: the animation facts,
-// then every frame composed on the canvas in turn (disposal, blending, offsets, local palettes),
-// which the per-format targets reach only up to page 3 through the codec protocol. The first
-// byte picks the codec (bit 0: GIF or WebP) and whether frames are skipped (bit 1: every other
-// frame skipped unread, as `--page` does); the rest is the file. (APNG has no frame reader: a
-// PNG is read as its default image, which fuzz-png covers.)
+// fuzz-animation — the GIF, WebP and APNG animation readers on arbitrary bytes: the animation
+// facts, then every frame composed on the canvas in turn (disposal, blending, offsets, local
+// palettes, APNG's fcTL/fdAT sequence), which the per-format targets reach only up to page 3
+// through the codec protocol. The first byte picks the codec (bit 2 set: APNG; otherwise bit 0:
+// GIF or WebP) and whether frames are skipped (bit 1: every other frame skipped unread, as
+// `--page` does); the rest is the file.
 import Foundation
 import ImageCodecs
 
@@ -15,7 +15,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   guard count > 1 else { return 0 }
   let selector = start[0]
   let data = Data(bytes: start + 1, count: count - 1)
-  let codec: any AnimationDecoding.Type = selector & 1 == 0 ? GIFCodec.self : WebPCodec.self
+  let codec: any AnimationDecoding.Type = selector & 4 != 0 ? PNGCodec.self : selector & 1 == 0 ? GIFCodec.self : WebPCodec.self
   guard let info = try? codec.readAnimation(data, limits: limits),
     let reader = try? codec.makeFrameReader(data, limits: limits)
   else { return 0 }

@@ -2,7 +2,8 @@
 // message (giflib reports errors by return codes; the shim turns them into sentences and keeps
 // its read callback in C). Frames are read one at a time with giflib's record loop and composed
 // onto the logical screen as a browser shows them; nothing holds more than the screen and, for
-// "restore to previous" frames, one saved copy of it.
+// "restore to previous" frames, a saved copy of the frame's rectangle. The screen is allocated
+// untouched, so a large screen with small frames costs only the pages under them.
 #ifndef CGIF_SHIM_H
 #define CGIF_SHIM_H
 
@@ -30,6 +31,9 @@ typedef struct {
   int frame_count;
   int loop_count;      ///< the NETSCAPE2.0 extension's count (0: forever), or -1 without one
   int has_alpha;       ///< some frame has a transparent colour or does not cover the screen
+  long long held_bytes;  ///< the most a reader's screen and saved rectangle hold: the pages of the
+                         ///< screen under the frames' bounding box, and the largest frame that
+                         ///< restores the previous screen
 } cgif_info;
 
 /// Walks every record of `data` (skipping the compressed pixels), counting frames and storing
@@ -58,6 +62,13 @@ cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pix
 /// the last frame.
 int cgif_next_frame(cgif_reader *reader, const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
                     int *delay, char *message, size_t capacity);
+
+/// Composes the next frame on the screen as `cgif_next_frame` does, without copying it out.
+int cgif_draw_frame(cgif_reader *reader, const uint8_t *data, size_t size, int *delay, char *message, size_t capacity);
+
+/// Copies `count` rows of the screen from row `first` to `out` (rows `stride` bytes apart) as RGB
+/// (`channels` 3) or straight-alpha RGBA (4); CGIF_INVALID for rows outside the screen.
+int cgif_copy_rows(const cgif_reader *reader, int first, int count, int channels, uint8_t *out, size_t stride);
 
 /// Closes a reader (NULL is fine).
 void cgif_close(cgif_reader *reader);

@@ -1,7 +1,7 @@
 // BandScheduler.swift — runs a plan's tiles on the worker pool, band by band, and hands the
 // finished bands to a sink in order.
 //
-// A window of bands is in flight (`Renderer.bandWindow`); the calling thread sleeps until the
+// A window of bands is in flight (`Renderer.bandWindow`, one for a sequential plan); the calling thread sleeps until the
 // oldest band is complete, gives it to the sink (a slice of the output buffer, or an encoder) and
 // launches the next. Memory is thus the decoded sources plus a few bands. The first error
 // cancels the remaining jobs and is rethrown once none is running.
@@ -123,8 +123,8 @@ extension Renderer {
     // Streamed sources decode ahead of the tiles, one band at a time (see StreamingSource).
     let streams = plan.streamed.values.filter { !$0.bandEnds.isEmpty }
     let bandCount = grid.bandCount, tilesAcross = grid.tilesAcross
-    let eager = eager && plan.streamed.isEmpty
-    let window = eager ? bandCount : bandWindow
+    let eager = eager && plan.streamed.isEmpty && !plan.isSequential
+    let window = eager ? bandCount : bandsInFlight(plan)
     let progress = RenderProgress(bandCount: bandCount)
     let chain = streams.isEmpty ? nil : DecodeChain(streams: streams, pool: pool, progress: progress)
     var buffers: [Int: PixelBuffer] = [:]

@@ -10,6 +10,9 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   let consumerCount: [ObjectIdentifier: Int]
   /// How the output is cut into bands and tiles.
   let grid: TileGrid
+  /// Whether the bands run one at a time (each one tile wide), so that the sources are read in
+  /// the order one tile's evaluation reads them (`Renderer.sequentialPlan`).
+  let isSequential: Bool
   var decoded: [ObjectIdentifier: PixelBuffer] = [:]
   /// Where `decoded` pixels start in their source, for sources decoded only in part (a region
   /// of a TIFF; see `Renderer.sourceRegion`). Absent: at the origin.
@@ -28,9 +31,10 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   /// What a write with a target chose (Renderer+Target.swift); written on the rendering thread only.
   var targetOutcome: TargetOutcome?
 
-  init(root: ImageNode, grid: TileGrid) {
+  init(root: ImageNode, grid: TileGrid, isSequential: Bool = false) {
     self.root = root
     self.grid = grid
+    self.isSequential = isSequential
     self.consumerCount = Optimizer.consumerCounts(root)
   }
 

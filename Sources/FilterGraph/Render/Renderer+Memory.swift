@@ -11,15 +11,17 @@
 //              small computed input: Renderer.heldInputSpace): height × row bytes
 //              (16 a pixel, rows aligned), kept until the render ends
 //   decoded    Σ distinct encoded sources decoded whole and not in the decode cache yet: their
-//              decoded rows (the cache keeps them)
+//              decoded rows (the cache keeps them), and what their decoders hold while they
+//              decode (`ImageHeader.decoderHeldBytes`: a GIF's screen under its frames)
 //   window     the most rows of streamed sources any phase holds: Σ over the sources it
-//              streams of the ring of rows, from the same rule and the same grid as that
-//              phase's render (`streamedReads`, `tileSize(for:bounded:)`)
-//   tiles      the most pooled tile memory any phase holds: threads × the most one tile's
-//              evaluation holds (below), plus, in the output's phase, the bands in flight:
-//              bandWindow × band height × output width × 16 (counted at float size whatever
-//              the output format). An analysis's phase holds no bands: each tile is reduced as
-//              it finishes.
+//              streams of the ring of rows, from the same rule and the same plan as that
+//              phase's render (`streamedReads`, `renderPlan(for:analysis:rendering:)`), and
+//              what their decoders hold (`ImageHeader.decoderHeldBytes`)
+//   tiles      the most pooled tile memory any phase holds: threads (one for a sequential
+//              plan) × the most one tile's evaluation holds (below), plus, in the output's
+//              phase, the bands in flight: bandsInFlight(plan) × band height × output width × 16
+//              (counted at float size whatever the output format). An analysis's phase holds
+//              no bands: each tile is reduced as it finishes.
 //
 // (Phases run one after another, so taking the largest window and the largest tiles of any
 // phases over-counts by at most the smaller of the two; each part can then be checked against
@@ -87,12 +89,12 @@ extension Renderer {
   /// Adds one phase, a render of `node` (of an analysis's view, or the output's).
   private func addPhase(_ node: ImageNode, analysis: Bool, to estimate: inout MemoryEstimate) {
     let root = optimized(Image(node: node))
-    let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
-    let grid = plan.grid
-    if grid.size.isEmpty { return }
     // The default rendering: only a CMYK file decodes differently (and is cached apart) for
     // another intent, and the estimate is made before the caller's write options are known.
     let rendering = ColorRendering()
+    let plan = renderPlan(for: root, analysis: analysis, rendering: rendering)
+    let grid = plan.grid
+    if grid.size.isEmpty { return }
     var window = 0
     for source in plan.nodes {
       guard let encoded = source.operation as? EncodedSourceOperation else { continue }
@@ -100,18 +102,22 @@ extension Renderer {
       let area = region ?? source.info.extent
       let rowBytes = PixelBuffer.alignedRowBytes(
         width: area.width, format: PixelFormat(layout: source.info.layout, component: source.info.component))
+      let decoderBytes = encoded.source.header.decoderHeldBytes
       if let reads = streamedReads(encoded, node: source, plan: plan, area: area, rendering: rendering) {
-        window = Self.saturated(window, plus: Self.saturated(max(1, min(reads.window, area.height)), times: [rowBytes]))
+        let rows = Self.saturated(max(1, min(reads.window, area.height)), times: [rowBytes])
+        window = Self.saturated(window, plus: Self.saturated(rows, plus: decoderBytes))
         continue
       }
       let key = encoded.identity(rendering) + (region.map { "@\($0)" } ?? "")
       if !cache.contains(key), estimate.decodedSources.insert(key).inserted {
-        estimate.decoded = Self.saturated(estimate.decoded, plus: Self.saturated(area.height, times: [rowBytes]))
+        let rows = Self.saturated(area.height, times: [rowBytes])
+        estimate.decoded = Self.saturated(estimate.decoded, plus: Self.saturated(rows, plus: decoderBytes))
       }
     }
-    var tiles = Self.saturated(options.threads, times: [Self.tileFootprint(plan)])
+    // A sequential plan evaluates one tile at a time.
+    var tiles = Self.saturated(plan.isSequential ? 1 : options.threads, times: [Self.tileFootprint(plan)])
     if !analysis {
-      tiles = Self.saturated(tiles, plus: Self.saturated(bandWindow, times: [grid.tileSize.height, grid.size.width, 16]))
+      tiles = Self.saturated(tiles, plus: Self.saturated(bandsInFlight(plan), times: [grid.tileSize.height, grid.size.width, 16]))
     }
     estimate.window = max(estimate.window, window)
     estimate.tiles = max(estimate.tiles, tiles)

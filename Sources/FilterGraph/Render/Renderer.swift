@@ -166,10 +166,10 @@ public final class Renderer: Sendable {
     var warnings: [String] = []
     let root = optimized(try resolved(scheduled(image), warnings: &warnings))
     // An analysis's view is part of a graph whose render reports its warnings.
-    let plan = RenderPlan(root: root, grid: tileGrid(for: root, bounded: analysis))
+    let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
+    let plan = renderPlan(for: root, analysis: analysis, rendering: rendering)
     plan.reported = reported
     if !analysis { warnings.forEach { warn($0, in: plan) } }
-    let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     for node in plan.nodes {
       guard let source = node.operation.asSource else { continue }
       if let encoded = source as? EncodedSourceOperation {

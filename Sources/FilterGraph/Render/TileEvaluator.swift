@@ -89,7 +89,8 @@ final class TileEvaluator: Sendable {
       return format.layout == .gray ? 1 : format.layout == .rgb ? 3 : nil
     }
     if let stream = plan.streamed[ObjectIdentifier(input)] {
-      guard let n = channels(stream.format, stream.colorSpace) else { return nil }
+      // A region taller than the ring (a sequential plan's reduction) is taken in bands instead.
+      guard let n = channels(stream.format, stream.colorSpace), inside.height <= stream.capacity else { return nil }
       try stream.prepare(inside.y..<inside.maxY)
       let rows = (0..<region.height).map { stream.row(sourceRow($0), x: inside.x).assumingMemoryBound(to: UInt8.self) }
       return (rows, columns, n, region)

@@ -1,5 +1,6 @@
-// GIFCodec.swift — GIF in the codec registry: any frame (page) through giflib (CGIF shim), the
-// animation's frames one at a time (GIFFrameReader); written by GIFWriter.swift.
+// GIFCodec.swift — GIF in the codec registry: any frame (page) through giflib (CGIF shim), its
+// rows copied from the screen as they are asked for (GIFPageDecoder), the animation's frames one
+// at a time (GIFFrameReader); written by GIFWriter.swift.
 import CGIF
 import Foundation
 import PixelBufferModule
@@ -32,9 +33,11 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     guard request.page < frames else {
       throw CodecError(.invalidArgument, "The GIF has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
     }
-    return ImageHeader(
+    var header = ImageHeader(
       fileFormat: .gif, size: facts.animation.canvasSize, layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8,
       metadata: ImageMetadata(), pageCount: frames, animation: frames > 1 ? facts.animation : nil)
+    header.decoderHeldBytes = facts.heldBytes
+    return header
   }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
@@ -42,18 +45,12 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
       throw CodecError(.invalidArgument, "GIF files decode at full size only, not at 1/\(request.scaleDenominator).")
     }
     let header = try readHeader(data, request: request)
-    let format = PixelFormat(layout: header.layout, component: .uint8)
     let warnings = animationReadAsStillWarning("GIF", frames: header.pageCount, request: request)
-    let page = request.page, limits = request.limits
-    return WholeImageDecoder(size: header.size, format: format, colorSpace: .sRGB, metadata: header.metadata, warnings: warnings) { buffer in
-      let reader = try GIFFrameReader(data, limits: limits)
-      try reader.skip(page)
-      guard let frame = try reader.nextFrame() else {
-        throw CodecError(.corrupt, "The GIF's frame \(page + 1) cannot be read.")
-      }
-      buffer = frame
-    }
+    return try GIFPageDecoder(data, header: header, page: request.page, limits: request.limits, warnings: warnings)
   }
+
+  /// A page's rows are copied from the screen as they are asked for.
+  public static let streamsRows = true
 
   public static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo {
     try readFacts(data, limits: limits).animation
@@ -84,7 +81,7 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read
   /// from every record without decoding pixels; the screen, frame count and each frame's size
   /// are checked against `limits`.
-  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool) {
+  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int) {
     var info = cgif_info()
     var message = [CChar](repeating: 0, count: 256)
     let capacity = min(limits.maxFrames, 1 << 20)
@@ -103,7 +100,7 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     let animation = AnimationInfo(
       canvasSize: Size(width: Int(info.width), height: Int(info.height)), delays: delays,
       loopCount: info.loop_count < 0 ? 1 : info.loop_count == 0 ? 0 : Int(info.loop_count) + 1)
-    return (animation, info.has_alpha != 0)
+    return (animation, info.has_alpha != 0, Int(info.held_bytes))
   }
 
   static func check(_ status: Int32, _ message: [CChar]) throws {

@@ -4,8 +4,8 @@ import CGIF
 import Foundation
 import PixelBufferModule
 
-/// Reads a GIF's frames in order; holds the screen (and one saved copy for frames that restore
-/// the previous screen), never more than one frame.
+/// Reads a GIF's frames in order; holds the screen (and the saved rectangle of a frame that
+/// restores the previous screen), never more than one frame.
 public final class GIFFrameReader: AnimationFrameReader {
   public let info: AnimationInfo
   public let frameFormat: PixelFormat
@@ -46,5 +46,97 @@ public final class GIFFrameReader: AnimationFrameReader {
     }
     if frame != nil { framesRead += 1 }
     return frame
+  }
+}
+
+/// One page of a GIF as rows: the frames up to it are composed on the shim's screen at the first
+/// read, and rows are then copied from the screen as they are asked for. The screen is allocated
+/// untouched, so what is held is the pages under the frames (`ImageHeader.decoderHeldBytes`) and
+/// the rows the caller asks for, not a decoded copy of the whole canvas: a 35-byte GIF with a
+/// 16383² screen and a 1 × 1 frame, streamed, holds kilobytes, not 1 GB.
+final class GIFPageDecoder: ImageRowDecoder {
+  let outputSize: Size
+  let outputFormat: PixelFormat
+  let warnings: [String]
+  private let data: Data
+  private let page: Int
+  private let reader: OpaquePointer
+  private var drawn = false
+  private var rowsRead = 0
+  private var failure: Error?
+
+  init(_ data: Data, header: ImageHeader, page: Int, limits: DecodeLimits, warnings: [String]) throws {
+    outputSize = header.size
+    outputFormat = PixelFormat(layout: header.layout, component: .uint8)
+    self.warnings = warnings
+    self.data = data
+    self.page = page
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let opened = data.withUnsafeBytes { raw in
+      cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
+    }
+    guard let opened else {
+      try GIFCodec.check(status, message)
+      throw CodecError(.corrupt, "The GIF file cannot be opened.")
+    }
+    reader = opened
+  }
+
+  deinit { cgif_close(reader) }
+
+  func makeBuffer(rows: Int?) throws -> PixelBuffer {
+    try PixelBuffer.forDecoding(
+      width: outputSize.width, height: outputSize.height, rows: rows, format: outputFormat, colorSpace: .sRGB,
+      metadata: ImageMetadata())
+  }
+
+  func readRows(_ count: Int, into buffer: inout PixelBuffer, at destinationRow: Int) throws -> Int {
+    guard buffer.width == outputSize.width, buffer.format == outputFormat else {
+      throw CodecError(
+        .invalidArgument,
+        "The buffer for GIF rows is \(buffer.width) pixels wide in \(buffer.format); \(outputSize.width) pixels in \(outputFormat) are needed.")
+    }
+    let wanted = min(max(count, 0), outputSize.height - rowsRead)
+    guard destinationRow >= 0, destinationRow + wanted <= buffer.height else {
+      throw CodecError(.invalidArgument, "The buffer has \(buffer.height) rows; \(wanted) rows at row \(destinationRow) do not fit.")
+    }
+    guard wanted > 0 else { return 0 }
+    try drawPage()
+    let reader = reader, first = Int32(rowsRead), channels = Int32(outputFormat.channelCount)
+    let status = buffer.withUnsafeMutableBaseAddress { base, stride in
+      cgif_copy_rows(reader, first, Int32(wanted), channels, (base + destinationRow * stride).assumingMemoryBound(to: UInt8.self), stride)
+    }
+    guard Int(status) == Int(CGIF_OK) else {
+      throw CodecError(.invalidArgument, "GIF rows \(rowsRead)..<\(rowsRead + wanted) are not on the screen.")
+    }
+    rowsRead += wanted
+    return wanted
+  }
+
+  /// Composes frames 1 … page + 1 on the screen, once.
+  private func drawPage() throws {
+    if let failure { throw failure }
+    guard !drawn else { return }
+    do {
+      for number in 1...(page + 1) {
+        var message = [CChar](repeating: 0, count: 256)
+        var delay: Int32 = 0
+        let reader = reader
+        let status = data.withUnsafeBytes { raw in
+          cgif_draw_frame(reader, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &delay, &message, message.count)
+        }
+        if Int(status) == Int(CGIF_END) { throw CodecError(.corrupt, "The GIF's frame \(page + 1) cannot be read.") }
+        do {
+          try GIFCodec.check(status, message)
+        } catch let error as CodecError {
+          throw CodecError(error.kind, "Frame \(number): \(error.message)")
+        }
+      }
+      drawn = true
+    } catch {
+      failure = error
+      throw error
+    }
   }
 }

@@ -76,6 +76,9 @@ public struct ImageHeader: Hashable, Sendable {
   public var hdrPeak: Double?
   /// Whether `hdrPeak` was declared by the file (MaxCLL, mastering display) or measured, or nil.
   public var hdrPeakSource: HDRPeakSource?
+  /// The bytes a decoder of this page holds of its own while it decodes, besides the rows it
+  /// hands out (a GIF's screen pages under its frames): counted in a render's memory estimate.
+  public var decoderHeldBytes = 0
 
   /// Creates a header.
   public init(
