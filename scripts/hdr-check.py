@@ -17,7 +17,21 @@
                                convolve=H:V1,…,V9 convolves the rendition over the headroom H
                                with a 3×3 kernel (divided by its sum, or 1 when that is 0) on
                                sRGB-encoded values, edges extended, clipped to 0…1, as fgrun's
-                               convolve applied to the HDR picture on its display):
+                               convolve applied to the HDR picture on its display;
+                               curves=X:Y,… is a rising tone curve carried (the SDR look with the
+                               photo's highlights kept): (f(B) + o)·(c + o′)/(B + o) − o′, B the
+                               input's SDR base as libultrahdr decodes it (sRGB, linearised), o
+                               and o′ its SDR and HDR offsets as libvips reads them, f the curve
+                               on sRGB-encoded values; curves-over=H/X:Y,… applies the curve over the
+                               headroom H instead, H · dec(f(enc(clip(c / H, 0, 1)))), a falling
+                               curve rerendered; f is Fritsch–Carlson's monotone cubic through the
+                               points, flat outside them, as docs/Filters.md defines fgrun's;
+                               blend=OVERLAY,X,Y,W,H,OPACITY places the rendition of the Ultra HDR
+                               file OVERLAY, resized to W×H in linear light (libvips resize,
+                               Lanczos 3), at (X, Y) over the input's rendition, blended `over`
+                               by OPACITY in linear light: the blend of the two HDR renditions;
+                               psnr_region is then the PSNR within that rectangle, over its own
+                               peak):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -32,7 +46,11 @@
               signal taken through the ST 2084 EOTF, BT.2020 → BT.709 (BT.2087's inverse) and
               divided by 203 cd/m² (BT.2408's HDR reference white = the rendition's SDR white); one
               ending in .png is the rendition as a 16-bit PQ PNG (fgrun --hdr hdr to PNG), read by
-              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way; a
+              imagecodecs' PNG decoder with its cICP chunk checked (9, 16, 0, 1), the same way; one
+              ending in .heic is the rendition as a 10- or 12-bit HEIC, decoded by heif-convert
+              (libheif's example tool over libde265, not the x265 that encoded it) to a 16-bit
+              PNG whose samples it shifts left to 16 bits, its nclx and pixi boxes checked as the
+              AVIF's, the same way; a
               transfer of 18 (HLG, both formats) is taken through BT.2100's HLG inverse OETF and
               the OOTF of a 1000 cd/m² display (black 0, γ 1.2) instead of the ST 2084 EOTF;
               for both, output holds "light": the mastering display and content light levels the
@@ -43,8 +61,11 @@
 Run with the oracles' venv (scripts/install-hdr-oracles.sh).
 """
 import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 
 import imagecodecs
 import numpy as np
@@ -85,6 +106,18 @@ def declared_light(data, png):
 LIGHT = {}
 
 
+def heif_convert(path, depth):
+    """The samples of a 10- or 12-bit HEIC as heif-convert decodes them (its 16-bit PNG holds each
+    sample shifted left to 16 bits)."""
+    with tempfile.TemporaryDirectory() as folder:
+        png = os.path.join(folder, "decoded.png")
+        subprocess.run(["heif-convert", path, png], check=True, capture_output=True)
+        with open(png, "rb") as f:
+            decoded = imagecodecs.png_decode(f.read())
+    assert decoded.dtype == np.uint16, "heif-convert wrote an 8-bit PNG"
+    return decoded >> (16 - depth)
+
+
 def pq_rendition(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -97,10 +130,10 @@ def pq_rendition(path):
         at = data.find(b"nclx")
         assert at > 0 and data[at + 4:at + 6] == b"\x00\x09", "not BT.2020 primaries"
         transfer = int.from_bytes(data[at + 6:at + 8], "big")
-        decoded = imagecodecs.avif_decode(data)
         pixi = data.find(b"pixi")  # version/flags, channel count, bits per channel
         depth = data[pixi + 9]
         assert pixi > 0 and depth in (10, 12), "no pixi box with a deep bit depth"
+        decoded = heif_convert(path, depth) if path.endswith(".heic") else imagecodecs.avif_decode(data)
     assert transfer in (16, 18), f"transfer {transfer} is neither PQ (16) nor HLG (18)"
     s = decoded[..., :3].astype(np.float64) / (2 ** depth - 1)
     if transfer == 16:  # SMPTE ST 2084 EOTF
@@ -120,7 +153,7 @@ def pq_rendition(path):
 
 
 def rendition(path):
-    if path.endswith((".avif", ".png")):
+    if path.endswith((".avif", ".heic", ".png")):
         return pq_rendition(path)
     if path.endswith(".tif"):
         return pyvips.Image.new_from_file(path).numpy().astype(np.float32)
@@ -138,8 +171,45 @@ def srgb_decode(c):
     return np.where(c <= 0.04045, c / 12.92, np.power((c + 0.055) / 1.055, 2.4))
 
 
+def curve(points):
+    """Fritsch–Carlson's monotone cubic through the X:Y points (Fritsch & Carlson 1980, SIAM J.
+    Numer. Anal. 17), flat outside them: a function of a numpy array."""
+    x, y = (np.array(v, dtype=np.float64) for v in zip(*((float(a) for a in p.split(":")) for p in points.split(","))))
+    h = np.diff(x)
+    d = np.diff(y) / h
+    m = np.concatenate([[d[0]], np.where(d[:-1] * d[1:] > 0, (d[:-1] + d[1:]) / 2, 0), [d[-1]]])
+    for k in range(len(d)):
+        if d[k] == 0:
+            m[k] = m[k + 1] = 0
+            continue
+        alpha, beta = m[k] / d[k], m[k + 1] / d[k]
+        if alpha * alpha + beta * beta > 9:
+            tau = 3 / np.hypot(alpha, beta)
+            m[k], m[k + 1] = tau * alpha * d[k], tau * beta * d[k]
+
+    def f(c):
+        k = np.clip(np.searchsorted(x, c, side="right") - 1, 0, len(h) - 1)
+        t = np.clip((c - x[k]) / h[k], 0, 1)
+        t2, t3 = t * t, t * t * t
+        v = (2 * t3 - 3 * t2 + 1) * y[k] + (t3 - 2 * t2 + t) * h[k] * m[k] + (3 * t2 - 2 * t3) * y[k + 1] + (t3 - t2) * h[k] * m[k + 1]
+        return np.where(c <= x[0], y[0], np.where(c >= x[-1], y[-1], v))
+    return f
+
+
+def per_channel(value):
+    return np.array(value if isinstance(value, list) else [value] * 3, dtype=np.float64)
+
+
+def resized(a, width, height):
+    """`a` resized to width × height in linear light (libvips resize, Lanczos 3)."""
+    h, w, _ = a.shape
+    im = pyvips.Image.new_from_memory(np.ascontiguousarray(a).tobytes(), w, h, 3, "float")
+    return im.resize(width / w, vscale=height / h, kernel="lanczos3").numpy()[:height, :width]
+
+
 def main(src, dst, edit="1"):
     a, b = rendition(src), rendition(dst)
+    region = None
     if edit.startswith("levels="):
         white, gamma, out_white = (float(v) for v in edit[len("levels="):].split(","))
         a = srgb_decode(out_white * np.power(srgb_encode(a) / white, 1 / gamma)).astype(np.float32)
@@ -154,6 +224,26 @@ def main(src, dst, edit="1"):
         rows, cols = a.shape[:2]
         c = sum(k[j, i] * e[j:j + rows, i:i + cols] for j in range(3) for i in range(3))
         a = (float(h) * srgb_decode(np.clip(c, 0, 1))).astype(np.float32)
+    elif edit.startswith("curves-over="):
+        h, points = edit[len("curves-over="):].split("/", 1)
+        f = curve(points)
+        a = (float(h) * srgb_decode(np.clip(f(srgb_encode(np.clip(a / float(h), 0, 1))), 0, 1))).astype(np.float32)
+    elif edit.startswith("curves="):
+        f = curve(edit[len("curves="):])
+        info = fields(src)
+        o, o2 = per_channel(info["gainmap-offset-sdr"]), per_channel(info["gainmap-offset-hdr"])
+        with open(src, "rb") as file:
+            base = imagecodecs.ultrahdr_decode(file.read(), dtype=np.uint8)[..., :3] / 255.0
+        sdr, edited = srgb_decode(base), srgb_decode(np.clip(f(base), 0, 1))
+        a = ((edited + o) * (a + o2) / (sdr + o) - o2).astype(np.float32)
+    elif edit.startswith("blend="):
+        overlay, *numbers = edit[len("blend="):].split(",")
+        x, y, w, h = (int(v) for v in numbers[:4])
+        opacity = float(numbers[4])
+        placed = resized(rendition(overlay), w, h)
+        a = a.copy()
+        a[y:y + h, x:x + w] = opacity * placed + (1 - opacity) * a[y:y + h, x:x + w]
+        region = (x, y, w, h)
     elif edit.startswith("blur="):
         h, w, _ = a.shape
         im = pyvips.Image.new_from_memory(np.ascontiguousarray(a).tobytes(), w, h, 3, "float")
@@ -166,13 +256,16 @@ def main(src, dst, edit="1"):
         # An Ultra HDR JPEG's base is sRGB: BT.2020 light outside BT.709 (negative components) cannot
         # be restored by its map, and FilterGraph clips it to 0 (HDRGainMap.swift): so does the reference.
         a = np.clip(a, 0, None)
-    h, w, _ = a.shape
-    im = pyvips.Image.new_from_memory(np.ascontiguousarray(a).tobytes(), w, h, 3, "float")
-    ref = im.resize(b.shape[1] / w, vscale=b.shape[0] / h, kernel="lanczos3").numpy()[: b.shape[0], : b.shape[1]]
+    ref = resized(a, b.shape[1], b.shape[0])
     mse = float(np.mean((ref - b) ** 2))
     peak = float(ref.max())
     output = {"light": LIGHT[dst]} if dst in LIGHT else {} if dst.endswith(".tif") else fields(dst)
-    print(json.dumps({"input": fields(src) if src.endswith(".jpg") else {}, "output": output, "psnr_ic": 10 * np.log10(peak * peak / mse)}))
+    result = {"input": fields(src) if src.endswith(".jpg") else {}, "output": output, "psnr_ic": 10 * np.log10(peak * peak / mse)}
+    if region:
+        x, y, w, h = region
+        r, o = ref[y:y + h, x:x + w], b[y:y + h, x:x + w]
+        result["psnr_region"] = 10 * np.log10(float(r.max()) ** 2 / float(np.mean((r - o) ** 2)))
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ extension FGRunTests {
     let explained = try fgrun(["explain", "-e", "rotate 90\nscale 0.5", "hdr.jpg"])
     XCTAssertTrue(explained.text.contains("gain map (written as Ultra HDR to JPEG):\n#1 scale size=16x24"), explained.text)
     let edges = try fgrun(["explain", "-e", "convolve preset=edges", "hdr.jpg"]).text
-    XCTAssertTrue(edges.contains("gain map: not written (convolve is not applied to gain maps)"), edges)
+    XCTAssertTrue(
+      edges.contains("gain map: not written (convolve preset=edges draws where the picture changes, not the scene's light, so it has no HDR rendition)"),
+      edges)
     let inverted = try fgrun(["explain", "-e", "invert", "hdr.jpg"]).text
     XCTAssertTrue(inverted.contains("gain map (written as Ultra HDR to JPEG):\n#1 gain map from renditions"), inverted)
 
@@ -34,7 +36,10 @@ extension FGRunTests {
     XCTAssertEqual(png.status, 0, png.stderr)
     XCTAssertTrue(png.stderr.contains("the gain map (HDR) is not written: png output cannot carry it"), png.stderr)
     let convolved = try fgrun(["-e", "convolve preset=edges", "hdr.jpg", "convolved.jpg"])
-    XCTAssertTrue(convolved.stderr.contains("convolve is not applied to gain maps"), convolved.stderr)
+    XCTAssertTrue(
+      convolved.stderr.contains(
+        "the gain map (HDR) is not written: convolve preset=edges draws where the picture changes, not the scene's light, so it has no HDR rendition; the output is SDR only"),
+      convolved.stderr)
     XCTAssertFalse(try fgrun(["info", "convolved.jpg"]).text.contains("gain map"))
 
     let sdr = try fgrun(["-e", "scale 0.5", "--hdr", "sdr", "hdr.jpg", "sdr.jpg"])

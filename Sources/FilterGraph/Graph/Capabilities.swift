@@ -10,8 +10,11 @@
 // - `GainMapCarrying`: leaves a gain map following its input right as it is (HDR/GainMapPolicy.swift);
 //   a `PointOperation` that does not is applied to the map's HDR rendition instead
 //   (HDR/GainMapRerendering.swift).
+// - `GainMapEnding`: an instance whose output is no picture of the scene's light ends a gain map,
+//   saying why (HDR/GainMapPolicy.swift).
 // - `OverlayingOperation`: places its second input on its first (a gain map then gets "no boost"
-//   under the overlay: HDR/GainMapOverlay.swift).
+//   under the overlay: HDR/GainMapOverlay.swift; or, when the overlay has a map of its own, is
+//   made from the blend of the two HDR renditions: HDR/GainMapBlending.swift).
 // - `WindowChoosingOperation`: an analysis chooses a window that the operation crops to (decided
 //   once for an animation; taken by a gain map at its own resolution).
 // - `StoredRowsReader`: computes from a decoded 8-bit source's stored rows (the tile evaluator
@@ -213,6 +216,14 @@ public protocol GainMapCarrying: ImageOperation {
   var carriesGainMap: Bool { get }
 }
 
+/// An operation some of whose instances draw something that is not a picture of the scene's light
+/// (an edge map): a gain map following its input ends there, with the reason as the warning says it
+/// (HDR/GainMapPolicy.swift).
+public protocol GainMapEnding: ImageOperation {
+  /// Why this instance's output has no HDR rendition, or nil when its other capabilities decide.
+  var gainMapEndsBecause: String? { get }
+}
+
 /// An operation that changes only `changedRect` of its first input: its output has input 0's
 /// extent, reads input 0's region equal to the output rectangle, and equals input 0 outside
 /// `changedRect` (a composite outside its overlay). Output tiles outside the changed rectangles of
@@ -233,6 +244,12 @@ public protocol OverlayingOperation: ImageOperation {
   /// The operation that puts `layer` (made from `overlay`) on a map of `mapSize` following a base
   /// of `baseSize`, so the map is `fill` ("no boost") where the overlay covers, blended by coverage.
   func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image)
+  /// The same blend repeated on a gain map's `mapSize` for a base of `baseSize` (its placement and
+  /// the overlay's size × mapSize/baseSize, rounded), and whether it is a weighted mean of its two
+  /// inputs' light, so the blended boosts stay within the two maps' range; nil when the output does
+  /// not show the overlay's light (a mask: its values are opacity), whose own gain map then does not
+  /// matter. For an overlay that has a gain map of its own (HDR/GainMapBlending.swift).
+  func mapBlend(baseSize: Size, mapSize: Size) -> (operation: any ImageOperation, overlaySize: Size, mean: Bool)?
 }
 
 /// An operation that removes at least the detail a Gaussian of `lowPassSigma` pixels removes from

@@ -24,9 +24,12 @@
 //   HDR rendition (GainMapRerendering.swift);
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
+//   an overlay with a map of its own (`mapBlend`) makes the map again from the same blend of the two
+//   HDR renditions (GainMapBlending.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
-// - anything else (`convolve preset=edges`, two images with maps) ends the
-//   branch: the output is written without its map, with a warning naming the filter.
+// - an operation that says its output is no picture of the scene's light (`GainMapEnding`:
+//   `convolve preset=edges`), an overlay with a map on a base without one, and anything else end
+//   the branch: the output is written without its map, with a warning giving the reason.
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -121,14 +124,29 @@ extension Image {
     }
     guard let (index, map, metadata, ratio) = carried.first else { return .none }
     let name = node.operation.descriptor.name
-    if let overlaying = node.operation as? any OverlayingOperation, node.inputs.count == 2, index == 0, carried.count == 1 {
+    if let overlaying = node.operation as? any OverlayingOperation, node.inputs.count == 2, index == 0 {
+      let baseSize = node.inputs[0].info.size
+      if carried.count == 2, let blend = overlaying.mapBlend(baseSize: baseSize, mapSize: map.info.size) {
+        // The overlay has a map of its own: the blend of the two HDR renditions (GainMapBlending.swift).
+        let (_, overlayMap, overlayMetadata, _) = carried[1]
+        guard !metadata.baseRenditionIsHDR, !overlayMetadata.baseRenditionIsHDR else {
+          return .dropped("\(node.operation.descriptor.name) blends two images whose gain maps' base images are HDR renditions")
+        }
+        let (made, stored) = GainMapBlending.node(
+          base: node.inputs[0], map: map, metadata: metadata, overlay: node.inputs[1], overlayMap: overlayMap, overlayMetadata: overlayMetadata,
+          blend: blend.operation, overlaySize: blend.overlaySize, mean: blend.mean)
+        return .map(made, stored, ratio: ratio)
+      }
       let (operation, layer) = overlaying.mapOverlay(
-        of: Image(node: node.inputs[1]), baseSize: node.inputs[0].info.size, mapSize: map.info.size, fill: metadata.neutralFill,
+        of: Image(node: node.inputs[1]), baseSize: baseSize, mapSize: map.info.size, fill: metadata.neutralFill,
         mapIsGray: map.info.layout.isGray)
       return .map(ImageNode(operation: operation, inputs: [map, layer.node]), metadata, ratio: ratio)
     }
-    guard node.inputs.count == 1, index == 0 else { return .dropped("\(name) combines images, and gain maps are not combined") }
+    guard node.inputs.count == 1, index == 0 else {
+      return .dropped(index > 0 ? "\(name) takes its gain map from an image other than its first, which has none" : "\(name) combines images, and gain maps are not combined")
+    }
     let op = node.operation
+    if let ending = op as? any GainMapEnding, let why = ending.gainMapEndsBecause { return .dropped(why) }
     switch GainMapTreatment.of(op) {
     case .windowed:
       if let window = op as? any WindowChoosingOperation {

@@ -36,10 +36,8 @@ import PixelBufferModule
 
 extension CompositeOperation: OverlayingOperation {
   public func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image) {
-    let (rx, ry) = ResolutionRatio.of(mapSize, baseSize)
-    let x0 = Int((Double(origin.x) * rx).rounded()), y0 = Int((Double(origin.y) * ry).rounded())
-    let x1 = Int((Double(origin.x + overlaySize.width) * rx).rounded()), y1 = Int((Double(origin.y + overlaySize.height) * ry).rounded())
-    let size = Size(width: max(1, x1 - x0), height: max(1, y1 - y0))
+    let (origin, size) = mapPlacement(baseSize: baseSize, mapSize: mapSize)
+    let (x0, y0) = (origin.x, origin.y)
     let neutral = ColorMatrix(
       red: .zero, green: .zero, blue: .zero, alpha: SIMD4(0, 0, 0, 1), bias: SIMD4(fill.red, fill.green, fill.blue, 0))
     var layer = overlay.applyingColorMatrix(neutral, in: .encoded)
@@ -50,7 +48,28 @@ extension CompositeOperation: OverlayingOperation {
   }
 }
 
+extension CompositeOperation {
+  /// This blend itself at the map's resolution: `over` in linear light is a weighted mean.
+  public func mapBlend(baseSize: Size, mapSize: Size) -> (operation: any ImageOperation, overlaySize: Size, mean: Bool)? {
+    let (origin, size) = mapPlacement(baseSize: baseSize, mapSize: mapSize)
+    let blend = CompositeOperation(mode: mode, opacity: Double(opacity), origin: origin, overlaySize: size, linearLight: linearLight)
+    return (blend, size, mode == .over && linearLight)
+  }
+
+  /// The overlay's rectangle at the map's resolution: its corners × mapSize/baseSize, rounded.
+  func mapPlacement(baseSize: Size, mapSize: Size) -> (origin: Point, size: Size) {
+    let (rx, ry) = ResolutionRatio.of(mapSize, baseSize)
+    let x0 = Int((Double(origin.x) * rx).rounded()), y0 = Int((Double(origin.y) * ry).rounded())
+    let x1 = Int((Double(origin.x + overlaySize.width) * rx).rounded()), y1 = Int((Double(origin.y + overlaySize.height) * ry).rounded())
+    return (Point(x: x0, y: y0), Size(width: max(1, x1 - x0), height: max(1, y1 - y0)))
+  }
+}
+
 extension MaskOperation: OverlayingOperation {
+  /// nil: the mask's values are the image's opacity, its light is not shown, so a gain map of the
+  /// mask's own does not matter (the map is masked as under a mask without one).
+  public func mapBlend(baseSize: Size, mapSize: Size) -> (operation: any ImageOperation, overlaySize: Size, mean: Bool)? { nil }
+
   public func mapOverlay(of overlay: Image, baseSize: Size, mapSize: Size, fill: Color, mapIsGray: Bool) -> (operation: any ImageOperation, layer: Image) {
     (self, overlay.applying(ScaleOperation(targetSize: mapSize, kernel: .box, linearLight: false, allowsShrinkOnLoad: false)))
   }

@@ -48,7 +48,9 @@
 //   SDR-look definition (carried).
 // - **overlaid** (`OverlayingOperation`: composite, mask): an overlay without a map of its own (a
 //   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
-//   the image is flattened onto where a mask removes it.
+//   the image is flattened onto where a mask removes it. An overlay with a map of its own is HDR
+//   content: the map is made again from the same blend of the two HDR renditions
+//   (GainMapBlending.swift); a mask's own map does not matter (its values are opacity).
 // - **rerendered** (any other `PointOperation`: invert, a matrix, curve or levels that reverses or
 //   reshapes the tones, a custom kernel; and a `ResolutionMappable` that `mixesLight`: blur,
 //   boxblur, a convolution that is a weighted mean): the operation (at the map's resolution) is
@@ -58,8 +60,12 @@
 //   in linear light the ratio is blur(B·G)/blur(B), the B-weighted mean of G over the kernel;
 //   blurring the map's own values gives its plain mean, equal only where B or G is flat across
 //   the kernel; carried, the highlight's boost would stay sharp while the base's light spreads.
-// - **dropped** (anything else, the default): the output is SDR, with a warning: `convolve
-//   preset=edges` (a gradient magnitude), blends of two images that both have maps.
+// - **dropped** (`GainMapEnding` saying why, and anything else, the default): the output is SDR,
+//   with a warning. `convolve preset=edges` declares it: the gradient's magnitude is a drawing of
+//   where the picture changes, not the scene's light, so no HDR rendition of it restores anything;
+//   made again from the HDR picture it would outline the highlights brighter, an analysis of
+//   another picture whose strength follows the display's headroom, and edges a base pixel wide are
+//   below the map's resolution anyway.
 import ImageCodecs
 import PixelBufferModule
 
@@ -84,6 +90,7 @@ public enum GainMapTreatment: String, Hashable, Sendable, CaseIterable {
 
   /// The treatment `operation` declares by the capabilities it adopts.
   public static func of(_ operation: any ImageOperation) -> GainMapTreatment {
+    if let ending = operation as? any GainMapEnding, ending.gainMapEndsBecause != nil { return .dropped }
     if operation is any WindowChoosingOperation { return .windowed }
     if operation is any OverlayingOperation { return .overlaid }
     if let geometry = operation as? any ResolutionMappable {
@@ -166,9 +173,15 @@ extension VignetteOperation: GainMapCarrying { public var carriesGainMap: Bool {
 extension GrainOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
 extension SharpenOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }
 
-extension ConvolveOperation: GainMapCarrying {
+extension ConvolveOperation: GainMapCarrying, GainMapEnding {
   /// A linear kernel that is no weighted mean (a sharpen, a laplacian, an emboss: values below 0,
   /// an offset or a gain); the `edges` preset's gradient magnitude is not carried.
   public var carriesGainMap: Bool { !gradientMagnitude && !repeatsAtOtherResolutions }
+
+  /// The `edges` preset: its output is the gradient's magnitude, a drawing of where the picture
+  /// changes, not light from the scene (see GainMapPolicy.swift, dropped).
+  public var gainMapEndsBecause: String? {
+    gradientMagnitude ? "convolve preset=edges draws where the picture changes, not the scene's light, so it has no HDR rendition" : nil
+  }
 }
 extension UnchangedStepOperation: GainMapCarrying { public var carriesGainMap: Bool { true } }

@@ -64,24 +64,33 @@ enum GainMapRerendering {
   }
 
   /// H / h, clamped to 0…1: the HDR rendition of the map (input 0) over the base at its resolution
-  /// (input 1), on a display of the map's full headroom, alpha 1.
+  /// (input 1), on a display of headroom h (the map's full headroom unless given), alpha 1 (or the
+  /// base's, premultiplied, with `keepsAlpha`).
   struct HDRRenditionOperation: ImageOperation {
     let metadata: GainMapMetadata
     let gray: Bool
+    var headroom: Double? = nil
+    var keepsAlpha = false
 
     static let table = OperationDescriptor(
       name: "gain map HDR rendition", category: .color,
       summary: "An Ultra HDR image's HDR rendition over its headroom, 0…1 (not a recipe filter).", inputCount: 2, parameters: [], example: "")
     var descriptor: OperationDescriptor { Self.table }
-    var arguments: Arguments { metadata.arguments(gray: gray) }
+    var arguments: Arguments {
+      Arguments(metadata.arguments(gray: gray).values + [("headroom", ParameterValue.number(headroom ?? 0)), ("alpha", ParameterValue.boolean(keepsAlpha))])
+    }
     var workingSpace: WorkingSpace? { .linear }
 
-    func outputInfo(inputs: [ImageInfo]) -> ImageInfo { inputs[1].asRGB }
+    func outputInfo(inputs: [ImageInfo]) -> ImageInfo {
+      var info = inputs[1]
+      info.layout = keepsAlpha && info.layout.hasAlpha ? .rgba : .rgb
+      return info
+    }
 
     func render(into output: inout Tile, inputs: [Tile]) throws {
       output.buffer = inputs[1].buffer
-      let m = metadata, gray = gray
-      let headroom = m.fullHeadroom
+      let m = metadata, gray = gray, keepsAlpha = keepsAlpha
+      let headroom = self.headroom ?? m.fullHeadroom
       output.withMutablePixels { px in
         inputs[0].withPixels { map in
           for y in 0..<px.height {
@@ -94,7 +103,7 @@ enum GainMapRerendering {
                 let light = (Double(s[c]) + m.offsetSDR[c]) * exp2(boost) - m.offsetHDR[c]
                 h[c] = Float(min(max(light / headroom, 0), 1))
               }
-              row[x] = h
+              row[x] = keepsAlpha ? SIMD4(h.x * row[x].w, h.y * row[x].w, h.z * row[x].w, row[x].w) : h
             }
           }
         }

@@ -115,6 +115,8 @@ final class GainMapGeometryTests: XCTestCase {
       XCTAssertNil(try JPEGCodec.readHeader(out, request: DecodeRequest()).gainMap, line)
       XCTAssertEqual(heard.withLock { warnings.count }, 1, line)
       XCTAssertTrue(heard.withLock { warnings.first?.contains("the gain map (HDR) is not written") ?? false }, line)
+      // The warning says why: an edge map is no picture of the scene's light.
+      XCTAssertTrue(heard.withLock { warnings.first?.contains("draws where the picture changes, not the scene's light") ?? false }, line)
     }
     _ = try run("scale 0.5", format: .png)
     XCTAssertTrue(heard.withLock { warnings.first?.contains("png output cannot carry it") ?? false })

@@ -43,8 +43,8 @@ final class GainMapPolicyTests: XCTestCase {
     XCTAssertEqual(documented.map(\.name), code.map(\.name), "docs/HDR.md's rows should be, in this order:\n\(expected)")
     XCTAssertEqual(documented.map(\.treatment), code.map(\.treatment), "docs/HDR.md's rows should be:\n\(expected)")
     for row in documented { XCTAssertFalse(row.why.isEmpty, "\(row.name) says why") }
-    // No example ends the map: `dropped` is for `convolve preset=edges` and blends of two images
-    // with maps (GainMapGeometryTests.testMapsCarriedDroppedAndWarned).
+    // No example ends the map: `dropped` is for `convolve preset=edges`
+    // (GainMapGeometryTests.testMapsCarriedDroppedAndWarned).
     XCTAssertEqual(Set(code.map(\.treatment)), Set(GainMapTreatment.allCases.map(\.rawValue)).subtracting(["dropped"]), "every treatment is used")
   }
 

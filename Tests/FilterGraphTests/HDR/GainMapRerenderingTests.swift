@@ -53,14 +53,48 @@ final class GainMapRerenderingTests: XCTestCase {
     XCTAssertNotNil(curve.gainMapBranch().branch)
   }
 
-  /// `input` through `edit; scale 0.5`, checked against its rendition inverted over `headroom`;
-  /// returns the PSNR of the output's rendition.
-  func invertedRoundTrip(_ input: URL, headroom: Double, folder: URL, edit: String = "invert") throws -> Double {
+  /// Curves against their treatments' definitions (docs/HDR.md), the curve evaluated by the
+  /// checker's own Fritsch–Carlson interpolation: a rising S-curve is carried, so the output's HDR
+  /// rendition is the SDR look with the photo's highlights kept, (f(B) + o)·G − o′ for G the input's
+  /// boost — libultrahdr's rendition of the output against (f(B) + o)·(H + o′)/(B + o) − o′ of the
+  /// input's base B and rendition H, resized: 44.1 dB (libultrahdr fixture) and 39.8 dB (libvips
+  /// fixture); and a falling curve is rerendered, h · dec(f(enc(H/h))) on the ramps: 33.1 dB, below
+  /// invert's 36.6 (f of the mean is not the mean of f at the map's resolution, and this curve is
+  /// steeper than invert in the mid-tones), its range widened as invert's.
+  func testCurvesFollowTheirTreatmentsDefinitions() throws {
+    let folder = try temporaryFolder()
+    let rising = "0:0,0.25:0.18,0.75:0.88,1:1"
+    for name in ["libultrahdr", "vips"] {
+      let input = Fixtures.url("uhdr/\(name).jpg"), output = folder.appendingPathComponent("curved.jpg")
+      let image = try Recipe.parse("curves points=\(rising)\nscale 0.5", file: nil).compile(
+        input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
+      XCTAssertEqual(GainMapTreatment.of(image.node.inputs[0].operation), .carried)
+      try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+      let result = try UltraHDRRoundTripTests.check(input, output, edit: "curves=\(rising)")
+      let before = try XCTUnwrap(result["input"] as? [String: Any]), after = try XCTUnwrap(result["output"] as? [String: Any])
+      for key in ["gainmap-hdr-capacity-max", "gainmap-max-content-boost", "gainmap-min-content-boost"] {
+        XCTAssertEqual("\(before[key]!)", "\(after[key]!)", "\(name): \(key)")
+      }
+      let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+      print("curves \(rising) \(name): HDR rendition \(psnr) dB from the input's base curved under its boosts")
+      XCTAssertGreaterThanOrEqual(psnr, 38, name)
+    }
+    let ramps = folder.appendingPathComponent("ramps.jpg")
+    try Self.rampsPhoto().write(to: ramps)
+    let falling = "0:0.95,0.3:0.8,0.7:0.3,1:0.05"
+    let psnr = try invertedRoundTrip(ramps, headroom: 4, folder: folder, edit: "curves points=\(falling)", reference: "curves-over=4/\(falling)")
+    print("curves \(falling): HDR rendition \(psnr) dB from the input's rendition curved over its headroom and resized")
+    XCTAssertGreaterThanOrEqual(psnr, 32)
+  }
+
+  /// `input` through `edit; scale 0.5`, checked against its rendition inverted over `headroom` (or
+  /// put through hdr-check.py's `reference` edit); returns the PSNR of the output's rendition.
+  func invertedRoundTrip(_ input: URL, headroom: Double, folder: URL, edit: String = "invert", reference: String? = nil) throws -> Double {
     let output = folder.appendingPathComponent("inverted.jpg")
     let image = try Recipe.parse("\(edit)\nscale 0.5", file: nil).compile(input: Image(contentsOf: input), context: FilterContext(baseDirectory: folder))
     XCTAssertNotNil(image.gainMapBranch().branch, "\(edit) keeps the map")
     try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
-    let result = try UltraHDRRoundTripTests.check(input, output, edit: "invert=\(headroom)")
+    let result = try UltraHDRRoundTripTests.check(input, output, edit: reference ?? "invert=\(headroom)")
     let after = try XCTUnwrap(result["output"] as? [String: Any])
     XCTAssertEqual(after["gainmap-hdr-capacity-max"] as? Double ?? 0, headroom, accuracy: 1e-4)
     let offset = 1.0 / 64

@@ -1,0 +1,54 @@
+// GainMapBlendingTests.swift — a blend of two images that both have gain maps keeps HDR: the
+// output's map is made from the blend of the two HDR renditions (GainMapBlending.swift). Read back by
+// libultrahdr (imagecodecs) and libvips 8.18 through scripts/hdr-check.py, the output's rendition is
+// the two inputs' renditions blended, and its metadata holds both photos' headroom and range.
+import FilterGraph
+import Foundation
+import ImageCodecs
+import PixelBufferModule
+import TestSupport
+import XCTest
+
+final class GainMapBlendingTests: XCTestCase {
+  /// The ramps photo (GainMapRerenderingTests.rampsPhoto: headroom 2², a gray quarter-size map)
+  /// scaled to 96×72 and composited at (40, 32) with opacity 0.7 over the libvips fixture (headroom
+  /// 49.26, gray map at a quarter): libultrahdr's rendition of the output against the fixture's
+  /// rendition with the ramps' rendition, resized in linear light, blended over it in linear light:
+  /// 29.9 dB over the whole picture and 24.5 dB within the overlay's rectangle (below the 35 dB the
+  /// other round trips reach: not yet explained; with the overlay's map ignored, "no boost" under it,
+  /// 20.7 and 15.2 dB, seen failing). libvips reads the
+  /// fixture's headroom (the larger) and the union of the two ranges: `over` is a weighted mean. A
+  /// `multiply` blend keeps the map too, its range widened as a rerendering's.
+  func testABlendOfTwoMappedPhotosIsTheBlendOfTheirRenditions() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blend-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let ramps = folder.appendingPathComponent("ramps.jpg"), output = folder.appendingPathComponent("blended.jpg")
+    try GainMapRerenderingTests.rampsPhoto().write(to: ramps)
+    let input = Fixtures.url("uhdr/vips.jpg")
+    let overlay = try Image(contentsOf: ramps).scaled(toWidth: 96)
+    XCTAssertEqual(overlay.size, Size(width: 96, height: 72))
+    let image = try Image(contentsOf: input).overlaid(with: overlay, gravity: .northWest, offset: Point(x: 40, y: 32), opacity: 0.7)
+    let branch = try XCTUnwrap(image.gainMapBranch().branch, "\(image.gainMapBranch().problem ?? "")")
+    XCTAssertEqual(branch.map.size, Size(width: 48, height: 32))
+    try Renderer(options: RendererOptions(threads: 2)).write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let result = try UltraHDRRoundTripTests.check(input, output, edit: "blend=\(ramps.path),40,32,96,72,0.7")
+    let before = try XCTUnwrap(result["input"] as? [String: Any]), after = try XCTUnwrap(result["output"] as? [String: Any])
+    for key in ["gainmap-hdr-capacity-max", "gainmap-max-content-boost", "gainmap-min-content-boost"] {
+      XCTAssertEqual(Self.values(after[key]).first ?? 0, Self.values(before[key]).first ?? 1, accuracy: 1e-4, key)
+    }
+    let psnr = try XCTUnwrap(result["psnr_ic"] as? Double), region = try XCTUnwrap(result["psnr_region"] as? Double)
+    print("blend of two Ultra HDR photos: HDR rendition \(psnr) dB from the blend of their renditions, \(region) dB within the overlay")
+    XCTAssertGreaterThanOrEqual(psnr, 29)
+    XCTAssertGreaterThanOrEqual(region, 23.5)
+
+    let multiplied = try Image(contentsOf: input).overlaid(with: overlay, gravity: .northWest, offset: Point(x: 40, y: 32), mode: .multiply)
+    let metadata = try XCTUnwrap(multiplied.gainMapBranch().branch).metadata
+    let headroom = exp2(metadata.hdrCapacityMax), offset = 1.0 / 64
+    XCTAssertEqual(headroom, 49.26108, accuracy: 1e-3)
+    XCTAssertEqual(exp2(metadata.gainMapMax[0]), (headroom + offset) / offset, accuracy: 1e-3 * headroom / offset)
+  }
+
+  /// A value libvips reads as a number or a list of numbers.
+  static func values(_ value: Any?) -> [Double] { (value as? Double).map { [$0] } ?? value as? [Double] ?? [] }
+}
