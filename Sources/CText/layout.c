@@ -327,10 +327,32 @@ static int emit_line(builder *b, const paragraph *p, size_t start, size_t end, i
   return status;
 }
 
+/// The end of the line starting at `start` when lines are not wrapped: after the first mandatory
+/// break of UAX #14 (LB4, LB5: after BK — VT, FF, U+2028, U+2029 —, LF, NEL, and CR unless an LF
+/// follows it), or the paragraph's end. The same lines ICU's iterator gives without wrapping, with
+/// no iterator to open (its rules and dictionaries are the most of a short text's layout).
+static size_t mandatory_break(const paragraph *p, size_t start) {
+  for (size_t i = start; i < p->end;) {
+    int32_t cp = next_code_point(p->text, p->end, &i);
+    if (cp == 0x0B || cp == 0x0C || cp == 0x2028 || cp == 0x2029 || cp == 0x0A || cp == 0x85) return i;
+    if (cp == 0x0D && (i == p->end || p->text[i] != 0x0A)) return i;
+  }
+  return p->end;
+}
+
 /// Breaks the paragraph into lines: at every mandatory break, and, when wrapping, at the last
 /// break opportunity that fits; a word wider than the box alone is cut between clusters.
 static int break_lines(builder *b, const paragraph *p) {
   if (p->end == p->start) return emit_line(b, p, p->start, p->end, 0);
+  if (b->wrap <= 0) {
+    int result = FG_TEXT_OK;
+    for (size_t start = p->start; start < p->end && result == FG_TEXT_OK;) {
+      size_t end = mandatory_break(p, start);
+      result = emit_line(b, p, start, end, 0);
+      start = end;
+    }
+    return result;
+  }
   UErrorCode status = U_ZERO_ERROR;
   UText *text = utext_openUTF8(NULL, (const char *)p->text + p->start, (int64_t)(p->end - p->start), &status);
   UBreakIterator *breaks = U_SUCCESS(status) ? ubrk_open(UBRK_LINE, "", NULL, 0, &status) : NULL;

@@ -9,6 +9,10 @@
 // larger than the size is shrunk by area averaging (every source pixel weighted by its overlap).
 // Each glyph is laid over what is there already ("over", premultiplied), as overlapping glyphs
 // (joined Arabic letters, kerned pairs) are in every text renderer.
+// A text of one colour without colour glyphs can be drawn as its alpha alone (one float a pixel,
+// the same arithmetic as the RGBA target's fourth channel): its premultiplied pixels are then the
+// colour times that alpha, which is what the RGBA target holds too, up to float rounding (exactly
+// for colour channels of 1 or 0, white or black text).
 #include "text_internal.h"
 
 #include <math.h>
@@ -24,10 +28,12 @@ static void fill_decode_table(void) {
   }
 }
 
-/// A drawing target: a region of the image, at (x0, y0), and the text colour.
+/// A drawing target: a region of the image, at (x0, y0), of `channels` floats a pixel (4:
+/// premultiplied RGBA; 1: alpha alone), and the text colour.
 typedef struct {
   float *pixels;
   size_t row_floats;
+  int channels;
   int x0, y0, width, height;
   float color[4];
 } target;
@@ -37,8 +43,12 @@ static inline void over(target *t, int x, int y, float r, float g, float b, floa
   x -= t->x0;
   y -= t->y0;
   if (x < 0 || y < 0 || x >= t->width || y >= t->height || a <= 0) return;
-  float *p = t->pixels + (size_t)y * t->row_floats + (size_t)x * 4;
+  float *p = t->pixels + (size_t)y * t->row_floats + (size_t)x * t->channels;
   float keep = 1 - a;
+  if (t->channels == 1) {
+    p[0] = a + p[0] * keep;
+    return;
+  }
   p[0] = r + p[0] * keep; p[1] = g + p[1] * keep; p[2] = b + p[2] * keep; p[3] = a + p[3] * keep;
 }
 
@@ -93,6 +103,15 @@ static void draw_bitmap(target *t, const FT_Bitmap *bitmap, double left, double 
     for (int y = y0; y < y1; y++) {
       const uint8_t *row = bitmap->buffer + (ptrdiff_t)y * bitmap->pitch;
       float *line = t->pixels + (size_t)(oy + y - t->y0) * t->row_floats;
+      if (t->channels == 1) {
+        for (int x = x0; x < x1; x++) {
+          float a = row[x] / 255.0f * c[3];
+          if (a <= 0) continue;
+          float *q = line + (ox + x - t->x0);
+          *q = a + *q * (1 - a);
+        }
+        continue;
+      }
       for (int x = x0; x < x1; x++) {
         float a = row[x] / 255.0f * c[3];
         if (a <= 0) continue;
@@ -129,16 +148,20 @@ static int reaches(const target *t, const fg_font *font, const fg_text_glyph *gl
   return x1 + 1 >= t->x0 && x0 - 1 <= t->x0 + t->width && y1 + 1 >= t->y0 && y0 - 1 <= t->y0 + t->height;
 }
 
-size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, int height, float *pixels, size_t row_floats,
-                             const float *colors) {
+/// Draws every glyph that reaches the target, each run in its colour (`colors`: four floats a
+/// run, or NULL for the alpha `alpha` alone); returns the number FreeType could not draw.
+static size_t draw(fg_text_layout *layout, target *t, const float *colors, float alpha) {
   if (decode_table[255] == 0) fill_decode_table();
-  target t = {pixels, row_floats, x, y, width, height, {0, 0, 0, 0}};
   size_t failed = 0;
   for (size_t g = 0; g < layout->glyph_count; g++) {
     const fg_text_glyph *glyph = &layout->glyphs[g];
     fg_font *font = &layout->fonts[layout->run_fonts[glyph->run]].fonts[glyph->font];
-    if (!reaches(&t, font, glyph)) continue;
-    memcpy(t.color, colors + 4 * (size_t)glyph->run, sizeof t.color);
+    if (!reaches(t, font, glyph)) continue;
+    if (colors) {
+      memcpy(t->color, colors + 4 * (size_t)glyph->run, sizeof t->color);
+    } else {
+      t->color[3] = alpha;
+    }
     FT_GlyphSlot slot = font->face->glyph;
     double ix = round(glyph->x), iy = round(glyph->y);
     int flags = FT_LOAD_COLOR | (font->is_strike ? 0 : FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP);
@@ -150,10 +173,31 @@ size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, in
     if (slot->format != FT_GLYPH_FORMAT_BITMAP || slot->bitmap.rows == 0) continue;
     if (font->is_strike) {
       double s = font->strike_scale;
-      draw_bitmap(&t, &slot->bitmap, glyph->x + slot->bitmap_left * s, glyph->y - slot->bitmap_top * s, s);
+      draw_bitmap(t, &slot->bitmap, glyph->x + slot->bitmap_left * s, glyph->y - slot->bitmap_top * s, s);
     } else {
-      draw_bitmap(&t, &slot->bitmap, ix + slot->bitmap_left, iy - slot->bitmap_top, 1);
+      draw_bitmap(t, &slot->bitmap, ix + slot->bitmap_left, iy - slot->bitmap_top, 1);
     }
   }
   return failed;
+}
+
+size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, int height, float *pixels, size_t row_floats,
+                             const float *colors) {
+  target t = {pixels, row_floats, 4, x, y, width, height, {0, 0, 0, 0}};
+  return draw(layout, &t, colors, 0);
+}
+
+size_t fg_text_layout_render_alpha(fg_text_layout *layout, int x, int y, int width, int height, float *alpha,
+                                   size_t row_floats, float color_alpha) {
+  target t = {alpha, row_floats, 1, x, y, width, height, {0, 0, 0, 0}};
+  return draw(layout, &t, NULL, color_alpha);
+}
+
+int fg_text_layout_has_color_glyphs(const fg_text_layout *layout) {
+  for (size_t g = 0; g < layout->glyph_count; g++) {
+    const fg_text_glyph *glyph = &layout->glyphs[g];
+    const fg_font *font = &layout->fonts[layout->run_fonts[glyph->run]].fonts[glyph->font];
+    if (font->is_strike || FT_HAS_COLOR(font->face)) return 1;
+  }
+  return 0;
 }

@@ -111,6 +111,17 @@ const char *fg_text_layout_font_file(const fg_text_layout *layout, int run, int 
 size_t fg_text_layout_render(fg_text_layout *layout, int x, int y, int width, int height, float *pixels, size_t row_floats,
                              const float *colors);
 
+/// 1 when a placed glyph comes from a font with colour glyphs (a bitmap strike, or FreeType's
+/// FT_HAS_COLOR: CBDT, sbix, COLR): such a text is drawn with fg_text_layout_render.
+int fg_text_layout_has_color_glyphs(const fg_text_layout *layout);
+
+/// As fg_text_layout_render, for a text of one colour without colour glyphs, into its alpha
+/// alone: one float a pixel (`row_floats` apart, zeroed by the caller), each glyph's coverage
+/// times `color_alpha` laid over ("over") what is there. The same floats as the fourth channel
+/// fg_text_layout_render gives; the pixels are the colour (linear light) times this alpha.
+size_t fg_text_layout_render_alpha(fg_text_layout *layout, int x, int y, int width, int height, float *alpha,
+                                   size_t row_floats, float color_alpha);
+
 #ifdef __cplusplus
 }
 #endif

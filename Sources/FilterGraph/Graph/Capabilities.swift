@@ -26,10 +26,13 @@
 //   PassThrough).
 // - `LowPassOperation`: removes detail finer than a Gaussian of σ pixels (a blur); a downscale
 //   only it reads, directly or through `WindowOperation`s (crop), keeps no shrink-on-load margin.
+// - `RasterizedSource`: a generated source filled from a raster made once per render by the first
+//   tile that reads it (a text; SourceOperation.swift).
 
 //
 // Every operation answers `asSource`, `asPositionalPoint`, `asAnalysed`, `asFolding`,
-// `asResample` and `asWarning` (requirements of `ImageOperation`): itself when it adopts the
+// `asResample` and `asWarning` (requirements of `ImageOperation`), and every source
+// `asRasterized` (a requirement of `SourceOperation`): itself when it adopts the
 // protocol, nil otherwise, from the witness chosen when its type is compiled (the protocol's
 // extension below, or `ImageOperation`'s). The renderer and the optimizer read these instead of
 // casting with `as? any P`, whose first answer for each type and protocol scans every
@@ -56,6 +59,13 @@ extension ImageOperation {
 extension SourceOperation {
   /// Itself.
   public var asSource: (any SourceOperation)? { self }
+  /// Not rasterized.
+  public var asRasterized: (any RasterizedSource)? { nil }
+}
+
+extension RasterizedSource {
+  /// Itself.
+  public var asRasterized: (any RasterizedSource)? { self }
 }
 
 extension PositionalPointOperation {

@@ -16,13 +16,20 @@
 // - `arguments` is an instance's (name, value) pairs, the cache key's spelling;
 // - `init(checking:)` decodes a recipe line's checked arguments into the struct: the synthesised
 //   `Decodable` conformance hands each property's decoder the row and the value.
+// The properties are listed by the synthesised `Encodable` conformance, which hands each wrapper,
+// in declaration order and under its property's name, to a `ParameterCollector`: compiled code,
+// not reflection (`Mirror`, and casting each of its children to `any ParameterField`, whose first
+// answer for each wrapper type scans every protocol-conformance record of the program).
 // A filter reads its arguments as typed properties (`parameters.amount`), so it cannot read a
 // parameter its table lacks, and the table cannot lack one the filter reads.
 
 import Foundation
 
 /// A filter's recipe parameters: a struct of `@Param` and `@OptionalParam` properties.
-public protocol FilterParameters: Decodable, Sendable {
+///
+/// It is `Encodable` only so that its properties can be listed (`ParameterCollector`): encoding it
+/// with any other encoder throws.
+public protocol FilterParameters: Codable, Sendable {
   /// Every parameter at its default (required ones not yet given).
   init()
 }
@@ -46,11 +53,99 @@ extension FilterParameters {
 
   /// The `@Param` and `@OptionalParam` properties, each with its Swift name (the decoding key).
   var fields: [(key: String, field: any ParameterField)] {
-    Mirror(reflecting: self).children.compactMap { child in
-      guard let field = child.value as? any ParameterField, let label = child.label else { return nil }
-      // A property wrapper's storage is the property's name behind an underscore.
-      return (String(label.dropFirst(label.hasPrefix("_") ? 1 : 0)), field)
+    let collector = ParameterCollector()
+    // Only the collector's own errors can come out, and it throws none.
+    try? encode(to: collector)
+    return collector.fields
+  }
+}
+
+/// Lists the `@Param` and `@OptionalParam` properties of a `FilterParameters` struct: its
+/// synthesised `encode(to:)` gives each wrapper to a keyed container under its property's name,
+/// and the wrapper's own `encode(to:)` adds itself here (`collect`). Properties of other types
+/// are left out.
+final class ParameterCollector: Encoder {
+  /// The wrappers, in declaration order, with their Swift property names.
+  private(set) var fields: [(key: String, field: any ParameterField)] = []
+  /// The property being encoded.
+  fileprivate var key = ""
+  var codingPath: [CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  /// Adds `field` under the property being encoded, when `encoder` is a collector; otherwise
+  /// throws (filter parameters encode for listing only).
+  static func collect(_ field: some ParameterField, to encoder: Encoder) throws {
+    guard let collector = encoder as? ParameterCollector else {
+      throw EncodingError.invalidValue(
+        field.spec.name, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "filter parameters encode only to list their fields"))
     }
+    collector.fields.append((collector.key, field))
+  }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(Container(collector: self))
+  }
+  func unkeyedContainer() -> UnkeyedEncodingContainer { Ignored(codingPath: []) }
+  func singleValueContainer() -> SingleValueEncodingContainer { Ignored(codingPath: []) }
+
+  /// The struct's container: a wrapper encodes itself into the collector; a value of any other
+  /// type encodes into nothing.
+  private struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let collector: ParameterCollector
+    var codingPath: [CodingKey] { [] }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+      collector.key = key.stringValue
+      try value.encode(to: collector)
+    }
+    mutating func encodeNil(forKey key: Key) throws {}
+    mutating func encode(_ value: Bool, forKey key: Key) throws {}
+    mutating func encode(_ value: String, forKey key: Key) throws {}
+    mutating func encode(_ value: Double, forKey key: Key) throws {}
+    mutating func encode(_ value: Float, forKey key: Key) throws {}
+    mutating func encode(_ value: Int, forKey key: Key) throws {}
+    mutating func encode(_ value: Int8, forKey key: Key) throws {}
+    mutating func encode(_ value: Int16, forKey key: Key) throws {}
+    mutating func encode(_ value: Int32, forKey key: Key) throws {}
+    mutating func encode(_ value: Int64, forKey key: Key) throws {}
+    mutating func encode(_ value: UInt, forKey key: Key) throws {}
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {}
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {}
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {}
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+      KeyedEncodingContainer(Container<NestedKey>(collector: ParameterCollector()))
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> UnkeyedEncodingContainer { Ignored(codingPath: []) }
+    mutating func superEncoder() -> Encoder { ParameterCollector() }
+    mutating func superEncoder(forKey key: Key) -> Encoder { ParameterCollector() }
+  }
+
+  /// Takes values of other types and keeps nothing.
+  private struct Ignored: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    var codingPath: [CodingKey]
+    var count: Int { 0 }
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+    mutating func encode(_ value: Bool) throws {}
+    mutating func encode(_ value: String) throws {}
+    mutating func encode(_ value: Double) throws {}
+    mutating func encode(_ value: Float) throws {}
+    mutating func encode(_ value: Int) throws {}
+    mutating func encode(_ value: Int8) throws {}
+    mutating func encode(_ value: Int16) throws {}
+    mutating func encode(_ value: Int32) throws {}
+    mutating func encode(_ value: Int64) throws {}
+    mutating func encode(_ value: UInt) throws {}
+    mutating func encode(_ value: UInt8) throws {}
+    mutating func encode(_ value: UInt16) throws {}
+    mutating func encode(_ value: UInt32) throws {}
+    mutating func encode(_ value: UInt64) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+      KeyedEncodingContainer(Container<NestedKey>(collector: ParameterCollector()))
+    }
+    mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> Encoder { ParameterCollector() }
   }
 }
 

@@ -28,7 +28,7 @@ protocol ParameterField: Sendable {
 /// A parameter that always has a value: its default, or (without one) the value a recipe or the
 /// Swift API must give.
 @propertyWrapper
-public struct Param<Value: ParameterType>: Sendable, Decodable, ParameterField {
+public struct Param<Value: ParameterType>: Sendable, Codable, ParameterField {
   /// The typed table row.
   public let parameter: Parameter<Value>
   private var value: Value?
@@ -56,6 +56,8 @@ public struct Param<Value: ParameterType>: Sendable, Decodable, ParameterField {
 
   /// Decoded by `FilterParameters.init(checking:)` only.
   public init(from decoder: Decoder) throws { self = try ParameterDecoder.field(decoder) }
+  /// Encoded only to list the parameters (`ParameterCollector`).
+  public func encode(to encoder: Encoder) throws { try ParameterCollector.collect(self, to: encoder) }
 
   var spec: ParameterSpec { parameter.spec }
   var untypedValue: ParameterValue? { value?.parameterValue }
@@ -64,7 +66,7 @@ public struct Param<Value: ParameterType>: Sendable, Decodable, ParameterField {
 
 /// A parameter a recipe and the Swift API may leave out: `nil` then.
 @propertyWrapper
-public struct OptionalParam<Value: ParameterType>: Sendable, Decodable, ParameterField {
+public struct OptionalParam<Value: ParameterType>: Sendable, Codable, ParameterField {
   /// The typed table row.
   public let parameter: Parameter<Value>
   private var value: Value?
@@ -86,6 +88,8 @@ public struct OptionalParam<Value: ParameterType>: Sendable, Decodable, Paramete
 
   /// Decoded by `FilterParameters.init(checking:)` only.
   public init(from decoder: Decoder) throws { self = try ParameterDecoder.field(decoder) }
+  /// Encoded only to list the parameters (`ParameterCollector`).
+  public func encode(to encoder: Encoder) throws { try ParameterCollector.collect(self, to: encoder) }
 
   var spec: ParameterSpec { parameter.spec }
   var untypedValue: ParameterValue? { value?.parameterValue }

@@ -192,6 +192,7 @@ extension Renderer {
     for stream in plan.streamed.values {
       for warning in stream.warnings { warn(warning, in: plan, damage: true) }
     }
+    passRasterWarnings(plan)
   }
 }
 

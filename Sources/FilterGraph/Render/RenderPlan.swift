@@ -2,6 +2,7 @@
 
 import Foundation
 import ImageCodecs
+import Locking
 import PixelBufferModule
 
 /// What the renderer runs: the optimized graph, who reads what, and the decoded sources.
@@ -19,6 +20,9 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var decodedOrigins: [ObjectIdentifier: Point] = [:]
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
+  /// The rasters of `RasterizedSource`s, each made by the first tile that reads it (through the
+  /// decode cache), with its warnings (`Renderer.passRasterWarnings`).
+  var rasters: [ObjectIdentifier: HandedWork<(pixels: PixelBuffer, warnings: [String])>] = [:]
   /// Sources whose pixels are converted from their ICC profile into the working space on load.
   var sourceTransforms: [ObjectIdentifier: ColorTransform] = [:]
   /// The warnings this render gave (`Renderer.warn`), in order; written on the rendering thread only.

@@ -120,6 +120,7 @@ extension Renderer {
     if let kept = analyses.lookup(key) as? A.Result { return kept }
     let start = DispatchTime.now().uptimeNanoseconds
     let plan = try prepare(view, analysis: true)
+    defer { passRasterWarnings(plan) }
     let evaluator = TileEvaluator(plan: plan)
     let viewSize = plan.root.info.size
     let space = analysis.workingSpace

@@ -9,6 +9,7 @@
 
 import Foundation
 import ImageCodecs
+import Locking
 import PixelBufferModule
 
 /// Renders images: one worker pool and one decode cache, thread-safe and reusable.
@@ -199,7 +200,19 @@ public final class Renderer: Sendable {
         }
         continue
       }
-      if source.isResident {
+      if let rasterized = source.asRasterized {
+        let cache = cache
+        plan.rasters[ObjectIdentifier(node)] = HandedWork {
+          var warnings: [String] = []
+          let pixels = try cache.pixels(for: rasterized.identity) {
+            let made = try rasterized.rasterize()
+            warnings = made.warnings
+            return made.pixels
+          }
+          guard let pixels else { throw CodecError(.invalidArgument, "\(node.label): no raster was made") }
+          return (pixels, warnings)
+        }
+      } else if source.isResident {
         plan.decoded[ObjectIdentifier(node)] = try source.decodePixels()
       } else if let pixels = try cache.pixels(for: source.identity, decode: {
         let (pixels, warnings) = try source.decodePixelsReportingWarnings()
@@ -233,6 +246,18 @@ public final class Renderer: Sendable {
       } catch {
         warn("\(node.label): cannot convert from its ICC profile (\(error)); its colours are read as sRGB", in: plan)
       }
+    }
+  }
+
+  /// Passes on the warnings of the rasters the render made (`RasterizedSource`), in the graph's
+  /// order; a raster no tile read is not made for them.
+  func passRasterWarnings(_ plan: RenderPlan) {
+    guard !plan.rasters.isEmpty else { return }
+    for node in plan.nodes {
+      guard let work = plan.rasters[ObjectIdentifier(node)] else { continue }
+      work.abandon()
+      guard let made = try? work.result() else { continue }
+      made.warnings.forEach { warn($0, in: plan, damage: true) }
     }
   }
 

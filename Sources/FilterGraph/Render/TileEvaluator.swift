@@ -58,7 +58,7 @@ final class TileEvaluator: Sendable {
   }
 
   /// `rect` of a decoded source whose pixels are already the tile's (premultiplied float RGBA in
-  /// `space`, no profile to apply: the text source's), as a view of them: no copy, no fresh
+  /// `space`, no profile to apply), as a view of them: no copy, no fresh
   /// memory. An operation that writes to it copies it first (`Tile.withMutablePixels`).
   private func storedView(_ node: ImageNode, _ rect: Rect, space: WorkingSpace) -> Tile? {
     let id = ObjectIdentifier(node)
@@ -141,6 +141,8 @@ final class TileEvaluator: Sendable {
       tile = try Tile(allocating: rect, imageSize: node.info.size)
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
+      } else if let raster = plan.rasters[ObjectIdentifier(node)], let rasterized = source.asRasterized {
+        try rasterized.fill(&tile, space: space, from: try raster.result().pixels)
       } else {
         try source.fill(&tile, space: space)
       }

@@ -18,6 +18,19 @@ public protocol SourceOperation: ImageOperation {
   var isResident: Bool { get }
   /// Fills a tile of a generated source; throws when its scratch memory is refused.
   func fill(_ tile: inout Tile, space: WorkingSpace) throws
+  /// Itself when it is a `RasterizedSource`, else nil (see Capabilities.swift).
+  var asRasterized: (any RasterizedSource)? { get }
+}
+
+/// A generated source whose tiles are filled from a raster it makes once per render (a text): the
+/// renderer has it made by the first tile that reads it, on a worker, through its decode cache
+/// (under `identity`), so the render does not wait for it before its first tile and tiles that do
+/// not read it never wait for it.
+public protocol RasterizedSource: SourceOperation {
+  /// The raster, in whatever format `fill(_:space:from:)` reads, and warnings for the user.
+  func rasterize() throws -> (pixels: PixelBuffer, warnings: [String])
+  /// Fills `tile` (premultiplied float RGBA in `space`) from the raster `rasterize` made.
+  func fill(_ tile: inout Tile, space: WorkingSpace, from raster: PixelBuffer) throws
 }
 
 extension SourceOperation {

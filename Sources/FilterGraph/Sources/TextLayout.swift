@@ -3,10 +3,12 @@
 // The layout is made when the image is made (its size is the image's size): fonts found through
 // fontconfig or opened from a file, bidi levels and line breaks from ICU (UAX #9, UAX #14), runs
 // shaped by HarfBuzz, lines wrapped into `width` and aligned. `render()` rasterises it with
-// FreeType into premultiplied linear-light RGBA floats; see TextSource.swift for the pixels.
+// FreeType: into its alpha alone for a text of one colour without colour glyphs, else into
+// premultiplied linear-light RGBA floats; see TextSource.swift for the pixels.
 //
 // Limits (every one a clear error, never a crash): at most `maxBytes` of UTF-8, an image at most
-// `maxSide` pixels a side and `maxPixels` in all (16 MP: 256 MB of float pixels).
+// `maxSide` pixels a side and `maxPixels` in all (16 MP: 256 MB of float RGBA pixels, 64 MB as
+// alpha alone).
 
 import CText
 import Foundation
@@ -218,22 +220,40 @@ final class TextLayout: Sendable {
     }
   }
 
-  /// The text drawn, each run in its colour (sRGB-encoded, straight alpha): premultiplied
-  /// linear-light RGBA floats, and how many glyphs FreeType could not draw (normally none).
+  /// The text drawn, as `TextSourceOperation.fill(_:space:from:)` reads it, and how many glyphs
+  /// FreeType could not draw (normally none):
+  /// - a text of one colour without colour glyphs: its alpha alone (gray floats, the colour's
+  ///   alpha included), to be multiplied by the colour when read;
+  /// - any other: each run in its colour, premultiplied linear-light RGBA floats.
   func render() throws -> (PixelBuffer, failedGlyphs: Int) {
-    var buffer = try PixelBuffer.allocate(
-      width: size.width, height: size.height, format: .rgbaFloatPremultiplied, colorSpace: .linearSRGB, zeroed: true)
-    var linear: [Float] = colors.flatMap { color -> [Float] in
+    let linear: [Float] = colors.flatMap { color -> [Float] in
       let c = color.simd
       return [SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w]
     }
+    let alphaOnly = Set(colors).count == 1 && !handle.withLock { fg_text_layout_has_color_glyphs($0) != 0 }
+    let format = alphaOnly ? Self.alphaFormat : .rgbaFloatPremultiplied
+    var buffer = try PixelBuffer.allocate(width: size.width, height: size.height, format: format, colorSpace: .linearSRGB, zeroed: true)
     let failed = buffer.withUnsafeMutableBaseAddress { base, rowBytes in
       handle.withLock { handle in
-        fg_text_layout_render(
-          handle, 0, 0, Int32(size.width), Int32(size.height), base.assumingMemoryBound(to: Float.self),
-          rowBytes / MemoryLayout<Float>.stride, &linear)
+        let pixels = base.assumingMemoryBound(to: Float.self), rowFloats = rowBytes / MemoryLayout<Float>.stride
+        if alphaOnly {
+          return fg_text_layout_render_alpha(handle, 0, 0, Int32(size.width), Int32(size.height), pixels, rowFloats, linear[3])
+        }
+        return linear.withUnsafeBufferPointer { linear in
+          fg_text_layout_render(handle, 0, 0, Int32(size.width), Int32(size.height), pixels, rowFloats, linear.baseAddress)
+        }
       }
     }
     return (buffer, Int(failed))
+  }
+
+  /// The format of a text drawn as its alpha alone.
+  static let alphaFormat = PixelFormat(layout: .gray, component: .float32)
+
+  /// The text colour in linear light, straight alpha (the first run's: the one colour of a text
+  /// drawn as its alpha).
+  var linearColor: SIMD4<Float> {
+    let c = colors[0].simd
+    return SIMD4(SRGBCurve.decode(c.x), SRGBCurve.decode(c.y), SRGBCurve.decode(c.z), c.w)
   }
 }

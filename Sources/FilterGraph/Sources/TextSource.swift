@@ -9,22 +9,28 @@
 // in the sRGB encoding, so edges keep the weight of the stroke on any background: this is the
 // gamma-correct anti-aliasing. Colour glyphs (emoji) keep their colours and take only the alpha.
 //
-// The text is rasterised once per render, whole, when the renderer first needs it (its decode
-// cache holds it for every tile), not per tile: a glyph drawn once cannot be cut or doubled at a
-// tile's edge, and per tile every glyph across a tile edge is rasterised once per tile it touches,
-// under the layout's lock (FreeType's faces are not thread-safe). Measured with
-// bench/text-raster.sh (the C rasteriser at -O2, one thread, medians of 5, load 7): the W13
-// credit line (1475×141) 0.72 ms whole against 1.05 ms in 512×64 tiles and 12.6 ms in 64×16; the
-// W14 title 0.39 against 0.52 and 1.42 ms; 12 wrapped sentences at 24 px (1000×551) 7.5 against
-// 8.7 and 60 ms. Per tile is never faster; whole costs the text's float pixels (16 bytes a pixel,
-// 3.3 MB for the credit) while the decode cache keeps them.
+// The text is rasterised once per render, whole, by the first tile that reads it (a
+// `RasterizedSource`: on a worker, through the renderer's decode cache), not per tile: a glyph
+// drawn once cannot be cut or doubled at a tile's edge, and per tile every glyph across a tile
+// edge is rasterised once per tile it touches, under the layout's lock (FreeType's faces are not
+// thread-safe). Measured with bench/text-raster.sh (the C rasteriser at -O2, one thread, medians
+// of 5, load 7): the W13 credit line (1475×141) 0.72 ms whole against 1.05 ms in 512×64 tiles and
+// 12.6 ms in 64×16; the W14 title 0.39 against 0.52 and 1.42 ms; 12 wrapped sentences at 24 px
+// (1000×551) 7.5 against 8.7 and 60 ms. Per tile is never faster. The render does not wait for
+// the raster before its first tile, and tiles that do not read the text never wait for it (a
+// credit line in a photo's bottom corner is read by the last bands only).
+// A text of one colour without colour glyphs is rasterised as its alpha alone, c·a above (4 bytes
+// a pixel; the credit's 1475×141 is 0.8 MB instead of 3.3 MB of RGBA), and each tile read from it
+// is the colour times that alpha: the same pixels as the RGBA raster, exactly so for white or
+// black text and to float rounding for other colours (overlapping glyphs sum r·c·a + p·(1 − c·a)
+// in RGBA, r·(c·a + p′·(1 − c·a)) here). Other texts keep the RGBA raster.
 
 import Foundation
 import ImageCodecs
 import PixelBufferModule
 
 /// A string set in a font; see the file comment.
-public struct TextSourceOperation: SourceOperation {
+public struct TextSourceOperation: RasterizedSource {
   /// The string (every run's text, in order).
   public let string: String
   /// The runs of an attributed string (one run for a plain string).
@@ -136,14 +142,42 @@ public struct TextSourceOperation: SourceOperation {
     ImageInfo(size: layout.size, layout: .rgba, component: .uint8, colorSpace: .sRGB)
   }
 
-  public func decodePixels() throws -> PixelBuffer? { try layout.render().0 }
+  /// Nothing: the text is a raster the renderer asks for when a tile reads it (`rasterize`).
+  public func decodePixels() throws -> PixelBuffer? { nil }
 
-  /// The pixels, and warnings: a font family that is not installed, glyphs FreeType could not draw.
-  public func decodePixelsReportingWarnings() throws -> (PixelBuffer?, [String]) {
+  /// The raster (`TextLayout.render`: the alpha alone, or RGBA), and warnings: a font family
+  /// that is not installed, glyphs FreeType could not draw.
+  public func rasterize() throws -> (pixels: PixelBuffer, warnings: [String]) {
     let (pixels, failed) = try layout.render()
     var warnings = layout.warning.map { ["text: \($0)"] } ?? []
     if failed > 0 { warnings.append("text: \(failed) glyph\(failed == 1 ? "" : "s") could not be drawn (FreeType refused them)") }
     return (pixels, warnings)
+  }
+
+  /// `tile.rect` of the text from its raster: the colour (linear light) times the alpha, or the
+  /// RGBA raster's pixels; on the sRGB curve for an encoded tile.
+  public func fill(_ tile: inout Tile, space: WorkingSpace, from raster: PixelBuffer) {
+    let rect = tile.rect
+    let part = raster.cropped(to: rect)
+    guard raster.format == TextLayout.alphaFormat else {
+      tile.withMutablePixels { TileConversion.load(part, into: $0, space: space) }
+      return
+    }
+    let c = layout.linearColor
+    part.withUnsafePixels(as: Float.self) { alpha in
+      tile.withMutablePixels { px in
+        for y in 0..<px.height {
+          let a = alpha[row: y], row = px[row: y]
+          for x in 0..<px.width { row[x] = SIMD4(c.x * a[x], c.y * a[x], c.z * a[x], a[x]) }
+          if space == .encoded { SRGBCurve.encodeRow(row, count: px.width) }
+        }
+      }
+    }
+  }
+
+  /// The tile from a raster made for it alone (the renderer makes one per render instead).
+  public func fill(_ tile: inout Tile, space: WorkingSpace) throws {
+    fill(&tile, space: space, from: try rasterize().pixels)
   }
 }
 

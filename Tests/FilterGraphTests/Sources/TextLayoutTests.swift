@@ -113,6 +113,26 @@ final class TextLayoutTests: XCTestCase {
     XCTAssertEqual(try TextLayout(string: "a\n\nb", style: TextStyle(size: 12)).lineCount, 3)
   }
 
+  func testUnwrappedLinesEndWhereICUsIteratorEndsThem() throws {
+    // Without a width, lines end at UAX #14's mandatory breaks only, found without ICU's line
+    // break iterator; wrapped into a box no line fills, the iterator finds them. Both must give
+    // the same lines and glyphs: BK (VT, FF, U+2028, U+2029), CR alone, NEL, a break as the
+    // paragraph's last character, a combining mark after a break, and CR LF (one break).
+    let font = Self.fonts + "dejavu/DejaVuSans.ttf"
+    let texts = [
+      "one\u{0B}two\u{0C}three", "a\u{2028}b\u{2029}c", "cr\ralone", "nel\u{85}x", "end\u{2028}",
+      "mark\u{2028}\u{301}e", "crlf\r\nnext", "plain words, no break", "x\r",
+    ]
+    for text in texts {
+      let unwrapped = try TextLayout(string: text, style: TextStyle(font: font, size: 20))
+      let boxed = try TextLayout(string: text, style: TextStyle(font: font, size: 20, width: 60000))
+      XCTAssertEqual(unwrapped.lineCount, boxed.lineCount, text.debugDescription)
+      XCTAssertEqual(unwrapped.glyphs.map { [$0.line, $0.cluster, Int($0.glyph)] }, boxed.glyphs.map { [$0.line, $0.cluster, Int($0.glyph)] }, text.debugDescription)
+    }
+    XCTAssertEqual(try TextLayout(string: "one\u{0B}two\u{0C}three", style: TextStyle(font: font, size: 20)).lineCount, 3)
+    XCTAssertEqual(try TextLayout(string: "cr\ralone", style: TextStyle(font: font, size: 20)).lineCount, 2)
+  }
+
   func testAlignmentAndJustification() throws {
     let font = Self.fonts + "dejavu/DejaVuSans.ttf"
     func firstX(_ align: TextAlignment, line: Int) throws -> (Double, Double) {
