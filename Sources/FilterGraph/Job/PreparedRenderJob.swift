@@ -89,8 +89,9 @@ public struct PreparedRenderJob {
   /// Renders, encodes and delivers the image.
   ///
   /// - Parameters:
-  ///   - stop: asked after each band; once it returns true the render ends, `CancellationError`
-  ///     is thrown (as `RenderJobError(.output)`) and a file destination is left as it was.
+  ///   - stop: asked before each tile and after each band; once it returns true the render ends
+  ///     with the tiles running, `CancellationError` is thrown (as `RenderJobError(.output)`) and
+  ///     a file destination is left as it was.
   ///   - written: called once every byte is written, before a file is flushed to disk and moved
   ///     into place (a batch hands its render slot on then).
   ///   - vet: called with the render's warnings and the damage among them (`RenderResult`) once

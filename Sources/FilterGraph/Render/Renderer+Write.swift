@@ -68,8 +68,9 @@ extension Renderer {
     try write(image, to: url, options: options, stop: nil)
   }
 
-  /// `write(_:to:options:)`, asking `stop` after each band: once it returns true the render ends,
-  /// `CancellationError` is thrown and the destination is left as it was.
+  /// `write(_:to:options:)`, asking `stop` before each tile and after each band: once it returns
+  /// true the render ends with the tiles running, `CancellationError` is thrown and the
+  /// destination is left as it was.
   func write(_ image: Image, to url: URL, options: WriteOptions, stop: (() -> Bool)?) throws {
     guard let format = options.format ?? ImageFileFormat(pathExtension: url.pathExtension) else {
       throw CodecError(
@@ -89,8 +90,9 @@ extension Renderer {
   /// output: `OutputHandle.standardOutput`). Unlike `write(_:to:options:)` this is not atomic: on
   /// failure, the bytes already written stay written.
   ///
-  /// `stop` is asked after each band: once it returns true, tiles not yet started are dropped,
-  /// the render ends and `CancellationError` is thrown (a batch's per-file time limit).
+  /// `stop` is asked before each tile and after each band: once it returns true, tiles not yet
+  /// started are dropped, the render ends and `CancellationError` is thrown (a batch's per-file
+  /// time limit).
   ///
   /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
   public func write(
@@ -108,7 +110,8 @@ extension Renderer {
     try encode(image, format: format, options: options, stop: nil)
   }
 
-  /// `encode(_:format:options:)`, asking `stop` after each band as `write(_:to:options:stop:)` does.
+  /// `encode(_:format:options:)`, asking `stop` before each tile and after each band as
+  /// `write(_:to:options:stop:)` does.
   func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) { return bytes }
     return try encode(outputPlan(image, format: format, options: options), handle: nil, stop: stop)!
@@ -178,7 +181,7 @@ extension Renderer {
       EncodeRequest(
         size: info.size, pixelFormat: pixelFormat, colorSpace: fileSpace, metadata: metadata,
         options: options, handle: handle, executor: pool))
-    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in
+    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform, stop: stop) { band, _ in
       if let stop, stop() { throw CancellationError() }
       try encoder.write(rows: band)
     }
