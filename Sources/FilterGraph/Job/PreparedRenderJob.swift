@@ -140,7 +140,7 @@ public struct PreparedRenderJob {
         byteCount = bytes.count
         written?()
       } else {
-        let output = try renderer.outputPlan(image, format: format, options: options)
+        let output = try renderer.outputPlan(image, format: format, options: options, stop: stop)
         switch destination {
         case .file(let url):
           try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in

@@ -80,7 +80,7 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
     }
-    let output = try outputPlan(image, format: format, options: options)
+    let output = try outputPlan(image, format: format, options: options, stop: stop)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
       try encode(output, handle: handle, stop: stop)
     }
@@ -102,7 +102,7 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try bytes.withUnsafeBytes { try handle.writeAll($0) }
     }
-    try encode(outputPlan(image, format: format, options: options), handle: handle, stop: stop)
+    try encode(outputPlan(image, format: format, options: options, stop: stop), handle: handle, stop: stop)
   }
 
   /// Renders `image` and returns the encoded file bytes.
@@ -114,14 +114,14 @@ extension Renderer {
   /// `write(_:to:options:stop:)` does.
   func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) { return bytes }
-    return try encode(outputPlan(image, format: format, options: options), handle: nil, stop: stop)!
+    return try encode(outputPlan(image, format: format, options: options, stop: stop), handle: nil, stop: stop)!
   }
 
   /// What an image becomes on its way into `format`, the one place that decides it: flattened
   /// onto `options.background` when it has alpha and the file will not, brought into the output
   /// colour space (`OutputColor`), with the codec's options checked against its table, then
-  /// prepared to render.
-  func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> OutputPlan {
+  /// prepared to render (its analyses and held inputs asking `stop` before each tile).
+  func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)? = nil) throws -> OutputPlan {
     let encoding = try Renderer.encoding(format, options)
     let flat = Renderer.flattened(image, for: encoding, background: options.background)
     let color = try OutputColor.plan(
@@ -129,7 +129,7 @@ extension Renderer {
     if options.target != nil && options.formatOptions["quality"] != nil {
       throw CodecError(.invalidArgument, "A target chooses the quality: give either a target or a quality, not both.")
     }
-    let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation)
+    let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation, stop: stop)
     return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color, target: options.target)
   }
 
