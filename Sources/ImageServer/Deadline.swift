@@ -1,5 +1,5 @@
 // Deadline.swift — runs work under a time limit: past it, the work's task is cancelled (a render
-// stops after its current band, a fetch closes its connection) and the caller gets a 504 at once.
+// stops at its next tile, a fetch closes its connection) and the caller gets a 504 at once.
 //
 // The timer is a task scheduled on an event loop and cancelled when the work ends first, which
 // removes it there and then. (A `Task.sleep` raced against the work keeps its timer, and what it

@@ -8,7 +8,7 @@
 //   with a Render-Warning header per warning the render gave
 //
 // The whole request runs under `requestTimeout` (504); past it, or when the client goes away,
-// the render's task is cancelled and stops after its current band.
+// the render's task is cancelled and stops at its next tile.
 
 import Crypto
 import FilterGraph

@@ -8,6 +8,8 @@
 // with the summary so far and a note to rerun with --resume; the files in flight are unnamed
 // until complete (`OutputFile`), so the kernel discards them with the process.
 
+import CProcess
+import FilterGraph
 import Foundation
 import Locking
 
@@ -24,7 +26,6 @@ final class BatchProgress: Sendable {
   /// True to draw a bar.
   let terminal: Bool
   private let tally: Locked<Tally>
-  private let interruption = Locked<DispatchSourceSignal?>(nil)
 
   /// `countsSkipped`: name skipped files in the summary (--resume).
   init(total: Int?, terminal: Bool, countsSkipped: Bool) {
@@ -87,11 +88,21 @@ final class BatchProgress: Sendable {
     tally.withLock { $0.printSummary() }
   }
 
-  /// From now on Ctrl-C prints the summary so far and ends the process with status 130.
+  /// From now on Ctrl-C prints the summary so far and ends the process with status 130. A thread
+  /// of its own waits for the signal (a signal handler may take no lock, and libdispatch's signal
+  /// sources need a thread libdispatch may wait for forever); where the system refuses that
+  /// thread, Ctrl-C ends the process as it would anyway, without the summary.
   func endOnInterrupt() {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { [tally, total] in
+    let pipe = fg_signal_pipe(SIGINT)
+    guard pipe >= 0 else { return }
+    let started = SystemThread.start(named: "fgrun interrupt") { [tally, total] in
+      var byte: UInt8 = 0
+      while read(pipe, &byte, 1) != 1 {
+        if errno != EINTR {
+          signal(SIGINT, SIG_DFL)
+          return
+        }
+      }
       tally.withLock {  // held to the end: no file reports after the summary
         $0.printSummary()
         let left = total.map { " of \($0)" } ?? ""
@@ -99,8 +110,10 @@ final class BatchProgress: Sendable {
         _exit(130)
       }
     }
-    source.resume()
-    interruption.withLock { $0 = source }
+    if !started {
+      signal(SIGINT, SIG_DFL)
+      close(pipe)
+    }
   }
 
   /// The counts and the bar's state, changed only under the lock.

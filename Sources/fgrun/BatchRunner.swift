@@ -19,11 +19,11 @@
 // file's bytes are written, not once they are durable. The report still says `ok` only once the
 // output and its folder entry are on disk.
 //
-// A file past its time limit is reported failed at once; its render stops after the band in
-// progress (tiles not yet started are dropped), its output is never linked into place, and only
+// A file past its time limit is reported failed at once; its render stops at its next tile (the
+// tiles running finish, the others are dropped), its output is never linked into place, and only
 // then does its slot go to the next file, so memory stays bounded. A file that has not stopped
 // while the worker pool stayed idle as long again (at most 5 s) computes nothing: it is stuck in
-// a system call no band check reaches — a write to a named pipe whose reader stopped reading, a
+// a system call no tile check reaches — a write to a named pipe whose reader stopped reading, a
 // read from a stalled pipe or network file — and is abandoned: its slots go on, the batch ends
 // without it, and the process's exit ends its thread. The limit is wall time, which
 // includes waiting for the shared pool behind the other files in flight. Every output carries a
@@ -108,6 +108,16 @@ final class BatchRunner: Sendable {
   /// Runs every item and returns the batch's exit status.
   func run<Items: Sequence>(_ items: Items) -> Int32 where Items.Element == BatchItem {
     fixMallocMapThreshold()
+    // Each file runs on a thread of its own, started with pthread_create: a file the system
+    // gives no thread (a pids cgroup, an address-space limit) runs here, on the calling thread,
+    // before the next one is read, so the batch goes on one file at a time instead of waiting
+    // forever for a thread (libdispatch's global queue retries a refused thread forever).
+    let clock = settings.timeout == nil ? nil : BatchClock.start()
+    if let timeout = settings.timeout, clock == nil {
+      progress.warning(
+        String(format: "the system refused the batch a timer thread; --timeout %g is checked before each tile only, so a file stuck in a read or a write is not ended.", timeout))
+    }
+    let refused = Locked(false)
     let slots = DispatchSemaphore(value: settings.jobs + 1)
     let group = DispatchGroup()
     for item in items {
@@ -124,36 +134,67 @@ final class BatchRunner: Sendable {
         slots.signal()
         group.leave()
       }
-      DispatchQueue.global().async {
-        var outcome = self.process(item, claimed: claimed, job: job)
+      let limit = settings.timeout.map { Limit(item: item, started: started, timeout: $0, clock: clock) }
+      if let limit, let clock { watch(job, limit, clock: clock, after: limit.timeout) }
+      let file: @Sendable () -> Void = {
+        var outcome = self.process(item, claimed: claimed, job: job, limit: limit)
         outcome.milliseconds = (Stats.now() - started) * 1000
         if job.claim() { self.record(outcome) }
         job.done()
       }
-      if let timeout = settings.timeout { watch(item, job: job, started: started, timeout: timeout, after: timeout) }
+      if !SystemThread.start(named: "fgrun file", file) {
+        if !refused.withLock({ said in defer { said = true }; return said }) {
+          progress.warning("the system refused a thread for a file (a limit on threads or memory); such files run one at a time.")
+        }
+        file()
+      }
     }
     group.wait()
     return progress.failures == 0 ? ExitStatus.ok : ExitStatus.batchFailures
   }
 
-  /// Fails `job` once it has used `timeout` seconds, looking again `after` seconds from now. The
-  /// limit counts the file's own time: a wait for a render slot (behind the other files) does not
+  /// A file's time limit: `timeout` seconds of its own from `started`, checked by `clock` when
+  /// there is one and by its render before each tile.
+  private struct Limit: Sendable {
+    let item: BatchItem
+    let started: Double
+    let timeout: Double
+    let clock: BatchClock?
+  }
+
+  /// Fails `job` once it has used its limit, looking again `after` seconds from now. The limit
+  /// counts the file's own time: a wait for a render slot (behind the other files) does not
   /// count, so when the file waited, the next look is that much later.
-  private func watch(_ item: BatchItem, job: Job, started: Double, timeout: Double, after seconds: Double) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+  private func watch(_ job: Job, _ limit: Limit, clock: BatchClock, after seconds: Double) {
+    clock.after(seconds) {
       if job.expired { return }  // finished
-      let used = Stats.now() - started - job.slotWait()
-      if used < timeout { return self.watch(item, job: job, started: started, timeout: timeout, after: timeout - used) }
-      guard job.claim() else { return }
-      let message = String(format: "Took longer than --timeout %g s; abandoned, nothing written.", timeout)
-      var outcome = BatchOutcome(
-        input: item.input, output: job.target, status: .failed,
-        failure: Failure(status: ExitStatus.input, message: message), milliseconds: (Stats.now() - started) * 1000)
-      outcome.timedOut = true
-      outcome.inputBytes = fileStatus(item.input).map { Int($0.st_size) }
-      self.record(outcome)
-      self.abandonIfStuck(job, grace: min(timeout, 5))
+      let used = Stats.now() - limit.started - job.slotWait()
+      if used < limit.timeout { return self.watch(job, limit, clock: clock, after: limit.timeout - used) }
+      self.expire(job, limit)
     }
+  }
+
+  /// True once `job` has ended or used its limit, which fails it (asked by its render before each
+  /// tile, so a batch whose timer thread was refused still ends a file that computes too long).
+  private func isOver(_ job: Job, _ limit: Limit?) -> Bool {
+    if job.expired { return true }
+    guard let limit, Stats.now() - limit.started - job.slotWait() >= limit.timeout else { return false }
+    expire(job, limit)
+    return true
+  }
+
+  /// Reports `job` failed for its time, unless it was reported already, and abandons it if it is
+  /// stuck.
+  private func expire(_ job: Job, _ limit: Limit) {
+    guard job.claim() else { return }
+    let message = String(format: "Took longer than --timeout %g s; abandoned, nothing written.", limit.timeout)
+    var outcome = BatchOutcome(
+      input: limit.item.input, output: job.target, status: .failed,
+      failure: Failure(status: ExitStatus.input, message: message), milliseconds: (Stats.now() - limit.started) * 1000)
+    outcome.timedOut = true
+    outcome.inputBytes = fileStatus(limit.item.input).map { Int($0.st_size) }
+    record(outcome)
+    if let clock = limit.clock { abandonIfStuck(job, grace: min(limit.timeout, 5), clock: clock) }
   }
 
   /// Ends a timed-out `job` whose render has not stopped once the worker pool has been idle for
@@ -161,15 +202,15 @@ final class BatchRunner: Sendable {
   /// a pipe whose reader stopped reading) and its slots may go on. A render still computing its
   /// last band keeps the pool busy and its slots until it stops, so that the files after it are
   /// not timed out behind it.
-  private func abandonIfStuck(_ job: Job, grace: Double, idleSince: Double? = nil) {
+  private func abandonIfStuck(_ job: Job, grace: Double, clock: BatchClock, idleSince: Double? = nil) {
     let look = min(grace / 4, 0.25)
-    DispatchQueue.global().asyncAfter(deadline: .now() + look) {
+    clock.after(look) {
       guard !job.isDone else { return }
       let now = Stats.now()
-      guard self.renderer.isIdle else { return self.abandonIfStuck(job, grace: grace) }
+      guard self.renderer.isIdle else { return self.abandonIfStuck(job, grace: grace, clock: clock) }
       let since = idleSince ?? now
       if now - since >= grace { return job.done() }
-      self.abandonIfStuck(job, grace: grace, idleSince: since)
+      self.abandonIfStuck(job, grace: grace, clock: clock, idleSince: since)
     }
   }
 
@@ -244,8 +285,9 @@ final class BatchRunner: Sendable {
     }
   }
 
-  /// Renders one item; `claimed` is its output when named (and claimed) before its input was read.
-  private func process(_ item: BatchItem, claimed: Result<URL?, Error>, job: Job) -> BatchOutcome {
+  /// Renders one item; `claimed` is its output when named (and claimed) before its input was read,
+  /// `limit` its time limit (--timeout).
+  private func process(_ item: BatchItem, claimed: Result<URL?, Error>, job: Job, limit: Limit?) -> BatchOutcome {
     var outcome = BatchOutcome(input: item.input, output: nil, status: .failed, milliseconds: 0)
     let inputStatus = fileStatus(item.input)
     outcome.inputBytes = inputStatus.map { Int($0.st_size) }
@@ -286,7 +328,7 @@ final class BatchRunner: Sendable {
       // Once its bytes are written the file is flushed to disk, which needs no worker and no
       // render memory: the slot passes on then.
       let failOn = settings.failOn
-      let result = try prepared.render(stop: { job.expired }, written: { rendering.release() }) { warnings, damage in
+      let result = try prepared.render(stop: { self.isOver(job, limit) }, written: { rendering.release() }) { warnings, damage in
         (outcome.warnings, outcome.damaged) = (warnings, !damage.isEmpty)
         if let refusal = failOn.refusal(warnings: warnings, damage: damage) { throw refusal }
       }

@@ -23,6 +23,8 @@ enum ExitStatus {
   static let input: Int32 = 65
   /// A bug (EX_SOFTWARE).
   static let software: Int32 = 70
+  /// The system refused what the command cannot run without: threads for `serve` (EX_OSERR).
+  static let system: Int32 = 71
   /// An output could not be written (EX_CANTCREAT).
   static let output: Int32 = 73
 }

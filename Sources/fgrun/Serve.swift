@@ -103,10 +103,23 @@ struct Serve: ParsableCommand {
   var shutdownGrace: Double?
 
   func run() throws {
-    let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
+    var asked = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
     fixMallocMapThreshold()
+    // Threads are counted before NIO or libdispatch starts any (ServerThreads.swift): a server
+    // the system gives too few says so and exits 71, instead of dying or never answering.
+    let threads: ServerThreads
+    do {
+      threads = try ServerThreads.fitted(rendererThreads: asked.threads)
+    } catch {
+      FileHandle.standardError.write(Data("fgrun serve: \(error)\n".utf8))
+      throw ExitCode(ExitStatus.system)
+    }
+    threads.apply()
+    asked.threads = threads.rendererThreads
+    let configuration = asked
     var logger = Logger(label: "fgrun.serve")
     logger.logLevel = .info
+    if let shortfall = threads.shortfall { logger.warning("\(shortfall)") }
     let server: ImageServer
     do {
       server = try ImageServer(configuration: configuration, logger: logger)

@@ -18,28 +18,11 @@ final class ServeCommandTests: XCTestCase {
     return folders.map { $0.appendingPathComponent("fgrun").path }.first { FileManager.default.isExecutableFile(atPath: $0) }
   }()
 
-  /// A port free a moment ago.
-  private func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-        bind(fd, p, length)
-        return getsockname(fd, p, &length)
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
   func testSIGTERMDrainsAndHidesSecrets() async throws {
     let binary = try XCTUnwrap(Self.binary, "run `swift build --build-tests` first (or set FGRUN)")
     let folder = try ServedFolder()
     let origin = try await SourceServer.start(image: try Data(contentsOf: folder.url("photo.jpg")))
-    let port = freePort()
+    let port = freeLoopbackPort()
     let key = "0badc0ffee0badc0ffee", salt = "5a175a175a17"
     setenv("FGRUN_ALLOW_NETWORK", "127.0.0.1/32", 1)
     defer { unsetenv("FGRUN_ALLOW_NETWORK") }

@@ -11,6 +11,10 @@ import NIOCore
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @testable import ImageServer
 
 /// A running server and what it serves.
@@ -144,4 +148,21 @@ final class ServedFolder {
 func decodedPixels(_ data: Data, file: StaticString = #filePath, line: UInt = #line) throws -> (Size, [Int]) {
   let buffer = try Renderer(options: RendererOptions(threads: 1)).render(Image(data: data))
   return (Size(width: buffer.width, height: buffer.height), buffer.integerValues())
+}
+
+/// A loopback TCP port free a moment ago, for a server process to bind.
+func freeLoopbackPort() -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  _ = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
+      bind(fd, p, length)
+      return getsockname(fd, p, &length)
+    }
+  }
+  return Int(UInt16(bigEndian: address.sin_port))
 }

@@ -29,6 +29,11 @@ int fg_map_guard_replaced(int guard);
 /// Ends guard `guard` (call it before unmapping).
 void fg_map_guard_remove(int guard);
 
+/// Makes `signal_number` write one byte to a pipe instead of its default action, and returns the
+/// pipe's read end (blocking, close-on-exec), for a thread that reads it and acts outside the
+/// handler; -1 when the pipe or the handler cannot be made (the signal's action is then as before).
+int fg_signal_pipe(int signal_number);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,8 +7,8 @@ import Locking
 
 extension PreparedRenderJob {
   /// Renders, encodes and delivers the image as `render(stop:written:)` does, suspending the
-  /// calling task until it is done. Cancelling the task stops the render after the band being
-  /// encoded (`RenderJobError(.output)` wrapping `CancellationError`); a file destination is then
+  /// calling task until it is done. Cancelling the task stops the render at its next tile
+  /// (`RenderJobError(.output)` wrapping `CancellationError`); a file destination is then
   /// left as it was.
   public func render() async throws -> RenderResult {
     let cancelled = CancellationFlag()

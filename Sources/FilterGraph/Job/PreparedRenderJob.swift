@@ -90,8 +90,9 @@ public struct PreparedRenderJob {
   /// Renders, encodes and delivers the image.
   ///
   /// - Parameters:
-  ///   - stop: asked after each band; once it returns true the render ends, `CancellationError`
-  ///     is thrown (as `RenderJobError(.output)`) and a file destination is left as it was.
+  ///   - stop: asked before each tile and after each band; once it returns true the render ends
+  ///     with the tiles running, `CancellationError` is thrown (as `RenderJobError(.output)`) and
+  ///     a file destination is left as it was.
   ///   - written: called once every byte is written, before a file is flushed to disk and moved
   ///     into place (a batch hands its render slot on then).
   ///   - vet: called with the render's warnings and the damage among them (`RenderResult`) once
@@ -140,7 +141,7 @@ public struct PreparedRenderJob {
         byteCount = bytes.count
         written?()
       } else {
-        let output = try renderer.outputPlan(image, format: format, options: options)
+        let output = try renderer.outputPlan(image, format: format, options: options, stop: stop)
         switch destination {
         case .file(let url):
           try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in

@@ -4,7 +4,10 @@
 // A window of bands is in flight (`Renderer.bandWindow`, one for a sequential plan); the calling thread sleeps until the
 // oldest band is complete, gives it to the sink (a slice of the output buffer, or an encoder) and
 // launches the next. Memory is thus the decoded sources plus a few bands. The first error
-// cancels the remaining jobs and is rethrown once none is running.
+// cancels the remaining jobs and is rethrown once none is running. A render with a `stop` (a
+// time limit, a client gone) asks it before every tile: once it says stop, the tiles not yet
+// started do nothing and the render ends with `CancellationError` as soon as those running end,
+// instead of computing the bands already in flight.
 //
 // Scheduling (measured on 2 cores, `perf sched timehist`): the calling thread is a third thread
 // next to the workers, so every time it wakes it takes a core from one of them. It therefore
@@ -113,9 +116,13 @@ extension Renderer {
   ///
   /// `outputTransform`: tiles are evaluated in linear light and stored through it (an output ICC
   /// profile), unless the plan is a pass-through copy.
+  ///
+  /// `stop`: asked on the worker threads before each tile; once it returns true (and it must then
+  /// stay true) no further tile is computed and `run` throws `CancellationError` once the tiles
+  /// running have ended.
   func run(
     _ plan: RenderPlan, format: PixelFormat, band: (Int, Int) throws -> PixelBuffer,
-    eager: Bool = false, outputTransform: ColorTransform? = nil, sink: (PixelBuffer, Int) throws -> Void
+    eager: Bool = false, outputTransform: ColorTransform? = nil, stop: (() -> Bool)? = nil, sink: (PixelBuffer, Int) throws -> Void
   ) throws {
     let grid = plan.grid
     if grid.size.isEmpty { return }
@@ -150,7 +157,9 @@ extension Renderer {
         let rect = grid.tile(t, ofBand: b)
         jobs.append {
           var error: Error?
-          if !progress.isCancelled {
+          // A stop finishes the tile with `CancellationError`, which cancels the rest.
+          if !progress.isCancelled, let stop, stop() { error = CancellationError() }
+          if error == nil && !progress.isCancelled {
             do {
               try writer.write(rect, to: base + bandOffset + rect.x * format.bytesPerPixel, rowBytes: rowBytes)
             } catch let e { error = e }

@@ -114,12 +114,19 @@ extension Renderer {
   /// Computes `analysis` of `image` (tile-parallel, on this renderer's workers), or returns the
   /// result kept from an earlier identical request.
   public func analyse<A: ImageAnalysis>(_ image: Image, _ analysis: A) throws -> A.Result {
-    let resolvedImage = try resolved(image)
+    try analyse(image, analysis, stop: nil)
+  }
+
+  /// `analyse(_:_:)`, asking `stop` before each tile: once it returns true the tiles not yet
+  /// started are dropped and `CancellationError` is thrown (a render's time limit reaches the
+  /// analyses and held inputs computed before its first band, not only its bands).
+  func analyse<A: ImageAnalysis>(_ image: Image, _ analysis: A, stop: (() -> Bool)?) throws -> A.Result {
+    let resolvedImage = try resolved(image, stop: stop)
     let view = Self.view(of: resolvedImage, analysis.view, space: analysis.workingSpace)
     let key = "\(analysis.label) [\(analysis.view)] of \(resolvedImage.node.structuralKey)"
     if let kept = analyses.lookup(key) as? A.Result { return kept }
     let start = DispatchTime.now().uptimeNanoseconds
-    let plan = try prepare(view, analysis: true)
+    let plan = try prepare(view, analysis: true, stop: stop)
     defer { passRasterWarnings(plan) }
     let evaluator = TileEvaluator(plan: plan)
     let viewSize = plan.root.info.size
@@ -142,6 +149,7 @@ extension Renderer {
         pool.parallelFor(count) { i in
           let rect = grid.tile(i % across, ofBand: firstBand + i / across)
           do {
+            if let stop, stop() { throw CancellationError() }
             let partial = ready.partial(of: try read(rect), viewSize: viewSize)
             slots.withLock { $0.partials[i] = partial }
           } catch {
@@ -164,19 +172,26 @@ extension Renderer {
   /// `image` with every analysis computed and every `AnalysedOperation` replaced by the operation
   /// it resolves to: the graph as it renders, with final sizes (a `trim`'s result size).
   public func resolved(_ image: Image) throws -> Image {
+    try resolved(image, stop: nil)
+  }
+
+  /// `resolved(_:)`, its analyses asking `stop` before each tile (`analyse(_:_:stop:)`).
+  func resolved(_ image: Image, stop: (() -> Bool)?) throws -> Image {
     var warnings: [String] = []
-    return try resolved(image, only: { _ in true }, warnings: &warnings)
+    return try resolved(image, only: { _ in true }, warnings: &warnings, stop: stop)
   }
 
   /// `resolved(_:)`, collecting the warnings of the graph's `WarningOperation`s, each given its
   /// inputs as resolved (their final sizes).
-  func resolved(_ image: Image, warnings: inout [String]) throws -> Image {
-    try resolved(image, only: { _ in true }, warnings: &warnings)
+  func resolved(_ image: Image, warnings: inout [String], stop: (() -> Bool)? = nil) throws -> Image {
+    try resolved(image, only: { _ in true }, warnings: &warnings, stop: stop)
   }
 
   /// `image` with the analysed operations `chosen` selects resolved, the others left as they are;
   /// the warnings of its `WarningOperation`s are appended to `warnings`.
-  func resolved(_ image: Image, only chosen: (any AnalysedOperation) -> Bool, warnings: inout [String]) throws -> Image {
+  func resolved(
+    _ image: Image, only chosen: (any AnalysedOperation) -> Bool, warnings: inout [String], stop: (() -> Bool)? = nil
+  ) throws -> Image {
     var done: [ObjectIdentifier: ImageNode] = [:]
     func visit(_ node: ImageNode) throws -> ImageNode {
       if let hit = done[ObjectIdentifier(node)] { return hit }
@@ -186,7 +201,7 @@ extension Renderer {
       }
       var result = node
       if let analysed = node.operation.asAnalysed, chosen(analysed) {
-        result = try resolve(analysed, inputs: inputs)
+        result = try resolve(analysed, inputs: inputs, stop: stop)
       } else if zip(inputs, node.inputs).contains(where: { $0 !== $1 }) {
         result = ImageNode(operation: node.operation, inputs: inputs)
       }
@@ -197,13 +212,13 @@ extension Renderer {
     return root === image.node ? image : Image(node: root)
   }
 
-  private func resolve<O: AnalysedOperation>(_ operation: O, inputs: [ImageNode]) throws -> ImageNode {
+  private func resolve<O: AnalysedOperation>(_ operation: O, inputs: [ImageNode], stop: (() -> Bool)?) throws -> ImageNode {
     var inputs = inputs
     if let space = Self.heldInputSpace(of: operation, input: inputs[0]) {
-      let pixels = try analyse(Image(node: inputs[0]), HeldPixelsAnalysis(workingSpace: space))
+      let pixels = try analyse(Image(node: inputs[0]), HeldPixelsAnalysis(workingSpace: space), stop: stop)
       inputs[0] = HeldPixelsAnalysis.source(holding: pixels, of: inputs[0], space: space)
     }
-    let result = try analyse(Image(node: inputs[0]), operation.analysis)
+    let result = try analyse(Image(node: inputs[0]), operation.analysis, stop: stop)
     return operation.resolvedNode(with: result, inputs: inputs)
   }
 

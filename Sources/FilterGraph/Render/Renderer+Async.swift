@@ -20,8 +20,8 @@ extension Renderer {
   }
 
   /// Renders `image` and writes it to `url` atomically, as `write(_:to:options:)` does,
-  /// suspending the calling task until it is done. Cancelling the task stops the render after the
-  /// band being written (`CancellationError`); the destination is then left as it was.
+  /// suspending the calling task until it is done. Cancelling the task stops the render at its
+  /// next tile (`CancellationError`); the destination is then left as it was.
   public func write(_ image: Image, to url: URL, options: WriteOptions = WriteOptions()) async throws {
     let cancelled = CancellationFlag()
     try await withTaskCancellationHandler {

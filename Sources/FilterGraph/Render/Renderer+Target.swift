@@ -40,7 +40,7 @@ extension Renderer {
     }
     try run(
       plan, format: pixelFormat, band: { y, h in image.cropped(to: Rect(x: 0, y: y, width: info.size.width, height: h)) },
-      eager: true, outputTransform: try output.color.transform(for: pixelFormat)
+      eager: true, outputTransform: try output.color.transform(for: pixelFormat), stop: stop
     ) { _, _ in if let stop, stop() { throw CancellationError() } }
     let reference = SSIMULACRA2.Reference(image)
 

@@ -68,8 +68,9 @@ extension Renderer {
     try write(image, to: url, options: options, stop: nil)
   }
 
-  /// `write(_:to:options:)`, asking `stop` after each band: once it returns true the render ends,
-  /// `CancellationError` is thrown and the destination is left as it was.
+  /// `write(_:to:options:)`, asking `stop` before each tile and after each band: once it returns
+  /// true the render ends with the tiles running, `CancellationError` is thrown and the
+  /// destination is left as it was.
   func write(_ image: Image, to url: URL, options: WriteOptions, stop: (() -> Bool)?) throws {
     guard let format = options.format ?? ImageFileFormat(pathExtension: url.pathExtension) else {
       throw CodecError(
@@ -79,7 +80,7 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try OutputFile.write(bytes, to: url, protecting: options.protectedInputs)
     }
-    let output = try outputPlan(image, format: format, options: options)
+    let output = try outputPlan(image, format: format, options: options, stop: stop)
     try OutputFile.write(to: url, protecting: options.protectedInputs) { handle in
       try encode(output, handle: handle, stop: stop)
     }
@@ -89,8 +90,9 @@ extension Renderer {
   /// output: `OutputHandle.standardOutput`). Unlike `write(_:to:options:)` this is not atomic: on
   /// failure, the bytes already written stay written.
   ///
-  /// `stop` is asked after each band: once it returns true, tiles not yet started are dropped,
-  /// the render ends and `CancellationError` is thrown (a batch's per-file time limit).
+  /// `stop` is asked before each tile and after each band: once it returns true, tiles not yet
+  /// started are dropped, the render ends and `CancellationError` is thrown (a batch's per-file
+  /// time limit).
   ///
   /// - Throws: `CodecError` (`.io` for write failures), or the first error a source or filter raised.
   public func write(
@@ -100,7 +102,7 @@ extension Renderer {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) {
       return try bytes.withUnsafeBytes { try handle.writeAll($0) }
     }
-    try encode(outputPlan(image, format: format, options: options), handle: handle, stop: stop)
+    try encode(outputPlan(image, format: format, options: options, stop: stop), handle: handle, stop: stop)
   }
 
   /// Renders `image` and returns the encoded file bytes.
@@ -108,17 +110,18 @@ extension Renderer {
     try encode(image, format: format, options: options, stop: nil)
   }
 
-  /// `encode(_:format:options:)`, asking `stop` after each band as `write(_:to:options:stop:)` does.
+  /// `encode(_:format:options:)`, asking `stop` before each tile and after each band as
+  /// `write(_:to:options:stop:)` does.
   func encode(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)?) throws -> Data {
     if let bytes = try ultraHDRBytes(image, format: format, options: options) { return bytes }
-    return try encode(outputPlan(image, format: format, options: options), handle: nil, stop: stop)!
+    return try encode(outputPlan(image, format: format, options: options, stop: stop), handle: nil, stop: stop)!
   }
 
   /// What an image becomes on its way into `format`, the one place that decides it: flattened
   /// onto `options.background` when it has alpha and the file will not, brought into the output
   /// colour space (`OutputColor`), with the codec's options checked against its table, then
-  /// prepared to render.
-  func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions) throws -> OutputPlan {
+  /// prepared to render (its analyses and held inputs asking `stop` before each tile).
+  func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)? = nil) throws -> OutputPlan {
     let encoding = try Renderer.encoding(format, options)
     let flat = Renderer.flattened(image, for: encoding, background: options.background)
     let color = try OutputColor.plan(
@@ -126,7 +129,7 @@ extension Renderer {
     if options.target != nil && options.formatOptions["quality"] != nil {
       throw CodecError(.invalidArgument, "A target chooses the quality: give either a target or a quality, not both.")
     }
-    let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation)
+    let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation, stop: stop)
     return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color, target: options.target)
   }
 
@@ -178,7 +181,7 @@ extension Renderer {
       EncodeRequest(
         size: info.size, pixelFormat: pixelFormat, colorSpace: fileSpace, metadata: metadata,
         options: options, handle: handle, executor: pool))
-    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform) { band, _ in
+    try run(plan, format: pixelFormat, band: bandBuffer, outputTransform: transform, stop: stop) { band, _ in
       if let stop, stop() { throw CancellationError() }
       try encoder.write(rows: band)
     }

@@ -159,13 +159,15 @@ public final class Renderer: Sendable {
   /// compensation `bpc`; CMYK files are converted by their decoders with the same). `analysis`:
   /// the render of an analysis's view, whose tiles are sized so none pulls more than
   /// `inputTileByteLimit` from an input (`tileSize(for:bounded:)`). Warnings in `reported` are
-  /// not passed to the warning handler (`RenderPlan.reported`).
+  /// not passed to the warning handler (`RenderPlan.reported`). The analyses and held inputs
+  /// computed here ask `stop` before each tile.
   func prepare(
-    _ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false, reported: Set<String> = []
+    _ image: Image, intent: RenderingIntent = .relative, bpc: Bool = false, analysis: Bool = false, reported: Set<String> = [],
+    stop: (() -> Bool)? = nil
   ) throws -> RenderPlan {
     try GraphLimits.check(image.node, maxPixels: options.maxPixels)
     var warnings: [String] = []
-    let root = optimized(try resolved(scheduled(image), warnings: &warnings))
+    let root = optimized(try resolved(scheduled(image), warnings: &warnings, stop: stop))
     // An analysis's view is part of a graph whose render reports its warnings.
     let rendering = ColorRendering(intent: intent, blackPointCompensation: bpc)
     let plan = renderPlan(for: root, analysis: analysis, rendering: rendering)

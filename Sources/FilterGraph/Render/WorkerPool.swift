@@ -6,10 +6,6 @@
 import Foundation
 import Locking
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A fixed pool of worker threads fed from one FIFO queue.
 public final class WorkerPool: Sendable {
   /// How many threads run jobs: those asked for, or fewer when the system refused to create
@@ -26,44 +22,14 @@ public final class WorkerPool: Sendable {
   public init(threadCount: Int, name: String = "FilterGraph worker") {
     requestedThreadCount = max(1, threadCount)
     var started = 0
-    for i in 0..<requestedThreadCount where Self.startThread(named: "\(name) \(i)", running: jobs) { started += 1 }
+    // Threads hold the queue, not the pool (see `jobs`). SystemThread says when one is refused
+    // (Foundation's `Thread.start` would fail silently, and the pool wait forever).
+    let jobs = self.jobs
+    for i in 0..<requestedThreadCount where SystemThread.start(named: "\(name) \(i)", { jobs.run() }) { started += 1 }
     self.threadCount = started
   }
 
   deinit { jobs.stop() }
-
-  /// Starts one detached thread with an 8 MiB stack that serves `jobs`; false when the system
-  /// refuses (Foundation's `Thread.start` would fail silently, and the pool wait forever).
-  private static func startThread(named name: String, running jobs: JobQueue) -> Bool {
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setstacksize(&attributes, 8 << 20)
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    let start = Unmanaged.passRetained(ThreadStart(name: name, jobs: jobs))
-    var thread = pthread_t()
-    let status = pthread_create(&thread, &attributes, { context in
-      let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
-      Thread.current.name = start.name
-      start.jobs.run()
-      return nil
-    }, start.toOpaque())
-    guard status == 0 else {
-      start.release()
-      return false
-    }
-    return true
-  }
-
-  /// What a new thread needs: its name and the queue it serves.
-  private final class ThreadStart {
-    let name: String
-    let jobs: JobQueue
-    init(name: String, jobs: JobQueue) {
-      self.name = name
-      self.jobs = jobs
-    }
-  }
 
   /// True when no job is queued or running: nothing of any render is being computed.
   public var isIdle: Bool { jobs.isIdle }

@@ -5,7 +5,7 @@
 // would end keep-alive. So each connection gets a `ConnectionWatch`, told by a channel handler
 // when the client's side of the connection ends (EOF, as nginx takes a client abort, or the
 // channel closing); the request running on it then has its task cancelled, so its fetch closes
-// and its render stops after the band being encoded, and its admission budget is given back.
+// and its render stops at its next tile, and its admission budget is given back.
 
 import Hummingbird
 import NIOCore

@@ -5,8 +5,7 @@
 // `prepareRender` reads the source's header (refusing a source over the pixel limit before any
 // decode) and builds the graph; nothing is decoded. The caller then asks admission for the
 // renderer's memory estimate of the prepared job, and `render` runs it on the renderer's driver
-// threads (never the event loop); cancelling the request's task stops it after the band being
-// encoded. Each step's failure becomes the HTTP status it deserves.
+// threads (never the event loop); cancelling the request's task stops it at its next tile. Each step's failure becomes the HTTP status it deserves.
 
 import FilterGraph
 import Foundation

@@ -61,6 +61,17 @@ final class HeldColumnPassTests: XCTestCase {
     XCTAssertLessThan(reads, 2, "input pixels read per image pixel")
   }
 
+  /// A render told to stop (a batch's `--timeout`, a request's deadline) stops in the row pass it
+  /// holds, computed before the first band, not after it: nothing below the blur is read.
+  func testAStoppedRenderStopsInTheHeldRowPass() throws {
+    let counting = Counting()
+    let blurred = H.randomImage(width: 200, height: 60, seed: 5).applying(counting).blurred(sigma: 43, method: .exact)
+    XCTAssertThrowsError(try bands.encode(blurred, format: .png, options: WriteOptions(), stop: { true })) {
+      XCTAssertTrue($0 is CancellationError, "\($0)")
+    }
+    XCTAssertEqual(counting.counter.pixels.withLock { $0 }, 0, "pixels read below the blur")
+  }
+
   /// A float image whose pixels all differ (premultiplied, alpha varying), sRGB-encoded.
   private func pattern(width: Int, height: Int) -> (Image, (Int, Int) -> SIMD4<Double>) {
     let pixel: (Int, Int) -> SIMD4<Float> = { x, y in
