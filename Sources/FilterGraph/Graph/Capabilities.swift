@@ -111,14 +111,12 @@ public protocol ResampleOperation: ImageOperation {
 /// A source that can decode at reduced sizes (JPEG's DCT scaling, WebP's scaler, PNG's box
 /// average while decoding).
 public protocol ReducibleSource: SourceOperation {
-  /// This source decoded at the strongest reduction whose size is still at least `margin` times
-  /// `target` on both sides (times the codec's own margin for a reduction its decoder makes), or
-  /// at least `target` itself for a reduced copy the file stores whole (a pyramid level, low-passed
-  /// by its writer); nil when there is none (or the source is reduced already). `blocks` is the
+  /// This source decoded at the strongest reduction whose size is still at least `minimum` on
+  /// both sides, or nil when there is none (or the source is reduced already); `blocks` is the
   /// denominator d when the reduced pixels are d × d blocks of the stored image (nil for a
   /// stored pyramid level, an image of its own). Without `allowingPartialBlocks`, only
   /// reductions that divide both sides (or stored levels).
-  func reduced(toFit target: Size, margin: Int, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)?
+  func reduced(toAtLeast minimum: Size, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)?
 }
 
 /// An operation that only rearranges its one input as a whole, so that running it on a

@@ -8,8 +8,7 @@
 //     (`ReducibleSource`), through operations that commute with scaling, decodes it reduced,
 //     keeping at least twice the target size, and resamples only the rest; at least the target
 //     size only, when a strong low-pass (`LowPassOperation`: a blur of σ ≥ 2 output pixels) is
-//     all that reads the downscale (`shrinkOnLoadUnderLowPass` states the rule), or from a
-//     pyramid level the file stores (`EncodedSourceOperation.reduced(toFit:margin:…)`);
+//     all that reads the downscale (`shrinkOnLoadUnderLowPass` states the rule);
 //  4. chains of per-pixel operations fuse into one pass; colour matrices multiply together;
 //  5. common-subexpression elimination again over the rewritten graph;
 //  6. a resample that enlarges a computed image on some axis holds that input (`HeldInputOperation`):
@@ -167,8 +166,7 @@ public enum Optimizer {
 
   /// `node`, when it is a resample allowing it of a source that decodes reduced (through
   /// `ScaleCommutingOperation`s), reading the source decoded at the strongest reduction still at
-  /// least `margin` times the target size (times the codec's own margin), or a stored pyramid
-  /// level at least the target size (`ReducibleSource.reduced(toFit:margin:allowingPartialBlocks:)`).
+  /// least `margin` times the target size (times the codec's own margin).
   static func shrunk(_ node: ImageNode, margin: Int) -> ImageNode {
     guard let resample = node.operation.asResample, resample.allowsShrinkOnLoad else { return node }
     // Walk down through operations that commute with scaling to a source that decodes reduced.
@@ -185,7 +183,8 @@ public enum Optimizer {
     // directly (it then maps positions as on the full image); an orientation between them
     // could move that block to the start of a side, so through one only whole reductions.
     guard let source = cursor.operation as? any ReducibleSource,
-      let found = source.reduced(toFit: target, margin: margin, allowingPartialBlocks: chain.isEmpty)
+      let found = source.reduced(
+        toAtLeast: Size(width: margin * target.width, height: margin * target.height), allowingPartialBlocks: chain.isEmpty)
     else { return node }
     var rebuilt = ImageNode(operation: found.source, inputs: [])
     for step in chain.reversed() { rebuilt = ImageNode(operation: step.operation, inputs: [rebuilt]) }

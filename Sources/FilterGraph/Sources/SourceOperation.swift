@@ -125,25 +125,15 @@ public struct EncodedSourceOperation: SourceOperation {
 
 extension EncodedSourceOperation: ReducibleSource {
   /// The file decoded at the largest of its codec's reduced scales (1/8, 1/4, 1/2 for JPEG) whose
-  /// size is still at least `margin` × `target` × the codec's margin for that scale, or, for a
-  /// pyramid level the file stores whole, at least `target`.
-  ///
-  /// The margin keeps the final resample's low-pass in charge of the top octave below the output's
-  /// Nyquist limit, where a decoder's own reduction (DCT scaling, a box average) differs from it.
-  /// A stored level was low-passed by the writer that made it from the full page, as carefully as
-  /// that writer chose; reading it at no margin is what libvips's `thumbnail` does, and a libvips
-  /// pyramid of the 24 MP bench photo fitted to 800 px from its 1500×1000 level stays within
-  /// `PyramidShrinkOnLoadTests`' bound of the full page resampled.
-  public func reduced(toFit target: Size, margin: Int, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)? {
+  /// size is still at least `minimum`.
+  public func reduced(toAtLeast minimum: Size, allowingPartialBlocks: Bool) -> (source: any SourceOperation, blocks: Int?)? {
     guard scaleDenominator == 1 else { return nil }
+    let asked = minimum
     let full = source.decodedSize(scaleDenominator: 1)
     for d in source.reducedScaleDenominators.sorted(by: >) where d > 1 {
+      let m = source.reductionMargin(denominator: d)
+      let minimum = Size(width: Int((Double(asked.width) * m).rounded(.up)), height: Int((Double(asked.height) * m).rounded(.up)))
       let s = source.decodedSize(scaleDenominator: d)
-      let level = source.storedLevelSize(scaleDenominator: d)
-      // A level read as it is stored (not box-averaged further) is within a pixel of ⌈side / d⌉.
-      let storedWhole = level.map { abs($0.width - s.width) <= 1 && abs($0.height - s.height) <= 1 } ?? false
-      let m = storedWhole ? 1 : Double(margin) * source.reductionMargin(denominator: d)
-      let minimum = Size(width: Int((Double(target.width) * m).rounded(.up)), height: Int((Double(target.height) * m).rounded(.up)))
       // A side that d does not divide ends in a partial block: the reduced image covers
       // ⌈side / d⌉ pixels of which the last is partly outside the image, and a resample that
       // stretched them over its output would shift the geometry by up to half a reduced pixel
@@ -151,9 +141,10 @@ extension EncodedSourceOperation: ReducibleSource {
       // when the caller maps positions as on the full image (`ResampleOperation.reading`).
       // (A stored pyramid level is an image of its own, read whole.)
       let whole = s.width * d == full.width && s.height * d == full.height
-      guard (allowingPartialBlocks && source.reducesInBlocks) || whole || level != nil else { continue }
+      let stored = source.storedLevelSize(scaleDenominator: d) != nil
+      guard (allowingPartialBlocks && source.reducesInBlocks) || whole || stored else { continue }
       if s.width >= minimum.width && s.height >= minimum.height {
-        return (EncodedSourceOperation(source: source, scaleDenominator: d), level != nil ? nil : d)
+        return (EncodedSourceOperation(source: source, scaleDenominator: d), stored ? nil : d)
       }
     }
     return nil

@@ -62,33 +62,6 @@ final class PyramidShrinkOnLoadTests: XCTestCase {
     }
   }
 
-  /// A libvips pyramid of the sample photo (2268×1512, fine detail; 256×256 JPEG-Q90 tiles, levels
-  /// 1134×756 … made by libvips's 2×2 averages) fitted into boxes: each thumbnail reads the
-  /// smallest level at least its size, not twice it, and stays within 45 dB of resampling the
-  /// full page, the bound `ShrinkOnLoadQualityTests` holds the decoders' own reductions to.
-  func testAPhotosThumbnailReadsTheSmallestLevelAtLeastItsSize() throws {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { throw XCTSkip("libvips tools not installed") }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pyramid-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let made = try ChildProcess.run(
-      "vips",
-      ["tiffsave", Repository.url("samples/flower.jpg").path, "flower.tif", "--tile", "--pyramid", "--tile-width", "256",
-       "--tile-height", "256", "--compression", "jpeg", "--Q", "90", "--strip"], in: folder)
-    XCTAssertEqual(made.status, 0, made.stderr)
-    let photo = try Image(contentsOf: folder.appendingPathComponent("flower.tif"))
-    // (box, scale read: the level at least the box, PSNR against the full page resampled)
-    for (box, d, minimum) in [(150, 8, 45.0), (300, 4, 45), (600, 2, 45), (1000, 2, 45)] {
-      let small = photo.scaled(toFit: Size(width: box, height: box))
-      XCTAssertEqual(source(small)?.scaleDenominator, d, "→ \(box)")
-      let fast = try T.bytes(small, format: .rgb8, renderer: renderer())
-      let exact = try T.bytes(small, format: .rgb8, renderer: renderer(shrinking: false))
-      let value = psnr(fast, exact)
-      print("pyramid photo → \(box): \(value) dB")
-      XCTAssertGreaterThan(value, minimum, "→ \(box)")
-    }
-  }
-
   /// With its 1/2 level painted flat, a thumbnail that needs at most half the size is flat: the
   /// level was read, not the page.
   func testAThumbnailReadsThePaintedLevel() throws {
