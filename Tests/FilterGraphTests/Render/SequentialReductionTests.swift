@@ -110,7 +110,7 @@ final class SequentialReductionTests: XCTestCase {
     let small = try Image(data: try sharedStripTIFF(side: 2100)).scaled(toFit: Size(width: 50, height: 50))
     let rendering = renderer()
     let got = try rendering.render(small)
-    XCTAssertTrue(try rendering.prepare(small).isSequential)
+    XCTAssertTrue(try renderer().prepare(small).isSequential)
     XCTAssertEqual(rendering.statistics.decodes, 0)
     XCTAssertEqual(rendering.statistics.streamedDecodes, 1)
     let whole = renderer(streaming: false)
