@@ -20,16 +20,7 @@ public final class GIFFrameReader: AnimationFrameReader {
     info = facts.animation
     frameFormat = PixelFormat(layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8)
     self.data = data
-    var status: Int32 = 0
-    var message = [CChar](repeating: 0, count: 256)
-    let opened = data.withUnsafeBytes { raw in
-      cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
-    }
-    guard let opened else {
-      try GIFCodec.check(status, message)
-      throw CodecError(.corrupt, "The GIF file cannot be opened.")
-    }
-    reader = opened
+    reader = try GIFCodec.openReader(data, limits: limits)
   }
 
   deinit { cgif_close(reader) }
@@ -71,16 +62,7 @@ final class GIFPageDecoder: ImageRowDecoder {
     self.warnings = warnings
     self.data = data
     self.page = page
-    var status: Int32 = 0
-    var message = [CChar](repeating: 0, count: 256)
-    let opened = data.withUnsafeBytes { raw in
-      cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
-    }
-    guard let opened else {
-      try GIFCodec.check(status, message)
-      throw CodecError(.corrupt, "The GIF file cannot be opened.")
-    }
-    reader = opened
+    reader = try GIFCodec.openReader(data, limits: limits)
   }
 
   deinit { cgif_close(reader) }
@@ -138,5 +120,21 @@ final class GIFPageDecoder: ImageRowDecoder {
       failure = error
       throw error
     }
+  }
+}
+
+extension GIFCodec {
+  /// giflib's reader over `data` (which must outlive it), its frames held to `limits.maxPixels`.
+  static func openReader(_ data: Data, limits: DecodeLimits) throws -> OpaquePointer {
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let opened = data.withUnsafeBytes { raw in
+      cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
+    }
+    guard let opened else {
+      try check(status, message)
+      throw CodecError(.corrupt, "The GIF file cannot be opened.")
+    }
+    return opened
   }
 }

@@ -35,7 +35,7 @@ final class SequentialReductionTests: XCTestCase {
   /// size, whose row is zeros).
   private func sharedStripTIFF(side: Int) throws -> Data {
     let ramp = (0..<side).flatMap { x in withUnsafeBytes(of: (Float(x) / Float(side)).bitPattern.littleEndian, Array.init) }
-    let row = try XCTUnwrap(zlibCompress(ramp))
+    let row = PNGBytes.storedZlib(ramp)
     let offsetsAt = 8 + row.count, countsAt = offsetsAt + 4 * side, ifdAt = countsAt + 4 * side
     func le16(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255)] }
     func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
@@ -49,25 +49,6 @@ final class SequentialReductionTests: XCTestCase {
     out += le16(entries.count)
     for (tag, type, count, value) in entries { out += le16(tag) + le16(type) + le32(count) + (type == 3 && count == 1 ? le16(value) + [0, 0] : le32(value)) }
     return Data(out + le32(0))
-  }
-
-  /// zlib's format (RFC 1950) around a deflate stream of stored blocks: the TIFF's one strip.
-  private func zlibCompress(_ bytes: [UInt8]) -> [UInt8]? {
-    var out: [UInt8] = [0x78, 0x01]
-    var at = 0
-    repeat {
-      let n = min(65535, bytes.count - at)
-      out += [at + n == bytes.count ? 1 : 0, UInt8(n & 255), UInt8(n >> 8), UInt8(~n & 255), UInt8(~n >> 8 & 255)]
-      out += bytes[at..<at + n]
-      at += n
-    } while at < bytes.count
-    var a: UInt32 = 1, b: UInt32 = 0
-    for v in bytes {
-      a = (a + UInt32(v)) % 65521
-      b = (b + a) % 65521
-    }
-    let sum = b << 16 | a
-    return out + [UInt8(sum >> 24), UInt8(sum >> 16 & 255), UInt8(sum >> 8 & 255), UInt8(sum & 255)]
   }
 
   /// Finding 2 at the smallest size that takes its input in bands: a 4200 × 1024 gray PNG after a
