@@ -69,8 +69,8 @@ rep 1 "the same, explain" 0 300 30 '"$F" explain $IN/shared.txt'
 rep 2 "pad 16383²; scale fit=100" 0 800 120 '"$F" -e "pad size=16383x16383; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
 rep 2 "solid 16383²; scale fit=100" 0 800 120 '"$F" -e "solid size=16383x16383 color=#808080; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
 rep 2 "260 KB 16383² PNG, blur 1, fit 256" 0 800 120 '"$F" -e "blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
-rep 2 "… normalize first" 0 800 120 '"$F" -e "normalize; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
-rep 2 "… trim first" 0 800 120 '"$F" -e "trim; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
+rep 2 "… normalize first" 0 500 120 '"$F" -e "normalize; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
+rep 2 "… trim first" 0 700 120 '"$F" -e "trim; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
 
 # 3: inputs read whole with no limit (info on 6 GB, stdin and manifest from /dev/zero).
 rep 3 "info on a 6 GB file" 0 200 30 'head -c 100000 $IN/big-gray.png > six.png; truncate -s 6G six.png; "$F" info six.png'
@@ -114,10 +114,10 @@ rep 8 "2.3 MB XMP" 0 200 30 '"$F" -e invert $IN/xmp.png out.png 2>&1 | tee /dev/
 rep 8 "2.3 MB XMP, --strip" 0 200 30 '"$F" --strip -e invert $IN/xmp.png out.png' '[ -s out.png ]'
 
 # 9: tiny files decoded whole (2.2 GB, 2.2 GB, > 8 GB blended; HEIC output 4.8 GB / 30 s).
-rep 9 "35-byte GIF, 16383² screen, fit 100" 0 1300 120 '"$F" -e "scale fit=100x100" $IN/gif-screen.gif out.png' '[ -s out.png ]'
-rep 9 "131 KB float TIFF, one shared strip, fit 100" 0 1300 120 '"$F" -e "scale fit=100x100" $IN/float-strip.tif out.png' '[ -s out.png ]'
-rep 9 "two such loads blended" 0 2600 180 'printf "a = load $IN/gif-screen.gif\nb = load $IN/float-strip.tif\nblend a b\nscale fit=100x100\n" > r.txt; "$F" r.txt $IN/flower.jpg out.png' '[ -s out.png ]'
-rep 9 "batch of 3 float TIFFs, --jobs 3 --memory 1024: one at a time" 0 1600 300 'cp $IN/float-strip.tif a.tif; cp a.tif b.tif; cp a.tif c.tif; "$F" -e "scale fit=100x100" --jobs 3 -o out a.tif b.tif c.tif' '[ -s out/c.tif ]'
+rep 9 "35-byte GIF, 16383² screen, fit 100" 0 300 120 '"$F" -e "scale fit=100x100" $IN/gif-screen.gif out.png' '[ -s out.png ]'
+rep 9 "131 KB float TIFF, one shared strip, fit 100" 0 300 120 '"$F" -e "scale fit=100x100" $IN/float-strip.tif out.png' '[ -s out.png ]'
+rep 9 "two such loads blended" 0 700 180 'printf "a = load $IN/gif-screen.gif\nb = load $IN/float-strip.tif\nblend a b\nscale fit=100x100\n" > r.txt; "$F" r.txt $IN/flower.jpg out.png' '[ -s out.png ]'
+rep 9 "batch of 3 float TIFFs, --jobs 3 --memory 1024: one at a time" 0 500 300 'cp $IN/float-strip.tif a.tif; cp a.tif b.tif; cp a.tif c.tif; "$F" -e "scale fit=100x100" --jobs 3 -o out a.tif b.tif c.tif' '[ -s out/c.tif ]'
 if [ "${HEAVY:-0}" = 1 ]; then
   rep 9 "HEIC output of 16383²" 0 6000 180 '"$F" -e "solid size=16383x16383 color=#808080" --format heic $IN/flower.jpg out.heic' '[ -s out.heic ]'
 else skip 9 "HEIC output of 16383²" "HEAVY=1 (5 GB, over a minute)"; fi
