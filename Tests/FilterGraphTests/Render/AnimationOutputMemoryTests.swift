@@ -8,6 +8,7 @@ import FilterGraph
 import Foundation
 import ImageCodecs
 import PixelBufferModule
+import TestSupport
 import XCTest
 
 final class AnimationOutputMemoryTests: XCTestCase {
@@ -15,18 +16,7 @@ final class AnimationOutputMemoryTests: XCTestCase {
 
   /// Frame `k`: RGB noise from its own seed, so every frame differs from the one before everywhere.
   private func frame(_ k: Int) -> PixelBuffer {
-    var buffer = PixelBuffer(width: side, height: side, format: .rgb8)
-    var state = UInt32(k + 1) &* 2_654_435_761
-    buffer.withUnsafeMutableBaseAddress { base, stride in
-      for y in 0..<side {
-        let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-        for i in 0..<(3 * side) {
-          state = state &* 1_664_525 &+ 1_013_904_223
-          row[i] = UInt8(truncatingIfNeeded: state >> 24)
-        }
-      }
-    }
-    return buffer
+    PixelBuffer.random(width: side, height: side, format: .rgb8, seed: UInt64(k + 1))
   }
 
   /// The input: a GIF of the frames, 20 ms each, written to memory.

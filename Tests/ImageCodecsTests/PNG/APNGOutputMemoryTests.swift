@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 import ImageCodecs
 import PixelBufferModule
+import TestSupport
 import XCTest
 
 final class APNGOutputMemoryTests: XCTestCase {
@@ -19,20 +20,7 @@ final class APNGOutputMemoryTests: XCTestCase {
     // The sanitizers reserve terabytes of address space and cannot run under a limit.
     if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("not under a sanitizer") }
     let side = 512
-    let frames = (0..<2).map { seed in
-      var frame = PixelBuffer(width: side, height: side, format: .rgb8)
-      var state = UInt32(seed + 1) &* 2_654_435_761
-      frame.withUnsafeMutableBaseAddress { base, stride in
-        for y in 0..<side {
-          let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-          for i in 0..<(3 * side) {
-            state = state &* 1_664_525 &+ 1_013_904_223
-            row[i] = UInt8(truncatingIfNeeded: state >> 24)
-          }
-        }
-      }
-      return frame
-    }
+    let frames = (0..<2).map { PixelBuffer.random(width: side, height: side, format: .rgb8, seed: UInt64($0 + 1)) }
     let writer = try APNGAnimationWriter(
       size: Size(width: side, height: side), layout: .rgb, loopCount: 0, frameCount: 100,
       options: PNGEncodeOptions(compressionLevel: 0, filter: .none),
