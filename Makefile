@@ -28,9 +28,11 @@ demo: release
 	@echo "demo: wrote $(abspath $(DEMO_OUTPUT)) from $(DEMO_INPUT) with $(DEMO_RECIPE)"
 	@echo "demo: try another recipe: $(FGRUN) recipes/sepia-vintage.txt $(DEMO_INPUT) out/flower-vintage.jpg"
 
+# The suite runs as one process a core, each taking the next test class (scripts/run-tests.sh);
+# `swift test --skip-build --disable-swift-testing` runs the same tests one at a time.
 test: test-deps
 	swift build --build-tests
-	swift test --skip-build --disable-swift-testing
+	bash scripts/run-tests.sh .build/debug
 	$(MAKE) test-cluster
 
 # The Dask cluster driver (cluster/) against a real scheduler and two workers on 127.0.0.1, with
@@ -48,7 +50,7 @@ test-cluster:
 TSAN_SKIP := fgrunTests\.(?!BatchTests|FaultTests)
 test-tsan: test-deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-	FILTERGRAPH_SANITIZER=thread swift test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing --skip '$(TSAN_SKIP)'
+	FILTERGRAPH_SANITIZER=thread bash scripts/run-tests.sh .build-tsan/debug '$(TSAN_SKIP)'
 
 # AddressSanitizer, with UndefinedBehaviorSanitizer on the C shims (Swift's own checks cover the
 # Swift code; -fsanitize=undefined reaches the C targets through -Xcc, its runtime is in ASan's).
@@ -56,7 +58,7 @@ test-tsan: test-deps
 # fuzzers (make fuzz) check the codecs for leaks.
 test-asan: test-deps
 	swift build --build-tests --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --scratch-path .build-asan
-	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address swift test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
+	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address bash scripts/run-tests.sh .build-asan/debug
 
 # libFuzzer over every decoder, the metadata parsers, the recipe compiler and the deflate walker:
 # FUZZ_SECONDS per target (default 180); fails on any crash, leak or timeout (scripts/fuzz.sh).
