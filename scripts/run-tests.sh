@@ -33,6 +33,9 @@ queue=$( { for c in $slowest; do printf '%s\n' "$all" | grep -Fx "$c" || true; d
 count=$(printf '%s\n' "$queue" | grep -c .)
 echo "run-tests: $count classes from $bundle, $jobs at a time; logs in $logs"
 
+# ThreadSanitizer sleeps a second at each process's exit (atexit_sleep_ms) so that threads still
+# running can report; a class's tests have all ended by then, and a second a class is minutes.
+export TSAN_OPTIONS="atexit_sleep_ms=0${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 started=$(date +%s)
 export bundle logs
 printf '%s\n' "$queue" | xargs -P "$jobs" -I{} bash -c '
