@@ -50,7 +50,8 @@
               ending in .heic is the rendition as a 10- or 12-bit HEIC, decoded by heif-convert
               (libheif's example tool over libde265, not the x265 that encoded it) to a 16-bit
               PNG whose samples it shifts left to 16 bits, its nclx and pixi boxes checked as the
-              AVIF's, the same way; a
+              AVIF's, the same way (output holds "nclx": the colr box's primaries, transfer,
+              matrix and full-range flag, for both formats); a
               transfer of 18 (HLG, both formats) is taken through BT.2100's HLG inverse OETF and
               the OOTF of a 1000 cd/m² display (black 0, γ 1.2) instead of the ST 2084 EOTF;
               for both, output holds "light": the mastering display and content light levels the
@@ -104,6 +105,7 @@ def declared_light(data, png):
 
 
 LIGHT = {}
+NCLX = {}
 
 
 def heif_convert(path, depth):
@@ -126,10 +128,12 @@ def pq_rendition(path):
         assert at > 0 and data[at + 4] == 9 and data[at + 6:at + 8] == b"\x00\x01", "not a BT.2020 full-range cICP chunk"
         transfer = data[at + 5]
         decoded, depth = imagecodecs.png_decode(data), 16
-    else:
-        at = data.find(b"nclx")
-        assert at > 0 and data[at + 4:at + 6] == b"\x00\x09", "not BT.2020 primaries"
-        transfer = int.from_bytes(data[at + 6:at + 8], "big")
+    else:  # the colr box of type nclx (ISO/IEC 23008-12 6.5.5, ISO/IEC 14496-12 12.1.5)
+        at = data.find(b"colrnclx") + 4
+        assert at > 4, "no nclx colr box"
+        primaries, transfer, matrix = (int.from_bytes(data[at + 4 + 2 * i:at + 6 + 2 * i], "big") for i in range(3))
+        NCLX[path] = [primaries, transfer, matrix, data[at + 10] >> 7]
+        assert primaries == 9, "not BT.2020 primaries"
         pixi = data.find(b"pixi")  # version/flags, channel count, bits per channel
         depth = data[pixi + 9]
         assert pixi > 0 and depth in (10, 12), "no pixi box with a deep bit depth"
@@ -260,6 +264,8 @@ def main(src, dst, edit="1"):
     mse = float(np.mean((ref - b) ** 2))
     peak = float(ref.max())
     output = {"light": LIGHT[dst]} if dst in LIGHT else {} if dst.endswith(".tif") else fields(dst)
+    if dst in NCLX:
+        output["nclx"] = NCLX[dst]
     result = {"input": fields(src) if src.endswith(".jpg") else {}, "output": output, "psnr_ic": 10 * np.log10(peak * peak / mse)}
     if region:
         x, y, w, h = region

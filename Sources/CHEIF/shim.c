@@ -525,6 +525,13 @@ int cheif_encode(const uint8_t *pixels, int width, int height, size_t stride, in
   }
   encoding->output_nclx_profile = nclx;
   encoding->save_two_colr_boxes_when_ICC_and_nclx_available = 1;
+  // libheif 1.15's HEVC path leaves the nclx `colr` box out when
+  // macOS_compatibility_workaround_no_nclx_profile is set (options version >= 4; the default is
+  // set), whatever the image or output_nclx_profile say; its AV1 path writes the box either way. An
+  // SDR HEIC keeps that default (its ICC profile, or sRGB by default, says the same); an HDR one
+  // (the options name its primaries or transfer: BT.2020, PQ or HLG) has nothing else saying how
+  // its signal is encoded, so it gets the box and readers do not take PQ or HLG for sRGB.
+  if (options->primaries || options->transfer) encoding->macOS_compatibility_workaround_no_nclx_profile = 0;
   encoding->save_alpha_channel = 1;
   error = cheif_guarded_encode(context, image, encoder, encoding, &handle);
   if (error.code != heif_error_Ok) {

@@ -3,41 +3,46 @@
 // renditions, and the map is made again as its ratio to the blended SDR output.
 //
 // Definition: an `OverlayingOperation` C (composite, blend: mode, opacity, placement, working space)
-// puts overlay S (w × h) on base B (size S_B); B's map M_B (metadata m_B) has size S_M, r = S_M / S_B
-// per axis, and S has a map M_S (metadata m_S) of its own. The output's headroom is
-// h = max(2^HDRCapacityMax of m_B, of m_S), so neither photo's highlights are clipped. At M_B's
-// resolution, with C_r the same blend placed at the overlay's corners × r (rounded, as the map of
-// an overlay without a map is placed: GainMapOverlay.swift):
+// puts overlay S (w × h) on base B (size S_B); B's map M_B (metadata m_B) and S's map M_S (metadata
+// m_S) have their own resolutions. The output's headroom is h = max(2^HDRCapacityMax of m_B, of
+// m_S), so neither photo's highlights are clipped. At the base's resolution:
 //
-//   B̄ = B box-averaged in linear light to S_M,   S̄ = S box-averaged to round(w·r) × round(h·r),
-//   M̄_S = M_S resampled to that size on its stored values (as a scale repeats on a map),
-//   H_B = (B̄ + o_B)·2^L_B − o′_B,   H_S = (S̄ + o_S)·2^L_S − o′_S (each map's log boost L, offsets
-//   o, o′ and full headroom: GainMapRerendering.swift), S̄'s alpha kept,
-//   SDR′ = clamp(C_r(B̄, S̄), 0, 1),   HDR′ = h · clamp(C_r(H_B / h, H_S / h), 0, 1),
+//   M̄_B = M_B resampled to S_B, M̄_S = M_S resampled to w × h, on their stored values (bilinear, as
+//   the decoders interpolate a map),
+//   H_B = (B + o_B)·2^L_B − o′_B,   H_S = (S + o_S)·2^L_S − o′_S (each map's log boost L from M̄,
+//   offsets o, o′ and full headroom: GainMapRerendering.swift), S's alpha kept,
+//   SDR′ = clamp(C(B, S), 0, 1),   HDR′ = h · clamp(C(H_B / h, H_S / h), 0, 1),
 //   L′_c = log2((HDR′_c + o′_c) / (SDR′_c + o_c)) with m_B's offsets, per channel (an RGB map).
 //
 // The blend is applied over the headroom as the rerendered treatment applies an edit
 // (GainMapRerendering.swift: the modes are defined on 0…1, black to white of the display); for
-// `over` in linear light C is linear, so HDR′ = C_r(H_B, H_S): the blend of the two renditions. Where
-// the overlay does not reach, L′ = L_B (the base's rendition, stored again); where it covers opaquely,
-// the overlay's own boost.
+// `over` in linear light C is linear, so HDR′ = C(H_B, H_S): the blend of the two renditions. Where
+// the overlay does not reach, L′ = L_B (the base's map, resampled); where it covers opaquely, the
+// overlay's own boost.
+//
+// Why the base's resolution: at the overlay's edges the ratio steps from the overlay's boost to the
+// base's within one pixel, and a map at a lower resolution cannot hold a step — a decoder
+// interpolates its samples, so the step spreads over a map pixel and the overlay's border band
+// shows the mean of the two boosts. GainMapBlendingTests' ramps (boosted up to 2² at their right
+// edge) over the libvips fixture (about 2^0.3 there), with the map at the base map's quarter
+// resolution: libultrahdr renders the overlay's last four columns at 2^1.1–2^1.4 instead of 2^1.9
+// (errors of 0.8–1.5 on values of 2.6–2.9), 24.5 dB within the overlay and 42.2 dB without its
+// 4-pixel border, where the quarter-resolution map was within 0.05 stops of the ratio of the box
+// means. So the map is as large as the base (16 times the pixels of a quarter-size one, written
+// and computed at the base's resolution) wherever two photos with maps are blended.
 //
 // Metadata: m_B's, with HDRCapacityMax log2(h) and GainMapMin/Max the union of the two maps' ranges.
 // For `over` in linear light (a weighted mean of the two lights: `mapBlend`'s `mean`) the ratio is
 // the (SDR + o)-weighted mean of the two ratios, so it stays within that union (up to the two maps'
 // offsets differing); any other mode widens it to every boost a rerendering can give
 // (`widenedForRerendering`), so none is clamped.
-//
-// Computed at the base map's resolution: the overlay's map is resampled to it (its finer detail, if
-// it has more, is lost as any map at a lower resolution loses it), and where the overlay's edge
-// falls inside a map pixel the box-averaged renditions blend the two photos' light by coverage.
 import Foundation
 import ImageCodecs
 import PixelBufferModule
 
 enum GainMapBlending {
-  /// The map made again after `blend` (the overlaying operation repeated at the base map's
-  /// resolution, `overlaySize` its overlay's size there) put `overlay` (with map `overlayMap`,
+  /// The map made again, at the base's resolution, after `blend` (the overlaying operation at the
+  /// base's resolution, `overlaySize` its overlay's size) put `overlay` (with map `overlayMap`,
   /// `overlayMetadata`) on `base` (with `map`, `metadata`), and the metadata it is stored with.
   static func node(
     base: ImageNode, map: ImageNode, metadata: GainMapMetadata, overlay: ImageNode, overlayMap: ImageNode, overlayMetadata: GainMapMetadata,
@@ -46,21 +51,19 @@ enum GainMapBlending {
     let union = metadata.union(overlayMetadata)
     let stored = mean ? union : union.widenedForRerendering
     let headroom = union.fullHeadroom
-    let baseSDR = ImageNode(
-      operation: ScaleOperation(targetSize: map.info.size, kernel: .box, linearLight: true, allowsShrinkOnLoad: false), inputs: [base])
-    let overlaySDR = ImageNode(
-      operation: ScaleOperation(targetSize: overlaySize, kernel: .box, linearLight: true, allowsShrinkOnLoad: false), inputs: [overlay])
+    let baseMap = ImageNode(
+      operation: ScaleOperation(targetSize: base.info.size, kernel: .linear, linearLight: false, allowsShrinkOnLoad: false), inputs: [map])
     let placedMap = ImageNode(
-      operation: ScaleOperation(targetSize: overlaySize, kernel: .lanczos3, linearLight: false, allowsShrinkOnLoad: false), inputs: [overlayMap])
+      operation: ScaleOperation(targetSize: overlaySize, kernel: .linear, linearLight: false, allowsShrinkOnLoad: false), inputs: [overlayMap])
     let baseHDR = ImageNode(
       operation: GainMapRerendering.HDRRenditionOperation(metadata: metadata, gray: map.info.layout.isGray, headroom: headroom),
-      inputs: [map, baseSDR])
+      inputs: [baseMap, base])
     let overlayHDR = ImageNode(
       operation: GainMapRerendering.HDRRenditionOperation(
         metadata: overlayMetadata, gray: overlayMap.info.layout.isGray, headroom: headroom, keepsAlpha: true),
-      inputs: [placedMap, overlaySDR])
-    let hdr = ImageNode(operation: blend, inputs: [baseHDR, overlayHDR]), sdr = ImageNode(operation: blend, inputs: [baseSDR, overlaySDR])
-    return (ImageNode(operation: GainMapRerendering.RatioMapOperation(metadata: stored), inputs: [map, hdr, sdr]), stored)
+      inputs: [placedMap, overlay])
+    let hdr = ImageNode(operation: blend, inputs: [baseHDR, overlayHDR]), sdr = ImageNode(operation: blend, inputs: [base, overlay])
+    return (ImageNode(operation: GainMapRerendering.RatioMapOperation(metadata: stored), inputs: [baseMap, hdr, sdr]), stored)
   }
 }
 

@@ -24,8 +24,8 @@
 //   HDR rendition (GainMapRerendering.swift);
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
-//   an overlay with a map of its own (`mapBlend`) makes the map again from the same blend of the two
-//   HDR renditions (GainMapBlending.swift);
+//   an overlay with a map of its own (`mapBlend`) makes the map again, at the base's resolution,
+//   from the same blend of the two HDR renditions (GainMapBlending.swift);
 // - which operation gets which, and why: GainMapPolicy.swift;
 // - an operation that says its output is no picture of the scene's light (`GainMapEnding`:
 //   `convolve preset=edges`), an overlay with a map on a base without one, and anything else end
@@ -126,8 +126,9 @@ extension Image {
     let name = node.operation.descriptor.name
     if let overlaying = node.operation as? any OverlayingOperation, node.inputs.count == 2, index == 0 {
       let baseSize = node.inputs[0].info.size
-      if carried.count == 2, let blend = overlaying.mapBlend(baseSize: baseSize, mapSize: map.info.size) {
-        // The overlay has a map of its own: the blend of the two HDR renditions (GainMapBlending.swift).
+      if carried.count == 2, let blend = overlaying.mapBlend(baseSize: baseSize, mapSize: baseSize) {
+        // The overlay has a map of its own: the blend of the two HDR renditions, made at the base's
+        // resolution (GainMapBlending.swift).
         let (_, overlayMap, overlayMetadata, _) = carried[1]
         guard !metadata.baseRenditionIsHDR, !overlayMetadata.baseRenditionIsHDR else {
           return .dropped("\(node.operation.descriptor.name) blends two images whose gain maps' base images are HDR renditions")
@@ -135,7 +136,7 @@ extension Image {
         let (made, stored) = GainMapBlending.node(
           base: node.inputs[0], map: map, metadata: metadata, overlay: node.inputs[1], overlayMap: overlayMap, overlayMetadata: overlayMetadata,
           blend: blend.operation, overlaySize: blend.overlaySize, mean: blend.mean)
-        return .map(made, stored, ratio: ratio)
+        return .map(made, stored, ratio: (1, 1))
       }
       let (operation, layer) = overlaying.mapOverlay(
         of: Image(node: node.inputs[1]), baseSize: baseSize, mapSize: map.info.size, fill: metadata.neutralFill,

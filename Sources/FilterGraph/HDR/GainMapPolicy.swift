@@ -49,8 +49,8 @@
 // - **overlaid** (`OverlayingOperation`: composite, mask): an overlay without a map of its own (a
 //   logo, text) is SDR content: the map is "no boost" under it, blended by its coverage; so is what
 //   the image is flattened onto where a mask removes it. An overlay with a map of its own is HDR
-//   content: the map is made again from the same blend of the two HDR renditions
-//   (GainMapBlending.swift); a mask's own map does not matter (its values are opacity).
+//   content: the map is made again, at the base's resolution, from the same blend of the two HDR
+//   renditions (GainMapBlending.swift); a mask's own map does not matter (its values are opacity).
 // - **rerendered** (any other `PointOperation`: invert, a matrix, curve or levels that reverses or
 //   reshapes the tones, a custom kernel; and a `ResolutionMappable` that `mixesLight`: blur,
 //   boxblur, a convolution that is a weighted mean): the operation (at the map's resolution) is

@@ -148,6 +148,42 @@ final class UltraHDRRoundTripTests: XCTestCase {
     }
   }
 
+  /// `--hdr hdr` to HEIC: the rendition as a 12-bit PQ HEIC and a 10-bit HLG one. Each declares its
+  /// signal in an nclx `colr` box — heif-info (libheif's reader) says "color profile: nclx", and
+  /// hdr-check.py parses the box (ISO/IEC 23008-12 6.5.5: BT.2020 primaries 9, transfer 16 or 18,
+  /// matrix BT.601 6 as libheif converted to YCbCr, full range) — and decoded by heif-convert
+  /// (libheif's tool over libde265, not the x265 that encoded it) and taken to linear light as the
+  /// AVIF is, it is 35 dB or better from libultrahdr's rendition of the input resized; the files
+  /// declare their light as the AVIF does, and read back the MaxCLL as their peak. With the shim
+  /// leaving libheif's macOS workaround on (no nclx box: "color profile: no"), seen failing.
+  func testHDRRenditionAsPQAndHLGHEIC() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uhdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for (name, transfer, depth) in [("libultrahdr", HDRTransfer.pq, "12"), ("vips", HDRTransfer.hlg, "10")] {
+      let input = Fixtures.url("uhdr/\(name).jpg")
+      let output = folder.appendingPathComponent("\(name)-\(transfer.rawValue).heic")
+      var options = WriteOptions(format: .heic, options: ["quality": 90])
+      options.formatOptions.values["bit-depth"] = .choice(depth)
+      options.hdr = .hdr
+      options.hdrTransfer = transfer
+      try Renderer(options: RendererOptions(threads: 2)).write(Image(contentsOf: input).scaled(by: 0.5), to: output, options: options)
+      let info = try ChildProcess.run("heif-info", [output.path], in: folder)
+      XCTAssertEqual(info.status, 0, info.stderr)
+      XCTAssertTrue(String(decoding: info.stdout, as: UTF8.self).contains("color profile: nclx"), "\(name): heif-info reads no nclx profile")
+      let result = try Self.check(input, output)
+      let nclx = try XCTUnwrap((result["output"] as? [String: Any])?["nclx"] as? [Int], "\(name): no nclx box")
+      XCTAssertEqual(nclx, [9, transfer == .pq ? 16 : 18, 6, 1], "\(name) \(transfer.rawValue): primaries, transfer, matrix, full range")
+      let psnr = try XCTUnwrap(result["psnr_ic"] as? Double)
+      print("HDR rendition as \(depth)-bit \(transfer.rawValue) heic \(name): \(psnr) dB from libultrahdr's rendition resized")
+      XCTAssertGreaterThanOrEqual(psnr, 35, "\(name) \(transfer.rawValue) heic")
+      try checkDeclaredLight(result, peak: min(203 * 49.26108, transfer == .pq ? 10000 : 1000), "\(name) \(transfer.rawValue) heic")
+      let light = try XCTUnwrap((result["output"] as? [String: Any])?["light"] as? [String: Any])
+      let declared = try XCTUnwrap(light["max_cll"] as? Double)
+      XCTAssertEqual(try ImageFileInfo(contentsOf: output).hdrPeak ?? 0, max(declared, 406), accuracy: 0.01, "\(name) \(transfer.rawValue) heic")
+    }
+  }
+
   /// The mastering display (mDCv / mdcv) is BT.709's primaries and D65 from 0 to `peak` cd/m² (203 ×
   /// the map's headroom, at most the transfer's 10000 or 1000), and MaxCLL and MaxFALL (cLLi / clli) are those of the decoded
   /// pixels (CTA-861.3, computed by the checker): within 0.5 % for the lossless PNG, 5 % for the
