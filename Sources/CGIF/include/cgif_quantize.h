@@ -18,7 +18,7 @@ enum {
   CGIF_DITHER_ORDERED = 2,    ///< an 8×8 Bayer matrix
 };
 
-/// The histogram and caches a quantiser reuses from frame to frame (about 1.9 MB).
+/// The histogram and caches a quantiser reuses from frame to frame (about 1.7 MB).
 typedef struct cgif_quantizer cgif_quantizer;
 
 /// A new quantiser, or NULL when memory is short.
