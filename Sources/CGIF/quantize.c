@@ -18,11 +18,12 @@
 // Mapping. With an exact palette, pixel p gets the entry equal to its colour. Otherwise it gets
 // the entry k minimising the squared sRGB distance |c_p − P_k|² (the first of equals; searched
 // among the candidates of c_p's 8×8×8 cell of codes, see `make_candidates`). Without dithering
-// c_p is the pixel's colour. With Floyd–Steinberg, it is the pixel's colour plus 7/16, 3/16, 5/16
-// and 1/16 of the errors (colour − entry chosen) of its left, upper-right, upper and upper-left
-// neighbours (rows left to right, clamped to 0…255). With ordered dithering,
-// c_p + A·((M(x mod 8, y mod 8) + ½)/64 − ½) for the 8×8 Bayer matrix M and A = 64 / ∛n for a
-// palette of n entries. Pixels that are not mapped (transparent) take no error and pass none on.
+// c_p is the pixel's colour. With Floyd–Steinberg at amount a (0…1), it is the pixel's colour
+// plus a·7/16, a·3/16, a·5/16 and a·1/16 of the errors (colour − entry chosen) of its left,
+// upper-right, upper and upper-left neighbours (rows left to right, clamped to 0…255). With
+// ordered dithering at amount a, c_p + a·A·((M(x mod 8, y mod 8) + ½)/64 − ½) for the 8×8 Bayer
+// matrix M and A = 64 / ∛n for a palette of n entries. Amount 0 is no dithering. Pixels that are
+// not mapped (transparent) take no error and pass none on.
 #include "cgif_quantize.h"
 
 #include <math.h>
@@ -389,7 +390,7 @@ static int lookup(cgif_quantizer *q, const uint8_t *palette, int count, int r, i
 
 void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, const uint8_t *take, int x0, int y0,
                      int width, int height, const uint8_t *palette, int count, int exact, int transparent, int dither,
-                     uint8_t *indices) {
+                     double amount, uint8_t *indices) {
   memset(q->candidates_at, 0xff, 32 * 32 * 32 * sizeof(int32_t));
   q->pool_used = 0;
   if (exact) dither = CGIF_DITHER_NONE;
@@ -408,7 +409,11 @@ void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, 
       slots[slot].index = k;
     }
   }
-  const double amplitude = 64.0 / cbrt((double)(count > 1 ? count : 2));
+  amount = amount < 0 ? 0 : amount > 1 ? 1 : amount;
+  if (amount == 0) dither = CGIF_DITHER_NONE;
+  const double amplitude = amount * 64.0 / cbrt((double)(count > 1 ? count : 2));
+  // The share of an error passed on, in 1/4096ths (the weights below are sixteenths of it).
+  const int share = (int)lround(amount * 4096);
   // Floyd–Steinberg errors of this row and the next, per channel, with a pixel of margin each side.
   int *errors = dither == CGIF_DITHER_DIFFUSION ? calloc((size_t)(width + 2) * 6, sizeof(int)) : NULL;
   if (dither == CGIF_DITHER_DIFFUSION && !errors) dither = CGIF_DITHER_NONE;
@@ -433,9 +438,9 @@ void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, 
         k = slots[slot].index;
       } else if (dither == CGIF_DITHER_DIFFUSION) {
         const int *e = current + 3 * (x + 1);
-        r = clamp255(r + (e[0] + 8) / 16);
-        g = clamp255(g + (e[1] + 8) / 16);
-        b = clamp255(b + (e[2] + 8) / 16);
+        r = clamp255(r + (e[0] * share + 8 * 4096) / (16 * 4096));
+        g = clamp255(g + (e[1] * share + 8 * 4096) / (16 * 4096));
+        b = clamp255(b + (e[2] * share + 8 * 4096) / (16 * 4096));
         k = lookup(q, palette, count, r, g, b);
         const int er = r - palette[3 * k], eg = g - palette[3 * k + 1], eb = b - palette[3 * k + 2];
         int *right = current + 3 * (x + 2), *down_left = below + 3 * x, *down = below + 3 * (x + 1),

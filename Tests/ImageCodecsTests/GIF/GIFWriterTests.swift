@@ -168,12 +168,13 @@ final class GIFWriterTests: XCTestCase {
     return (0..<entries).map { k in (0..<3).map { Int(b[i + 10 + 3 * k + $0]) } }
   }
 
-  /// Mapping against its definition (quantize.c): without dithering a pixel shows the entry of
-  /// the frame's table nearest (first of equals) its colour; with ordered dithering, nearest its
-  /// colour plus round(A·((M(x mod 8, y mod 8) + ½)/64 − ½)) a channel, A = 64/∛n for n entries;
-  /// with Floyd–Steinberg, its colour plus the 7/16, 3/16, 5/16, 1/16 shares of its neighbours'
-  /// errors (each channel's sum of sixteenths e becomes (e + 8) / 16 rounded toward zero). The
-  /// table is read from the file, the pixels decoded by libvips.
+  /// Mapping against its definition (quantize.c), at dither amounts a of 1, ½ and 0: without
+  /// dithering a pixel shows the entry of the frame's table nearest (first of equals) its colour;
+  /// with ordered dithering, nearest its colour plus round(a·A·((M(x mod 8, y mod 8) + ½)/64 − ½))
+  /// a channel, A = 64/∛n for n entries; with Floyd–Steinberg, its colour plus a times the 7/16,
+  /// 3/16, 5/16, 1/16 shares of its neighbours' errors (each channel's sum of sixteenths e becomes
+  /// (e·s + 8·4096) / (16·4096) rounded toward zero, s = round(4096·a)). The table is read from
+  /// the file, the pixels decoded by libvips; amount 0 is `none` byte for byte.
   func testPixelsMapToTheNearestEntryAsDitheringDefinesIt() throws {
     let width = 64, height = 40
     let picture = frame(width, height) { x, y in
@@ -194,15 +195,16 @@ final class GIFWriterTests: XCTestCase {
       }
       return best
     }
-    for dither in GIFDither.allCases {
+    for (dither, amount) in [(GIFDither.ordered, 1.0), (.floydSteinberg, 1), (.ordered, 0.5), (.floydSteinberg, 0.5), (.ordered, 0)] {
       var options = GIFEncodeOptions()
       options.colors = 16
       options.dither = dither
+      options.ditherAmount = amount
       let gif = try write([picture], options: options)
       let table = Array(firstLocalTable(gif).prefix(16))
       XCTAssertEqual(table.count, 16)
       let decoded = try libvipsFrames(gif, height: height)[0]
-      let amplitude = 64 / cbrt(Double(table.count))
+      let amplitude = amount * 64 / cbrt(Double(table.count)), share = Int((amount * 4096).rounded())
       var errors = [[Int]](repeating: [Int](repeating: 0, count: 3 * (width + 2)), count: height + 1)
       var differing = 0
       for y in 0..<height {
@@ -212,7 +214,7 @@ final class GIFWriterTests: XCTestCase {
             let offset = Int((amplitude * ((Double(bayer[y & 7][x & 7]) + 0.5) / 64 - 0.5)).rounded())
             c = c.map { clamp($0 + offset) }
           } else if dither == .floydSteinberg {
-            c = (0..<3).map { clamp(c[$0] + (errors[y][3 * (x + 1) + $0] + 8) / 16) }
+            c = (0..<3).map { clamp(c[$0] + (errors[y][3 * (x + 1) + $0] * share + 8 * 4096) / (16 * 4096)) }
           }
           let entry = table[nearest(c, table)]
           for ch in 0..<3 {
@@ -225,7 +227,11 @@ final class GIFWriterTests: XCTestCase {
           if (0..<3).contains(where: { Int(decoded[(y * width + x) * 4 + $0]) != entry[$0] }) { differing += 1 }
         }
       }
-      XCTAssertEqual(differing, 0, "\(dither): pixels other than the definition's")
+      XCTAssertEqual(differing, 0, "\(dither) at \(amount): pixels other than the definition's")
+      if amount == 0 {
+        options.dither = .none
+        XCTAssertEqual(gif, try write([picture], options: options), "amount 0 is no dithering")
+      }
     }
   }
 
