@@ -176,7 +176,7 @@ final class GIFWriterTests: XCTestCase {
   /// (e·s + 8·4096) / (16·4096) rounded toward zero, s = round(4096·a)). The table is read from
   /// the file, the pixels decoded by libvips; amount 0 is `none` byte for byte.
   func testPixelsMapToTheNearestEntryAsDitheringDefinesIt() throws {
-    let width = 64, height = 40
+    let width = 48, height = 32
     let picture = frame(width, height) { x, y in
       [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x * y) % 256), 255]
     }
