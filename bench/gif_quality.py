@@ -8,9 +8,10 @@ The input (default bench/inputs/anim-640x360.gif, bench/make-animation-input.py)
 --resize-fit 320x320 --colors 256 -O3`, and ImageMagick 6's `convert IN -coalesce -resize 320x320
 -layers optimize` (each frame quantised to its own table, then frame differences with transparency;
 /usr/bin/convert itself, not a wrapper earlier on PATH). For each peer's output size S, fgrun (bench/recipes/
-W12a.txt) is run twice: Floyd-Steinberg with --colors chosen by bisection, and 256 colours without
-dithering with --lossy (the frame-difference tolerance) chosen by bisection, each until its file is
-within ±2 % of S. Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
+W12a.txt) is run three ways, each setting chosen by bisection until its file is within ±2 % of S (or
+nearest S when no setting reaches it): Floyd-Steinberg with --colors; 256 colours without dithering
+with --lossy (the frame-difference tolerance); 256 colours with Floyd-Steinberg at --dither-amount
+(0…1, in steps of 0.01). Quality is the PSNR of each decoded frame (Pillow's ImageSequence, frames composed as
 shown) against the same frame of the input resized by Pillow (LANCZOS, unquantised: a reference
 that is none of the tools' own resampler), RGB, 8-bit; the table gives the size, the median and
 the minimum over the frames. Needs python3 with NumPy and Pillow.
@@ -50,11 +51,12 @@ def quality(path):
     return os.path.getsize(path), len(values), float(np.median(values)), float(np.min(values))
 
 
-def run_fgrun(colors, dither="floyd-steinberg", lossy=0):
-    path = os.path.join(out, f"W12a-fgrun-c{colors}-{dither}-l{lossy}.gif")
+def run_fgrun(colors, dither="floyd-steinberg", lossy=0, amount=100):
+    """fgrun's file for these settings (`amount` is --dither-amount in hundredths)."""
+    path = os.path.join(out, f"W12a-fgrun-c{colors}-{dither}-a{amount}-l{lossy}.gif")
     if not os.path.exists(path):
-        subprocess.run([fgrun, "--colors", str(colors), "--dither", dither, "--lossy", str(lossy),
-                        os.path.join(here, "recipes", "W12a.txt"), inp, path], check=True)
+        subprocess.run([fgrun, "--colors", str(colors), "--dither", dither, "--dither-amount", f"{amount / 100:g}",
+                        "--lossy", str(lossy), os.path.join(here, "recipes", "W12a.txt"), inp, path], check=True)
     return path
 
 
@@ -98,6 +100,13 @@ for name, path, argv in peers:
     lossy = bisect(size, lambda v: run_fgrun(256, "none", v), 0, 96, 0, True)
     fsize, n, med, low = quality(run_fgrun(256, "none", lossy))
     rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --dither none --lossy {lossy} | "
+                f"{fsize / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
+    # The amount's files grow with it: bisected only when S lies between amount 0's and 1's.
+    ends = [os.path.getsize(run_fgrun(256, "floyd-steinberg", 0, v)) for v in (0, 100)]
+    amount = 0 if size <= ends[0] else 100 if size >= ends[1] else \
+        bisect(size, lambda v: run_fgrun(256, "floyd-steinberg", 0, v), 0, 100, 100, False)
+    fsize, n, med, low = quality(run_fgrun(256, "floyd-steinberg", 0, amount))
+    rows.append(f"| fgrun at {name}'s size ({100 * (fsize / size - 1):+.1f} %) | --dither-amount {amount / 100:g} | "
                 f"{fsize / 1024:.0f} | {n} | {med:.2f} | {low:.2f} |")
 for dither in ("floyd-steinberg", "none", "ordered"):
     size, n, med, low = quality(run_fgrun(256, dither))

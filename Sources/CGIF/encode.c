@@ -31,6 +31,7 @@ struct cgif_writer {
   void *context;
   int sink_refused;
   int width, height, max_colors, dither, keep_transparent, tolerance;
+  double dither_amount;
   cgif_quantizer *quantizer;
   uint8_t *current, *previous;  ///< the target frames, straight RGBA, alpha 0 or 255
   uint8_t *shown;               ///< what the decoder shows after the frames written, RGBA
@@ -74,8 +75,8 @@ size_t cgif_writer_state_bytes(int width, int height) {
   return (size_t)width * height * 15 + cgif_quantizer_bytes();
 }
 
-cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, int keep_transparent,
-                             int tolerance, cgif_sink sink, void *context, int *status, char *message, size_t capacity) {
+cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, double dither_amount,
+                             int keep_transparent, int tolerance, cgif_sink sink, void *context, int *status, char *message, size_t capacity) {
   *status = CGIF_OK;
   if (!sink) {
     *status = fail(CGIF_INVALID, message, capacity, "A GIF writer needs a sink for its bytes.");
@@ -94,6 +95,7 @@ cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colo
     w->height = height;
     w->max_colors = max_colors < 2 ? 2 : max_colors > 256 ? 256 : max_colors;
     w->dither = dither;
+    w->dither_amount = dither_amount;
     w->keep_transparent = keep_transparent;
     w->tolerance = tolerance < 0 ? 0 : tolerance > 255 ? 255 : tolerance;
     w->shown = calloc(pixels, 4);
@@ -259,7 +261,7 @@ int cgif_writer_add(cgif_writer *w, const uint8_t *pixels, size_t stride, int ch
   const int count = cgif_build_palette(w->quantizer, origin, width, w->take, rw, rh, w->max_colors - transparent,
                                        w->held.palette, &exact);
   cgif_map_pixels(w->quantizer, origin, width, w->take, x0, y0, rw, rh, w->held.palette, count, exact,
-                  transparent ? count : 0, w->dither, w->indices);
+                  transparent ? count : 0, w->dither, w->dither_amount, w->indices);
   for (int y = 0; y < rh; y++) {
     const uint8_t *t = w->take + (size_t)y * rw, *index = w->indices + (size_t)y * rw;
     uint8_t *shown = w->shown + ((size_t)(y0 + y) * width + x0) * 4;

@@ -16,13 +16,14 @@
 // of the cells it won.
 //
 // Mapping. With an exact palette, pixel p gets the entry equal to its colour. Otherwise it gets
-// the entry k minimising the squared sRGB distance |m − P_k|², m the centre of the 4×4×4 cell of
-// codes holding c_p (a cache of 64³ cells: m is within 2 codes a channel of c_p). Without
-// dithering c_p is the pixel's colour; with Floyd–Steinberg, its colour plus 7/16, 3/16, 5/16 and
-// 1/16 of the errors (colour − entry chosen) of its left, upper-right, upper and upper-left
-// neighbours (rows left to right, clamped to 0…255); with ordered dithering
-// c_p + A·(M(x mod 8, y mod 8) + ½)/64 − A/2 for the 8×8 Bayer matrix M and A = 64 / ∛n for a
-// palette of n entries. Pixels that are not mapped (transparent) take no error and pass none on.
+// the entry k minimising the squared sRGB distance |c_p − P_k|² (the first of equals; searched
+// among the candidates of c_p's 8×8×8 cell of codes, see `make_candidates`). Without dithering
+// c_p is the pixel's colour. With Floyd–Steinberg at amount a (0…1), it is the pixel's colour
+// plus a·7/16, a·3/16, a·5/16 and a·1/16 of the errors (colour − entry chosen) of its left,
+// upper-right, upper and upper-left neighbours (rows left to right, clamped to 0…255). With
+// ordered dithering at amount a, c_p + a·A·((M(x mod 8, y mod 8) + ½)/64 − ½) for the 8×8 Bayer
+// matrix M and A = 64 / ∛n for a palette of n entries. Amount 0 is no dithering. Pixels that are
+// not mapped (transparent) take no error and pass none on.
 #include "cgif_quantize.h"
 
 #include <math.h>
@@ -35,8 +36,14 @@
 struct cgif_quantizer {
   int64_t *weight, *sum_r, *sum_g, *sum_b;
   double *sum_squares;
-  int16_t *nearest;  ///< 64×64×64 cache of the entry nearest each cell's centre, -1 unknown
+  int32_t *candidates_at;  ///< 32×32×32: where each cell's candidate list starts in `pool`, -1 unknown
+  uint8_t *pool;           ///< candidate lists: a count minus one, then that many entries
+  int pool_used;
 };
+
+/// The bytes of candidate lists a quantiser keeps for one frame (beyond them, pixels are mapped
+/// by a search of the whole palette).
+#define POOL_BYTES (128 * 1024)
 
 cgif_quantizer *cgif_quantizer_new(void) {
   cgif_quantizer *q = calloc(1, sizeof *q);
@@ -46,8 +53,9 @@ cgif_quantizer *cgif_quantizer_new(void) {
   q->sum_g = malloc(CELLS * sizeof(int64_t));
   q->sum_b = malloc(CELLS * sizeof(int64_t));
   q->sum_squares = malloc(CELLS * sizeof(double));
-  q->nearest = malloc(64 * 64 * 64 * sizeof(int16_t));
-  if (!q->weight || !q->sum_r || !q->sum_g || !q->sum_b || !q->sum_squares || !q->nearest) {
+  q->candidates_at = malloc(32 * 32 * 32 * sizeof(int32_t));
+  q->pool = malloc(POOL_BYTES);
+  if (!q->weight || !q->sum_r || !q->sum_g || !q->sum_b || !q->sum_squares || !q->candidates_at || !q->pool) {
     cgif_quantizer_free(q);
     return NULL;
   }
@@ -61,11 +69,14 @@ void cgif_quantizer_free(cgif_quantizer *q) {
   free(q->sum_g);
   free(q->sum_b);
   free(q->sum_squares);
-  free(q->nearest);
+  free(q->candidates_at);
+  free(q->pool);
   free(q);
 }
 
-size_t cgif_quantizer_bytes(void) { return CELLS * (4 * sizeof(int64_t) + sizeof(double)) + 64 * 64 * 64 * 2; }
+size_t cgif_quantizer_bytes(void) {
+  return CELLS * (4 * sizeof(int64_t) + sizeof(double)) + 32 * 32 * 32 * sizeof(int32_t) + POOL_BYTES;
+}
 
 static inline int cell(int r, int g, int b) { return (r * SIDE + g) * SIDE + b; }
 
@@ -328,22 +339,60 @@ static const uint8_t bayer8[8][8] = {
 
 static inline int clamp255(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
 
-/// The entry nearest (r, g, b): exact for the palette's own colours, otherwise the entry nearest
-/// the centre of (r, g, b)'s 4×4×4 cell, cached.
-static int lookup(cgif_quantizer *q, const uint8_t *palette, int count, int r, int g, int b) {
-  const int key = (r >> 2) << 12 | (g >> 2) << 6 | (b >> 2);
-  int16_t k = q->nearest[key];
-  if (k < 0) {
-    k = (int16_t)nearest_entry(palette, count, (r & ~3) | 2, (g & ~3) | 2, (b & ~3) | 2);
-    q->nearest[key] = k;
+/// Makes the candidate list of the 8×8×8 cell of codes holding (r, g, b): every entry that is the
+/// nearest of some colour in the cell. With m the cell's centre and R = 3.5·√3 the distance from m
+/// to the cell's farthest colour, the nearest entry k* of a colour c in the cell and the entry k₀
+/// nearest m satisfy |m − k*| ≤ |c − k*| + R ≤ |c − k₀| + R ≤ |m − k₀| + 2R, so the entries within
+/// |m − k₀| + 2R of m are kept. Returns the list's place in the pool, or -1 when the pool is full.
+static int32_t make_candidates(cgif_quantizer *q, const uint8_t *palette, int count, int r, int g, int b) {
+  if (q->pool_used + count + 1 > POOL_BYTES) return -1;
+  // Distances in half codes, so that the centre (8i + 3.5 a channel) is a whole number.
+  const int mr = 2 * (r & ~7) + 7, mg = 2 * (g & ~7) + 7, mb = 2 * (b & ~7) + 7;
+  int squares[256], least = -1;
+  for (int k = 0; k < count; k++) {
+    const int dr = 2 * palette[3 * k] - mr, dg = 2 * palette[3 * k + 1] - mg, db = 2 * palette[3 * k + 2] - mb;
+    squares[k] = dr * dr + dg * dg + db * db;
+    if (least < 0 || squares[k] < least) least = squares[k];
   }
-  return k;
+  const double reach = sqrt((double)least) + 4 * 3.5 * sqrt(3.0) + 1e-6;  // |m − k₀| + 2R, in half codes
+  const double limit = reach * reach;
+  const int32_t at = q->pool_used;
+  uint8_t *list = q->pool + at;
+  int n = 0;
+  for (int k = 0; k < count; k++)
+    if (squares[k] <= limit) list[1 + n++] = (uint8_t)k;
+  list[0] = (uint8_t)(n - 1);
+  q->pool_used += n + 1;
+  return at;
+}
+
+/// The entry nearest (r, g, b) (the first of equals): searched among its cell's candidates.
+static int lookup(cgif_quantizer *q, const uint8_t *palette, int count, int r, int g, int b) {
+  const int key = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3);
+  int32_t at = q->candidates_at[key];
+  if (at < 0) {
+    at = make_candidates(q, palette, count, r, g, b);
+    if (at < 0) return nearest_entry(palette, count, r, g, b);
+    q->candidates_at[key] = at;
+  }
+  const uint8_t *list = q->pool + at;
+  const int n = list[0] + 1;
+  int best = list[1], best_distance = distance(palette + 3 * best, r, g, b);
+  for (int i = 2; i <= n && best_distance; i++) {
+    const int k = list[i], d = distance(palette + 3 * k, r, g, b);
+    if (d < best_distance) {
+      best_distance = d;
+      best = k;
+    }
+  }
+  return best;
 }
 
 void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, const uint8_t *take, int x0, int y0,
                      int width, int height, const uint8_t *palette, int count, int exact, int transparent, int dither,
-                     uint8_t *indices) {
-  memset(q->nearest, 0xff, 64 * 64 * 64 * sizeof(int16_t));
+                     double amount, uint8_t *indices) {
+  memset(q->candidates_at, 0xff, 32 * 32 * 32 * sizeof(int32_t));
+  q->pool_used = 0;
   if (exact) dither = CGIF_DITHER_NONE;
   // An exact palette holds every colour mapped: found by hashing the colour.
   struct {
@@ -360,7 +409,11 @@ void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, 
       slots[slot].index = k;
     }
   }
-  const double amplitude = 64.0 / cbrt((double)(count > 1 ? count : 2));
+  amount = amount < 0 ? 0 : amount > 1 ? 1 : amount;
+  if (amount == 0) dither = CGIF_DITHER_NONE;
+  const double amplitude = amount * 64.0 / cbrt((double)(count > 1 ? count : 2));
+  // The share of an error passed on, in 1/4096ths (the weights below are sixteenths of it).
+  const int share = (int)lround(amount * 4096);
   // Floyd–Steinberg errors of this row and the next, per channel, with a pixel of margin each side.
   int *errors = dither == CGIF_DITHER_DIFFUSION ? calloc((size_t)(width + 2) * 6, sizeof(int)) : NULL;
   if (dither == CGIF_DITHER_DIFFUSION && !errors) dither = CGIF_DITHER_NONE;
@@ -385,9 +438,9 @@ void cgif_map_pixels(cgif_quantizer *q, const uint8_t *rgba, int stride_pixels, 
         k = slots[slot].index;
       } else if (dither == CGIF_DITHER_DIFFUSION) {
         const int *e = current + 3 * (x + 1);
-        r = clamp255(r + (e[0] + 8) / 16);
-        g = clamp255(g + (e[1] + 8) / 16);
-        b = clamp255(b + (e[2] + 8) / 16);
+        r = clamp255(r + (e[0] * share + 8 * 4096) / (16 * 4096));
+        g = clamp255(g + (e[1] * share + 8 * 4096) / (16 * 4096));
+        b = clamp255(b + (e[2] * share + 8 * 4096) / (16 * 4096));
         k = lookup(q, palette, count, r, g, b);
         const int er = r - palette[3 * k], eg = g - palette[3 * k + 1], eb = b - palette[3 * k + 2];
         int *right = current + 3 * (x + 2), *down_left = below + 3 * x, *down = below + 3 * (x + 1),

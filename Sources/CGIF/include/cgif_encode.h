@@ -23,12 +23,13 @@ typedef int (*cgif_sink)(void *context, const uint8_t *bytes, size_t count);
 /// Starts a `width` × `height` GIF89a. `loop_count` is the NETSCAPE2.0 count (0 forever, n:
 /// repeat n times after the first play), or -1 for no such extension (played once).
 /// `max_colors` (2…256) bounds each frame's colour table including its transparent index;
-/// `dither` is a CGIF_DITHER_ value; `keep_transparent` reserves a transparent index in every
-/// frame (needed when frames have transparent pixels); `tolerance` (0…255, 0: exact) is the RGB
-/// distance within which an opaque pixel's change from what is shown is dropped (lossy). The
-/// bytes go to `sink` with `context`. NULL with `*status` on failure.
-cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, int keep_transparent,
-                             int tolerance, cgif_sink sink, void *context, int *status, char *message, size_t capacity);
+/// `dither` is a CGIF_DITHER_ value applied at `dither_amount` (0…1, see cgif_map_pixels);
+/// `keep_transparent` reserves a transparent index in every frame (needed when frames have
+/// transparent pixels); `tolerance` (0…255, 0: exact) is the RGB distance within which an opaque
+/// pixel's change from what is shown is dropped (lossy). The bytes go to `sink` with `context`.
+/// NULL with `*status` on failure.
+cgif_writer *cgif_writer_new(int width, int height, int loop_count, int max_colors, int dither, double dither_amount,
+                             int keep_transparent, int tolerance, cgif_sink sink, void *context, int *status, char *message, size_t capacity);
 
 /// Adds a frame (RGB or RGBA, `channels` 3 or 4, rows `stride` bytes apart; alpha below 128 is
 /// transparent) shown for `delay` centiseconds (clamped to 0…65535).

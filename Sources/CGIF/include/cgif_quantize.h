@@ -18,7 +18,7 @@ enum {
   CGIF_DITHER_ORDERED = 2,    ///< an 8×8 Bayer matrix
 };
 
-/// The histogram and caches a quantiser reuses from frame to frame (about 1.9 MB).
+/// The histogram and caches a quantiser reuses from frame to frame (about 1.7 MB).
 typedef struct cgif_quantizer cgif_quantizer;
 
 /// A new quantiser, or NULL when memory is short.
@@ -36,11 +36,12 @@ int cgif_build_palette(cgif_quantizer *quantizer, const uint8_t *rgba, int strid
 
 /// Maps the rectangle's pixels to `palette` (`count` entries) into `indices` (rows `width`
 /// apart): pixels whose `take` byte is 0 get `transparent`; the others their entry, dithered as
-/// `dither` says (never for an `exact` palette). `x0`, `y0` place the rectangle on the canvas
+/// `dither` says at `amount` (0…1: the ordered pattern's amplitude or the share of each error
+/// diffused is scaled by it; 0 is no dithering), never for an `exact` palette. `x0`, `y0` place the rectangle on the canvas
 /// (the ordered pattern is anchored to the canvas, so it does not move between frames).
 void cgif_map_pixels(cgif_quantizer *quantizer, const uint8_t *rgba, int stride_pixels, const uint8_t *take, int x0,
                      int y0, int width, int height, const uint8_t *palette, int count, int exact, int transparent,
-                     int dither, uint8_t *indices);
+                     int dither, double amount, uint8_t *indices);
 
 #ifdef __cplusplus
 }

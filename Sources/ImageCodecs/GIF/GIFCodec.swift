@@ -18,7 +18,7 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let displayName = "GIF"
   public static let fileExtensions = ["gif"]
   public static let summary =
-    "giflib; every frame composed on the screen as browsers show it (disposal, transparency, local palettes, interlace), one at a time; a page is a frame; delays and loop count read; RGBA when a frame has a transparent colour or does not cover the screen, RGB otherwise. Written frame by frame: each frame's own colour table of up to 256 (its colours, or Wu's quantiser refined by a k-means step), Floyd-Steinberg, ordered or no dithering, alpha below 50 % transparent, only the rectangle that changed with unchanged pixels transparent; delays (rounded to centiseconds) and loop count kept."
+    "giflib; every frame composed on the screen as browsers show it (disposal, transparency, local palettes, interlace), one at a time; a page is a frame; delays and loop count read; RGBA when a frame has a transparent colour or does not cover the screen, RGB otherwise. Written frame by frame: each frame's own colour table of up to 256 (its colours, or Wu's quantiser refined by a k-means step), pixels mapped to the nearest entry, Floyd-Steinberg or ordered dithering at an amount 0…1, alpha below 50 % transparent, only the rectangle that changed with unchanged pixels transparent; delays (rounded to centiseconds) and loop count kept."
 
   /// `GIF87a` or `GIF89a`.
   public static func sniff(_ head: [UInt8]) -> Bool {

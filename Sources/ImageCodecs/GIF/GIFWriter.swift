@@ -3,8 +3,8 @@
 //
 // Each frame is reduced to its own colour table of at most `colors` entries (its own colours
 // when it has that few, otherwise Wu's variance-minimising cut refined by one k-means step, in
-// sRGB), mapped with Floyd–Steinberg error diffusion, an 8×8 ordered pattern, or to the nearest
-// entry; alpha below 128 is transparent. Frames after the first store only the rectangle that
+// sRGB), mapped with Floyd–Steinberg error diffusion or an 8×8 ordered pattern (either scaled by
+// `ditherAmount`), or to the nearest entry; alpha below 128 is transparent. Frames after the first store only the rectangle that
 // changed, with unchanged pixels transparent ("do not dispose"; with `lossy`, also pixels within
 // that RGB distance of what is shown). The bytes go to the writer's `AnimationOutput` as giflib
 // makes them. Delays are stored in
@@ -38,14 +38,18 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
   public var colors: Int
   /// The mapping to the table.
   public var dither: GIFDither
+  /// How much of `dither` is applied, 0…1: the ordered pattern's amplitude and the share of each
+  /// error that Floyd–Steinberg passes on are scaled by it (0 maps to the nearest entry).
+  public var ditherAmount: Double
   /// The RGB distance (0…255, 0 exact) within which an opaque pixel's change from what the
   /// previous frames show is dropped, so it costs nothing.
   public var lossy: Int
 
-  /// 256 colours, Floyd–Steinberg, exact frame differences.
+  /// 256 colours, full Floyd–Steinberg, exact frame differences.
   public init() {
     colors = 256
     dither = .floydSteinberg
+    ditherAmount = 1
     lossy = 0
   }
 
@@ -54,6 +58,9 @@ public struct GIFEncodeOptions: Hashable, Sendable, FormatOptionSet {
     .choice(
       "dither", \.dither, GIFDither.allCases,
       help: "GIF: map colours a frame's table lacks by error diffusion (floyd-steinberg), an ordered 8x8 pattern, or to the nearest (none)."),
+    .number(
+      "dither-amount", \.ditherAmount, in: 0...1,
+      help: "GIF: how much dithering, 0 (none) … 1 (full): scales the ordered pattern's amplitude, or the share of each colour's error floyd-steinberg passes on to its neighbours."),
     .integer(
       "lossy", \.lossy, in: 0...255,
       help: "GIF: keep a pixel that changed by at most this RGB distance from what the earlier frames show (0: only unchanged pixels are kept; larger values make smaller files)."),
@@ -98,7 +105,7 @@ public final class GIFAnimationWriter: AnimationFrameWriter {
     }
     let opened = cgif_writer_new(
       Int32(clamping: size.width), Int32(clamping: size.height), Int32(netscape), Int32(options.colors), options.dither.shimValue,
-      hasAlpha ? 1 : 0, Int32(options.lossy), sink, Unmanaged.passUnretained(box).toOpaque(), &status, &message, message.count)
+      options.ditherAmount, hasAlpha ? 1 : 0, Int32(options.lossy), sink, Unmanaged.passUnretained(box).toOpaque(), &status, &message, message.count)
     if let error = box.error { throw error }
     guard let opened else {
       try GIFCodec.check(status, message)

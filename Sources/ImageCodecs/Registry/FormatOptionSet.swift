@@ -72,6 +72,15 @@ public struct FormatField<Root: FormatOptionSet>: Sendable {
     }
   }
 
+  /// A real-number option in `range`; its default is `Root()`'s value.
+  public static func number(
+    _ name: String, _ keyPath: WritableKeyPath<Root, Double> & Sendable, in range: ClosedRange<Double>, help: String
+  ) -> FormatField {
+    FormatField(name, .number(range), help: help, value: { .number($0[keyPath: keyPath]) }) {
+      if case .number(let v) = $1 { $0[keyPath: keyPath] = v }
+    }
+  }
+
   /// A `true`/`false` option; its default is `Root()`'s value.
   public static func boolean(_ name: String, _ keyPath: WritableKeyPath<Root, Bool> & Sendable, help: String) -> FormatField {
     FormatField(name, .boolean, help: help, value: { .boolean($0[keyPath: keyPath]) }) {

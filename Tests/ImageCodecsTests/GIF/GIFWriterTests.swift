@@ -153,6 +153,88 @@ final class GIFWriterTests: XCTestCase {
     XCTAssertGreaterThan(quality[.ordered]!, quality[.none]! + 1, "\(quality)")
   }
 
+  /// The first image descriptor's local colour table, as RGB triples.
+  private func firstLocalTable(_ gif: Data) -> [[Int]] {
+    let b = [UInt8](gif)
+    var i = 13
+    if b[10] & 0x80 != 0 { i += 3 << (Int(b[10] & 7) + 1) }
+    while i < b.count, b[i] == 0x21 {
+      i += 2
+      while i < b.count, b[i] != 0 { i += Int(b[i]) + 1 }
+      i += 1
+    }
+    guard i + 10 < b.count, b[i] == 0x2C, b[i + 9] & 0x80 != 0 else { return [] }
+    let entries = 2 << Int(b[i + 9] & 7)
+    return (0..<entries).map { k in (0..<3).map { Int(b[i + 10 + 3 * k + $0]) } }
+  }
+
+  /// Mapping against its definition (quantize.c), at dither amounts a of 1, ½ and 0: without
+  /// dithering a pixel shows the entry of the frame's table nearest (first of equals) its colour;
+  /// with ordered dithering, nearest its colour plus round(a·A·((M(x mod 8, y mod 8) + ½)/64 − ½))
+  /// a channel, A = 64/∛n for n entries; with Floyd–Steinberg, its colour plus a times the 7/16,
+  /// 3/16, 5/16, 1/16 shares of its neighbours' errors (each channel's sum of sixteenths e becomes
+  /// (e·s + 8·4096) / (16·4096) rounded toward zero, s = round(4096·a)). The table is read from
+  /// the file, the pixels decoded by libvips; amount 0 is `none` byte for byte.
+  func testPixelsMapToTheNearestEntryAsDitheringDefinesIt() throws {
+    let width = 48, height = 32
+    let picture = frame(width, height) { x, y in
+      [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x * y) % 256), 255]
+    }
+    let source = CodecTest.samples(picture)
+    let bayer: [[Int]] = [
+      [0, 32, 8, 40, 2, 34, 10, 42], [48, 16, 56, 24, 50, 18, 58, 26], [12, 44, 4, 36, 14, 46, 6, 38],
+      [60, 28, 52, 20, 62, 30, 54, 22], [3, 35, 11, 43, 1, 33, 9, 41], [51, 19, 59, 27, 49, 17, 57, 25],
+      [15, 47, 7, 39, 13, 45, 5, 37], [63, 31, 55, 23, 61, 29, 53, 21],
+    ]
+    func clamp(_ v: Int) -> Int { min(255, max(0, v)) }
+    func nearest(_ c: [Int], _ table: [[Int]]) -> Int {
+      var best = 0, bestDistance = Int.max
+      for (k, e) in table.enumerated() {
+        let d = (0..<3).reduce(0) { $0 + (e[$1] - c[$1]) * (e[$1] - c[$1]) }
+        if d < bestDistance { (best, bestDistance) = (k, d) }
+      }
+      return best
+    }
+    for (dither, amount) in [(GIFDither.ordered, 1.0), (.floydSteinberg, 1), (.ordered, 0.5), (.floydSteinberg, 0.5), (.ordered, 0)] {
+      var options = GIFEncodeOptions()
+      options.colors = 16
+      options.dither = dither
+      options.ditherAmount = amount
+      let gif = try write([picture], options: options)
+      let table = Array(firstLocalTable(gif).prefix(16))
+      XCTAssertEqual(table.count, 16)
+      let decoded = try libvipsFrames(gif, height: height)[0]
+      let amplitude = amount * 64 / cbrt(Double(table.count)), share = Int((amount * 4096).rounded())
+      var errors = [[Int]](repeating: [Int](repeating: 0, count: 3 * (width + 2)), count: height + 1)
+      var differing = 0
+      for y in 0..<height {
+        for x in 0..<width {
+          var c = (0..<3).map { Int(source[(y * width + x) * 4 + $0]) }
+          if dither == .ordered {
+            let offset = Int((amplitude * ((Double(bayer[y & 7][x & 7]) + 0.5) / 64 - 0.5)).rounded())
+            c = c.map { clamp($0 + offset) }
+          } else if dither == .floydSteinberg {
+            c = (0..<3).map { clamp(c[$0] + (errors[y][3 * (x + 1) + $0] * share + 8 * 4096) / (16 * 4096)) }
+          }
+          let entry = table[nearest(c, table)]
+          for ch in 0..<3 {
+            let e = c[ch] - entry[ch]
+            errors[y][3 * (x + 2) + ch] += 7 * e
+            errors[y + 1][3 * x + ch] += 3 * e
+            errors[y + 1][3 * (x + 1) + ch] += 5 * e
+            errors[y + 1][3 * (x + 2) + ch] += e
+          }
+          if (0..<3).contains(where: { Int(decoded[(y * width + x) * 4 + $0]) != entry[$0] }) { differing += 1 }
+        }
+      }
+      XCTAssertEqual(differing, 0, "\(dither) at \(amount): pixels other than the definition's")
+      if amount == 0 {
+        options.dither = .none
+        XCTAssertEqual(gif, try write([picture], options: options), "amount 0 is no dithering")
+      }
+    }
+  }
+
   /// Delays in ms become centiseconds rounded to the nearest (5 ms up); libvips and our reader
   /// read them and the loop count back (n plays: NETSCAPE n − 1; once: no extension).
   func testDelaysAndLoopCountRoundTrip() throws {

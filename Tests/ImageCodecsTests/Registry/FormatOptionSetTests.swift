@@ -83,5 +83,15 @@ final class FormatOptionSetTests: XCTestCase {
     XCTAssertEqual(tiff.settings.compression, .deflate)
     XCTAssertNil(try PNGCodec.EncodeOptions([:]).bitDepth, "no bit-depth: the image's own")
     XCTAssertEqual(try HEIFEncodeOptions(["chroma": "444", "bit-depth": "10"]).chroma, 444)
+    // A number option: text as typed, an integer taken as a number, out of range refused.
+    let amount = try XCTUnwrap(GIFCodec.encodeOptions.first { $0.name == "dither-amount" })
+    XCTAssertEqual(try GIFEncodeOptions(FormatOptionValues(["dither-amount": try amount.parse("0.25")])).ditherAmount, 0.25)
+    XCTAssertEqual(try GIFEncodeOptions(["dither-amount": 0]).ditherAmount, 0)
+    XCTAssertEqual(GIFEncodeOptions().ditherAmount, 1)
+    for text in ["1.5", "-0.1", "nan", "half"] {
+      XCTAssertThrowsError(try amount.parse(text)) {
+        XCTAssertEqual("\($0)", "The format option dither-amount must be number 0…1, not '\(text)'.")
+      }
+    }
   }
 }
