@@ -31,7 +31,8 @@
                                Lanczos 3), at (X, Y) over the input's rendition, blended `over`
                                by OPACITY in linear light: the blend of the two HDR renditions;
                                psnr_region is then the PSNR within that rectangle, over its own
-                               peak):
+                               peak; an INPUT JPEG without a gain map is SDR content, its
+                               rendition its own sRGB-decoded light):
     input, output: libvips 8.18's gain-map fields of each file (uhdrload: libultrahdr, which reads
               the ISO 21496-1 block first), with the base and map sizes, and "xmp": the gain map's
               hdrgm:GainMapMax and hdrgm:HDRCapacityMax (log2) as its XMP packet writes them
@@ -74,6 +75,9 @@ import pyvips
 
 
 def fields(path):
+    if not is_ultra_hdr(path):
+        im = pyvips.Image.new_from_file(path)
+        return {"width": im.width, "height": im.height}
     im = pyvips.Image.uhdrload(path)
     out = {f: im.get(f) for f in im.get_fields() if f.startswith("gainmap-") and f != "gainmap-data"}
     gm = im.get_gainmap()
@@ -162,7 +166,18 @@ def rendition(path):
     if path.endswith(".tif"):
         return pyvips.Image.new_from_file(path).numpy().astype(np.float32)
     with open(path, "rb") as f:
-        return imagecodecs.ultrahdr_decode(f.read())[..., :3].astype(np.float32)
+        data = f.read()
+    if not is_ultra_hdr(path):
+        # An SDR JPEG (no gain map): its own light, sRGB decoded, SDR white 1 as in libultrahdr's.
+        return srgb_decode(imagecodecs.jpeg8_decode(data)[..., :3] / 255.0).astype(np.float32)
+    return imagecodecs.ultrahdr_decode(data)[..., :3].astype(np.float32)
+
+
+def is_ultra_hdr(path):
+    """Whether the JPEG at path declares a gain map: Adobe's hdrgm XMP or an ISO 21496-1 block."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return b"hdrgm:" in data or b"urn:iso:std:iso:ts:21496:-1" in data
 
 
 def srgb_encode(x):

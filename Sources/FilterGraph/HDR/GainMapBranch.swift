@@ -25,10 +25,11 @@
 // - an overlay without a map of its own placed on the base (`OverlayingOperation`: composite, and so
 //   text and logos) sets the map to "no boost" under it, blended by its coverage (GainMapOverlay.swift);
 //   an overlay with a map of its own (`mapBlend`) makes the map again, at the base's resolution,
-//   from the same blend of the two HDR renditions (GainMapBlending.swift);
+//   from the same blend of the two HDR renditions (GainMapBlending.swift), a base without a map
+//   being SDR content, its own light (a map of "no boost");
 // - which operation gets which, and why: GainMapPolicy.swift;
 // - an operation that says its output is no picture of the scene's light (`GainMapEnding`:
-//   `convolve preset=edges`), an overlay with a map on a base without one, and anything else end
+//   `convolve preset=edges`) and anything else end
 //   the branch: the output is written without its map, with a warning giving the reason.
 import Foundation
 import ImageCodecs
@@ -143,6 +144,22 @@ extension Image {
         mapIsGray: map.info.layout.isGray)
       return .map(ImageNode(operation: operation, inputs: [map, layer.node]), metadata, ratio: ratio)
     }
+    if let overlaying = node.operation as? any OverlayingOperation, node.inputs.count == 2, index == 1,
+      let blend = overlaying.mapBlend(baseSize: node.inputs[0].info.size, mapSize: node.inputs[0].info.size)
+    {
+      // Only the overlay has a map: the base is SDR content, whose HDR rendition is its own light
+      // (a map of "no boost" everywhere), and the two renditions are blended as two mapped
+      // photos' are (GainMapBlending.swift).
+      guard !metadata.baseRenditionIsHDR else {
+        return .dropped("\(name) puts an image whose gain map's base image is an HDR rendition on one without a gain map")
+      }
+      let sdr = metadata.includingNoBoost
+      let neutral = ImageNode(operation: ColorSourceOperation(color: sdr.neutralFill, size: node.inputs[0].info.size), inputs: [])
+      let (made, stored) = GainMapBlending.node(
+        base: node.inputs[0], map: neutral, metadata: sdr, overlay: node.inputs[1], overlayMap: map, overlayMetadata: metadata,
+        blend: blend.operation, overlaySize: blend.overlaySize, mean: blend.mean)
+      return .map(made, stored, ratio: (1, 1))
+    }
     guard node.inputs.count == 1, index == 0 else {
       return .dropped(index > 0 ? "\(name) takes its gain map from an image other than its first, which has none" : "\(name) combines images, and gain maps are not combined")
     }
@@ -197,6 +214,17 @@ extension EncodedSource {
 }
 
 extension GainMapMetadata {
+  /// This metadata with its boosts' range widened to hold a boost of 1 (log2 0), the boost of SDR
+  /// content, so that its `neutralFill` stores exactly that.
+  var includingNoBoost: GainMapMetadata {
+    var m = self
+    for c in 0..<3 {
+      m.gainMapMin[c] = min(gainMapMin[c], 0)
+      m.gainMapMax[c] = max(gainMapMax[c], 0)
+    }
+    return m
+  }
+
   /// The map value (straight sRGB-encoded colour = stored samples) meaning a boost of 1 (log2 0):
   /// ((0 − min) / (max − min))^gamma per channel, clamped to 0…1.
   var neutralFill: Color {

@@ -51,6 +51,42 @@ final class GainMapBlendingTests: XCTestCase {
     XCTAssertEqual(exp2(metadata.gainMapMax[0]), (headroom + offset) / offset, accuracy: 1e-3 * headroom / offset)
   }
 
+  /// The ramps photo composited as above over an SDR JPEG (the sample photo at 192×128, no gain
+  /// map): the base is SDR content, its HDR rendition its own light, so the output's map is made
+  /// from the blend of that light and the ramps' rendition, and libultrahdr's rendition of the
+  /// output is that blend (hdr-check.py: an input without a map is its sRGB light): 41.4 dB over
+  /// the whole picture and 37.9 dB within the overlay. The reference's floor is its two decoders:
+  /// outside the overlay, where libvips reads the map as exactly "no boost", libultrahdr's
+  /// rendition is 35.2 dB from libjpeg-turbo's decode of the same base through the sRGB curve. The
+  /// headroom is the ramps' (2²) and the range reaches a boost of 1, the base's. Before, the map
+  /// ended there (no branch: the output an SDR JPEG, with a warning).
+  func testAMappedPhotoOverAnSDRPhotoKeepsItsHDR() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blend-sdr-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let ramps = folder.appendingPathComponent("ramps.jpg"), base = folder.appendingPathComponent("base.jpg")
+    let output = folder.appendingPathComponent("blended.jpg")
+    try GainMapRerenderingTests.rampsPhoto().write(to: ramps)
+    let renderer = Renderer(options: RendererOptions(threads: 2))
+    let photo = try Image(contentsOf: UltraHDRRoundTripTests.root.appendingPathComponent("samples/flower.jpg")).scaled(toWidth: 192)
+    XCTAssertEqual(photo.size, Size(width: 192, height: 128))
+    try renderer.write(photo, to: base, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let overlay = try Image(contentsOf: ramps).scaled(toWidth: 96)
+    let image = try Image(contentsOf: base).overlaid(with: overlay, gravity: .northWest, offset: Point(x: 40, y: 32), opacity: 0.7)
+    let branch = try XCTUnwrap(image.gainMapBranch().branch, "\(image.gainMapBranch().problem ?? "")")
+    XCTAssertEqual(branch.map.size, Size(width: 192, height: 128))
+    XCTAssertEqual(exp2(branch.metadata.hdrCapacityMax), 4, accuracy: 1e-6)
+    XCTAssertLessThanOrEqual(branch.metadata.gainMapMin.max() ?? 1, 0)
+    try renderer.write(image, to: output, options: WriteOptions(format: .jpeg, options: ["quality": 95]))
+    let result = try UltraHDRRoundTripTests.check(base, output, edit: "blend=\(ramps.path),40,32,96,72,0.7")
+    let after = try XCTUnwrap(result["output"] as? [String: Any])
+    XCTAssertEqual(Self.values(after["gainmap-hdr-capacity-max"]).first ?? 0, 4, accuracy: 1e-4)
+    let psnr = try XCTUnwrap(result["psnr_ic"] as? Double), region = try XCTUnwrap(result["psnr_region"] as? Double)
+    print("an Ultra HDR photo over an SDR one: HDR rendition \(psnr) dB from the blend of their light, \(region) dB within the overlay")
+    XCTAssertGreaterThanOrEqual(psnr, 40)
+    XCTAssertGreaterThanOrEqual(region, 37)
+  }
+
   /// A value libvips reads as a number or a list of numbers.
   static func values(_ value: Any?) -> [Double] { (value as? Double).map { [$0] } ?? value as? [Double] ?? [] }
 }
