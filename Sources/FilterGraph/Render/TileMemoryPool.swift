@@ -8,6 +8,16 @@
 // too: left to malloc, a downscale's multi-MB input tiles fragmented its arenas and raised the
 // peak (measured on W1).
 //
+// Blocks of `mappedMinimum` (1 MiB) or more are mapped from the system (mmap) and unmapped when
+// the pool lets them go, never handed to malloc: glibc raises its mmap threshold to the largest
+// mapped block freed (up to 32 MiB), and from then on serves blocks that large from its
+// per-thread arenas, which keep them once freed. A reduction streaming a large image in bands
+// lets go of a few tile-sized blocks per band, more than the idle limit keeps, on whichever
+// worker ran the band: the 260 KB 16383² PNG blurred and fit to 256 peaked at 716 MB (release)
+// for about 100 MB of tiles in use, and a 4096² one at 484 MB for 61 MB (debug). Mapped, what
+// the pool holds from the system is exactly its blocks in use and idle. (fgrun's batches and
+// server fix glibc's threshold at 1 MiB for the same reason; MallocSettings.swift.)
+//
 // A block the system refuses (an address-space limit, an overcommit refusal) is asked for once
 // more after the idle blocks are freed, then thrown as `PixelAllocationError`: a tile the renderer
 // makes, and a filter's scratch rows (whose size follows the tile's width and the filter's reach),
@@ -30,6 +40,8 @@ enum TileMemoryPool {
   static let idleLimit = 32 << 20
   /// Blocks smaller than this are left to malloc (it recycles them well already).
   static let minimumPooled = 32 << 10
+  /// Pooled blocks of this size or more are mapped and unmapped whole (see the file comment).
+  static let mappedMinimum = 1 << 20
 
   /// Idle blocks by size class, and their total bytes; the bytes of blocks in use.
   private struct Idle {
@@ -88,22 +100,31 @@ enum TileMemoryPool {
       idle.bytes += size
       return true
     }
-    if !kept { free(pointer) }
+    if !kept { release(pointer, size: size) }
   }
 
-  /// A fresh block of `size` bytes, or nil when the system refuses it.
+  /// A fresh block of `size` bytes (mapped from `mappedMinimum` on), or nil when the system refuses it.
   private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+    if size >= mappedMinimum {
+      let block = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+      return block == MAP_FAILED ? nil : block
+    }
     var block: UnsafeMutableRawPointer?
     return posix_memalign(&block, PixelStorage.alignment, size) == 0 ? block : nil
+  }
+
+  /// Returns a block `allocate(size)` gave to the system.
+  private static func release(_ pointer: UnsafeMutableRawPointer, size: Int) {
+    if size >= mappedMinimum { munmap(pointer, size) } else { free(pointer) }
   }
 
   /// Frees every idle block; true when there were any.
   private static func releaseIdle() -> Bool {
     let blocks = idle.withLock { idle in
       defer { (idle.free, idle.bytes) = ([:], 0) }
-      return idle.free.values.flatMap { $0 }
+      return idle.free.flatMap { size, blocks in blocks.map { (pointer: $0, size: size) } }
     }
-    blocks.forEach { free($0) }
+    blocks.forEach { release($0.pointer, size: $0.size) }
     return !blocks.isEmpty
   }
 

@@ -35,6 +35,8 @@ public struct HEIFFile: Sendable {
   /// The Exif block (as stored: a 4-byte offset to the TIFF header first; see `exifTIFF`) and
   /// the XMP packet.
   public var exif: Data?, xmp: Data?
+  /// A warning for each Exif or XMP item left out for being over `MetadataLimits.maxBlockBytes`.
+  public var metadataWarnings: [String] = []
   /// The content's MaxCLL (`clli`, CTA-861.3) and the mastering display's maximum luminance
   /// (`mdcv`, SMPTE ST 2086), cd/m², where this image's item has them (HEIFItemProperties.swift).
   var maxCLL: Double?, masteringMax: Double?
@@ -55,8 +57,10 @@ public struct HEIFFile: Sendable {
     defer { cheif_info_free(&info) }
     try HEIFFile.check(status, message)
     try limits.check(width: Int(info.width), height: Int(info.height), what: "HEIF image")
-    for (name, length) in [("Exif", Int(info.exif_length)), ("XMP", Int(info.xmp_length))] where length > MetadataLimits.maxBlockBytes {
-      throw CodecError(.tooLarge, "The HEIF's \(name) item is \(length) bytes; metadata blocks are limited to 1 MiB.")
+    // An item over the metadata limit is left out, with a warning.
+    let limit = MetadataLimits.maxBlockBytes
+    metadataWarnings = [("Exif", Int(info.exif_length)), ("XMP", Int(info.xmp_length))].filter { $0.1 > limit }.map {
+      MetadataLimits.leftOut("The HEIF's \($0.0) item", bytes: $0.1)
     }
     size = Size(width: Int(info.width), height: Int(info.height))
     hasAlpha = info.has_alpha != 0
@@ -68,8 +72,8 @@ public struct HEIFFile: Sendable {
       return Data(bytes: pointer, count: length)
     }
     iccProfile = copy(info.icc, info.icc_length)
-    exif = copy(info.exif, info.exif_length)
-    xmp = copy(info.xmp, info.xmp_length)
+    exif = info.exif_length > limit ? nil : copy(info.exif, info.exif_length)
+    xmp = info.xmp_length > limit ? nil : copy(info.xmp, info.xmp_length)
     (maxCLL, masteringMax) = HEIFItemProperties.lightLevels(data, item: info.item_id)
     if info.has_nclx != 0 {
       let xy = withUnsafeBytes(of: info.nclx_xy) { Array($0.bindMemory(to: Float.self)) }.map { Double($0) }

@@ -292,10 +292,19 @@ public struct XMPExtensionPieces {
     pieces.append(ArraySlice(piece))
   }
 
-  /// Sets `metadata.xmpExtension` from the pieces named by its main packet.
-  func finish(_ metadata: inout ImageMetadata) {
-    guard !overflowed, let xmp = metadata.xmp, let guid = JPEGMetadata.extendedXMPGUID(xmp) else { return }
+  /// Sets `metadata.xmpExtension` from the pieces named by its main packet; returns a warning
+  /// when the extension is left out for being over `MetadataLimits.maxBlockBytes`.
+  @discardableResult
+  func finish(_ metadata: inout ImageMetadata) -> String? {
+    guard let xmp = metadata.xmp, let guid = JPEGMetadata.extendedXMPGUID(xmp) else { return nil }
+    let declared = pieces.lazy.filter { $0.count > 40 && $0.prefix(32).elementsEqual(guid) }.map { p in
+      p[p.startIndex + 32..<p.startIndex + 36].reduce(0) { $0 << 8 | Int($1) }
+    }.first
+    if overflowed || (declared ?? 0) > MetadataLimits.maxBlockBytes {
+      return MetadataLimits.leftOut("The JPEG's extended XMP", bytes: declared ?? bytes)
+    }
     metadata.xmpExtension = JPEGMetadata.xmpExtension(guid: guid, pieces: pieces)
+    return nil
   }
 }
 

@@ -17,6 +17,12 @@ public enum MetadataLimits {
   /// The largest EXIF, XMP, IPTC or comment block read (after decompression): 1 MiB.
   public static let maxBlockBytes = 1 << 20
 
+  /// The warning for a block of `bytes` over `maxBlockBytes` that a reader leaves out (`what`:
+  /// "The WebP's XMP chunk"): the pixels do not depend on it, and no file FilterGraph writes could hold it.
+  static func leftOut(_ what: String, bytes: Int) -> String {
+    "\(what) is \(bytes) bytes, over the 1 MiB limit for a metadata block; it is left out."
+  }
+
   /// Refuses blocks a reader would refuse: for formats without a smaller limit of their own (PNG,
   /// WebP, TIFF, HEIF), a block over `maxBlockBytes` is a `.tooLarge` error naming it, so no file
   /// is written that FilterGraph would not read back. (JPEG has its segments' own limits.)

@@ -10,8 +10,11 @@ extension TIFFDecoder {
   /// profile, XMP and IPTC point into the reader).
   static func metadata(_ info: ctiff_info, input: Input) -> ImageMetadata {
     var metadata = ImageMetadata(orientation: Orientation(rawValue: Int(info.orientation)) ?? .up)
-    if let xmp = info.xmp, info.xmp_length > 0 { metadata.xmp = Data(bytes: xmp, count: Int(info.xmp_length)) }
-    if let iptc = info.iptc, info.iptc_length > 0 {
+    // A block over the metadata limit is left out (TIFFDecoder warns).
+    if let xmp = info.xmp, info.xmp_length > 0, info.xmp_length <= MetadataLimits.maxBlockBytes {
+      metadata.xmp = Data(bytes: xmp, count: Int(info.xmp_length))
+    }
+    if let iptc = info.iptc, info.iptc_length > 0, info.iptc_length <= MetadataLimits.maxBlockBytes {
       var records = [UInt8](UnsafeBufferPointer(start: iptc, count: Int(info.iptc_length)))
       // libtiff swapped each 32-bit word of a file in the other byte order: swap them back.
       if info.iptc_words_swapped != 0 {

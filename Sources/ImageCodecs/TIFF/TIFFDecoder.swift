@@ -177,7 +177,7 @@ public final class TIFFDecoder: ImageRowDecoder {
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
       for (name, length) in [("XMP", Int(info.xmp_length)), ("IPTC", Int(info.iptc_length))] where length > MetadataLimits.maxBlockBytes {
-        throw CodecError(.tooLarge, "The TIFF's \(name) tag is \(length) bytes; metadata blocks are limited to 1 MiB.")
+        headerWarnings.append(MetadataLimits.leftOut("The TIFF's \(name) tag", bytes: length))
       }
       guard level >= 0, level <= levelSizes.count else {
         throw CodecError(

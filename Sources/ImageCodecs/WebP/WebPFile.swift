@@ -19,6 +19,8 @@ public struct WebPFile: Sendable {
   public var loopCount: Int
   /// The ICCP chunk's profile, EXIF chunk and XMP chunk, as stored.
   public var iccProfile: Data?, exif: Data?, xmp: Data?
+  /// A warning for each EXIF or XMP chunk left out for being over `MetadataLimits.maxBlockBytes`.
+  public var metadataWarnings: [String] = []
 
   /// Reads the features and chunks of `data`, checking the canvas against `limits`.
   ///
@@ -43,10 +45,12 @@ public struct WebPFile: Sendable {
       return Data(bytes: pointer, count: length)
     }
     iccProfile = data.withUnsafeBytes { _ in chunk(info.icc, info.icc_length) }
-    exif = data.withUnsafeBytes { _ in chunk(info.exif, info.exif_length) }
-    xmp = data.withUnsafeBytes { _ in chunk(info.xmp, info.xmp_length) }
-    for (name, length) in [("EXIF", info.exif_length), ("XMP", info.xmp_length)] where length > MetadataLimits.maxBlockBytes {
-      throw CodecError(.tooLarge, "The WebP's \(name) chunk is \(length) bytes; metadata blocks are limited to 1 MiB.")
+    // A chunk over the metadata limit is left out, with a warning.
+    let limit = MetadataLimits.maxBlockBytes
+    exif = info.exif_length > limit ? nil : data.withUnsafeBytes { _ in chunk(info.exif, info.exif_length) }
+    xmp = info.xmp_length > limit ? nil : data.withUnsafeBytes { _ in chunk(info.xmp, info.xmp_length) }
+    metadataWarnings = [("EXIF", info.exif_length), ("XMP", info.xmp_length)].filter { $0.1 > limit }.map {
+      MetadataLimits.leftOut("The WebP's \($0.0) chunk", bytes: $0.1)
     }
   }
 

@@ -1,6 +1,7 @@
-// MetadataLimitTests.swift — oversized metadata is refused with an error naming it, by every
-// writer (a JPEG segment's 64 kB; 1 MiB, the most FilterGraph reads, elsewhere) and by the readers
-// of WebP and TIFF (PNG's text chunks: EXIFUprightTests; JPEG segments cannot exceed 64 kB).
+// MetadataLimitTests.swift — oversized metadata is refused with an error naming it by every
+// writer (a JPEG segment's 64 kB; 1 MiB, the most FilterGraph reads, elsewhere); the readers of
+// WebP, TIFF, JPEG (extended XMP) and GIF leave a block over 1 MiB out and still read the image,
+// with a warning for the blocks they read (issue #28, finding 8; PNG: fgrun's InputLimitTests).
 import Foundation
 import ImageCodecs
 import PixelBufferModule
@@ -58,9 +59,25 @@ final class MetadataLimitTests: XCTestCase {
     }
   }
 
-  /// A WebP whose XMP chunk, and a TIFF whose XMP tag, holds over 1 MiB: reading the header is a
-  /// `.tooLarge` error naming it. (Made from small files written here, the block then enlarged.)
-  func testWebPAndTIFFReadersRefuseBlocksOverOneMiB() throws {
+  /// Reads `data`'s header and pixels: the block is left out with a warning naming it, and the
+  /// pixels are `pixels`.
+  func assertLeftOut(_ what: String, _ data: Data, warns: Bool = true) throws {
+    let codec = try XCTUnwrap(CodecRegistry.sniff(data), what)
+    let header = try codec.readHeader(data, request: DecodeRequest())
+    XCTAssertNil(header.metadata.xmp.flatMap { $0.count > MetadataLimits.maxBlockBytes ? $0 : nil }, what)
+    XCTAssertNil(header.metadata.xmpExtension, what)
+    if warns {
+      XCTAssertTrue(header.warnings.contains { $0.contains(what) && $0.contains("left out") }, "\(what): \(header.warnings)")
+    }
+    let decoded = try CodecTest.decode(data)
+    XCTAssertEqual(decoded.size, pixels.size, what)
+  }
+
+  /// A WebP whose XMP chunk, a TIFF whose XMP tag, a JPEG whose extended XMP, and a GIF whose XMP
+  /// application extension holds over 1 MiB: each image is read, the block left out with a
+  /// warning (the GIF reader reads no XMP at all). Made from small files written here, the block
+  /// then enlarged or added.
+  func testReadersLeaveBlocksOverOneMiBOut() throws {
     let webp = try WebPStreamEncoder(size: pixels.size, format: .rgb8, settings: WebPEncodeSettings(isLossless: true), xmp: Data("x".utf8))
     try webp.write(rows: pixels)
     var riff = [UInt8](try XCTUnwrap(webp.finish()))
@@ -72,7 +89,7 @@ final class MetadataLimitTests: XCTestCase {
     XCTAssertLessThan(at + 8, riff.count, "the XMP chunk")
     riff.replaceSubrange(at..<riff.count, with: Array("XMP ".utf8) + Self.le32(overMiB.count) + [UInt8](overMiB) + [0])
     riff.replaceSubrange(4..<8, with: Self.le32(riff.count - 8))
-    assertTooLarge("XMP") { _ = try WebPCodec.readHeader(Data(riff), request: DecodeRequest()) }
+    try assertLeftOut("The WebP's XMP chunk", Data(riff))
 
     let tiff = try TIFFStreamEncoder(size: pixels.size, format: .rgb8, metadata: ImageMetadata(xmp: Data("x".utf8)))
     try tiff.write(rows: pixels)
@@ -82,7 +99,31 @@ final class MetadataLimitTests: XCTestCase {
     let entry = try XCTUnwrap((0..<count).map { ifd + 2 + 12 * $0 }.first { Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8 == 700 })
     bytes.replaceSubrange(entry + 4..<entry + 12, with: Self.le32(overMiB.count) + Self.le32(bytes.count))
     bytes += [UInt8](overMiB)
-    assertTooLarge("XMP") { _ = try TIFFDecoder(data: Data(bytes)) }
+    try assertLeftOut("The TIFF's XMP tag", Data(bytes))
+
+    // JPEG: a main packet naming its extension, then 1 MiB + 1 of extension in 65,458-byte pieces.
+    var jpeg = [UInt8](try XCTUnwrap(try encodeJPEG(ImageMetadata())))
+    let guid = Array(String(repeating: "0123456789ABCDEF", count: 2).utf8)
+    func segment(_ payload: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8(truncatingIfNeeded: (payload.count + 2) >> 8), UInt8(truncatingIfNeeded: payload.count + 2)] + payload }
+    func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+    var segments = segment(JPEGMetadata.xmpSignature + Array("<x:xmpmeta xmpNote:HasExtendedXMP='".utf8) + guid + Array("'/>".utf8))
+    let total = overMiB.count
+    for offset in stride(from: 0, to: total, by: 65_458) {
+      let piece = [UInt8](overMiB[offset..<min(offset + 65_458, total)])
+      segments += segment(JPEGMetadata.xmpExtensionSignature + guid + be32(total) + be32(offset) + piece)
+    }
+    jpeg.insert(contentsOf: segments, at: 2)
+    try assertLeftOut("The JPEG's extended XMP", Data(jpeg))
+
+    // GIF: the XMP application extension ("XMP DataXMP", the packet as sub-blocks) before the image.
+    let gifPixels = GIFBuilder(width: 4, height: 4, palette: [(0, 0, 0), (255, 255, 255)])
+    var gif = gifPixels.head() + [0x21, 0xFF, 11] + Array("XMP DataXMP".utf8)
+    for offset in stride(from: 0, to: total, by: 255) {
+      let n = min(255, total - offset)
+      gif += [UInt8(n)] + [UInt8](overMiB[offset..<offset + n])
+    }
+    gif += [0] + GIFBuilder.frame(.init(width: 4, height: 4, indices: [UInt8](repeating: 1, count: 16))) + [0x3B]
+    try assertLeftOut("XMP", Data(gif), warns: false)
   }
 
   static func le32(_ v: Int) -> [UInt8] { [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: v >> $0) } }
