@@ -14,18 +14,30 @@ final class ColorManagementTests: XCTestCase {
   /// The differences of two buffers' colour channels (the first three of each pixel), in 8-bit
   /// codes, pixel by pixel; empty (after a failed assertion) when their sizes differ.
   func codeDifferences(_ a: PixelBuffer, _ b: PixelBuffer) -> [Double] {
+    codeDifferences(Samples(a), Samples(b))
+  }
+
+  /// A buffer's size, channel count and nominal values, converted once for several comparisons.
+  struct Samples {
+    let size: Size, channels: Int, values: [Float]
+    init(_ buffer: PixelBuffer) { (size, channels, values) = (buffer.size, buffer.format.channelCount, buffer.nominalValues()) }
+  }
+
+  func codeDifferences(_ a: Samples, _ b: Samples) -> [Double] {
     XCTAssertEqual(a.size, b.size)
     guard a.size == b.size else { return [] }
-    let u = a.nominalValues(), v = b.nominalValues()
-    let m = a.format.channelCount, n = b.format.channelCount
+    let u = a.values, v = b.values
+    let m = a.channels, n = b.channels
     var differences: [Double] = []
-    differences.reserveCapacity(a.width * a.height * 3)
-    for p in 0..<a.width * a.height { for c in 0..<3 { differences.append(Double(u[p * m + c] - v[p * n + c]) * 255) } }
+    differences.reserveCapacity(a.size.width * a.size.height * 3)
+    for p in 0..<a.size.width * a.size.height { for c in 0..<3 { differences.append(Double(u[p * m + c] - v[p * n + c]) * 255) } }
     return differences
   }
 
   /// PSNR of two 8-bit RGB buffers of one size, over the colour channels.
-  func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+  func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { psnr(Samples(a), Samples(b)) }
+
+  func psnr(_ a: Samples, _ b: Samples) -> Double {
     let differences = codeDifferences(a, b)
     guard !differences.isEmpty else { return 0 }
     let mse = differences.reduce(0) { $0 + $1 * $1 } / Double(differences.count)
@@ -98,7 +110,7 @@ final class ColorManagementTests: XCTestCase {
     let conversions: [(intent: RenderingIntent, bpc: Bool)] = [
       (.relative, false), (.perceptual, false), (.saturation, false), (.absolute, false), (.relative, true),
     ]
-    let references = try conversions.map { try reference("cmyk-intents-srgb-\($0.intent.rawValue)\($0.bpc ? "-bpc" : "").png") }
+    let references = try conversions.map { Samples(try reference("cmyk-intents-srgb-\($0.intent.rawValue)\($0.bpc ? "-bpc" : "").png")) }
     let differs = references.map { a in references.map { b in psnr(a, b) < 40 } }
     let streaming = Renderer(options: RendererOptions(threads: 2, tileSize: Size(width: 64, height: 32), streamingMinimumBytes: 0))
     for renderer in [renderer, streaming] {
@@ -107,7 +119,7 @@ final class ColorManagementTests: XCTestCase {
         var options = WriteOptions()
         options.intent = conversion.intent
         options.blackPointCompensation = conversion.bpc
-        let out = try PNGDecoder.decode(renderer.encode(try fixture("cmyk-intents.jpg"), format: .png, options: options))
+        let out = Samples(try PNGDecoder.decode(renderer.encode(try fixture("cmyk-intents.jpg"), format: .png, options: options)))
         for (j, reference) in references.enumerated() {
           let value = psnr(out, reference)
           if i == j {
