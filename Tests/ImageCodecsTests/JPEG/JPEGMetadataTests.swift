@@ -2,9 +2,6 @@
 import Foundation
 import ImageCodecs
 
-#if canImport(Glibc)
-  import Glibc
-#endif
 import PixelBufferModule
 import TestSupport
 import XCTest
@@ -57,7 +54,7 @@ final class JPEGMetadataTests: XCTestCase {
 
   /// Metadata segments are read in place: a header of 200 full 64 kB segments (13 MB) costs no
   /// memory beyond the file's own bytes and the blocks kept, counted as the heap bytes in use while
-  /// the decoder lives (`heapInUse`). libjpeg used to save a copy of every APP1, APP2,
+  /// the decoder lives (`MallocInfo.bytesInUse`). libjpeg used to save a copy of every APP1, APP2,
   /// APP13 and COM segment for the decoder's lifetime, and the decoder copied them all again.
   func testLargeMetadataSegmentsAreReadInPlace() throws {
     if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] != nil { throw XCTSkip("the sanitizers' allocators do not report to malloc_info") }
@@ -81,9 +78,9 @@ final class JPEGMetadataTests: XCTestCase {
     }
     let jpeg = JPEGTest.inserting(segments, into: try JPEGTest.data("testorig.jpg"))
     XCTAssertGreaterThan(jpeg.count, 13_000_000)
-    guard let before = Self.heapInUse() else { throw XCTSkip("glibc's malloc_info is not available") }
+    guard let before = MallocInfo()?.bytesInUse else { throw XCTSkip("glibc's malloc_info is not available") }
     let decoder = try JPEGDecoder(data: jpeg)
-    let held = try XCTUnwrap(Self.heapInUse()) - before
+    let held = try XCTUnwrap(MallocInfo()?.bytesInUse) - before
     // The first block of each kind, in file order, and the two ICC chunks in sequence order.
     let metadata = decoder.header.metadata
     XCTAssertEqual(metadata.orientation, .right)
@@ -117,33 +114,7 @@ final class JPEGMetadataTests: XCTestCase {
     XCTAssertEqual(notJPEG, [], "no SOI, nothing read")
   }
 
-  /// The bytes glibc's allocator has handed out and not taken back: what it obtained from the
-  /// system, less its free chunks, plus the blocks it mapped directly, from the totals
-  /// `malloc_info` prints (`<total type="fast|rest|mmap" size=…>`, `<system type="current" size=…>`).
-  /// Found at run time (Swift's Glibc module leaves out malloc.h); nil where it is missing.
-  /// The totals cover every arena, so allocations on other threads count too.
-  static func heapInUse() -> Int? {
-    guard let symbol = dlsym(nil, "malloc_info") else { return nil }
-    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
-    let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
-    var text: UnsafeMutablePointer<CChar>?
-    var length = 0
-    guard let stream = open_memstream(&text, &length) else { return nil }
-    _ = mallocInfo(0, stream)
-    fclose(stream)
-    defer { free(text) }
-    guard let text else { return nil }
-    let xml = String(cString: text)
-    func total(_ pattern: String) -> Int {
-      // The totals come after every arena's own lines: the last match.
-      guard let range = xml.range(of: pattern, options: .backwards) else { return 0 }
-      let rest = xml[range.upperBound...]
-      guard let size = rest.range(of: "size=\"") else { return 0 }
-      return Int(rest[size.upperBound...].prefix { $0.isNumber }) ?? 0
-    }
-    return total("<system type=\"current\"") - total("<total type=\"fast\"") - total("<total type=\"rest\"")
-      + total("<total type=\"mmap\"")
-  }
+
 
   func testHugeHeaderIsRejectedBeforeAllocation() throws {
     var bytes = [UInt8](try JPEGTest.data("testorig.jpg"))
