@@ -66,11 +66,11 @@ rep 1 "nK = blend nK-1 nK-2, K ≤ 40, run" 0 300 30 '"$F" $IN/shared.txt $IN/fl
 rep 1 "the same, explain" 0 300 30 '"$F" explain $IN/shared.txt'
 
 # 2: a large reduction after a computed step (7.1, 6.8, 3.4, 2.6 GB).
-rep 2 "pad 16383²; scale fit=100" 0 800 120 '"$F" -e "pad size=16383x16383; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
-rep 2 "solid 16383²; scale fit=100" 0 800 120 '"$F" -e "solid size=16383x16383 color=#808080; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
-rep 2 "260 KB 16383² PNG, blur 1, fit 256" 0 800 120 '"$F" -e "blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
-rep 2 "… normalize first" 0 500 120 '"$F" -e "normalize; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
-rep 2 "… trim first" 0 700 120 '"$F" -e "trim; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
+rep 2 "pad 16383²; scale fit=100" 0 300 120 '"$F" -e "pad size=16383x16383; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
+rep 2 "solid 16383²; scale fit=100" 0 300 120 '"$F" -e "solid size=16383x16383 color=#808080; scale fit=100x100" $IN/flower.jpg out.png' '[ -s out.png ]'
+rep 2 "260 KB 16383² PNG, blur 1, fit 256" 0 300 120 '"$F" -e "blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
+rep 2 "… normalize first" 0 300 120 '"$F" -e "normalize; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
+rep 2 "… trim first" 0 300 120 '"$F" -e "trim; blur sigma=1; scale fit=256x256" $IN/big-gray.png out.png' '[ -s out.png ]'
 
 # 3: inputs read whole with no limit (info on 6 GB, stdin and manifest from /dev/zero).
 rep 3 "info on a 6 GB file" 0 200 30 'head -c 100000 $IN/big-gray.png > six.png; truncate -s 6G six.png; "$F" info six.png'
