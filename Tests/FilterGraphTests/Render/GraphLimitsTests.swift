@@ -71,6 +71,10 @@ final class GraphLimitsTests: XCTestCase {
   }
 
   func testTheDeepestAllowedChainRendersOnTheWorkersStacks() throws {
+    // AddressSanitizer pads every stack frame with red zones, so the worker's stack, sized for
+    // this depth in the shipped builds, overflows there (a sanitizer's artefact: the debug and
+    // ThreadSanitizer builds run the test).
+    if ProcessInfo.processInfo.environment["FILTERGRAPH_SANITIZER"] == "address" { throw XCTSkip("not under AddressSanitizer") }
     // 511 blurs under a source: 512 nodes on the longest path. Blurs do not fuse, so each tile is
     // evaluated through all of them on a worker thread.
     let renderer = Renderer(options: RendererOptions(threads: 2))
