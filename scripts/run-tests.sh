@@ -30,7 +30,8 @@ FilterGraphTests.SmartCropTests'
 all=$("$bundle" --list-tests | sed -n 's#^\([A-Za-z0-9_]*\.[A-Za-z0-9_]*\)/.*#\1#p' | sort | uniq -c | sort -k1,1nr -k2 | awk '{print $2}')
 if [ -n "$skip" ]; then all=$(printf '%s\n' "$all" | grep -Pv "^(?:$skip)" || true); fi
 queue=$( { for c in $slowest; do printf '%s\n' "$all" | grep -Fx "$c" || true; done; printf '%s\n' "$all"; } | awk '!seen[$0]++')
-count=$(printf '%s\n' "$queue" | grep -c .)
+count=$(printf '%s\n' "$queue" | grep -c . || true)
+[ "$count" -gt 0 ] || { echo "run-tests: $bundle lists no test class to run" >&2; exit 2; }
 echo "run-tests: $count classes from $bundle, $jobs at a time; logs in $logs"
 
 # ThreadSanitizer sleeps a second at each process's exit (atexit_sleep_ms) so that threads still
