@@ -4,7 +4,9 @@
 //
 // Definition: an `OverlayingOperation` C (composite, blend: mode, opacity, placement, working space)
 // puts overlay S (w × h) on base B (size S_B); B's map M_B (metadata m_B) and S's map M_S (metadata
-// m_S) have their own resolutions. The output's headroom is h = max(2^HDRCapacityMax of m_B, of
+// m_S) have their own resolutions (a base without a map is SDR content: M_B is then "no boost"
+// everywhere and m_B is m_S with its range widened to hold a boost of 1, GainMapBranch.swift).
+// The output's headroom is h = max(2^HDRCapacityMax of m_B, of
 // m_S), so neither photo's highlights are clipped. At the base's resolution:
 //
 //   M̄_B = M_B resampled to S_B, M̄_S = M_S resampled to w × h, on their stored values (bilinear, as
