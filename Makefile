@@ -41,24 +41,30 @@ test-cluster:
 	@bash scripts/install-cluster-deps.sh
 	FGRUN=$(CURDIR)/.build/debug/fgrun timeout 600 python3 -m unittest discover -s cluster/tests -v
 
-# ThreadSanitizer (CI runs it): a data race is a bug even when the pixels come out right. Every
-# suite runs whole except fgrunTests' classes other than BatchTests and FaultTests: each of their
-# tests runs the instrumented fgrun as a child, 20-100x slower (minutes a test), to check options,
-# messages and files, on threads that are the library's, checked here by the library suites; fgrun's batches (BatchTests: files in flight, shared
-# caches, the report) and FaultTests (threads that cannot start, signals) do run. FILTERGRAPH_SANITIZER
-# tells the few tests that cannot run under a sanitizer to skip.
-TSAN_SKIP := fgrunTests\.(?!BatchTests|FaultTests)
+# The sanitizers (CI runs both): the suite's classes are split between them by what each can
+# find, so that together they run every class once at about the cost of one sanitized suite.
+# ThreadSanitizer takes the code where threads meet: the library (FilterGraphTests: the renderer,
+# caches, every filter on the worker pool), the server (ImageServerTests), fgrun's batches
+# (BatchTests: files in flight, shared caches, the report; FaultTests: threads that cannot start,
+# signals) and the codecs' parallel encoders. A data race is a bug even when the pixels come out
+# right. FILTERGRAPH_SANITIZER tells the few tests that cannot run under a sanitizer to skip.
+TSAN_SKIP := fgrunTests\.(?!BatchTests|FaultTests)|PixelBufferTests\.|ImageCodecsTests\.(?!JPEGParallelEncodeTests|PNGStreamEncoderTests|DeflateJoinTests|WebPAnimationWriterTests|OutputFileTests)
 test-tsan: test-deps
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	FILTERGRAPH_SANITIZER=thread bash scripts/run-tests.sh .build-tsan/debug '$(TSAN_SKIP)'
 
 # AddressSanitizer, with UndefinedBehaviorSanitizer on the C shims (Swift's own checks cover the
-# Swift code; -fsanitize=undefined reaches the C targets through -Xcc, its runtime is in ASan's).
-# Leak detection is off here: Foundation's Data(contentsOf:) and XCTest leak on their own; the
-# fuzzers (make fuzz) check the codecs for leaks.
+# Swift code; -fsanitize=undefined reaches the C targets through -Xcc, its runtime is in ASan's),
+# takes the code that reads bytes it did not write: every codec and its C shim (ImageCodecsTests,
+# with the fuzzers' regression inputs), pixel storage (PixelBufferTests), fgrun end to end (each
+# test's child fgrun is instrumented too), and every registered filter's kernels over tiles
+# (FilterConformanceTests). ASAN_SKIP= runs the whole suite. Leak detection is off here:
+# Foundation's Data(contentsOf:) and XCTest leak on their own; the fuzzers (make fuzz) check the
+# codecs for leaks.
+ASAN_SKIP := (?:FilterGraphTests|ImageServerTests)\.(?!FilterConformanceTests$$)
 test-asan: test-deps
 	swift build --build-tests --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --scratch-path .build-asan
-	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address bash scripts/run-tests.sh .build-asan/debug
+	ASAN_OPTIONS=detect_leaks=0 FILTERGRAPH_SANITIZER=address bash scripts/run-tests.sh .build-asan/debug '$(ASAN_SKIP)'
 
 # libFuzzer over every decoder, the metadata parsers, the recipe compiler and the deflate walker:
 # FUZZ_SECONDS per target (default 180); fails on any crash, leak or timeout (scripts/fuzz.sh).
