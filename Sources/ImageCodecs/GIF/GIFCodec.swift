@@ -163,6 +163,11 @@ enum GIFInput {
 }
 
 extension GIFCodec: FileReadingCodec {
+  /// A regular file; a pipe or a device is read into memory, within the limit, as before.
+  public static func readsInPlace(file: FileHandle, request: DecodeRequest) -> Bool {
+    InputBytes.regularFileSize(file.fileDescriptor) != nil
+  }
+
   public static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader {
     try readHeader(GIFInput(file, limit: request.limits.maxInputBytes), request: request)
   }

@@ -106,6 +106,15 @@ final class AnimationFileReadingTests: XCTestCase {
     for k in compared { CodecTest.assertSame(try XCTUnwrap(kept[k]), theirs[k], ignoringHiddenColor: true, "WebP frame \(k + 1)") }
   }
 
+  /// A pipe (a FIFO named as the input, `<(…)`) is not read in place but into memory, within the
+  /// limit, as before: it has no size, and cannot be read at offsets.
+  func testAPipeIsNotReadInPlace() throws {
+    let pipe = Pipe()
+    for codec in [GIFCodec.self, PNGCodec.self, WebPCodec.self] as [any FileReadingCodec.Type] {
+      XCTAssertFalse(codec.readsInPlace(file: pipe.fileHandleForReading, request: DecodeRequest()), codec.displayName)
+    }
+  }
+
   /// A file cut short while its reader reads it is a `.truncated` error, not a crash (a mapped
   /// WebP's pages past the new end read as zeros, `GuardedMapping`), nor frames of garbage.
   func testAFileTruncatedWhileItIsReadIsTruncated() throws {
