@@ -62,7 +62,7 @@ let package = Package(
     .target(name: "Locking"),
     .target(
       name: "ImageCodecs",
-      dependencies: ["PixelBufferModule", "Locking", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS"]),
+      dependencies: ["PixelBufferModule", "Locking", "CJPEG", "CPNG", "CWebP", "CGIF", "CHEIF", "CTIFF", "CLCMS", "CProcess"]),
     .target(
       name: "FilterGraph",
       dependencies: ["PixelBufferModule", "Locking", "ImageCodecs", "CKernels", "CLCMS", "CText", "CProcess"]),

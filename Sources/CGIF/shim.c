@@ -7,9 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
+/// Where giflib's reads come from: `size` bytes in memory at `data`, or, with `data` NULL and
+/// `fd` ≥ 0, the first `size` bytes of the file open on `fd`, read with pread through `buffer`
+/// (`CGIF_FILE_BUFFER` bytes, the only bytes of the file held).
 typedef struct {
   const uint8_t *data;
+  int fd;
   size_t size, offset;
+  uint8_t *buffer;
+  size_t buffer_start, buffer_fill;  ///< the file's bytes [buffer_start, buffer_start + buffer_fill) are in `buffer`
 } source;
 
 static int read_bytes(GifFileType *gif, GifByteType *into, int count) {
@@ -17,9 +26,35 @@ static int read_bytes(GifFileType *gif, GifByteType *into, int count) {
   size_t left = s->size - s->offset;
   size_t n = count < 0 ? 0 : (size_t)count;
   if (n > left) n = left;
-  memcpy(into, s->data + s->offset, n);
-  s->offset += n;
-  return (int)n;
+  if (s->data) {
+    memcpy(into, s->data + s->offset, n);
+    s->offset += n;
+    return (int)n;
+  }
+  size_t done = 0;
+  while (done < n) {
+    if (s->offset < s->buffer_start || s->offset >= s->buffer_start + s->buffer_fill) {
+      size_t want = s->size - s->offset < CGIF_FILE_BUFFER ? s->size - s->offset : CGIF_FILE_BUFFER;
+      ssize_t got;
+      do got = pread(s->fd, s->buffer, want, (off_t)s->offset);
+      while (got < 0 && errno == EINTR);
+      s->buffer_start = s->offset;
+      s->buffer_fill = got > 0 ? (size_t)got : 0;
+      if (got <= 0) break;  // the file is shorter than it was: giflib reports it as truncated
+    }
+    size_t at = s->offset - s->buffer_start, have = s->buffer_fill - at;
+    size_t take = n - done < have ? n - done : have;
+    memcpy(into + done, s->buffer + at, take);
+    done += take;
+    s->offset += take;
+  }
+  return (int)done;
+}
+
+/// A source over the file open on `fd`, of `size` bytes; false when its buffer cannot be had.
+static int open_file_source(source *s, int fd, size_t size) {
+  *s = (source){NULL, fd, size, 0, malloc(CGIF_FILE_BUFFER), 0, 0};
+  return s->buffer != NULL;
 }
 
 static int fail(int status, char *message, size_t capacity, const char *format, ...) {
@@ -106,12 +141,10 @@ static int skip_pixels(GifFileType *gif) {
   return GIF_OK;
 }
 
-int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
-                   cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity) {
-  if (!data || !info) return fail(CGIF_INVALID, message, capacity, "No GIF data.");
-  source s = {data, size, 0};
+static int read_info(source *s, int max_frames, long long max_frame_pixels, cgif_info *info, int *delays,
+                     int delays_capacity, char *message, size_t capacity) {
   int error = 0, status = CGIF_OK;
-  GifFileType *gif = DGifOpen(&s, read_bytes, &error);
+  GifFileType *gif = DGifOpen(s, read_bytes, &error);
   if (!gif) return gif_error(error, message, capacity);
   memset(info, 0, sizeof *info);
   info->width = gif->SWidth;
@@ -172,6 +205,23 @@ failed:
   return status;
 }
 
+int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
+                   cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity) {
+  if (!data || !info) return fail(CGIF_INVALID, message, capacity, "No GIF data.");
+  source s = {data, -1, size, 0, NULL, 0, 0};
+  return read_info(&s, max_frames, max_frame_pixels, info, delays, delays_capacity, message, capacity);
+}
+
+int cgif_read_info_file(int fd, size_t size, int max_frames, long long max_frame_pixels, cgif_info *info, int *delays,
+                        int delays_capacity, char *message, size_t capacity) {
+  if (fd < 0 || !info) return fail(CGIF_INVALID, message, capacity, "No GIF file.");
+  source s;
+  if (!open_file_source(&s, fd, size)) return fail(CGIF_NO_MEMORY, message, capacity, "Out of memory reading the GIF.");
+  const int status = read_info(&s, max_frames, max_frame_pixels, info, delays, delays_capacity, message, capacity);
+  free(s.buffer);
+  return status;
+}
+
 struct cgif_reader {
   source input;
   GifFileType *gif;
@@ -188,23 +238,25 @@ struct cgif_reader {
   int left, top, frame_width, frame_height;
 };
 
-cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
-                       size_t capacity) {
+/// Opens the GIF `input` reads (its buffer, for a file, is the reader's from then on).
+static cgif_reader *open_reader(source input, long long max_frame_pixels, int *status, char *message, size_t capacity) {
   *status = CGIF_OK;
   cgif_reader *r = calloc(1, sizeof *r);
   if (!r) {
+    free(input.buffer);
     *status = fail(CGIF_NO_MEMORY, message, capacity, "Out of memory opening the GIF.");
     return NULL;
   }
-  r->input = (source){data, size, 0};
+  r->input = input;
   int error = 0;
   r->gif = DGifOpen(&r->input, read_bytes, &error);
   if (!r->gif) {
     *status = gif_error(error, message, capacity);
+    free(r->input.buffer);
     free(r);
     return NULL;
   }
-  r->input.data = NULL;  // read again only inside cgif_next_frame, from the bytes it is given
+  r->input.data = NULL;  // bytes in memory are read again only inside a call that is given them
   r->width = r->gif->SWidth;
   r->height = r->gif->SHeight;
   r->max_frame_pixels = max_frame_pixels;
@@ -218,6 +270,22 @@ cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pix
   return r;
 }
 
+cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
+                       size_t capacity) {
+  return open_reader((source){data, -1, size, 0, NULL, 0, 0}, max_frame_pixels, status, message, capacity);
+}
+
+cgif_reader *cgif_open_file(int fd, size_t size, long long max_frame_pixels, int *status, char *message, size_t capacity) {
+  source input;
+  if (fd < 0 || !open_file_source(&input, fd, size)) {
+    *status = fail(CGIF_NO_MEMORY, message, capacity, "Out of memory opening the GIF.");
+    return NULL;
+  }
+  return open_reader(input, max_frame_pixels, status, message, capacity);
+}
+
+long long cgif_held_file_bytes(const cgif_reader *r) { return r && r->input.buffer ? CGIF_FILE_BUFFER : 0; }
+
 void cgif_close(cgif_reader *r) {
   if (!r) return;
   int error = 0;
@@ -225,6 +293,7 @@ void cgif_close(cgif_reader *r) {
   free(r->screen);
   free(r->saved);
   free(r->line);
+  free(r->input.buffer);
   free(r);
 }
 
@@ -342,9 +411,11 @@ static int draw_next(cgif_reader *r, int *delay, char *message, size_t capacity)
   }
 }
 
-/// Draws the next frame of `data` (checked to be the reader's bytes) on the screen.
+/// Draws the next frame of `data` (checked to be the reader's bytes; NULL for a reader of a file)
+/// on the screen.
 static int draw_from(cgif_reader *r, const uint8_t *data, size_t size, int *delay, char *message, size_t capacity) {
-  if (size != r->input.size) return fail(CGIF_INVALID, message, capacity, "These are not the bytes the GIF reader opened.");
+  if (r->input.fd >= 0) return draw_next(r, delay, message, capacity);
+  if (!data || size != r->input.size) return fail(CGIF_INVALID, message, capacity, "These are not the bytes the GIF reader opened.");
   r->input.data = data;
   const int status = draw_next(r, delay, message, capacity);
   r->input.data = NULL;  // giflib keeps no pointer into the bytes: only the offset carries over
@@ -353,7 +424,7 @@ static int draw_from(cgif_reader *r, const uint8_t *data, size_t size, int *dela
 
 int cgif_next_frame(cgif_reader *r, const uint8_t *data, size_t size, int channels, uint8_t *out, size_t stride,
                     int *delay, char *message, size_t capacity) {
-  if (!r || !out || !data) return fail(CGIF_INVALID, message, capacity, "No GIF reader, bytes or output.");
+  if (!r || !out) return fail(CGIF_INVALID, message, capacity, "No GIF reader or output.");
   if (channels != 3 && channels != 4)
     return fail(CGIF_INVALID, message, capacity, "GIF decodes to 3 or 4 channels, not %d.", channels);
   const int status = draw_from(r, data, size, delay, message, capacity);
@@ -362,7 +433,7 @@ int cgif_next_frame(cgif_reader *r, const uint8_t *data, size_t size, int channe
 }
 
 int cgif_draw_frame(cgif_reader *r, const uint8_t *data, size_t size, int *delay, char *message, size_t capacity) {
-  if (!r || !data) return fail(CGIF_INVALID, message, capacity, "No GIF reader or bytes.");
+  if (!r) return fail(CGIF_INVALID, message, capacity, "No GIF reader.");
   return draw_from(r, data, size, delay, message, capacity);
 }
 

@@ -116,6 +116,9 @@ int cwebp_read_durations(const uint8_t *data, size_t size, int *durations, int c
 struct cwebp_frames {
   WebPAnimDecoder *decoder;
   WebPAnimInfo info;
+  const uint8_t *data;
+  int decoded;                     ///< frames decoded so far
+  size_t last_offset, last_size;   ///< where the last frame's data lies in `data`
 };
 
 cwebp_frames *cwebp_frames_open(const uint8_t *data, size_t size, int *status, char *message, size_t capacity) {
@@ -132,6 +135,7 @@ cwebp_frames *cwebp_frames_open(const uint8_t *data, size_t size, int *status, c
     return NULL;
   }
   WebPData whole = {data, size};
+  frames->data = data;
   frames->decoder = WebPAnimDecoderNew(&whole, &options);
   if (!frames->decoder || !WebPAnimDecoderGetInfo(frames->decoder, &frames->info)) {
     cwebp_frames_close(frames);
@@ -151,6 +155,13 @@ int cwebp_frames_next(cwebp_frames *frames, int channels, uint8_t *out, size_t s
   int timestamp = 0;
   if (!WebPAnimDecoderGetNext(frames->decoder, &canvas, &timestamp))
     return fail(CWEBP_CORRUPT, message, capacity, "A frame of the animated WebP file cannot be decoded.");
+  frames->decoded++;
+  WebPIterator frame;
+  if (WebPDemuxGetFrame(WebPAnimDecoderGetDemuxer(frames->decoder), frames->decoded, &frame)) {
+    frames->last_offset = (size_t)(frame.fragment.bytes - frames->data);
+    frames->last_size = frame.fragment.size;
+    WebPDemuxReleaseIterator(&frame);
+  }
   const uint32_t width = frames->info.canvas_width;
   for (int y = 0; y < rows && y < (int)frames->info.canvas_height; y++) {
     const uint8_t *src = canvas + (size_t)y * width * 4;
@@ -164,6 +175,11 @@ int cwebp_frames_next(cwebp_frames *frames, int channels, uint8_t *out, size_t s
     }
   }
   return CWEBP_OK;
+}
+
+void cwebp_frames_last_extent(const cwebp_frames *frames, size_t *offset, size_t *size) {
+  *offset = frames ? frames->last_offset : 0;
+  *size = frames ? frames->last_size : 0;
 }
 
 void cwebp_frames_close(cwebp_frames *frames) {

@@ -27,7 +27,7 @@ struct EngineOptions: ParsableArguments {
   @Option(
     name: .customLong("max-input-bytes"), parsing: .unconditional,
     help: ArgumentHelp(
-      "Refuse an input that must be held in memory (any format but TIFF and still PNG, standard input, a pipe) once it is longer than this (default 1073741824 = 1 GiB).",
+      "Refuse an input that must be held in memory (a still WebP, a HEIF, standard input, a pipe: the files not read in place, as TIFF, PNG, JPEG, GIF and animated WebP are) once it is longer than this (default 1073741824 = 1 GiB).",
       valueName: "n"))
   var maxInputBytes: Int?
 

@@ -1,5 +1,5 @@
-// cgif_shim.h — giflib behind calls that read a GIF held in memory and return a status and a
-// message (giflib reports errors by return codes; the shim turns them into sentences and keeps
+// cgif_shim.h — giflib behind calls that read a GIF, held in memory or read through a file's
+// descriptor a buffer at a time, and return a status and a message (giflib reports errors by return codes; the shim turns them into sentences and keeps
 // its read callback in C). Frames are read one at a time with giflib's record loop and composed
 // onto the logical screen as a browser shows them; nothing holds more than the screen and, for
 // "restore to previous" frames, a saved copy of the frame's rectangle. The screen is allocated
@@ -43,6 +43,16 @@ typedef struct {
 int cgif_read_info(const uint8_t *data, size_t size, int max_frames, long long max_frame_pixels,
                    cgif_info *info, int *delays, int delays_capacity, char *message, size_t capacity);
 
+/// The bytes of a file the shim holds while it reads it through the descriptor: one buffer,
+/// whatever the file's size or number of frames.
+#define CGIF_FILE_BUFFER ((size_t)65536)
+
+/// `cgif_read_info` of the first `size` bytes of the file open on `fd`, read with pread through a
+/// buffer of `CGIF_FILE_BUFFER` bytes (the descriptor's offset is not used nor moved). A file
+/// shorter than `size` is CGIF_TRUNCATED.
+int cgif_read_info_file(int fd, size_t size, int max_frames, long long max_frame_pixels, cgif_info *info, int *delays,
+                        int delays_capacity, char *message, size_t capacity);
+
 /// A GIF being read frame by frame (owns the screen; reads the file's bytes only during a call,
 /// so they may move between calls: a Swift `Data` is passed as it is, never copied).
 typedef struct cgif_reader cgif_reader;
@@ -51,6 +61,14 @@ typedef struct cgif_reader cgif_reader;
 /// `message` on failure.
 cgif_reader *cgif_open(const uint8_t *data, size_t size, long long max_frame_pixels, int *status, char *message,
                        size_t capacity);
+
+/// `cgif_open` of the first `size` bytes of the file open on `fd`, which must stay open while the
+/// reader lives: the reader reads it with pread through its buffer of `CGIF_FILE_BUFFER` bytes, and
+/// is then given NULL and any size as its `data`. A file that shrinks meanwhile is CGIF_TRUNCATED.
+cgif_reader *cgif_open_file(int fd, size_t size, long long max_frame_pixels, int *status, char *message, size_t capacity);
+
+/// The bytes of its file a reader opened by `cgif_open_file` holds (its buffer); 0 for bytes in memory.
+long long cgif_held_file_bytes(const cgif_reader *reader);
 
 /// Composes the next frame of `data` (the `size` bytes `cgif_open` was given, wherever they are
 /// now) on the screen and copies the screen to `out` (rows `stride` bytes

@@ -62,6 +62,10 @@ cwebp_frames *cwebp_frames_open(const uint8_t *data, size_t size, int *status, c
 int cwebp_frames_next(cwebp_frames *frames, int channels, uint8_t *out, size_t stride, int rows, char *message,
                       size_t capacity);
 
+/// Where the data of the frame `cwebp_frames_next` decoded last lies in the reader's bytes (its
+/// ALPH and VP8/VP8L chunks): the bytes that decode read.
+void cwebp_frames_last_extent(const cwebp_frames *frames, size_t *offset, size_t *size);
+
 /// Closes a frame reader (NULL is fine).
 void cwebp_frames_close(cwebp_frames *frames);
 

@@ -41,7 +41,7 @@ extension PreparedRenderJob {
     var byteCount = 0
     do {
       let coding = try Renderer.encoding(format, options)
-      guard let decoding = source.codec as? any AnimationDecoding.Type, let file = source.bytes else {
+      guard let decoding = source.codec as? any AnimationDecoding.Type else {
         throw CodecError(.unsupported, "\(source.name) is not an animation \(source.codec.displayName) reads frame by frame.")
       }
       let stored = source.header.metadata
@@ -53,7 +53,7 @@ extension PreparedRenderJob {
       let background = options.background
       // The frame loop into `handle` (nil: memory); the file's bytes for memory.
       func run(_ handle: OutputHandle?) throws -> Data? {
-        let reader = try decoding.makeFrameReader(file, limits: source.options.limits)
+        let reader = try source.frameReader(decoding)
         let output = AnimationOutput(handle: handle, format: "animated \(encoding.displayName)")
         let render = try renderer.renderFrames(
           from: reader,

@@ -167,14 +167,13 @@ public struct RenderJob {
 
   /// The frames of `source` when it is an animation of more than one frame read whole (no
   /// `page` asked for), else nil. Only a codec that reads animations is asked, from the bytes
-  /// the source already holds (a file it reads in place, a TIFF, is never one).
+  /// the source holds or its file read in place.
   ///
   /// - Throws: the codec's error for frames it refuses (over `maxFrames`).
   static func animation(of source: EncodedSource) throws -> AnimationInfo? {
-    guard let decoding = source.codec as? any AnimationDecoding.Type, source.options.formatOptions[FormatOption.page.name] == nil,
-      let bytes = source.bytes
+    guard let decoding = source.codec as? any AnimationDecoding.Type, source.options.formatOptions[FormatOption.page.name] == nil
     else { return nil }
-    let info = try decoding.readAnimation(bytes, limits: source.options.limits)
+    let info = try source.animation(decoding)
     return info.frameCount > 1 ? info : nil
   }
 }

@@ -3,7 +3,10 @@
 // A frame reader hands out each frame composed onto the whole canvas, as a browser shows it
 // (the codec applies disposal and blending), and holds only what that composition needs (the
 // canvas, and for GIF's "restore to previous" one saved copy): however many frames a file has,
-// reading it costs one frame of memory plus the decoder's state. A frame writer takes full
+// reading it costs one frame of memory plus the decoder's state. A file is read in place, never
+// held whole: a GIF through its descriptor 64 KiB at a time, an APNG a chunk header at a time and
+// then one frame's compressed data at a time, an animated WebP mapped (libwebp's demuxer needs the
+// whole RIFF in one buffer), its pages released behind each frame. A frame writer takes full
 // frames, keeps what its encoder needs (its reference canvases, the frames it is encoding), and
 // writes each frame's bytes to its `AnimationOutput` as they are made: to a file, at most that
 // output's buffer is held, whatever the number of frames.
@@ -49,6 +52,11 @@ public protocol AnimationFrameReader: AnyObject {
   ///
   /// - Throws: `CodecError` when the frame's data is damaged or truncated.
   func nextFrame() throws -> PixelBuffer?
+  /// The most bytes of the encoded file the reader has held in memory at once so far: the whole
+  /// file for bytes in memory; for a file read in place, what it reads through (a GIF's 64 KiB
+  /// buffer; an APNG's frame's compressed data, as a PNG of its own, while it decodes; the pages
+  /// of a mapped WebP not yet released), independent of the number of frames.
+  var heldInputBytes: Int { get }
 }
 
 /// A codec that reads animations frame by frame.
@@ -58,9 +66,19 @@ public protocol AnimationDecoding: ImageCodec {
   static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo
   /// Starts reading the frames of `data`, which the reader keeps.
   static func makeFrameReader(_ data: Data, limits: DecodeLimits) throws -> any AnimationFrameReader
+  /// `readAnimation` of the file open on `file`, read in place from its start (the handle is not
+  /// moved).
+  static func readAnimation(file: FileHandle, limits: DecodeLimits) throws -> AnimationInfo
+  /// Starts reading the frames of the file open on `file`, which the reader keeps open and reads in
+  /// place, holding a part of it bounded whatever its number of frames (`heldInputBytes`). A file
+  /// that shrinks while it is read is a `.truncated` error.
+  static func makeFrameReader(file: FileHandle, limits: DecodeLimits) throws -> any AnimationFrameReader
 }
 
 extension AnimationFrameReader {
+  /// None: frames made in memory come from no file.
+  public var heldInputBytes: Int { 0 }
+
   /// Skips `count` frames; throws `.invalidArgument` when the animation has fewer.
   public func skip(_ count: Int) throws {
     for index in 0..<count where try nextFrame() == nil {

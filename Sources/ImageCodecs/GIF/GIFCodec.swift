@@ -1,6 +1,8 @@
 // GIFCodec.swift — GIF in the codec registry: any frame (page) through giflib (CGIF shim), its
 // rows copied from the screen as they are asked for (GIFPageDecoder), the animation's frames one
-// at a time (GIFFrameReader); written by GIFWriter.swift.
+// at a time (GIFFrameReader); written by GIFWriter.swift. A file is read in place
+// (`FileReadingCodec`): through its descriptor, 64 KiB at a time (`CGIF_FILE_BUFFER`), so a long
+// animation is never held in memory.
 import CGIF
 import Foundation
 import PixelBufferModule
@@ -28,7 +30,11 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let decodeOptions: [FormatOption] = [.page]
 
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
-    let facts = try readFacts(data, limits: request.limits)
+    try readHeader(.bytes(data), request: request)
+  }
+
+  static func readHeader(_ input: GIFInput, request: DecodeRequest) throws -> ImageHeader {
+    let facts = try readFacts(input, limits: request.limits)
     let frames = facts.animation.frameCount
     guard request.page < frames else {
       throw CodecError(.invalidArgument, "The GIF has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
@@ -41,23 +47,35 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try makeDecoder(.bytes(data), request: request)
+  }
+
+  static func makeDecoder(_ input: GIFInput, request: DecodeRequest) throws -> any ImageRowDecoder {
     guard request.scaleDenominator == 1 else {
       throw CodecError(.invalidArgument, "GIF files decode at full size only, not at 1/\(request.scaleDenominator).")
     }
-    let header = try readHeader(data, request: request)
+    let header = try readHeader(input, request: request)
     let warnings = animationReadAsStillWarning("GIF", frames: header.pageCount, request: request)
-    return try GIFPageDecoder(data, header: header, page: request.page, limits: request.limits, warnings: warnings)
+    return try GIFPageDecoder(input, header: header, page: request.page, limits: request.limits, warnings: warnings)
   }
 
   /// A page's rows are copied from the screen as they are asked for.
   public static let streamsRows = true
 
   public static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo {
-    try readFacts(data, limits: limits).animation
+    try readFacts(.bytes(data), limits: limits).animation
   }
 
   public static func makeFrameReader(_ data: Data, limits: DecodeLimits) throws -> any AnimationFrameReader {
     try GIFFrameReader(data, limits: limits)
+  }
+
+  public static func readAnimation(file: FileHandle, limits: DecodeLimits) throws -> AnimationInfo {
+    try readFacts(GIFInput(file, limit: limits.maxInputBytes), limits: limits).animation
+  }
+
+  public static func makeFrameReader(file: FileHandle, limits: DecodeLimits) throws -> any AnimationFrameReader {
+    try GIFFrameReader(GIFInput(file, limit: limits.maxInputBytes), limits: limits)
   }
 
   public typealias EncodeOptions = GIFEncodeOptions
@@ -81,15 +99,23 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read
   /// from every record without decoding pixels; the screen, frame count and each frame's size
   /// are checked against `limits`.
-  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int) {
+  static func readFacts(_ input: GIFInput, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int) {
     var info = cgif_info()
     var message = [CChar](repeating: 0, count: 256)
     let capacity = min(limits.maxFrames, 1 << 20)
     var centiseconds = [Int32](repeating: 0, count: max(1, capacity))
-    let status = data.withUnsafeBytes { raw in
-      cgif_read_info(
-        raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(capacity), Int64(limits.maxPixels), &info,
-        &centiseconds, Int32(capacity), &message, message.count)
+    let status: Int32
+    switch input {
+    case .bytes(let data):
+      status = data.withUnsafeBytes { raw in
+        cgif_read_info(
+          raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(capacity), Int64(limits.maxPixels), &info,
+          &centiseconds, Int32(capacity), &message, message.count)
+      }
+    case .file(let file, let size):
+      status = cgif_read_info_file(
+        file.fileDescriptor, size, Int32(capacity), Int64(limits.maxPixels), &info, &centiseconds, Int32(capacity), &message,
+        message.count)
     }
     if Int(status) == Int(CGIF_TOO_LARGE) {
       throw CodecError(.tooLarge, text(message) + " Raise the limits (--max-frames, --max-pixels) if you trust this file.")
@@ -116,5 +142,37 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
   /// The shim's NUL-terminated message.
   private static func text(_ message: [CChar]) -> String {
     String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+/// Where a GIF's bytes are: in memory, or in a regular file the shim reads through its descriptor.
+enum GIFInput {
+  case bytes(Data)
+  /// The file (kept open by whoever holds this) and its size when it was opened.
+  case file(FileHandle, size: Int)
+
+  /// The regular file open on `file`, read in place; any other file (a pipe, a device) is read
+  /// into memory, within `limit` bytes.
+  init(_ file: FileHandle, limit: Int) throws {
+    if let size = InputBytes.regularFileSize(file.fileDescriptor) {
+      self = .file(file, size: size)
+    } else {
+      self = .bytes(try InputBytes.contents(of: file, name: "the GIF file", limit: limit))
+    }
+  }
+}
+
+extension GIFCodec: FileReadingCodec {
+  /// A regular file; a pipe or a device is read into memory, within the limit, as before.
+  public static func readsInPlace(file: FileHandle, request: DecodeRequest) -> Bool {
+    InputBytes.regularFileSize(file.fileDescriptor) != nil
+  }
+
+  public static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader {
+    try readHeader(GIFInput(file, limit: request.limits.maxInputBytes), request: request)
+  }
+
+  public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
+    try makeDecoder(GIFInput(file, limit: request.limits.maxInputBytes), request: request)
   }
 }

@@ -10,30 +10,37 @@ public final class GIFFrameReader: AnimationFrameReader {
   public let info: AnimationInfo
   public let frameFormat: PixelFormat
   private let reader: OpaquePointer
-  /// The file, handed to giflib afresh at each call (not copied: a mapped file stays mapped).
-  private let data: Data
+  /// The bytes, handed to giflib afresh at each call (not copied: a mapped file stays mapped), or
+  /// the file giflib reads through its descriptor.
+  private let input: GIFInput
   private var framesRead = 0
 
   /// Opens `data`, whose records `GIFCodec.readAnimation` checks against `limits` first.
-  public init(_ data: Data, limits: DecodeLimits) throws {
-    let facts = try GIFCodec.readFacts(data, limits: limits)
+  public convenience init(_ data: Data, limits: DecodeLimits) throws {
+    try self.init(.bytes(data), limits: limits)
+  }
+
+  /// Opens `input`, whose records are checked against `limits` first.
+  init(_ input: GIFInput, limits: DecodeLimits) throws {
+    let facts = try GIFCodec.readFacts(input, limits: limits)
     info = facts.animation
     frameFormat = PixelFormat(layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8)
-    self.data = data
-    reader = try GIFCodec.openReader(data, limits: limits)
+    self.input = input
+    reader = try GIFCodec.openReader(input, limits: limits)
   }
 
   deinit { cgif_close(reader) }
 
+  /// The whole file for bytes in memory; the shim's buffer for a file read in place.
+  public var heldInputBytes: Int { input.heldBytes(reader) }
+
   public func nextFrame() throws -> PixelBuffer? {
     guard framesRead < info.frameCount else { return nil }
-    let channels = Int32(frameFormat.channelCount), reader = reader, data = data
+    let channels = Int32(frameFormat.channelCount), reader = reader, input = input
     var delay: Int32 = 0
     let frame = try composedFrame(number: framesRead + 1, colorSpace: .sRGB, end: Int32(CGIF_END), check: GIFCodec.check) {
       out, stride, message in
-      data.withUnsafeBytes { raw in
-        cgif_next_frame(reader, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, channels, out, stride, &delay, &message, 256)
-      }
+      input.withBytes { base, count in cgif_next_frame(reader, base, count, channels, out, stride, &delay, &message, 256) }
     }
     if frame != nil { framesRead += 1 }
     return frame
@@ -49,20 +56,20 @@ final class GIFPageDecoder: ImageRowDecoder {
   let outputSize: Size
   let outputFormat: PixelFormat
   let warnings: [String]
-  private let data: Data
+  private let input: GIFInput
   private let page: Int
   private let reader: OpaquePointer
   private var drawn = false
   private var rowsRead = 0
   private var failure: Error?
 
-  init(_ data: Data, header: ImageHeader, page: Int, limits: DecodeLimits, warnings: [String]) throws {
+  init(_ input: GIFInput, header: ImageHeader, page: Int, limits: DecodeLimits, warnings: [String]) throws {
     outputSize = header.size
     outputFormat = PixelFormat(layout: header.layout, component: .uint8)
     self.warnings = warnings
-    self.data = data
+    self.input = input
     self.page = page
-    reader = try GIFCodec.openReader(data, limits: limits)
+    reader = try GIFCodec.openReader(input, limits: limits)
   }
 
   deinit { cgif_close(reader) }
@@ -105,9 +112,7 @@ final class GIFPageDecoder: ImageRowDecoder {
         var message = [CChar](repeating: 0, count: 256)
         var delay: Int32 = 0
         let reader = reader
-        let status = data.withUnsafeBytes { raw in
-          cgif_draw_frame(reader, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &delay, &message, message.count)
-        }
+        let status = input.withBytes { base, count in cgif_draw_frame(reader, base, count, &delay, &message, message.count) }
         if Int(status) == Int(CGIF_END) { throw CodecError(.corrupt, "The GIF's frame \(page + 1) cannot be read.") }
         do {
           try GIFCodec.check(status, message)
@@ -123,13 +128,37 @@ final class GIFPageDecoder: ImageRowDecoder {
   }
 }
 
+extension GIFInput {
+  /// Calls `body` with the bytes in memory (their first byte and count), or with no bytes for a
+  /// file, which the shim's reader reads itself.
+  func withBytes<R>(_ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+    switch self {
+    case .bytes(let data): return data.withUnsafeBytes { body($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+    case .file: return body(nil, 0)
+    }
+  }
+
+  /// The bytes of the GIF `reader` (opened on this input) holds: all of them in memory, its
+  /// buffer for a file.
+  func heldBytes(_ reader: OpaquePointer) -> Int {
+    if case .bytes(let data) = self { return data.count }
+    return Int(cgif_held_file_bytes(reader))
+  }
+}
+
 extension GIFCodec {
-  /// giflib's reader over `data` (which must outlive it), its frames held to `limits.maxPixels`.
-  static func openReader(_ data: Data, limits: DecodeLimits) throws -> OpaquePointer {
+  /// giflib's reader over `input` (which must outlive it), its frames held to `limits.maxPixels`.
+  static func openReader(_ input: GIFInput, limits: DecodeLimits) throws -> OpaquePointer {
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    let opened = data.withUnsafeBytes { raw in
-      cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
+    let opened: OpaquePointer?
+    switch input {
+    case .bytes(let data):
+      opened = data.withUnsafeBytes { raw in
+        cgif_open(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int64(limits.maxPixels), &status, &message, message.count)
+      }
+    case .file(let file, let size):
+      opened = cgif_open_file(file.fileDescriptor, size, Int64(limits.maxPixels), &status, &message, message.count)
     }
     guard let opened else {
       try check(status, message)

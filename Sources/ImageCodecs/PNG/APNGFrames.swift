@@ -50,24 +50,32 @@ struct APNGStructure {
   ///   for chunks out of sequence, an fdAT without its fcTL, a frame outside the canvas, a frame
   ///   without data, or a frame count other than acTL's; `.truncated` for a file cut short.
   init?(_ data: Data, limits: DecodeLimits) throws {
-    // Offsets count from the file's first byte; `data` may be a slice.
-    let start = data.startIndex, count = data.count
-    func byte(_ at: Int) -> UInt8 { data[start + at] }
-    func u32(_ at: Int) -> Int { Int(byte(at)) << 24 | Int(byte(at + 1)) << 16 | Int(byte(at + 2)) << 8 | Int(byte(at + 3)) }
-    func u16(_ at: Int) -> Int { Int(byte(at)) << 8 | Int(byte(at + 1)) }
+    try self.init(MemoryBytes(data), limits: limits)
+  }
+
+  /// The structure of the file `file` reads, walked a chunk header at a time (the CRC of acTL,
+  /// fcTL and fdAT chunks read through in pieces): what it holds is the chunks' positions, not
+  /// their data. As `init(_:limits:)`.
+  init?(_ file: RandomAccessBytes, limits: DecodeLimits) throws {
+    let count = file.byteCount
     func corrupt(_ message: String) -> CodecError { CodecError(.corrupt, "APNG: \(message)") }
-    guard count >= 33, u32(12) == 0x4948_4452 else { throw corrupt("the file has no IHDR chunk.") }
-    header = (16..<29).map(byte)
-    canvasSize = Size(width: u32(16), height: u32(20))
-    let colorType = byte(25)
+    guard count >= 33 else { throw corrupt("the file has no IHDR chunk.") }
+    let start = [UInt8](try file.bytes(0..<33))
+    func u32(_ b: [UInt8], _ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
+    func u16(_ b: [UInt8], _ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
+    guard u32(start, 12) == 0x4948_4452 else { throw corrupt("the file has no IHDR chunk.") }
+    header = Array(start[16..<29])
+    canvasSize = Size(width: u32(start, 16), height: u32(start, 20))
+    let colorType = start[25]
     var offset = 33, sequence = 0, expected = 0
     var seenImageData = false, defaultIsFrame = false
     var declared: Int?
     var frames: [Frame] = [], ancillary: [(String, Range<Int>)] = [], loops = 0, hasTransparency = colorType & 4 != 0
     while true {
       guard offset + 12 <= count else { throw CodecError(.truncated, "APNG: the file ends before its IEND chunk.") }
-      let length = u32(offset), payload = offset + 8
-      let type = String(decoding: (offset + 4..<offset + 8).map(byte), as: UTF8.self)
+      let chunk = [UInt8](try file.bytes(offset..<offset + 8))
+      let length = u32(chunk, 0), payload = offset + 8
+      let type = String(decoding: chunk[4..<8], as: UTF8.self)
       // acTL comes before the image data: without it the file is a still PNG, read (and its
       // damage reported) by the still reader.
       if type == "IDAT" && declared == nil { return nil }
@@ -75,9 +83,14 @@ struct APNGStructure {
         throw CodecError(.truncated, "APNG: the \(type) chunk at byte \(offset) ends past the end of the file.")
       }
       let body = payload..<payload + length
+      // The control chunks' payloads (acTL 8 bytes, fcTL 26; an fdAT's sequence number).
+      var fields: [UInt8] = []
       if ["acTL", "fcTL", "fdAT"].contains(type) {
-        let crc = data.withUnsafeBytes { cpng_crc32(0, $0.bindMemory(to: UInt8.self).baseAddress! + offset + 4, length + 4) }
-        guard crc == UInt32(u32(body.upperBound)) else { throw corrupt("the \(type) chunk at byte \(offset) fails its CRC check.") }
+        let crc = try file.crc32(offset + 4..<body.upperBound)
+        guard crc == UInt32(u32([UInt8](try file.bytes(body.upperBound..<body.upperBound + 4)), 0)) else {
+          throw corrupt("the \(type) chunk at byte \(offset) fails its CRC check.")
+        }
+        fields = [UInt8](try file.bytes(body.lowerBound..<body.lowerBound + min(length, type == "fdAT" ? 4 : 26)))
       }
       offset = body.upperBound + 4
       switch type {
@@ -95,14 +108,14 @@ struct APNGStructure {
         return
       case "acTL" where !seenImageData:
         guard length == 8, declared == nil else { throw corrupt("the acTL chunk is malformed or repeated.") }
-        let count = u32(body.lowerBound)
+        let count = u32(fields, 0)
         guard count > 0 else { throw corrupt("acTL declares no frames.") }
         try limits.check(frameCount: count, what: "APNG")
-        (declared, loops) = (count, u32(body.lowerBound + 4))
+        (declared, loops) = (count, u32(fields, 4))
       case "fcTL", "fdAT":
         guard declared != nil else { break }  // an fcTL or fdAT without acTL is ignored, as in a still PNG
         guard length >= 4 else { throw corrupt("the \(type) chunk at byte \(body.lowerBound - 8) is too short.") }
-        sequence = u32(body.lowerBound)
+        sequence = u32(fields, 0)
         guard sequence == expected else {
           throw corrupt("the \(type) chunk has sequence number \(sequence) where \(expected) was expected (chunks out of order).")
         }
@@ -116,8 +129,8 @@ struct APNGStructure {
         }
         guard length == 26 else { throw corrupt("the fcTL chunk (sequence number \(sequence)) is \(length) bytes, not 26.") }
         guard frames.count < declared! else { throw corrupt("the file holds more frames than the \(declared!) acTL declares.") }
-        let at = body.lowerBound + 4
-        let region = Rect(x: u32(at + 8), y: u32(at + 12), width: u32(at), height: u32(at + 4))
+        let at = 4
+        let region = Rect(x: u32(fields, at + 8), y: u32(fields, at + 12), width: u32(fields, at), height: u32(fields, at + 4))
         let number = frames.count + 1
         guard region.width > 0, region.height > 0, region.x + region.width <= canvasSize.width,
           region.y + region.height <= canvasSize.height
@@ -125,8 +138,8 @@ struct APNGStructure {
           throw corrupt(
             "frame \(number) (\(region.width)x\(region.height) at \(region.x),\(region.y)) lies outside the \(canvasSize) canvas.")
         }
-        guard let dispose = Dispose(rawValue: byte(at + 20)), byte(at + 21) <= 1 else {
-          throw corrupt("frame \(number) has dispose op \(byte(at + 20)) or blend op \(byte(at + 21)), which do not exist.")
+        guard let dispose = Dispose(rawValue: fields[at + 20]), fields[at + 21] <= 1 else {
+          throw corrupt("frame \(number) has dispose op \(fields[at + 20]) or blend op \(fields[at + 21]), which do not exist.")
         }
         if !seenImageData {
           guard region == Rect(x: 0, y: 0, width: canvasSize.width, height: canvasSize.height) else {
@@ -134,11 +147,11 @@ struct APNGStructure {
           }
           defaultIsFrame = true
         }
-        let numerator = u16(at + 16), denominator = u16(at + 18) == 0 ? 100 : u16(at + 18)
+        let numerator = u16(fields, at + 16), denominator = u16(fields, at + 18) == 0 ? 100 : u16(fields, at + 18)
         frames.append(
           Frame(
             region: region, delay: (numerator * 1000 + denominator / 2) / denominator, dispose: dispose,
-            blendsOver: byte(at + 21) == 1))
+            blendsOver: fields[at + 21] == 1))
       case "IDAT":
         if defaultIsFrame { frames[0].data.append(body) }
         seenImageData = true
@@ -158,7 +171,8 @@ struct APNGStructure {
 public final class APNGFrameReader: AnimationFrameReader {
   public let info: AnimationInfo
   public let frameFormat: PixelFormat
-  private let data: Data
+  /// The file's bytes: in memory, or a file read in place (`FileWindow`).
+  private let input: RandomAccessBytes
   private let structure: APNGStructure
   private let limits: DecodeLimits
   /// The composed canvas, 8-bit straight RGBA.
@@ -166,14 +180,23 @@ public final class APNGFrameReader: AnimationFrameReader {
   /// The region the last frame shown leaves to the next, and how.
   private var pendingDispose: (region: Rect, dispose: APNGStructure.Dispose, saved: PixelBuffer?)?
   private var framesRead = 0
+  /// The largest frame's PNG made so far (its compressed data and the chunks before IDAT).
+  private var largestFramePNG = 0
 
   /// Opens `data` (kept), checked against `limits` (canvas pixels, frames); a still PNG is one frame.
-  public init(_ data: Data, limits: DecodeLimits) throws {
-    try limits.check(width: PNGDecoder.headerSize(data)?.0 ?? 0, height: PNGDecoder.headerSize(data)?.1 ?? 0, what: "PNG image")
-    guard let structure = try APNGStructure(data, limits: limits) else {
+  public convenience init(_ data: Data, limits: DecodeLimits) throws {
+    try self.init(MemoryBytes(data), limits: limits)
+  }
+
+  /// Opens the bytes `input` reads, checked against `limits` (canvas pixels, frames); each frame's
+  /// data is read when it is decoded.
+  init(_ input: RandomAccessBytes, limits: DecodeLimits) throws {
+    let size = PNGDecoder.headerSize(try input.bytes(0..<min(24, input.byteCount)))
+    try limits.check(width: size?.0 ?? 0, height: size?.1 ?? 0, what: "PNG image")
+    guard let structure = try APNGStructure(input, limits: limits) else {
       throw CodecError(.invalidArgument, "The PNG file is not an animation (it has no acTL chunk).")
     }
-    self.data = data
+    self.input = input
     self.structure = structure
     self.limits = limits
     info = PNGCodec.animation(of: structure)
@@ -183,6 +206,13 @@ public final class APNGFrameReader: AnimationFrameReader {
       colorSpace: .sRGB, metadata: ImageMetadata())
     let rows = structure.canvasSize.height
     canvas.withUnsafeMutableBaseAddress { base, stride in _ = base.initializeMemory(as: UInt8.self, repeating: 0, count: stride * rows) }
+  }
+
+  /// The whole file for bytes in memory; for a file, its window of chunk headers and the largest
+  /// frame's data, made into a PNG of its own while it decodes.
+  public var heldInputBytes: Int {
+    guard let file = input as? FileWindow else { return input.byteCount }
+    return file.mostHeld + largestFramePNG
   }
 
   public func nextFrame() throws -> PixelBuffer? {
@@ -203,16 +233,23 @@ public final class APNGFrameReader: AnimationFrameReader {
     return frameFormat.layout == .rgba ? canvas : canvas.converted(to: frameFormat)
   }
 
-  /// The frame's pixels, 8-bit RGBA: its data decoded as a PNG of the frame's size.
+  /// The frame's pixels, 8-bit RGBA: its data decoded as a PNG of the frame's size, which is held
+  /// to `limits.maxInputBytes` (the bytes of the file held in memory at once).
   private func decode(_ frame: APNGStructure.Frame) throws -> PixelBuffer {
+    let held = frame.data.reduce(structure.ancillary.reduce(0) { $0 + $1.payload.count }) { $0 + $1.count }
+    guard held <= limits.maxInputBytes else {
+      throw CodecError(
+        .tooLarge,
+        "its data is \(held) bytes, more than the \(limits.maxInputBytes) an input may hold in memory; raise the limit (--max-input-bytes) if you trust it.")
+    }
     var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     var header = Data(structure.header)
     header.replaceSubrange(0..<8, with: [UInt32(frame.region.width), UInt32(frame.region.height)].flatMap { $0.bigEndianBytes })
     PNGStreamEncoder.appendChunk("IHDR", header, to: &png)
-    func bytes(_ range: Range<Int>) -> Data { data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound] }
-    for chunk in structure.ancillary { PNGStreamEncoder.appendChunk(chunk.type, bytes(chunk.payload), to: &png) }
-    for part in frame.data { PNGStreamEncoder.appendChunk("IDAT", bytes(part), to: &png) }
+    for chunk in structure.ancillary { PNGStreamEncoder.appendChunk(chunk.type, try input.bytes(chunk.payload), to: &png) }
+    for part in frame.data { PNGStreamEncoder.appendChunk("IDAT", try input.bytes(part), to: &png) }
     PNGStreamEncoder.appendChunk("IEND", Data(), to: &png)
+    largestFramePNG = max(largestFramePNG, png.count)
     return try PNGDecoder.decode(png, limits: limits).converted(to: PixelFormat(layout: .rgba, component: .uint8))
   }
 
@@ -283,15 +320,36 @@ public final class APNGFrameReader: AnimationFrameReader {
 extension PNGCodec: AnimationDecoding {
   /// An APNG's canvas, delays and loop count; a still PNG is one frame of no duration played once.
   public static func readAnimation(_ data: Data, limits: DecodeLimits) throws -> AnimationInfo {
-    guard let structure = try APNGStructure(data, limits: limits) else {
-      let size = PNGDecoder.headerSize(data).map { Size(width: $0.0, height: $0.1) } ?? Size(width: 0, height: 0)
-      return AnimationInfo(canvasSize: size, delays: [0], loopCount: 1)
+    try readAnimation(MemoryBytes(data), limits: limits)
+  }
+
+  private static func readAnimation(_ input: RandomAccessBytes, limits: DecodeLimits) throws -> AnimationInfo {
+    guard let structure = try APNGStructure(input, limits: limits) else {
+      let size = PNGDecoder.headerSize(try input.bytes(0..<min(24, input.byteCount))).map { Size(width: $0.0, height: $0.1) }
+      return AnimationInfo(canvasSize: size ?? Size(width: 0, height: 0), delays: [0], loopCount: 1)
     }
     return animation(of: structure)
   }
 
   public static func makeFrameReader(_ data: Data, limits: DecodeLimits) throws -> any AnimationFrameReader {
     try APNGFrameReader(data, limits: limits)
+  }
+
+  /// As `readAnimation(_:limits:)`, walking the file's chunks through its descriptor.
+  public static func readAnimation(file: FileHandle, limits: DecodeLimits) throws -> AnimationInfo {
+    guard let size = InputBytes.regularFileSize(file.fileDescriptor) else {
+      return try readAnimation(InputBytes.contents(of: file, name: "the PNG file", limit: limits.maxInputBytes), limits: limits)
+    }
+    return try readAnimation(FileWindow(file, size: size), limits: limits)
+  }
+
+  /// A reader of the file read in place: its chunk headers through a window, each frame's data
+  /// when the frame is decoded.
+  public static func makeFrameReader(file: FileHandle, limits: DecodeLimits) throws -> any AnimationFrameReader {
+    guard let size = InputBytes.regularFileSize(file.fileDescriptor) else {
+      return try makeFrameReader(InputBytes.contents(of: file, name: "the PNG file", limit: limits.maxInputBytes), limits: limits)
+    }
+    return try APNGFrameReader(FileWindow(file, size: size), limits: limits)
   }
 
   static func animation(of structure: APNGStructure) -> AnimationInfo {

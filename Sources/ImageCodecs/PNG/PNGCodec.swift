@@ -30,27 +30,52 @@ public enum PNGCodec: ImageCodec {
   /// its frames (`APNGFrames.swift`) in 8-bit RGB or RGBA.
   public static func readHeader(_ data: Data, request: DecodeRequest) throws -> ImageHeader {
     let decoder = try PNGDecoder(data: data, limits: request.limits)
-    guard request.wantsGainMap else {
-      guard let structure = try APNGStructure(data, limits: request.limits) else {
-        guard request.page == 0 else {
-          throw CodecError(.invalidArgument, "The PNG has 1 image; page \(request.page) does not exist (pages count from 0).")
-        }
-        return decoder.header
-      }
-      let frames = structure.frames.count
-      guard request.page < frames else {
-        throw CodecError(.invalidArgument, "The APNG has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
-      }
-      var header = decoder.header
-      (header.layout, header.component, header.pageCount) = (structure.hasAlpha ? .rgba : .rgb, .uint8, frames)
-      header.animation = frames > 1 ? animation(of: structure) : nil
-      return header
-    }
+    guard request.wantsGainMap else { return try animatedHeader(decoder, try APNGStructure(data, limits: request.limits), request: request) }
     _ = try gainMapSignal(decoder)
     var header = decoder.header
     (header.layout, header.component, header.hdrTransfer) = (.rgb, .uint8, nil)
     header.metadata = ImageMetadata()
     return header
+  }
+
+  /// The header of an APNG of `structure` (nil: a still PNG) whose still header `decoder` read:
+  /// 8-bit RGB or RGBA, a page a frame.
+  static func animatedHeader(_ decoder: PNGDecoder, _ structure: APNGStructure?, request: DecodeRequest) throws -> ImageHeader {
+    guard let structure else {
+      guard request.page == 0 else {
+        throw CodecError(.invalidArgument, "The PNG has 1 image; page \(request.page) does not exist (pages count from 0).")
+      }
+      return decoder.header
+    }
+    let frames = structure.frames.count
+    guard request.page < frames else {
+      throw CodecError(.invalidArgument, "The APNG has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
+    }
+    var header = decoder.header
+    (header.layout, header.component, header.pageCount) = (structure.hasAlpha ? .rgba : .rgb, .uint8, frames)
+    header.animation = frames > 1 ? animation(of: structure) : nil
+    return header
+  }
+
+  /// A decoder of the frame `request.page` of the APNG of `structure` whose still header `png`
+  /// read, composed by a reader `makeReader` opens when the frame is decoded.
+  static func frameDecoder(
+    _ png: PNGDecoder, _ structure: APNGStructure, scaleDenominator d: Int, request: DecodeRequest,
+    makeReader: @escaping () throws -> APNGFrameReader
+  ) throws -> any ImageRowDecoder {
+    guard d == 1 else { throw CodecError(.invalidArgument, "APNG frames decode at full size only, not at 1/\(d).") }
+    let header = try animatedHeader(png, structure, request: request)
+    let warnings = animationReadAsStillWarning("APNG", frames: structure.frames.count, request: request)
+    let page = request.page
+    return WholeImageDecoder(
+      size: header.size, format: PixelFormat(layout: header.layout, component: .uint8), colorSpace: png.colorSpace,
+      metadata: header.metadata, warnings: warnings
+    ) { buffer in
+      let reader = try makeReader()
+      try reader.skip(page)
+      guard let frame = try reader.nextFrame() else { throw CodecError(.corrupt, "The APNG's frame \(page + 1) cannot be read.") }
+      buffer = frame
+    }
   }
 
   /// The HDR signal a gain-map request needs; an image without one is refused.
@@ -80,18 +105,9 @@ public enum PNGCodec: ImageCodec {
     let d = try scaleDenominator(request)
     let map = request.wantsGainMap
     if !map, let structure = try APNGStructure(data, limits: request.limits) {
-      guard d == 1 else { throw CodecError(.invalidArgument, "APNG frames decode at full size only, not at 1/\(d).") }
-      let header = try readHeader(data, request: request)
-      let warnings = animationReadAsStillWarning("APNG", frames: structure.frames.count, request: request)
-      let page = request.page, limits = request.limits
-      return WholeImageDecoder(
-        size: header.size, format: PixelFormat(layout: header.layout, component: .uint8), colorSpace: try PNGDecoder(data: data, limits: request.limits).colorSpace,
-        metadata: header.metadata, warnings: warnings
-      ) { buffer in
-        let reader = try APNGFrameReader(data, limits: limits)
-        try reader.skip(page)
-        guard let frame = try reader.nextFrame() else { throw CodecError(.corrupt, "The APNG's frame \(page + 1) cannot be read.") }
-        buffer = frame
+      let limits = request.limits
+      return try frameDecoder(try PNGDecoder(data: data, limits: limits), structure, scaleDenominator: d, request: request) {
+        try APNGFrameReader(data, limits: limits)
       }
     }
     let png = try PNGDecoder(data: data, limits: request.limits, toneMaps: !map)

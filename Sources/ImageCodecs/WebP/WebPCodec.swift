@@ -50,6 +50,14 @@ public enum WebPCodec: ImageCodec {
   public static func reductionMargin(denominator: Int) -> Double { 1.5 }
 
   public static func makeDecoder(_ data: Data, request: DecodeRequest) throws -> any ImageRowDecoder {
+    let limits = request.limits
+    return try makeDecoder(data, request: request) { try WebPFrameReader(data, limits: limits) }
+  }
+
+  /// A decoder of `data`, whose frames, for an animation, `makeReader` reads when the page is decoded.
+  private static func makeDecoder(
+    _ data: Data, request: DecodeRequest, makeReader: @escaping () throws -> WebPFrameReader
+  ) throws -> any ImageRowDecoder {
     let file = try WebPFile(data, limits: request.limits)
     let d = request.scaleDenominator
     guard d == 1 || [2, 4, 8].contains(d) else {
@@ -60,10 +68,10 @@ public enum WebPCodec: ImageCodec {
     let colorSpace: ColorSpace = file.iccProfile.map { .icc($0) } ?? .sRGB
     let size = Size(width: (file.size.width + d - 1) / d, height: (file.size.height + d - 1) / d)
     let warnings = animationReadAsStillWarning("WebP", frames: file.frameCount, request: request)
-    let data = data, page = request.page, limits = request.limits
+    let data = data, page = request.page
     return WholeImageDecoder(size: size, format: format, colorSpace: colorSpace, metadata: h.metadata, warnings: warnings) { buffer in
       guard file.isAnimated else { return try decode(data, into: &buffer) }
-      let reader = try WebPFrameReader(data, limits: limits)
+      let reader = try makeReader()
       try reader.skip(page)
       guard var frame = try reader.nextFrame() else {
         throw CodecError(.corrupt, "The WebP's frame \(page + 1) cannot be read.")
@@ -106,5 +114,55 @@ public enum WebPCodec: ImageCodec {
     return try WebPStreamEncoder(
       size: request.size, format: request.pixelFormat, settings: settings, iccProfile: request.metadata.iccProfile,
       exif: request.metadata.exif, xmp: request.metadata.xmp, handle: request.handle)
+  }
+}
+
+/// Animated WebP files are read in place: mapped (`GuardedMapping`), since libwebp's demuxer and
+/// animation decoder take the whole RIFF as one buffer, their pages given back behind each frame
+/// (`WebPFrameReader`). Still WebPs, decoded whole at once, are read into memory as before.
+extension WebPCodec: FileReadingCodec {
+  /// An animated file: a VP8X chunk first whose animation flag is set.
+  public static func readsInPlace(file: FileHandle, request: DecodeRequest) -> Bool {
+    guard InputBytes.regularFileSize(file.fileDescriptor) != nil, let head = InputBytes.bytes(file.fileDescriptor, count: 21, at: 0) else {
+      return false
+    }
+    return sniff(head) && head[12..<16].elementsEqual("VP8X".utf8) && head[20] & 0x02 != 0
+  }
+
+  public static func readHeader(file: FileHandle, request: DecodeRequest) throws -> ImageHeader {
+    try withMapping(file, limit: request.limits.maxInputBytes) { data, _ in try readHeader(data, request: request) }
+  }
+
+  public static func makeDecoder(file: FileHandle, request: DecodeRequest) throws -> any ImageRowDecoder {
+    guard let mapping = GuardedMapping(file) else {
+      return try makeDecoder(InputBytes.contents(of: file, name: "the WebP file", limit: request.limits.maxInputBytes), request: request)
+    }
+    let limits = request.limits
+    let decoder = try withMapping(mapping) { data in
+      try makeDecoder(data, request: request) { try WebPFrameReader(mapping: mapping, limits: limits) }
+    }
+    return decoder
+  }
+
+  /// `body` over the file open on `file`, mapped (its pages given back after), or read into memory
+  /// within `limit` bytes when it cannot be mapped; the mapping, when there is one, goes to `body` too.
+  static func withMapping<R>(_ file: FileHandle, limit: Int, _ body: (Data, GuardedMapping?) throws -> R) throws -> R {
+    guard let mapping = GuardedMapping(file) else { return try body(InputBytes.contents(of: file, name: "the WebP file", limit: limit), nil) }
+    return try withMapping(mapping) { try body($0, mapping) }
+  }
+
+  /// `body` over the bytes `mapping` maps, whose pages are given back after it; a file truncated
+  /// meanwhile is `.truncated`, whatever `body` made of the zeros it read instead.
+  static func withMapping<R>(_ mapping: GuardedMapping, _ body: (Data) throws -> R) throws -> R {
+    let truncated = CodecError(.truncated, "The WebP file was truncated while it was read.")
+    defer { mapping.release() }
+    let result: R
+    do {
+      result = try body(mapping.data)
+    } catch {
+      throw mapping.wasTruncated ? truncated : error
+    }
+    if mapping.wasTruncated { throw truncated }
+    return result
   }
 }

@@ -23,10 +23,15 @@ enum AnimationReferences {
 
   /// libvips's decode of every page (`vips copy FILE[n=-1]`: one strip of frames), split into frames.
   static func libvips(_ path: String, frameHeight: Int) throws -> [[UInt8]] {
+    try libvips(Fixtures.url(path), frameHeight: frameHeight)
+  }
+
+  /// libvips's frames of the file at `url`.
+  static func libvips(_ url: URL, frameHeight: Int) throws -> [[UInt8]] {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { throw XCTSkip("libvips tools not installed") }
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let run = try ChildProcess.run("vips", ["copy", Fixtures.url(path).path + "[n=-1]", "strip.png"], in: folder)
+    let run = try ChildProcess.run("vips", ["copy", url.path + "[n=-1]", "strip.png"], in: folder)
     XCTAssertEqual(run.status, 0, run.stderr)
     let strip = try PNGDecoder.decode(Data(contentsOf: folder.appendingPathComponent("strip.png")))
     XCTAssertEqual(strip.format.layout, .rgba)
@@ -48,6 +53,12 @@ enum AnimationReferences {
 
   /// Pillow's frames (`ImageSequence`, each converted to RGBA).
   static func pillow(_ path: String) throws -> [[UInt8]] {
+    try pillow(Fixtures.url(path))
+  }
+
+  /// Pillow's frames of the file at `url`.
+  static func pillow(_ url: URL) throws -> [[UInt8]] {
+    let path = url.lastPathComponent
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("python3 not installed") }
     let script = """
       import sys
@@ -59,7 +70,7 @@ enum AnimationReferences {
       """
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let run = try ChildProcess.run("/usr/bin/python3", ["-c", script, Fixtures.url(path).path], in: folder)
+    let run = try ChildProcess.run("/usr/bin/python3", ["-c", script, url.path], in: folder)
     XCTAssertEqual(run.status, 0, run.stderr)
     guard let frameBytes = Int(run.stderr.trimmingCharacters(in: .whitespacesAndNewlines)), frameBytes > 0 else {
       throw XCTSkip("Pillow cannot read \(path): \(run.stderr)")

@@ -70,13 +70,13 @@ final class PNGFileReadingTests: XCTestCase {
     }
   }
 
-  /// An APNG is not read in place (its frames' chunks follow the head), and its file methods
-  /// read it whole: every frame as from memory.
-  func testAnAPNGIsReadWhole() throws {
+  /// An APNG is read in place too (its chunk headers, then each frame's data): every frame as
+  /// from memory.
+  func testAnAPNGIsReadInPlace() throws {
     let url = Fixtures.url("animation/ops.png"), data = try Data(contentsOf: url)
     let file = try FileHandle(forReadingFrom: url)
     defer { try? file.close() }
-    XCTAssertFalse(PNGCodec.readsInPlace(file: file, request: DecodeRequest()))
+    XCTAssertTrue(PNGCodec.readsInPlace(file: file, request: DecodeRequest()))
     let header = try PNGCodec.readHeader(file: file, request: DecodeRequest())
     XCTAssertEqual(header, try PNGCodec.readHeader(data, request: DecodeRequest()))
     XCTAssertGreaterThan(header.pageCount, 1)

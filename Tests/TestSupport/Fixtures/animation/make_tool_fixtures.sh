@@ -18,6 +18,11 @@
 #                          sub-rectangles, blending and disposal; loop 2.
 #   tool-apngasm.png       apngasm over the same five RGBA frames: its own dispose and blend ops
 #                          and rectangles; delays 1/10 s, loop 2.
+#   tool-pillow.png        Pillow's APNG writer over the same five RGBA frames with every dispose
+#                          op (NONE, BACKGROUND, PREVIOUS, NONE, PREVIOUS) and blend op (SOURCE,
+#                          SOURCE, OVER, OVER, OVER), its own changed rectangles; delays
+#                          100/50/10/200/70 ms, loop 2 (needs python3 with Pillow). Frame 4 is
+#                          laid over what frame 3's PREVIOUS restores, frame 2's BACKGROUND.
 set -euo pipefail
 convert=/usr/bin/convert  # ImageMagick itself, not a wrapper earlier on PATH
 work=$(mktemp -d)
@@ -59,3 +64,13 @@ img2webp -loop 2 -mixed -d 100 "$work/f1.png" -d 50 "$work/f2.png" -d 10 "$work/
   -d 70 "$work/f5.png" -o tool-img2webp.webp
 
 apngasm tool-apngasm.png "$work"/f{1,2,3,4,5}.png 1 10 -l2 >/dev/null
+
+python3 - "$work" <<'PY'
+import sys
+from PIL import Image, PngImagePlugin as P
+frames = [Image.open(f"{sys.argv[1]}/f{k}.png").convert("RGBA") for k in range(1, 6)]
+frames[0].save("tool-pillow.png", save_all=True, append_images=frames[1:], duration=[100, 50, 10, 200, 70], loop=2,
+               disposal=[P.Disposal.OP_NONE, P.Disposal.OP_BACKGROUND, P.Disposal.OP_PREVIOUS, P.Disposal.OP_NONE,
+                         P.Disposal.OP_PREVIOUS],
+               blend=[P.Blend.OP_SOURCE, P.Blend.OP_SOURCE, P.Blend.OP_OVER, P.Blend.OP_OVER, P.Blend.OP_OVER])
+PY
