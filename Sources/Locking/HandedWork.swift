@@ -40,6 +40,9 @@ package final class HandedWork<Value: Sendable>: Sendable {
     }.get()
   }
 
+  /// True once the work has ended (its result is ready).
+  package var isDone: Bool { state.withLock { if case .done = $0 { true } else { false } } }
+
   /// Keeps the work from being started any more: for a result nobody will ask for (the thread
   /// that handed it failed first).
   package func abandon() {

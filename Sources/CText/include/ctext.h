@@ -66,8 +66,9 @@ typedef struct {
 
 typedef struct fg_text_layout fg_text_layout;
 
-/// Loads fontconfig's configuration and font caches (FcInit), once per process; nonzero on success.
-/// Layouts load it themselves when it is not loaded yet.
+/// Loads fontconfig's configuration and font caches, once per process (as FcInit does, without
+/// its parse of the template directory; fonts.c); nonzero on success. Layouts load it themselves
+/// when it is not loaded yet.
 int fg_text_load_fonts(void);
 
 /// Lays the text out. On success returns FG_TEXT_OK with *out set; otherwise a status, *out NULL

@@ -26,8 +26,8 @@
 //   PassThrough).
 // - `LowPassOperation`: removes detail finer than a Gaussian of σ pixels (a blur); a downscale
 //   only it reads, directly or through `WindowOperation`s (crop), keeps no shrink-on-load margin.
-// - `RasterizedSource`: a generated source filled from a raster made once per render by the first
-//   tile that reads it (a text; SourceOperation.swift).
+// - `RasterizedSource`: a generated source filled from a raster made once per render, on a worker
+//   at its start (a text; SourceOperation.swift).
 
 //
 // Every operation answers `asSource`, `asPositionalPoint`, `asAnalysed`, `asFolding`,

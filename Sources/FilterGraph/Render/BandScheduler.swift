@@ -20,6 +20,13 @@
 // band's tiles are queued only once the rows they read are decoded (a tile queued earlier would
 // sleep on the lock in `StreamingSource.prepare`). A worker thus always has either a decode or
 // ready tiles to run — of this render or of another on the same pool (a batch's other files).
+//
+// The rasters of `RasterizedSource`s (a text) are made at the render's start, each as one job
+// queued before any tile: a worker makes them while another runs the first band's decode, which
+// leaves it idle, instead of the first tile that reads one making it while the tiles beside it
+// wait — for a credit in a photo's bottom corner, in the last bands, with the encoder waiting.
+// Tiles that find a raster not made yet make it or wait for it all the same
+// (`RenderPlan.rasterWaits` counts them).
 
 import Foundation
 import Locking
@@ -74,8 +81,9 @@ final class RenderProgress: Sendable {
     if wake { state.wakeAll() }
   }
 
-  /// Records the end of a decode-ahead job; only a drain (or an eager render's end) waits on it.
-  func finishDecodeAhead() {
+  /// Records the end of a job that is no band's tile (a decode-ahead, a raster); only a drain
+  /// (or an eager render's end) waits on it.
+  func finishSideJob() {
     let wake = state.withLock { s in
       s.inFlightJobs -= 1
       return s.inFlightJobs == 0 && (s.cancelled || s.awaited == .max)
@@ -177,6 +185,7 @@ extension Renderer {
       }
     }
 
+    startRasters(plan, progress: progress)
     for b in 0..<min(window, bandCount) { try launch(b) }
     if eager {
       pool.submit(contentsOf: pending)
@@ -202,6 +211,23 @@ extension Renderer {
       for warning in stream.warnings { warn(warning, in: plan, damage: true) }
     }
     passRasterWarnings(plan)
+  }
+}
+
+extension Renderer {
+  /// Queues the making of `plan`'s rasters, one job each, in the graph's order (see the file
+  /// comment); after a cancellation a job not yet started leaves its raster to the tiles.
+  func startRasters(_ plan: RenderPlan, progress: RenderProgress) {
+    let works = plan.nodes.compactMap { plan.rasters[ObjectIdentifier($0)] }
+    guard !works.isEmpty else { return }
+    progress.add(works.count)
+    pool.submit(
+      contentsOf: works.map { work in
+        {
+          if !progress.isCancelled { work.run() }
+          progress.finishSideJob()
+        }
+      })
   }
 }
 
@@ -262,6 +288,6 @@ final class DecodeChain: Sendable {
       return more
     }
     if more { pool.submitUrgent { self.step() } }
-    progress.finishDecodeAhead()
+    progress.finishSideJob()
   }
 }

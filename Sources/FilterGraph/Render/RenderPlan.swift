@@ -4,6 +4,7 @@ import Foundation
 import ImageCodecs
 import Locking
 import PixelBufferModule
+import Synchronization
 
 /// What the renderer runs: the optimized graph, who reads what, and the decoded sources.
 final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any tile runs, read-only after
@@ -20,9 +21,12 @@ final class RenderPlan: @unchecked Sendable {  // filled by `prepare` before any
   var decodedOrigins: [ObjectIdentifier: Point] = [:]
   /// Sources decoded on demand, in order, into a ring of rows (see StreamingSource).
   var streamed: [ObjectIdentifier: StreamingSource] = [:]
-  /// The rasters of `RasterizedSource`s, each made by the first tile that reads it (through the
-  /// decode cache), with its warnings (`Renderer.passRasterWarnings`).
+  /// The rasters of `RasterizedSource`s (through the decode cache), with their warnings
+  /// (`Renderer.passRasterWarnings`): each made at the start of `Renderer.run` on a worker, or by
+  /// the first tile that reads it if that comes first (and in analyses' tile passes).
   var rasters: [ObjectIdentifier: HandedWork<(pixels: PixelBuffer, warnings: [String])>] = [:]
+  /// How many tiles found a raster not made yet, and made it or waited for it.
+  let rasterWaits = Atomic<Int>(0)
   /// Sources whose pixels are converted from their ICC profile into the working space on load.
   var sourceTransforms: [ObjectIdentifier: ColorTransform] = [:]
   /// The warnings this render gave (`Renderer.warn`), in order; written on the rendering thread only.

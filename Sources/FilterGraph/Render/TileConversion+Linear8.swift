@@ -40,14 +40,22 @@ extension TileConversion {
     /// `table[i]` = the code of the float with bits `lowBits + i << shift` (i = 0…1664, the last is 1).
     static let table: [UInt8] = {
       let t = thresholds
-      func exact(_ l: Float) -> Int { (1...256).first { t[$0] > l }! - 1 }
+      // The code of `l`: the k with t[k] ≤ l < t[k + 1], searched upward from a code `k` known
+      // not to exceed it (the segments' starts increase, so each search starts at the last code).
+      func exact(_ l: Float, from k: Int) -> Int {
+        var k = k
+        while t[k + 1] <= l { k += 1 }
+        return k
+      }
       var codes: [UInt8] = []
+      var code = 0
       for i in 0...((oneBits - lowBits) >> shift) {
         let start = Float(bitPattern: lowBits + i << shift)
-        codes.append(UInt8(exact(start)))
+        code = exact(start, from: code)
+        codes.append(UInt8(code))
         if start < 1 {
           let last = Float(bitPattern: lowBits + (i + 1) << shift).nextDown
-          precondition(exact(last) - exact(start) <= 1, "Linear8 segment holds two thresholds")
+          precondition(exact(last, from: code) - code <= 1, "Linear8 segment holds two thresholds")
         }
       }
       return codes

@@ -142,6 +142,7 @@ final class TileEvaluator: Sendable {
       if hasStoredPixels(node) {
         try tile.withMutablePixels { try loadStored(node, rect, into: $0, space: space) }
       } else if let raster = plan.rasters[ObjectIdentifier(node)], let rasterized = source.asRasterized {
+        if !raster.isDone { plan.rasterWaits.add(1, ordering: .relaxed) }
         try rasterized.fill(&tile, space: space, from: try raster.result().pixels)
       } else {
         try source.fill(&tile, space: space)

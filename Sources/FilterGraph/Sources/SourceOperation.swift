@@ -23,9 +23,9 @@ public protocol SourceOperation: ImageOperation {
 }
 
 /// A generated source whose tiles are filled from a raster it makes once per render (a text): the
-/// renderer has it made by the first tile that reads it, on a worker, through its decode cache
-/// (under `identity`), so the render does not wait for it before its first tile and tiles that do
-/// not read it never wait for it.
+/// renderer has it made on a worker at the render's start (or by the first tile that reads it,
+/// if that comes first), through its decode cache (under `identity`), so the render does not wait
+/// for it before its first tile and the tiles that read it find it made.
 public protocol RasterizedSource: SourceOperation {
   /// The raster, in whatever format `fill(_:space:from:)` reads, and warnings for the user.
   func rasterize() throws -> (pixels: PixelBuffer, warnings: [String])

@@ -9,16 +9,15 @@
 // in the sRGB encoding, so edges keep the weight of the stroke on any background: this is the
 // gamma-correct anti-aliasing. Colour glyphs (emoji) keep their colours and take only the alpha.
 //
-// The text is rasterised once per render, whole, by the first tile that reads it (a
-// `RasterizedSource`: on a worker, through the renderer's decode cache), not per tile: a glyph
+// The text is rasterised once per render, whole (a `RasterizedSource`: on a worker at the
+// render's start, through the renderer's decode cache), not per tile: a glyph
 // drawn once cannot be cut or doubled at a tile's edge, and per tile every glyph across a tile
 // edge is rasterised once per tile it touches, under the layout's lock (FreeType's faces are not
 // thread-safe). Measured with bench/text-raster.sh (the C rasteriser at -O2, one thread, medians
 // of 5, load 7): the W13 credit line (1475×141) 0.72 ms whole against 1.05 ms in 512×64 tiles and
 // 12.6 ms in 64×16; the W14 title 0.39 against 0.52 and 1.42 ms; 12 wrapped sentences at 24 px
 // (1000×551) 7.5 against 8.7 and 60 ms. Per tile is never faster. The render does not wait for
-// the raster before its first tile, and tiles that do not read the text never wait for it (a
-// credit line in a photo's bottom corner is read by the last bands only).
+// the raster before its first tile, and the tiles that read it find it made (BandScheduler.swift).
 // A text of one colour without colour glyphs is rasterised as its alpha alone, c·a above (4 bytes
 // a pixel; the credit's 1475×141 is 0.8 MB instead of 3.3 MB of RGBA), and each tile read from it
 // is the colour times that alpha: the same pixels as the RGBA raster, exactly so for white or

@@ -47,6 +47,32 @@ final class TileScheduleTests: XCTestCase {
     }
     XCTAssertGreaterThan(distinct.count, 100)
   }
+
+  func testATextIsRasterisedBeforeTheTilesThatReadIt() throws {
+    // A render queues the making of its rasters ahead of every tile: on one worker, which runs
+    // its jobs in order, no tile finds the credit's raster unmade (`rasterWaits`), though only the
+    // last bands read it, streamed or decoded, in a window of bands or all queued at once.
+    let photo = try Image(contentsOf: Fixtures.url("jpeg/testorig.jpg"))
+    let credit = try Image(text: "© 2026 A. P.", font: "DejaVu Sans", size: 14, color: .white)
+    let image = credit.shadowed(sigma: 1.5, offset: Point(x: 1, y: 1)).composited(over: photo, gravity: .southEast, margin: 4)
+    let plain = try Renderer(options: RendererOptions(threads: 1)).render(photo, format: .rgb8)
+    for streaming in [true, false] {
+      let r = Renderer(
+        options: RendererOptions(threads: 1, tileSize: Size(width: 64, height: 16), streamingMinimumBytes: streaming ? 0 : .max))
+      let plan = try r.prepare(image)
+      XCTAssertEqual(plan.streamed.count, streaming ? 1 : 0)
+      let raster = try XCTUnwrap(plan.rasters.values.first)
+      let size = image.size
+      let out = try PixelBuffer.allocate(width: size.width, height: size.height, format: .rgb8, colorSpace: .sRGB)
+      try r.run(plan, format: .rgb8, band: { y, h in out.cropped(to: Rect(x: 0, y: y, width: size.width, height: h)) }) { _, _ in }
+      XCTAssertTrue(raster.isDone)
+      XCTAssertEqual(plan.rasterWaits.load(ordering: .relaxed), 0, "streaming \(streaming)")
+      XCTAssertFalse(out.hasSamePixels(as: plain), "the tiles of the bottom corner read the text")
+      let (eager, eagerPlan) = try r.render(image, format: .rgb8, reported: [])
+      XCTAssertEqual(eagerPlan.rasterWaits.load(ordering: .relaxed), 0, "all bands queued at once")
+      XCTAssertTrue(eager.hasSamePixels(as: out))
+    }
+  }
 }
 
 /// Test operation: copies its input, but throws for any tile that reaches row `failingRow`.
