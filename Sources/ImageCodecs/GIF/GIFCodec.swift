@@ -11,7 +11,8 @@ extension ImageFileFormat {
 }
 
 /// GIF: reads every frame composed on the logical screen as a browser shows it (disposal,
-/// transparency as alpha, local colour tables, interlace); a page is a frame. Writes stills and
+/// transparency as alpha, local colour tables, interlace); a page is a frame; the XMP packet of
+/// its XMP application extension (`GIFXMP`) is the header's XMP. Writes stills and
 /// animations, each frame quantised to its own colour table (`GIFWriter.swift`).
 public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let format = ImageFileFormat.gif
@@ -33,9 +34,11 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     guard request.page < frames else {
       throw CodecError(.invalidArgument, "The GIF has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
     }
+    let (xmp, leftOut) = GIFXMP.packet(in: data, at: facts.xmp)
     var header = ImageHeader(
       fileFormat: .gif, size: facts.animation.canvasSize, layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8,
-      metadata: ImageMetadata(), pageCount: frames, animation: frames > 1 ? facts.animation : nil)
+      metadata: ImageMetadata(xmp: xmp), pageCount: frames, leftOutMetadata: leftOut.map { [$0] } ?? [],
+      animation: frames > 1 ? facts.animation : nil)
     header.decoderHeldBytes = facts.heldBytes
     return header
   }
@@ -78,10 +81,12 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     try GIFStillEncoder(request)
   }
 
-  /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read
-  /// from every record without decoding pixels; the screen, frame count and each frame's size
-  /// are checked against `limits`.
-  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int) {
+  /// The screen, frames, delays, loop count, whether any frame leaves pixels transparent and where
+  /// the XMP application extension's data lies, read from every record without decoding pixels;
+  /// the screen, frame count and each frame's size are checked against `limits`.
+  static func readFacts(_ data: Data, limits: DecodeLimits) throws -> (
+    animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int, xmp: Range<Int>?
+  ) {
     var info = cgif_info()
     var message = [CChar](repeating: 0, count: 256)
     let capacity = min(limits.maxFrames, 1 << 20)
@@ -100,7 +105,8 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     let animation = AnimationInfo(
       canvasSize: Size(width: Int(info.width), height: Int(info.height)), delays: delays,
       loopCount: info.loop_count < 0 ? 1 : info.loop_count == 0 ? 0 : Int(info.loop_count) + 1)
-    return (animation, info.has_alpha != 0, Int(info.held_bytes))
+    let xmp = info.xmp_offset > 0 ? Int(info.xmp_offset)..<Int(info.xmp_offset + info.xmp_length) : nil
+    return (animation, info.has_alpha != 0, Int(info.held_bytes), xmp)
   }
 
   static func check(_ status: Int32, _ message: [CChar]) throws {
