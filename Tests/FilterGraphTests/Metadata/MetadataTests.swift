@@ -310,6 +310,20 @@ final class MetadataTests: XCTestCase {
     }
   }
 
+  /// A strict load fails on a block its reader left out only where the output would have kept
+  /// it: a PNG whose comment is over 1 MiB is refused, naming the chunk, when written with every
+  /// kind kept, and written when comments are not kept.
+  func testAStrictLoadFailsOnlyOnALeftOutBlockTheOutputWouldKeep() throws {
+    var png = [UInt8](try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, format: .rgb8)))
+    png.insert(contentsOf: PNGBytes.chunk("tEXt", Array("Comment".utf8) + [0] + [UInt8](repeating: 0x61, count: MetadataLimits.maxBlockBytes + 1)), at: 33)
+    let strict = try Image(data: Data(png), options: LoadOptions(strict: true))
+    XCTAssertThrowsError(try encode(strict, .png)) { error in
+      XCTAssertTrue("\(error)".contains("The PNG's 'Comment' text chunk holds more than 1048576 bytes"), "\(error)")
+    }
+    XCTAssertNoThrow(try encode(strict, .png, keep: [.exif, .xmp, .icc]))
+    XCTAssertNoThrow(try encode(try Image(data: Data(png)), .png))
+  }
+
   func testOversizedMetadataIsRefused() throws {
     // An XMP packet larger than a JPEG segment holds: refused when writing a JPEG.
     var packet = try [UInt8](Fixtures.data("metadata/xmp.xml"))
