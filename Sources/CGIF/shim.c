@@ -93,12 +93,16 @@ typedef struct {
 static const frame_control no_control = {DISPOSAL_UNSPECIFIED, 0, NO_TRANSPARENT_COLOR};
 
 /// Reads one extension record: a graphic control block updates `control`; a NETSCAPE2.0 (or
-/// ANIMEXTS1.0) application block sets `*loop_count`.
-static int read_extension(GifFileType *gif, frame_control *control, int *loop_count) {
+/// ANIMEXTS1.0) application block sets `*loop_count`; the first XMP application block's data
+/// range is stored in `info` (when not NULL). XMP's data is not framed as sub-blocks: its bytes
+/// stand unframed, and giflib's walk through them as if they were sub-blocks ends at the
+/// terminator after XMP's "magic trailer", so the range is the file's bytes from after the
+/// application identifier to that terminator.
+static int read_extension(GifFileType *gif, frame_control *control, int *loop_count, cgif_info *info) {
   int code = 0;
   GifByteType *block = NULL;
   if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return GIF_ERROR;
-  int looping = 0;
+  int looping = 0, xmp = 0;
   if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) {
     GraphicsControlBlock gcb;
     if (DGifExtensionToGCB(block[0], block + 1, &gcb) == GIF_OK) {
@@ -108,10 +112,18 @@ static int read_extension(GifFileType *gif, frame_control *control, int *loop_co
     }
   } else if (code == APPLICATION_EXT_FUNC_CODE && block && block[0] == 11) {
     looping = memcmp(block + 1, "NETSCAPE2.0", 11) == 0 || memcmp(block + 1, "ANIMEXTS1.0", 11) == 0;
+    xmp = info && info->xmp_offset == 0 && memcmp(block + 1, "XMP DataXMP", 11) == 0;
   }
+  const size_t start = ((const source *)gif->UserData)->offset;
   for (;;) {
     if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return GIF_ERROR;
-    if (!block) return GIF_OK;
+    if (!block) {
+      if (xmp) {
+        info->xmp_offset = start;
+        info->xmp_length = ((const source *)gif->UserData)->offset - 1 - start;
+      }
+      return GIF_OK;
+    }
     if (looping && block[0] >= 3 && block[1] == 1) {
       *loop_count = block[2] | block[3] << 8;
       looping = 0;
@@ -158,7 +170,7 @@ static int read_info(source *s, int max_frames, long long max_frame_pixels, cgif
     if (DGifGetRecordType(gif, &type) == GIF_ERROR) goto failed;
     if (type == TERMINATE_RECORD_TYPE) break;
     if (type == EXTENSION_RECORD_TYPE) {
-      if (read_extension(gif, &control, &info->loop_count) == GIF_ERROR) goto failed;
+      if (read_extension(gif, &control, &info->loop_count, info) == GIF_ERROR) goto failed;
     } else if (type == IMAGE_DESC_RECORD_TYPE) {
       if (DGifGetImageDesc(gif) == GIF_ERROR) goto failed;
       if (info->frame_count >= max_frames) {
@@ -376,7 +388,7 @@ static int draw_next(cgif_reader *r, int *delay, char *message, size_t capacity)
     if (DGifGetRecordType(gif, &type) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
     if (type == TERMINATE_RECORD_TYPE) return CGIF_END;
     if (type == EXTENSION_RECORD_TYPE) {
-      if (read_extension(gif, &control, &r->loop_count) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
+      if (read_extension(gif, &control, &r->loop_count, NULL) == GIF_ERROR) return gif_error(gif->Error, message, capacity);
       continue;
     }
     if (type != IMAGE_DESC_RECORD_TYPE) continue;

@@ -15,7 +15,14 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   guard count > 1 else { return 0 }
   let selector = start[0]
   let data = Data(bytes: start + 1, count: count - 1)
-  let codec: any AnimationDecoding.Type = selector & 4 != 0 ? PNGCodec.self : selector & 1 == 0 ? GIFCodec.self : WebPCodec.self
+  let codec: any AnimationDecoding.Type
+  if selector & 4 != 0 {
+    codec = PNGCodec.self
+  } else if selector & 1 == 0 {
+    codec = GIFCodec.self
+  } else {
+    codec = WebPCodec.self
+  }
   guard let info = try? codec.readAnimation(data, limits: limits),
     let reader = try? codec.makeFrameReader(data, limits: limits)
   else { return 0 }

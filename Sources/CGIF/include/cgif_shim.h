@@ -34,6 +34,9 @@ typedef struct {
   long long held_bytes;  ///< the most a reader's screen and saved rectangle hold: the pages of the
                          ///< screen under the frames' bounding box, and the largest frame that
                          ///< restores the previous screen
+  size_t xmp_offset, xmp_length;  ///< where the data sub-blocks of the first "XMP DataXMP" application
+                                  ///< extension lie in the file, their length bytes included and
+                                  ///< the terminating empty block not (0 and 0 without one)
 } cgif_info;
 
 /// Walks every record of `data` (skipping the compressed pixels), counting frames and storing

@@ -49,6 +49,9 @@ extension PreparedRenderJob {
       let carried = ImageMetadata(
         orientation: orientation, exif: stored.exif, xmp: stored.xmp, iptc: stored.iptc, comment: stored.comment,
         xmpExtension: stored.xmpExtension)
+      // The metadata its reader left out that the animation would have kept, said once.
+      let leftOut = try source.leftOutMetadataWarnings(kept: options.keptMetadata)
+      leftOut.forEach { renderer.warningHandler?($0) }
       let recipe = frames.recipe
       let background = options.background
       // The frame loop into `handle` (nil: memory); the file's bytes for memory.
@@ -69,8 +72,9 @@ extension PreparedRenderJob {
         }
         let bytes = try render.writer.finish()
         done = render
+        done?.warnings = leftOut + render.warnings
         byteCount = output.count
-        try vet?(render.warnings, render.damage)
+        try vet?(leftOut + render.warnings, render.damage)
         written?()
         return bytes
       }

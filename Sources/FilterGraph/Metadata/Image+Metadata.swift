@@ -63,3 +63,27 @@ extension Image {
     return warnings
   }
 }
+
+extension EncodedSource {
+  /// The sentences, named by file, for the descriptive blocks its reader left out
+  /// (`ImageHeader.leftOutMetadata`) that a file keeping `kept` would have written; those of
+  /// other kinds are lost to nothing and not mentioned (`fgrun --strip` drops them all anyway).
+  ///
+  /// - Throws: `.corrupt` with the first of them for a source loaded with `LoadOptions.strict`.
+  func leftOutMetadataWarnings(kept: MetadataKinds) throws -> [String] {
+    let warnings = header.leftOutMetadata.filter { kept.contains(MetadataKinds($0.kind)) }.map { "\(name): \($0.message)" }
+    if options.strict, let first = warnings.first { throw CodecError(.corrupt, first) }
+    return warnings
+  }
+}
+
+extension Image {
+  /// The file this image's metadata comes from (every filter's first input, down to a source),
+  /// or nil when that source is not a file.
+  var metadataSource: EncodedSource? {
+    var node = self.node
+    while let first = node.inputs.first { node = first }
+    return (node.operation as? EncodedSourceOperation)?.source
+  }
+}
+

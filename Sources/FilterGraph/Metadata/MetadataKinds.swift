@@ -34,6 +34,16 @@ public struct MetadataKinds: OptionSet, Hashable, Sendable, CustomStringConverti
   /// Nothing: no metadata chunk or segment at all (an sRGB PNG keeps its one-byte sRGB chunk).
   public static let none: MetadataKinds = []
 
+  /// The kind of a block a reader left out.
+  init(_ kind: LeftOutMetadata.Kind) {
+    switch kind {
+    case .exif: self = .exif
+    case .xmp: self = .xmp
+    case .iptc: self = .iptc
+    case .comment: self = .comment
+    }
+  }
+
   /// The names, in the order of `--keep`'s list.
   static let names: [(String, MetadataKinds)] = [("exif", .exif), ("xmp", .xmp), ("iptc", .iptc), ("icc", .icc), ("comment", .comment)]
 

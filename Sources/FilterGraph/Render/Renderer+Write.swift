@@ -120,7 +120,9 @@ extension Renderer {
   /// What an image becomes on its way into `format`, the one place that decides it: flattened
   /// onto `options.background` when it has alpha and the file will not, brought into the output
   /// colour space (`OutputColor`), with the codec's options checked against its table, then
-  /// prepared to render (its analyses and held inputs asking `stop` before each tile).
+  /// prepared to render (its analyses and held inputs asking `stop` before each tile). The
+  /// metadata blocks the base file's reader left out are warned about when the file would have
+  /// kept them (`EncodedSource.leftOutMetadataWarnings`).
   func outputPlan(_ image: Image, format: ImageFileFormat, options: WriteOptions, stop: (() -> Bool)? = nil) throws -> OutputPlan {
     let encoding = try Renderer.encoding(format, options)
     let flat = Renderer.flattened(image, for: encoding, background: options.background)
@@ -130,6 +132,8 @@ extension Renderer {
       throw CodecError(.invalidArgument, "A target chooses the quality: give either a target or a quality, not both.")
     }
     let plan = try prepare(color.image, intent: options.intent, bpc: options.blackPointCompensation, stop: stop)
+    // The metadata its file's reader left out that this file would have kept.
+    for warning in try image.metadataSource?.leftOutMetadataWarnings(kept: options.keptMetadata) ?? [] { warn(warning, in: plan) }
     return OutputPlan(plan: plan, codec: encoding.codec, options: encoding.options, color: color, target: options.target)
   }
 

@@ -33,7 +33,8 @@ public struct ImageFileInfo: Sendable {
   /// An animation's canvas, per-frame delays and loop count; nil for still and multi-page files.
   public var animation: AnimationInfo?
   /// What is wrong with what the header says about the pixels (`ImageHeader.warnings`: an ICC
-  /// profile that is damaged or does not fit the image…), one sentence each; empty when nothing is.
+  /// profile that is damaged or does not fit the image…), then the metadata blocks its reader left
+  /// out (`ImageHeader.leftOutMetadata`), one sentence each; empty when nothing is.
   public var warnings: [String]
   /// The Ultra HDR gain map the file carries, or nil.
   public var gainMap: GainMapImage?
@@ -61,7 +62,7 @@ public struct ImageFileInfo: Sendable {
     profileDescription =
       header.metadata.iccProfile.map { data in (try? ICCProfile(data).name) ?? "unreadable ICC profile (\(data.count) bytes)" }
       ?? header.cmykProfile.map { data in "\((try? ICCProfile(data).name) ?? "CMYK profile") (CMYK, converted to sRGB when decoded)" }
-    warnings = header.warnings
+    warnings = header.warnings + header.leftOutMetadata.map(\.message)
     gainMap = header.gainMap
     hdrTransfer = header.hdrTransfer
     hdrPeak = header.hdrPeak

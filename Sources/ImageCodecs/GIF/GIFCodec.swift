@@ -13,7 +13,8 @@ extension ImageFileFormat {
 }
 
 /// GIF: reads every frame composed on the logical screen as a browser shows it (disposal,
-/// transparency as alpha, local colour tables, interlace); a page is a frame. Writes stills and
+/// transparency as alpha, local colour tables, interlace); a page is a frame; the XMP packet of
+/// its XMP application extension (`GIFXMP`) is the header's XMP. Writes stills and
 /// animations, each frame quantised to its own colour table (`GIFWriter.swift`).
 public enum GIFCodec: ImageCodec, AnimationDecoding {
   public static let format = ImageFileFormat.gif
@@ -39,9 +40,11 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     guard request.page < frames else {
       throw CodecError(.invalidArgument, "The GIF has \(frames) frame\(frames == 1 ? "" : "s"); page \(request.page) does not exist (pages count from 0).")
     }
+    let (xmp, leftOut) = try GIFXMP.packet(at: facts.xmp, in: input)
     var header = ImageHeader(
       fileFormat: .gif, size: facts.animation.canvasSize, layout: facts.hasAlpha ? .rgba : .rgb, component: .uint8,
-      metadata: ImageMetadata(), pageCount: frames, animation: frames > 1 ? facts.animation : nil)
+      metadata: ImageMetadata(xmp: xmp), pageCount: frames, leftOutMetadata: leftOut.map { [$0] } ?? [],
+      animation: frames > 1 ? facts.animation : nil)
     header.decoderHeldBytes = facts.heldBytes
     return header
   }
@@ -96,10 +99,12 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     try GIFStillEncoder(request)
   }
 
-  /// The screen, frames, delays, loop count and whether any frame leaves pixels transparent, read
-  /// from every record without decoding pixels; the screen, frame count and each frame's size
-  /// are checked against `limits`.
-  static func readFacts(_ input: GIFInput, limits: DecodeLimits) throws -> (animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int) {
+  /// The screen, frames, delays, loop count, whether any frame leaves pixels transparent and where
+  /// the XMP application extension's data lies, read from every record without decoding pixels;
+  /// the screen, frame count and each frame's size are checked against `limits`.
+  static func readFacts(_ input: GIFInput, limits: DecodeLimits) throws -> (
+    animation: AnimationInfo, hasAlpha: Bool, heldBytes: Int, xmp: Range<Int>?
+  ) {
     var info = cgif_info()
     var message = [CChar](repeating: 0, count: 256)
     let capacity = min(limits.maxFrames, 1 << 20)
@@ -126,7 +131,8 @@ public enum GIFCodec: ImageCodec, AnimationDecoding {
     let animation = AnimationInfo(
       canvasSize: Size(width: Int(info.width), height: Int(info.height)), delays: delays,
       loopCount: info.loop_count < 0 ? 1 : info.loop_count == 0 ? 0 : Int(info.loop_count) + 1)
-    return (animation, info.has_alpha != 0, Int(info.held_bytes))
+    let xmp = info.xmp_offset > 0 ? Int(info.xmp_offset)..<Int(info.xmp_offset + info.xmp_length) : nil
+    return (animation, info.has_alpha != 0, Int(info.held_bytes), xmp)
   }
 
   static func check(_ status: Int32, _ message: [CChar]) throws {
@@ -158,6 +164,35 @@ enum GIFInput {
       self = .file(file, size: size)
     } else {
       self = .bytes(try InputBytes.contents(of: file, name: "the GIF file", limit: limit))
+    }
+  }
+
+  /// The bytes at `range` (within the size), read from the file when it is one.
+  func bytes(_ range: Range<Int>) throws -> Data {
+    switch self {
+    case .bytes(let data):
+      return data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+    case .file(let file, _):
+      var bytes = Data(count: range.count)
+      let read = bytes.withUnsafeMutableBytes { raw -> Int in
+        var done = 0
+        while done < raw.count {
+          let n = pread(file.fileDescriptor, raw.baseAddress! + done, raw.count - done, off_t(range.lowerBound + done))
+          if n < 0 && errno == EINTR { continue }
+          guard n > 0 else { break }
+          done += n
+        }
+        return done
+      }
+      guard read == range.count else { throw CodecError(.truncated, "The GIF file ended before its XMP extension's end.") }
+      return bytes
+    }
+  }
+
+  var count: Int {
+    switch self {
+    case .bytes(let data): return data.count
+    case .file(_, let size): return size
     }
   }
 }

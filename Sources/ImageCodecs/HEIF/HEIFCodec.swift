@@ -148,7 +148,8 @@ enum HEIF {
       fileFormat: format, size: file.size, layout: file.hasAlpha && !map ? .rgba : .rgb,
       component: file.bitDepth > 8 && !map ? .uint16 : .uint8,
       metadata: ImageMetadata(orientation: .up, iccProfile: file.colorProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.imageCount, warnings: file.metadataWarnings + (peak?.warnings ?? []), hdrTransfer: map ? nil : file.hdrTransfer, hdrPeak: peak?.value,
+      pageCount: file.imageCount, warnings: peak?.warnings ?? [], leftOutMetadata: file.leftOutMetadata, hdrTransfer: map ? nil : file.hdrTransfer,
+      hdrPeak: peak?.value,
       hdrPeakSource: peak?.source)
   }
 

@@ -35,8 +35,8 @@ public struct HEIFFile: Sendable {
   /// The Exif block (as stored: a 4-byte offset to the TIFF header first; see `exifTIFF`) and
   /// the XMP packet.
   public var exif: Data?, xmp: Data?
-  /// A warning for each Exif or XMP item left out for being over `MetadataLimits.maxBlockBytes`.
-  public var metadataWarnings: [String] = []
+  /// The Exif or XMP items left out for being over `MetadataLimits.maxBlockBytes`.
+  public var leftOutMetadata: [LeftOutMetadata] = []
   /// The content's MaxCLL (`clli`, CTA-861.3) and the mastering display's maximum luminance
   /// (`mdcv`, SMPTE ST 2086), cd/m², where this image's item has them (HEIFItemProperties.swift).
   var maxCLL: Double?, masteringMax: Double?
@@ -59,9 +59,8 @@ public struct HEIFFile: Sendable {
     try limits.check(width: Int(info.width), height: Int(info.height), what: "HEIF image")
     // An item over the metadata limit is left out, with a warning.
     let limit = MetadataLimits.maxBlockBytes
-    metadataWarnings = [("Exif", Int(info.exif_length)), ("XMP", Int(info.xmp_length))].filter { $0.1 > limit }.map {
-      MetadataLimits.leftOut("The HEIF's \($0.0) item", bytes: $0.1)
-    }
+    leftOutMetadata = [(LeftOutMetadata.Kind.exif, "Exif", Int(info.exif_length)), (.xmp, "XMP", Int(info.xmp_length))].filter { $0.2 > limit }
+      .map { MetadataLimits.leftOut($0.0, "The HEIF's \($0.1) item", bytes: $0.2) }
     size = Size(width: Int(info.width), height: Int(info.height))
     hasAlpha = info.has_alpha != 0
     isPremultiplied = info.premultiplied_alpha != 0

@@ -122,7 +122,7 @@ public final class JPEGDecoder {
         }
       }
     }
-    let xmpWarning = xmpPieces.finish(&metadata)
+    let xmpLeftOut = xmpPieces.finish(&metadata)
     metadata.orientation = orientation ?? .up
     metadata.iccProfile = icc.profile
     // A CMYK profile lcms2 can convert with the default rendering is used (and used up); the
@@ -140,7 +140,7 @@ public final class JPEGDecoder {
     var header = ImageHeader(
       fileFormat: .jpeg, size: Size(width: Int(info.width), height: Int(info.height)),
       layout: info.output_components == 1 ? .gray : .rgb, component: .uint8, metadata: metadata, cmykProfile: cmykProfile,
-      warnings: [xmpWarning, icc.problem].compactMap { $0 })
+      warnings: [icc.problem].compactMap { $0 }, leftOutMetadata: [xmpLeftOut].compactMap { $0 })
     header.isStoredAsCMYK = info.components == 4
     self.header = header
     isProgressive = info.progressive != 0

@@ -112,6 +112,12 @@ public final class JPEGStreamEncoder {
     case .s420, .automatic: subsampling = CJ_SUBSAMPLE_420
     }
     let icc = options.embedsICCProfile ? iccProfile.flatMap { $0.isEmpty ? nil : [UInt8]($0) } : nil
+    if let icc, icc.count > ICCProfileChunks.maxProfileBytes {
+      // libjpeg would number the segments past 255 modulo 256: a profile no reader could put together.
+      throw CodecError(
+        .tooLarge,
+        "The ICC profile is \(icc.count) bytes; a JPEG holds at most \(ICCProfileChunks.maxProfileBytes) bytes of one (255 APP2 segments of 65,519 bytes). Write PNG, WebP or TIFF to keep it, or convert to another profile (--profile srgb).")
+    }
     if options.encoder == .small {
       handle = nil
       strips = nil

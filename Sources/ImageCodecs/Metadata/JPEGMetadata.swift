@@ -220,9 +220,13 @@ public enum JPEGMetadata {
 
 /// An ICC profile split over APP2 segments, collected as the segments are read: each payload is
 /// `"ICC_PROFILE\0"`, a 1-based sequence number, the chunk count, then the chunk (ICC.1, B.4).
-/// Only the chunks are copied, at most 255 of at most 65,519 bytes.
+/// Only the chunks are copied, at most 255 of at most 65,519 bytes. A profile is not descriptive
+/// metadata (it says what the pixels' numbers mean): it has no limit of its own below that.
 struct ICCProfileChunks {
   private static let signature = Array("ICC_PROFILE".utf8) + [0]
+  /// The largest profile a JPEG holds: 255 segments of 65,519 bytes (a segment's 65,533 bytes of
+  /// payload less the signature, sequence number and count).
+  static let maxProfileBytes = 255 * 65_519
   private var chunks: [Int: [UInt8]] = [:]
   private var expected: Int?
   /// Why the chunks cannot make one profile, once that is known.
@@ -292,16 +296,16 @@ public struct XMPExtensionPieces {
     pieces.append(ArraySlice(piece))
   }
 
-  /// Sets `metadata.xmpExtension` from the pieces named by its main packet; returns a warning
-  /// when the extension is left out for being over `MetadataLimits.maxBlockBytes`.
+  /// Sets `metadata.xmpExtension` from the pieces named by its main packet; returns the record
+  /// of the extension left out for being over `MetadataLimits.maxBlockBytes`.
   @discardableResult
-  func finish(_ metadata: inout ImageMetadata) -> String? {
+  func finish(_ metadata: inout ImageMetadata) -> LeftOutMetadata? {
     guard let xmp = metadata.xmp, let guid = JPEGMetadata.extendedXMPGUID(xmp) else { return nil }
     let declared = pieces.lazy.filter { $0.count > 40 && $0.prefix(32).elementsEqual(guid) }.map { p in
       p[p.startIndex + 32..<p.startIndex + 36].reduce(0) { $0 << 8 | Int($1) }
     }.first
     if overflowed || (declared ?? 0) > MetadataLimits.maxBlockBytes {
-      return MetadataLimits.leftOut("The JPEG's extended XMP", bytes: declared ?? bytes)
+      return MetadataLimits.leftOut(.xmp, "The JPEG's extended XMP", bytes: declared ?? bytes)
     }
     metadata.xmpExtension = JPEGMetadata.xmpExtension(guid: guid, pieces: pieces)
     return nil

@@ -170,8 +170,9 @@ public final class PNGDecoder {
       metadata.iccProfile = profile
     }
     var metadataWarnings: [String] = []
+    var leftOut: [LeftOutMetadata] = []
     if info.exif != nil, info.exif_length > MetadataLimits.maxBlockBytes {
-      metadataWarnings.append("The PNG's eXIf chunk is \(info.exif_length) bytes, over the 1 MiB limit for a metadata block; it is left out.")
+      leftOut.append(MetadataLimits.leftOut(.exif, "The PNG's eXIf chunk", bytes: Int(info.exif_length)))
     } else if let exif = info.exif, info.exif_length > 0 {
       let bytes = Array(UnsafeBufferPointer(start: exif, count: Int(info.exif_length)))
       metadata.orientation = EXIF.orientation(tiff: bytes) ?? .up
@@ -182,7 +183,7 @@ public final class PNGDecoder {
       metadata.chromaticities = withUnsafeBytes(of: info.chrm) { Array($0.bindMemory(to: Double.self)) }
     }
     var cicp: PNGCICP?, light = PNGLightLevels()
-    metadataWarnings += PNGTextChunks.read(start, into: &metadata, cicp: &cicp, light: &light)
+    leftOut += PNGTextChunks.read(start, into: &metadata, cicp: &cicp, light: &light)
     var hdr: HDRSignal?
     var peakSource: HDRPeakSource?
     if let cicp, let transfer = cicp.hdrTransfer {
@@ -237,7 +238,7 @@ public final class PNGDecoder {
       warnings: metadataWarnings
         + (rejections.isEmpty
           ? [] : ["The ICC profile of its iCCP chunk was rejected (libpng: “\(rejections.joined(separator: "”, “"))”); its colours are read as sRGB."]),
-      hdrTransfer: hdr?.transfer, hdrPeak: hdr?.peak, hdrPeakSource: peakSource)
+      leftOutMetadata: leftOut, hdrTransfer: hdr?.transfer, hdrPeak: hdr?.peak, hdrPeakSource: peakSource)
     isInterlaced = info.interlaced != 0
     fileBitDepth = Int(info.bit_depth)
     sRGBIntent = info.has_srgb != 0 ? Int(info.srgb_intent) : nil

@@ -17,10 +17,11 @@ public enum MetadataLimits {
   /// The largest EXIF, XMP, IPTC or comment block read (after decompression): 1 MiB.
   public static let maxBlockBytes = 1 << 20
 
-  /// The warning for a block of `bytes` over `maxBlockBytes` that a reader leaves out (`what`:
-  /// "The WebP's XMP chunk"): the pixels do not depend on it, and no file FilterGraph writes could hold it.
-  static func leftOut(_ what: String, bytes: Int) -> String {
-    "\(what) is \(bytes) bytes, over the 1 MiB limit for a metadata block; it is left out."
+  /// The record of a block of `kind` and `bytes` over `maxBlockBytes` that a reader leaves out
+  /// (`what`: "The WebP's XMP chunk"): the pixels do not depend on it, and no file FilterGraph
+  /// writes could hold it.
+  static func leftOut(_ kind: LeftOutMetadata.Kind, _ what: String, bytes: Int) -> LeftOutMetadata {
+    LeftOutMetadata(kind, "\(what) is \(bytes) bytes, over the 1 MiB limit for a metadata block; it is left out.")
   }
 
   /// Refuses blocks a reader would refuse: for formats without a smaller limit of their own (PNG,
@@ -43,10 +44,10 @@ enum PNGTextChunks {
   static let commentKeyword = "Comment"
 
   /// Fills `metadata.xmp` and `metadata.comment` from the text chunks before IDAT in `png`, `cicp`
-  /// from its cICP chunk and `light` from its cLLi and mDCv chunks; returns a warning for each block
+  /// from its cICP chunk and `light` from its cLLi and mDCv chunks; returns a record of each block
   /// left out for being above `MetadataLimits.maxBlockBytes`.
-  static func read(_ png: Data, into metadata: inout ImageMetadata, cicp: inout PNGCICP?, light: inout PNGLightLevels) -> [String] {
-    var warnings: [String] = []
+  static func read(_ png: Data, into metadata: inout ImageMetadata, cicp: inout PNGCICP?, light: inout PNGLightLevels) -> [LeftOutMetadata] {
+    var leftOut: [LeftOutMetadata] = []
     png.withUnsafeBytes { raw in
       let b = raw.bindMemory(to: UInt8.self)
       func u32(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
@@ -85,8 +86,10 @@ enum PNGTextChunks {
         case .text(let bytes): text = bytes
         case .malformed: continue
         case .overLimit:
-          warnings.append(
-            "The PNG's '\(keyword)' text chunk holds more than \(MetadataLimits.maxBlockBytes) bytes, over the 1 MiB limit for a metadata block; it is left out.")
+          leftOut.append(
+            LeftOutMetadata(
+              isXMP ? .xmp : .comment,
+              "The PNG's '\(keyword)' text chunk holds more than \(MetadataLimits.maxBlockBytes) bytes, over the 1 MiB limit for a metadata block; it is left out."))
           continue
         }
         if isXMP {
@@ -96,7 +99,7 @@ enum PNGTextChunks {
         }
       }
     }
-    return warnings
+    return leftOut
   }
 
   /// What a text chunk holds.

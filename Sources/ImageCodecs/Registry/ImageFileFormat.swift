@@ -67,6 +67,9 @@ public struct ImageHeader: Hashable, Sendable {
   /// sentences (an ICC profile that is damaged, split over segments that do not fit together, or
   /// for another colour model: the image is read as sRGB). A strict load makes them errors.
   public var warnings: [String]
+  /// The descriptive metadata blocks (EXIF, XMP, IPTC, comment) the reader left out of `metadata`,
+  /// each with the sentence that says so: worth a warning where the output would have kept them.
+  public var leftOutMetadata: [LeftOutMetadata] = []
   /// The gain map an Ultra HDR JPEG carries after its primary image (`UltraHDR`), or nil.
   public var gainMap: GainMapImage?
   /// The HDR transfer of a file whose decoder tone-maps it to SDR sRGB (`HDRToneMapping`), or nil.
@@ -84,7 +87,7 @@ public struct ImageHeader: Hashable, Sendable {
   public init(
     fileFormat: ImageFileFormat, size: Size, layout: ChannelLayout, component: ComponentType,
     metadata: ImageMetadata, pageCount: Int = 1, reducedLevelSizes: [Size] = [], cmykProfile: Data? = nil,
-    warnings: [String] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil, hdrPeak: Double? = nil,
+    warnings: [String] = [], leftOutMetadata: [LeftOutMetadata] = [], animation: AnimationInfo? = nil, hdrTransfer: HDRTransfer? = nil, hdrPeak: Double? = nil,
     hdrPeakSource: HDRPeakSource? = nil
   ) {
     self.hdrTransfer = hdrTransfer
@@ -99,6 +102,7 @@ public struct ImageHeader: Hashable, Sendable {
     self.reducedLevelSizes = reducedLevelSizes
     self.cmykProfile = cmykProfile
     self.warnings = warnings
+    self.leftOutMetadata = leftOutMetadata
     self.animation = animation
   }
 

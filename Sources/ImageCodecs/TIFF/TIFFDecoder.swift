@@ -163,6 +163,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     var cmyk: CMYKConversion?
     var cmykProfile: Data?
     var headerWarnings: [String] = []
+    var leftOut: [LeftOutMetadata] = []
     var levelSizes: [Size] = []
     var metadata = ImageMetadata()
     var pageInfo = ctiff_info()
@@ -176,8 +177,9 @@ public final class TIFFDecoder: ImageRowDecoder {
       selected = ctiff_select(opened, UInt32(page), 0, &info)
       if Int(selected) != CTIFF_OK { throw TIFFDecoder.error(selected, String(cString: ctiff_message(opened))) }
       try limits.check(width: Int(info.width), height: Int(info.height), what: "TIFF page")
-      for (name, length) in [("XMP", Int(info.xmp_length)), ("IPTC", Int(info.iptc_length))] where length > MetadataLimits.maxBlockBytes {
-        headerWarnings.append(MetadataLimits.leftOut("The TIFF's \(name) tag", bytes: length))
+      for (kind, name, length) in [(LeftOutMetadata.Kind.xmp, "XMP", Int(info.xmp_length)), (.iptc, "IPTC", Int(info.iptc_length))]
+      where length > MetadataLimits.maxBlockBytes {
+        leftOut.append(MetadataLimits.leftOut(kind, "The TIFF's \(name) tag", bytes: length))
       }
       guard level >= 0, level <= levelSizes.count else {
         throw CodecError(
@@ -250,7 +252,7 @@ public final class TIFFDecoder: ImageRowDecoder {
     header = ImageHeader(
       fileFormat: .tiff, size: Size(width: Int(pageInfo.width), height: Int(pageInfo.height)), layout: layout, component: component,
       metadata: metadata, pageCount: Int(pageInfo.page_count), reducedLevelSizes: levelSizes, cmykProfile: cmykProfile,
-      warnings: headerWarnings)
+      warnings: headerWarnings, leftOutMetadata: leftOut)
     self.region = region ?? Rect(x: 0, y: 0, width: extentRead.width, height: extentRead.height)
     isTiled = info.is_tiled != 0
     blockSize = Size(width: Int(info.block_width), height: Int(info.block_height))

@@ -39,7 +39,7 @@ public enum WebPCodec: ImageCodec {
     return ImageHeader(
       fileFormat: .webp, size: file.size, layout: file.hasAlpha ? .rgba : .rgb, component: .uint8,
       metadata: ImageMetadata(orientation: file.orientation, iccProfile: file.iccProfile, exif: file.exifTIFF, xmp: file.xmp),
-      pageCount: file.frameCount, warnings: file.metadataWarnings, animation: file.isAnimated ? animation : nil)
+      pageCount: file.frameCount, leftOutMetadata: file.leftOutMetadata, animation: file.isAnimated ? animation : nil)
   }
 
   /// libwebp scales still images while decoding (its own resampler); animation frames are

@@ -19,8 +19,8 @@ public struct WebPFile: Sendable {
   public var loopCount: Int
   /// The ICCP chunk's profile, EXIF chunk and XMP chunk, as stored.
   public var iccProfile: Data?, exif: Data?, xmp: Data?
-  /// A warning for each EXIF or XMP chunk left out for being over `MetadataLimits.maxBlockBytes`.
-  public var metadataWarnings: [String] = []
+  /// The EXIF or XMP chunks left out for being over `MetadataLimits.maxBlockBytes`.
+  public var leftOutMetadata: [LeftOutMetadata] = []
 
   /// Reads the features and chunks of `data`, checking the canvas against `limits`.
   ///
@@ -49,8 +49,8 @@ public struct WebPFile: Sendable {
     let limit = MetadataLimits.maxBlockBytes
     exif = info.exif_length > limit ? nil : data.withUnsafeBytes { _ in chunk(info.exif, info.exif_length) }
     xmp = info.xmp_length > limit ? nil : data.withUnsafeBytes { _ in chunk(info.xmp, info.xmp_length) }
-    metadataWarnings = [("EXIF", info.exif_length), ("XMP", info.xmp_length)].filter { $0.1 > limit }.map {
-      MetadataLimits.leftOut("The WebP's \($0.0) chunk", bytes: $0.1)
+    leftOutMetadata = [(LeftOutMetadata.Kind.exif, "EXIF", info.exif_length), (.xmp, "XMP", info.xmp_length)].filter { $0.2 > limit }.map {
+      MetadataLimits.leftOut($0.0, "The WebP's \($0.1) chunk", bytes: $0.2)
     }
   }
 

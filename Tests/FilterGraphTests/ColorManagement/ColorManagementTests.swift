@@ -276,6 +276,79 @@ final class ColorManagementTests: XCTestCase {
     }
   }
 
+  /// An ICC profile over 1 MiB — the limit for descriptive metadata, which a profile is not: it
+  /// says what the pixels' numbers mean — is honoured whatever its size up to what the file can
+  /// hold: the Adobe RGB profile with a 1.25 MB private tag, split by libjpeg over 20 APP2
+  /// segments (ICC.1 Annex B.4) and also stored in reverse order, converts exactly as the bare
+  /// profile does (far from the same numbers read as sRGB), without a warning, and is embedded
+  /// byte for byte by `--profile keep` in JPEG, PNG, WebP and TIFF outputs.
+  func testAProfileOverOneMiBInManyAPP2SegmentsIsHonoured() throws {
+    let adobe = try BrokenProfiles.adobeRGB()
+    let large = Self.padded(adobe, by: 1_250_000)
+    XCTAssertGreaterThan(large.count, MetadataLimits.maxBlockBytes)
+    XCTAssertEqual(try ICCProfile(large).name, try ICCProfile(adobe).name)
+    let rgb = PixelBuffer.random(width: 16, height: 16, format: .rgb8, seed: 7)
+    func tagged(_ profile: Data?) throws -> Data {
+      var buffer = rgb
+      buffer.metadata.iccProfile = profile
+      return try JPEGEncoder.encode(buffer, options: JPEGEncodeOptions(quality: 95))
+    }
+    let jpeg = try tagged(large)
+    let segments = FileStructure.jpegSegments(jpeg).filter { $0.marker == 0xE2 }
+    XCTAssertEqual(segments.count, 20)
+    XCTAssertEqual(segments.map { Int($0.payload[12]) }, Array(1...20))
+    // The same segments stored last to first (their sequence numbers say the order).
+    let first = try XCTUnwrap(jpeg.range(of: Data([0xFF, 0xE2]))).lowerBound
+    let last = segments.reduce(first) { at, segment in at + 4 + segment.payload.count }
+    var reversed = Data(jpeg[..<first])
+    for segment in segments.reversed() {
+      reversed += Data([0xFF, 0xE2, UInt8((segment.payload.count + 2) >> 8), UInt8(truncatingIfNeeded: segment.payload.count + 2)]) + segment.payload
+    }
+    reversed += jpeg[last...]
+    let warnings = WarningLog()
+    let renderer = Renderer(options: RendererOptions(threads: 2)) { warnings.append($0) }
+    let throughAdobe = try renderer.render(Image(data: try tagged(adobe)))
+    let asSRGB = try renderer.render(Image(data: try tagged(nil)))
+    for file in [jpeg, reversed] {
+      XCTAssertEqual(try JPEGCodec.readHeader(file, request: DecodeRequest()).metadata.iccProfile, large)
+      let through = try renderer.render(Image(data: file, options: LoadOptions(strict: true)))
+      XCTAssertEqual(maxCodeDifference(through, throughAdobe), 0)
+      XCTAssertGreaterThan(maxCodeDifference(through, asSRGB), 20)
+    }
+    XCTAssertEqual(warnings.messages, [])
+    var keep = WriteOptions()
+    keep.profile = .keep
+    for format in [ImageFileFormat.jpeg, .png, .webp, .tiff] {
+      let written = try renderer.encode(Image(data: jpeg), format: format, options: keep)
+      let codec = try XCTUnwrap(CodecRegistry.sniff(written))
+      XCTAssertEqual(try codec.readHeader(written, request: DecodeRequest()).metadata.iccProfile, large, "\(format)")
+    }
+    XCTAssertEqual(warnings.messages, [])
+  }
+
+  /// `profile` with a private tag ('fgPd', of type 'data': binary) holding `padding` zero bytes
+  /// (ICC.1:2010 7.3: the tag table grows by one 12-byte entry, so every tag's data moves 12 bytes
+  /// on; tag data starts on a 4-byte boundary; the header's size is the new size and its profile
+  /// ID is zeroed, "not computed").
+  static func padded(_ profile: Data, by padding: Int) -> Data {
+    var p = [UInt8](profile)
+    func get(_ at: Int) -> Int { p[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+    func put(_ value: Int, _ at: Int) { p.replaceSubrange(at..<at + 4, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }) }
+    let count = get(128)
+    for i in 0..<count { put(get(132 + 12 * i + 4) + 12, 132 + 12 * i + 4) }
+    p.insert(contentsOf: [UInt8](repeating: 0, count: 12), at: 132 + 12 * count)
+    while p.count % 4 != 0 { p.append(0) }
+    let tag = Array("fgPd".utf8), offset = p.count
+    p.replaceSubrange(132 + 12 * count..<144 + 12 * count, with: tag + [0, 0, 0, 0] + [0, 0, 0, 0])
+    put(offset, 132 + 12 * count + 4)
+    put(12 + padding, 132 + 12 * count + 8)
+    p += Array("data".utf8) + [0, 0, 0, 0] + [0, 0, 0, 1] + [UInt8](repeating: 0, count: padding)
+    put(count + 1, 128)
+    put(p.count, 0)
+    p.replaceSubrange(84..<100, with: [UInt8](repeating: 0, count: 16))
+    return Data(p)
+  }
+
   /// A CMYK JPEG whose profile lcms2 cannot use (its colour space patched to RGB) is converted
   /// naively, with a warning, or refused under strict loading; with its profile it converts
   /// without a warning.

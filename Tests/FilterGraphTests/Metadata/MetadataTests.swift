@@ -269,6 +269,61 @@ final class MetadataTests: XCTestCase {
     XCTAssertNil(base.composited(over: logo).metadata.exif)
   }
 
+  /// A GIF's XMP (its "XMP DataXMP" application extension, written by ExifTool) is the image's
+  /// XMP, and PNG, JPEG and WebP outputs carry it byte for byte as ExifTool reads it; an animated
+  /// GIF's goes into an animated WebP. `--strip` drops it.
+  func testAGIFsXMPIsCarriedToOutputsThatHoldXMP() throws {
+    let xmp = try [UInt8](Fixtures.data("gif/xmp.gif.xmp"))
+    let gif = try Image(contentsOf: Fixtures.url("gif/xmp.gif")).inverted()
+    XCTAssertEqual(gif.metadata.xmp.map { Array($0.utf8) }, xmp)
+    let png = try encode(gif, .png)
+    let itxt = try XCTUnwrap(FileStructure.pngChunks(png).first { $0.type == "iTXt" }?.data)
+    XCTAssertEqual(Array(itxt), Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + xmp)
+    let app1 = FileStructure.jpegSegments(try encode(gif, .jpeg)).first { $0.marker == 0xE1 }
+    XCTAssertEqual(app1.map { Array($0.payload.dropFirst(29)) }, xmp)
+    XCTAssertEqual(FileStructure.webpChunks(try encode(gif, .webp)).first { $0.type == "XMP " }?.data, xmp)
+    XCTAssertNil(FileStructure.pngChunks(try encode(gif, .png, keep: .none)).first { $0.type == "iTXt" })
+
+    let job = RenderJob(input: .file(Fixtures.url("gif/xmp-animated.gif")), destination: .memory, options: WriteOptions(format: .webp))
+    let animated = try job.run(on: renderer)
+    XCTAssertEqual(animated.frameCount, 2)
+    let chunk = try XCTUnwrap(FileStructure.webpChunks(try XCTUnwrap(animated.data)).first { $0.type == "XMP " }?.data)
+    XCTAssertTrue(String(decoding: chunk, as: UTF8.self).contains("An animated GIF"))
+  }
+
+  /// An animated GIF whose XMP packet (its application extension, as XMP part 3 lays it out) is
+  /// over 1 MiB, written as an animated WebP: the packet is left out, and the job's warnings say
+  /// so when the output keeps XMP, and not when it keeps none (`--strip`).
+  func testAnAnimationsOverLimitXMPIsSaidWhereItWouldHaveBeenKept() throws {
+    var gif = [UInt8](try Fixtures.data("gif/xmp-animated.gif"))
+    let start = try XCTUnwrap(gif.firstRange(of: Array("XMP DataXMP".utf8))).upperBound
+    let trailer = try XCTUnwrap(gif[start...].firstRange(of: [1, 0xFF, 0xFE, 0xFD])).lowerBound
+    gif.replaceSubrange(start..<trailer, with: [UInt8](repeating: 0x20, count: MetadataLimits.maxBlockBytes + 1))
+    for (kept, warns) in [(MetadataKinds.all, true), (.none, false), ([.exif, .icc], false)] {
+      var options = WriteOptions(format: .webp)
+      options.keptMetadata = kept
+      let result = try RenderJob(input: .data(Data(gif)), destination: .memory, options: options).run(on: renderer)
+      XCTAssertEqual(result.frameCount, 2)
+      let said = result.warnings.contains { $0.contains("The GIF's XMP application extension is 1048577 bytes, over the 1 MiB limit") }
+      XCTAssertEqual(said, warns, "\(kept): \(result.warnings)")
+      XCTAssertNil(FileStructure.webpChunks(try XCTUnwrap(result.data)).first { $0.type == "XMP " })
+    }
+  }
+
+  /// A strict load fails on a block its reader left out only where the output would have kept
+  /// it: a PNG whose comment is over 1 MiB is refused, naming the chunk, when written with every
+  /// kind kept, and written when comments are not kept.
+  func testAStrictLoadFailsOnlyOnALeftOutBlockTheOutputWouldKeep() throws {
+    var png = [UInt8](try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, format: .rgb8)))
+    png.insert(contentsOf: PNGBytes.chunk("tEXt", Array("Comment".utf8) + [0] + [UInt8](repeating: 0x61, count: MetadataLimits.maxBlockBytes + 1)), at: 33)
+    let strict = try Image(data: Data(png), options: LoadOptions(strict: true))
+    XCTAssertThrowsError(try encode(strict, .png)) { error in
+      XCTAssertTrue("\(error)".contains("The PNG's 'Comment' text chunk holds more than 1048576 bytes"), "\(error)")
+    }
+    XCTAssertNoThrow(try encode(strict, .png, keep: [.exif, .xmp, .icc]))
+    XCTAssertNoThrow(try encode(try Image(data: Data(png)), .png))
+  }
+
   func testOversizedMetadataIsRefused() throws {
     // An XMP packet larger than a JPEG segment holds: refused when writing a JPEG.
     var packet = try [UInt8](Fixtures.data("metadata/xmp.xml"))

@@ -93,13 +93,14 @@ final class EXIFUprightTests: XCTestCase {
     let hello: [UInt8] = [0x78, 0xDA, 0xCB, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00, 0x06, 0x2C, 0x02, 0x15]
     let small = try PNGDecoder.readHeader(pngWith([("zTXt", Array("Comment".utf8) + [0, 0] + hello)]))
     XCTAssertEqual(small.metadata.comment, "hello")
-    // 2 MiB of zeros compressed: it inflates beyond 1 MiB, so it is left out with a warning (the
-    // image itself is read).
+    // 2 MiB of zeros compressed: it inflates beyond 1 MiB, so it is left out and recorded with a
+    // sentence (the image itself is read).
     var bomb = [UInt8](repeating: 0, count: 2 << 20)
     let compressed = try zlib(&bomb)
     let bombed = try PNGDecoder.readHeader(pngWith([("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 1, 0, 0, 0] + compressed)]))
     XCTAssertNil(bombed.metadata.xmp)
-    XCTAssertTrue(bombed.warnings.contains { $0.contains("more than 1048576 bytes") && $0.contains("left out") }, "\(bombed.warnings)")
+    XCTAssertEqual(bombed.leftOutMetadata.map(\.kind), [.xmp])
+    XCTAssertTrue(bombed.leftOutMetadata.contains { $0.message.contains("more than 1048576 bytes") && $0.message.contains("left out") }, "\(bombed.leftOutMetadata)")
     // The same chunk with a bad CRC is skipped.
     var damaged = try pngWith([("tEXt", Array("Comment".utf8) + [0] + Array("x".utf8))])
     damaged[33 + 8 + 9] ^= 1
