@@ -76,34 +76,34 @@ final class AnimationFileReadingTests: XCTestCase {
     XCTAssertLessThanOrEqual(held, bound, "\(name): \(held) bytes of a \(size)-byte file held")
   }
 
+  /// Writes the animation with `codec`, reads it back through the file reader and checks the
+  /// frame count, the bytes held and the compared frames against `reference`'s decode of the file.
+  private func assertReadInPlace(
+    _ codec: any (AnimationEncoding & AnimationDecoding).Type, options: FormatOptionValues = [:],
+    reference: (URL) throws -> [[UInt8]]
+  ) throws {
+    let name = codec.displayName
+    let url = try write(codec, options: options)
+    let (frames, held, kept) = try read(url, codec)
+    XCTAssertEqual(frames, count, name)
+    try assertBounded(held, file: url, name)
+    let theirs = try reference(url)
+    XCTAssertEqual(theirs.count, count, name)
+    for k in compared { CodecTest.assertSame(try XCTUnwrap(kept[k]), theirs[k], ignoringHiddenColor: true, "\(name) frame \(k + 1)") }
+  }
+
   func testAGIFFileIsReadInPlace() throws {
-    let url = try write(GIFCodec.self)
-    let (frames, held, kept) = try read(url, GIFCodec.self)
-    XCTAssertEqual(frames, count)
-    try assertBounded(held, file: url, "GIF")
-    let theirs = try AnimationReferences.libvips(url, frameHeight: side)
-    XCTAssertEqual(theirs.count, count)
-    for k in compared { CodecTest.assertSame(try XCTUnwrap(kept[k]), theirs[k], ignoringHiddenColor: true, "GIF frame \(k + 1)") }
+    try assertReadInPlace(GIFCodec.self) { try AnimationReferences.libvips($0, frameHeight: side) }
   }
 
   func testAnAPNGFileIsReadInPlace() throws {
-    let url = try write(PNGCodec.self)
-    let (frames, held, kept) = try read(url, PNGCodec.self)
-    XCTAssertEqual(frames, count)
-    try assertBounded(held, file: url, "APNG")
-    let theirs = try AnimationReferences.pillow(url)
-    XCTAssertEqual(theirs.count, count)
-    for k in compared { CodecTest.assertSame(try XCTUnwrap(kept[k]), theirs[k], ignoringHiddenColor: true, "APNG frame \(k + 1)") }
+    try assertReadInPlace(PNGCodec.self) { try AnimationReferences.pillow($0) }
   }
 
   func testAnAnimatedWebPFileIsReadInPlace() throws {
-    let url = try write(WebPCodec.self, options: ["lossless": true, "effort": 0])
-    let (frames, held, kept) = try read(url, WebPCodec.self)
-    XCTAssertEqual(frames, count)
-    try assertBounded(held, file: url, "WebP")
-    let theirs = try AnimationReferences.libvips(url, frameHeight: side)
-    XCTAssertEqual(theirs.count, count)
-    for k in compared { CodecTest.assertSame(try XCTUnwrap(kept[k]), theirs[k], ignoringHiddenColor: true, "WebP frame \(k + 1)") }
+    try assertReadInPlace(WebPCodec.self, options: ["lossless": true, "effort": 0]) {
+      try AnimationReferences.libvips($0, frameHeight: side)
+    }
   }
 
   /// A pipe (a FIFO named as the input, `<(…)`) is not read in place but into memory, within the
